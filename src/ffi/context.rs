@@ -1,0 +1,143 @@
+//! The context handle: which table, and with which options.
+
+use std::collections::HashMap;
+use std::os::raw::c_char;
+
+use super::status::{
+    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
+};
+use super::util::{array_str, out_arg, str_arg};
+
+/// Largest number of options `paimon_cleanup_context_new` accepts.
+const MAX_OPTIONS: usize = 65_536;
+
+/// A table context: the table location plus the options used to reach and read it.
+///
+/// The options are one map of Paimon option names: storage options (credentials, endpoint,
+/// region, ...) are read by the storage layer, and every option also overrides the table option
+/// of the same name stored in the table schema (keys a layer does not know are ignored by it).
+///
+/// Created by `paimon_cleanup_context_new`, owned by the caller, released with
+/// `paimon_cleanup_context_free`. Immutable and thread-safe (`Send + Sync`): one context may be
+/// used by any number of calls from any number of host threads at once, with any executor.
+pub struct PaimonCleanupContext {
+    table_uri: String,
+    options: HashMap<String, String>,
+}
+
+impl PaimonCleanupContext {
+    /// The table location as given by the caller.
+    pub fn table_uri(&self) -> &str {
+        &self.table_uri
+    }
+
+    /// The options (storage options and table-option overrides).
+    pub fn options(&self) -> &HashMap<String, String> {
+        &self.options
+    }
+}
+
+/// Creates a context for the table at `table_uri` with `option_count` options given as parallel
+/// arrays of keys and values.
+///
+/// `table_uri`: the table directory, as a local path (`/data/wh/db.db/t`), a `file://` URL or an
+/// object-store URL (`s3://bucket/wh/db.db/t`); must not be empty.
+/// `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each; key `i`
+/// goes with value `i`. Both may be NULL when `option_count` is 0. Keys must be non-empty and
+/// unique. Examples: `"s3.endpoint"`, `"s3.access-key"`, `"snapshot.num-retained.min"`.
+/// The table itself is not opened here: a missing or unreadable table is reported by the calls
+/// that use the context.
+///
+/// Ownership: the strings are copied; the caller keeps ownership of all of its arguments. On
+/// success `*out` receives a new context owned by the caller, released with
+/// `paimon_cleanup_context_free`; on failure `*out` is left untouched.
+/// Thread-safety: may be called from any thread.
+/// Errors: `NULL_POINTER` if `table_uri` or `out` is NULL, or if `option_count > 0` and an array
+/// or one of its elements is NULL; `INVALID_UTF8` if a string is not UTF-8; `INVALID_ARGUMENT`
+/// for an empty URI, an empty or duplicate key, or more than 65536 options. `*err` (when `err`
+/// is not NULL) is set to NULL on success and to a new error object on failure.
+///
+/// # Safety
+/// `table_uri` must be NULL or NUL-terminated. When `option_count > 0`, each array must be NULL or
+/// hold `option_count` readable pointers, each NULL or NUL-terminated. `out` and `err` must be
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_context_new(
+    table_uri: *const c_char,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    out: *mut *mut PaimonCleanupContext,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_context_new";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or NUL-terminated (caller's guarantee).
+        let uri = unsafe { str_arg(table_uri, F, "table_uri") }?;
+        let out = out_arg(out, F, "out")?;
+        if uri.trim().is_empty() {
+            return Err(FfiError::invalid_argument(format!(
+                "{F}: argument `table_uri` must not be empty"
+            )));
+        }
+        if option_count > MAX_OPTIONS {
+            return Err(FfiError::invalid_argument(format!(
+                "{F}: option_count = {option_count} is out of range (at most {MAX_OPTIONS})"
+            )));
+        }
+        let mut options = HashMap::with_capacity(option_count);
+        if option_count > 0 {
+            if option_keys.is_null() {
+                return Err(FfiError::null_pointer(F, "option_keys"));
+            }
+            if option_values.is_null() {
+                return Err(FfiError::null_pointer(F, "option_values"));
+            }
+            for i in 0..option_count {
+                // SAFETY: both arrays hold `option_count` pointers (caller's guarantee).
+                let key = unsafe { array_str(option_keys, i, F, "option_keys") }?;
+                // SAFETY: as above.
+                let value = unsafe { array_str(option_values, i, F, "option_values") }?;
+                if key.is_empty() {
+                    return Err(FfiError::invalid_argument(format!(
+                        "{F}: option_keys[{i}] is empty"
+                    )));
+                }
+                if options.insert(key.to_owned(), value.to_owned()).is_some() {
+                    return Err(FfiError::new(
+                        PaimonCleanupStatus::InvalidArgument,
+                        format!("{F}: option key `{key}` is given more than once"),
+                    ));
+                }
+            }
+        }
+        let context = Box::new(PaimonCleanupContext {
+            table_uri: uri.to_owned(),
+            options,
+        });
+        // SAFETY: `out` is non-NULL and writable.
+        unsafe { out.write(Box::into_raw(context)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Frees a context. NULL is accepted and ignored.
+///
+/// Every call that uses the context must have returned before it is freed.
+/// Ownership: takes back ownership of `context`. Free each context exactly once.
+/// Thread-safety: may be called from any thread, but not concurrently with any other use of the
+/// same context.
+///
+/// # Safety
+/// `context` must be NULL or a pointer from `paimon_cleanup_context_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_context_free(context: *mut PaimonCleanupContext) {
+    boundary_infallible((), || {
+        if !context.is_null() {
+            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_context_new`.
+            drop(unsafe { Box::from_raw(context) });
+        }
+    })
+}

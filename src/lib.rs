@@ -1,0 +1,16 @@
+//! paimon-cleanup: Apache Paimon table maintenance for foreign engines.
+//!
+//! Layers, with dependencies pointing one way only:
+//! `ffi` (C ABI) → `clean` (capabilities) → `table` (a table as a whole) → `spec` (pure format
+//! code, no I/O) and `storage` (object_store behind one small API).
+//! See `docs/architecture.md`.
+
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod spec;
+pub mod storage;
+pub mod table;
+pub mod ffi;
+
+pub use error::{Error, Result};

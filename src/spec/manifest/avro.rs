@@ -1,0 +1,772 @@
+//! Avro object container files (spec §3.1) and a schema-driven binary decoder.
+//!
+//! The writer schema in the file header is parsed into a small arena of [`Node`]s; record
+//! decoders in `decode.rs` map writer fields to Paimon fields by NAME and skip unknown ones.
+//! Every read is bounds-checked: truncated or corrupt input yields a [`DecodeError`], never a
+//! panic, and element counts are validated against the bytes left before anything is allocated.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use apache_avro::{Codec, DeflateSettings, ZstandardSettings};
+use bytes::Bytes;
+use serde_json::Value;
+
+/// Why decoding failed. `Unsupported` is for well-formed files this library refuses.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DecodeError {
+    /// The bytes are not what they claim to be.
+    Malformed(String),
+    /// A valid file in a format version or variant this library does not handle.
+    Unsupported(String),
+}
+
+impl DecodeError {
+    pub(crate) fn malformed(msg: impl Into<String>) -> Self {
+        DecodeError::Malformed(msg.into())
+    }
+
+    /// Prefixes the message with some context ("record #3: ...").
+    pub(crate) fn context(self, ctx: impl std::fmt::Display) -> Self {
+        match self {
+            DecodeError::Malformed(m) => DecodeError::Malformed(format!("{ctx}: {m}")),
+            DecodeError::Unsupported(m) => DecodeError::Unsupported(format!("{ctx}: {m}")),
+        }
+    }
+}
+
+pub(crate) type DResult<T> = std::result::Result<T, DecodeError>;
+
+fn eof() -> DecodeError {
+    DecodeError::malformed("unexpected end of data (truncated file?)")
+}
+
+/// Index of a node in [`Schema::nodes`].
+pub(crate) type NodeId = usize;
+
+/// One Avro schema node (logical types are reduced to their physical type).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Node {
+    Null,
+    Boolean,
+    Int,
+    Long,
+    Float,
+    Double,
+    Bytes,
+    String,
+    Record(Vec<Field>),
+    Enum,
+    Array(NodeId),
+    Map(NodeId),
+    Union(Vec<NodeId>),
+    Fixed(usize),
+}
+
+impl Node {
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Boolean => "boolean",
+            Node::Int => "int",
+            Node::Long => "long",
+            Node::Float => "float",
+            Node::Double => "double",
+            Node::Bytes => "bytes",
+            Node::String => "string",
+            Node::Record(_) => "record",
+            Node::Enum => "enum",
+            Node::Array(_) => "array",
+            Node::Map(_) => "map",
+            Node::Union(_) => "union",
+            Node::Fixed(_) => "fixed",
+        }
+    }
+}
+
+/// A record field.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Field {
+    pub name: String,
+    pub node: NodeId,
+}
+
+/// A parsed writer schema.
+#[derive(Debug, Clone)]
+pub(crate) struct Schema {
+    pub nodes: Vec<Node>,
+    pub root: NodeId,
+    /// Whether a node's encoding can take zero bytes (null, empty records, fixed(0)).
+    can_be_empty: Vec<bool>,
+}
+
+const MAX_SCHEMA_DEPTH: usize = 64;
+const MAX_SKIP_DEPTH: usize = 64;
+
+struct SchemaParser {
+    nodes: Vec<Node>,
+    names: HashMap<String, NodeId>,
+}
+
+fn primitive(name: &str) -> Option<Node> {
+    Some(match name {
+        "null" => Node::Null,
+        "boolean" => Node::Boolean,
+        "int" => Node::Int,
+        "long" => Node::Long,
+        "float" => Node::Float,
+        "double" => Node::Double,
+        "bytes" => Node::Bytes,
+        "string" => Node::String,
+        _ => return None,
+    })
+}
+
+impl SchemaParser {
+    fn push(&mut self, n: Node) -> NodeId {
+        self.nodes.push(n);
+        self.nodes.len() - 1
+    }
+
+    fn full_name(name: &str, ns: Option<&str>) -> String {
+        match ns {
+            Some(ns) if !name.contains('.') && !ns.is_empty() => format!("{ns}.{name}"),
+            _ => name.to_string(),
+        }
+    }
+
+    fn lookup(&self, name: &str, ns: Option<&str>) -> Option<NodeId> {
+        if !name.contains('.') {
+            if let Some(ns) = ns {
+                if let Some(id) = self.names.get(&format!("{ns}.{name}")) {
+                    return Some(*id);
+                }
+            }
+        }
+        self.names.get(name).copied()
+    }
+
+    fn register(&mut self, m: &serde_json::Map<String, Value>, ns: Option<&str>, id: NodeId) -> DResult<Option<String>> {
+        let name = m
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| DecodeError::malformed("named schema without a name"))?;
+        let own_ns = m.get("namespace").and_then(Value::as_str).or(ns);
+        let full = Self::full_name(name, own_ns);
+        let new_ns = full.rfind('.').map(|p| full[..p].to_string());
+        self.names.insert(full, id);
+        Ok(new_ns)
+    }
+
+    fn parse(&mut self, v: &Value, ns: Option<&str>, depth: usize) -> DResult<NodeId> {
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(DecodeError::malformed("writer schema nested too deeply"));
+        }
+        match v {
+            Value::String(s) => {
+                if let Some(p) = primitive(s) {
+                    return Ok(self.push(p));
+                }
+                self.lookup(s, ns)
+                    .ok_or_else(|| DecodeError::malformed(format!("writer schema refers to unknown type '{s}'")))
+            }
+            Value::Array(branches) => {
+                let mut ids = Vec::with_capacity(branches.len());
+                for b in branches {
+                    ids.push(self.parse(b, ns, depth + 1)?);
+                }
+                Ok(self.push(Node::Union(ids)))
+            }
+            Value::Object(m) => {
+                let t = m
+                    .get("type")
+                    .ok_or_else(|| DecodeError::malformed("schema object without 'type'"))?;
+                let ts = match t {
+                    Value::String(ts) => ts.as_str(),
+                    other => return self.parse(other, ns, depth + 1),
+                };
+                match ts {
+                    "record" | "error" => {
+                        let id = self.push(Node::Null);
+                        let inner_ns = self.register(m, ns, id)?;
+                        let fields_json = m
+                            .get("fields")
+                            .and_then(Value::as_array)
+                            .ok_or_else(|| DecodeError::malformed("record schema without 'fields'"))?;
+                        let mut fields = Vec::with_capacity(fields_json.len());
+                        for f in fields_json {
+                            let name = f
+                                .get("name")
+                                .and_then(Value::as_str)
+                                .ok_or_else(|| DecodeError::malformed("record field without a name"))?;
+                            let ft = f
+                                .get("type")
+                                .ok_or_else(|| DecodeError::malformed(format!("record field {name} without a type")))?;
+                            let node = self.parse(ft, inner_ns.as_deref(), depth + 1)?;
+                            fields.push(Field {
+                                name: name.to_string(),
+                                node,
+                            });
+                        }
+                        self.nodes[id] = Node::Record(fields);
+                        Ok(id)
+                    }
+                    "enum" => {
+                        let id = self.push(Node::Enum);
+                        self.register(m, ns, id)?;
+                        Ok(id)
+                    }
+                    "fixed" => {
+                        let size = m
+                            .get("size")
+                            .and_then(Value::as_u64)
+                            .ok_or_else(|| DecodeError::malformed("fixed schema without a size"))?;
+                        let id = self.push(Node::Fixed(size as usize));
+                        self.register(m, ns, id)?;
+                        Ok(id)
+                    }
+                    "array" => {
+                        let items = m
+                            .get("items")
+                            .ok_or_else(|| DecodeError::malformed("array schema without 'items'"))?;
+                        let item = self.parse(items, ns, depth + 1)?;
+                        Ok(self.push(Node::Array(item)))
+                    }
+                    "map" => {
+                        let values = m
+                            .get("values")
+                            .ok_or_else(|| DecodeError::malformed("map schema without 'values'"))?;
+                        let value = self.parse(values, ns, depth + 1)?;
+                        Ok(self.push(Node::Map(value)))
+                    }
+                    other => {
+                        if let Some(p) = primitive(other) {
+                            return Ok(self.push(p));
+                        }
+                        self.lookup(other, ns).ok_or_else(|| {
+                            DecodeError::malformed(format!("writer schema refers to unknown type '{other}'"))
+                        })
+                    }
+                }
+            }
+            other => Err(DecodeError::malformed(format!("unexpected schema JSON: {other}"))),
+        }
+    }
+}
+
+impl Schema {
+    /// Parses a writer schema (the `avro.schema` header value).
+    pub(crate) fn parse(json: &[u8]) -> DResult<Schema> {
+        let v: Value = serde_json::from_slice(json)
+            .map_err(|e| DecodeError::malformed(format!("writer schema is not valid JSON: {e}")))?;
+        let mut p = SchemaParser {
+            nodes: Vec::new(),
+            names: HashMap::new(),
+        };
+        let root = p.parse(&v, None, 0)?;
+        let nodes = p.nodes;
+        // Fixed point: a node can be empty if null/fixed(0)/record of empty-capable fields.
+        let mut can_be_empty: Vec<bool> = nodes
+            .iter()
+            .map(|n| matches!(n, Node::Null | Node::Fixed(0)))
+            .collect();
+        for _ in 0..nodes.len().min(MAX_SCHEMA_DEPTH) + 1 {
+            let mut changed = false;
+            for (i, n) in nodes.iter().enumerate() {
+                if let Node::Record(fields) = n {
+                    let empty = fields.iter().all(|f| can_be_empty[f.node]);
+                    if empty && !can_be_empty[i] {
+                        can_be_empty[i] = true;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        Ok(Schema {
+            nodes,
+            root,
+            can_be_empty,
+        })
+    }
+
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
+        // Ids are produced by the parser and always in range.
+        &self.nodes[id]
+    }
+
+    /// The record behind `id`: the node itself or the first record branch of a union.
+    pub(crate) fn record_of(&self, id: NodeId) -> Option<NodeId> {
+        match self.node(id) {
+            Node::Record(_) => Some(id),
+            Node::Union(branches) => branches
+                .iter()
+                .copied()
+                .find(|b| matches!(self.node(*b), Node::Record(_))),
+            _ => None,
+        }
+    }
+
+    /// Fields of a record node (empty for anything else).
+    pub(crate) fn fields(&self, id: NodeId) -> &[Field] {
+        match self.node(id) {
+            Node::Record(f) => f,
+            _ => &[],
+        }
+    }
+}
+
+/// A bounds-checked reader over Avro binary data.
+#[derive(Debug, Clone)]
+pub(crate) struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
+        Cursor { buf, pos: 0 }
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn read_long(&mut self) -> DResult<i64> {
+        let mut value: u64 = 0;
+        let mut shift = 0u32;
+        loop {
+            let b = *self.buf.get(self.pos).ok_or_else(eof)?;
+            self.pos += 1;
+            value |= ((b & 0x7F) as u64) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 63 {
+                return Err(DecodeError::malformed("variable-length integer longer than 10 bytes"));
+            }
+        }
+        Ok(((value >> 1) as i64) ^ -((value & 1) as i64))
+    }
+
+    pub(crate) fn read_int(&mut self) -> DResult<i32> {
+        let v = self.read_long()?;
+        i32::try_from(v).map_err(|_| DecodeError::malformed(format!("int value {v} out of range")))
+    }
+
+    /// A non-negative length that fits in the remaining bytes.
+    pub(crate) fn read_len(&mut self) -> DResult<usize> {
+        let v = self.read_long()?;
+        if v < 0 {
+            return Err(DecodeError::malformed(format!("negative length {v}")));
+        }
+        if v as u64 > self.remaining() as u64 {
+            return Err(eof());
+        }
+        Ok(v as usize)
+    }
+
+    pub(crate) fn skip(&mut self, n: usize) -> DResult<()> {
+        if n > self.remaining() {
+            return Err(eof());
+        }
+        self.pos += n;
+        Ok(())
+    }
+
+    pub(crate) fn take(&mut self, n: usize) -> DResult<&'a [u8]> {
+        if n > self.remaining() {
+            return Err(eof());
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Length-prefixed bytes, returned as a range into the underlying buffer.
+    pub(crate) fn read_bytes_range(&mut self) -> DResult<Range<usize>> {
+        let n = self.read_len()?;
+        let start = self.pos;
+        self.pos += n;
+        Ok(start..start + n)
+    }
+
+    pub(crate) fn read_bytes(&mut self) -> DResult<&'a [u8]> {
+        let n = self.read_len()?;
+        self.take(n)
+    }
+
+    pub(crate) fn read_str(&mut self) -> DResult<&'a str> {
+        let b = self.read_bytes()?;
+        std::str::from_utf8(b).map_err(|_| DecodeError::malformed("string is not valid UTF-8"))
+    }
+
+    pub(crate) fn read_bool(&mut self) -> DResult<bool> {
+        match self.take(1)?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            b => Err(DecodeError::malformed(format!("invalid boolean byte {b}"))),
+        }
+    }
+
+    /// Reads an array/map block header; returns the item count (0 = end). A negative count is
+    /// followed by the block's byte size, which is read and ignored.
+    pub(crate) fn read_block_count(&mut self) -> DResult<u64> {
+        let count = self.read_long()?;
+        if count < 0 {
+            let _size = self.read_long()?;
+            return Ok(count.unsigned_abs());
+        }
+        Ok(count as u64)
+    }
+
+    /// Checks a block item count against the bytes left (when items take at least one byte).
+    pub(crate) fn check_count(&self, count: u64, item_can_be_empty: bool) -> DResult<usize> {
+        let limit = if item_can_be_empty {
+            1 << 24
+        } else {
+            self.remaining() as u64
+        };
+        if count > limit {
+            return Err(DecodeError::malformed(format!(
+                "block claims {count} items but only {} bytes remain",
+                self.remaining()
+            )));
+        }
+        Ok(count as usize)
+    }
+
+    /// Skips one value of schema node `id`.
+    pub(crate) fn skip_value(&mut self, schema: &Schema, id: NodeId, depth: usize) -> DResult<()> {
+        if depth > MAX_SKIP_DEPTH {
+            return Err(DecodeError::malformed("value nested too deeply"));
+        }
+        match schema.node(id) {
+            Node::Null => Ok(()),
+            Node::Boolean => self.skip(1),
+            Node::Int | Node::Long | Node::Enum => self.read_long().map(|_| ()),
+            Node::Float => self.skip(4),
+            Node::Double => self.skip(8),
+            Node::Bytes | Node::String => {
+                let n = self.read_len()?;
+                self.skip(n)
+            }
+            Node::Fixed(n) => self.skip(*n),
+            Node::Record(fields) => {
+                for f in fields {
+                    self.skip_value(schema, f.node, depth + 1)?;
+                }
+                Ok(())
+            }
+            Node::Union(branches) => {
+                let idx = self.read_long()?;
+                let b = usize::try_from(idx)
+                    .ok()
+                    .and_then(|i| branches.get(i))
+                    .copied()
+                    .ok_or_else(|| DecodeError::malformed(format!("union branch {idx} out of range")))?;
+                self.skip_value(schema, b, depth + 1)
+            }
+            Node::Array(item) | Node::Map(item) => {
+                let is_map = matches!(schema.node(id), Node::Map(_));
+                loop {
+                    let raw = self.read_long()?;
+                    if raw == 0 {
+                        return Ok(());
+                    }
+                    if raw < 0 {
+                        let size = self.read_long()?;
+                        if size >= 0 {
+                            self.skip(size as usize)?;
+                            continue;
+                        }
+                        return Err(DecodeError::malformed(format!("negative block size {size}")));
+                    }
+                    let empty = !is_map && schema.can_be_empty[*item];
+                    let n = self.check_count(raw as u64, empty)?;
+                    for _ in 0..n {
+                        if is_map {
+                            let k = self.read_len()?;
+                            self.skip(k)?;
+                        }
+                        self.skip_value(schema, *item, depth + 1)?;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The compression codec of a container file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BlockCodec {
+    Null,
+    Deflate,
+    Snappy,
+    Zstandard,
+}
+
+impl BlockCodec {
+    fn from_name(name: &str) -> DResult<Self> {
+        Ok(match name {
+            "" | "null" => BlockCodec::Null,
+            "deflate" => BlockCodec::Deflate,
+            "snappy" => BlockCodec::Snappy,
+            "zstandard" | "zstd" => BlockCodec::Zstandard,
+            other => {
+                return Err(DecodeError::malformed(format!(
+                    "unsupported Avro codec '{other}' (supported: null, deflate, snappy, zstandard)"
+                )))
+            }
+        })
+    }
+
+    /// Decompresses one block into an owned buffer.
+    pub(crate) fn decompress(self, data: &[u8]) -> DResult<Bytes> {
+        let codec = match self {
+            BlockCodec::Null => return Ok(Bytes::copy_from_slice(data)),
+            BlockCodec::Deflate => Codec::Deflate(DeflateSettings::default()),
+            BlockCodec::Zstandard => Codec::Zstandard(ZstandardSettings::default()),
+            BlockCodec::Snappy => {
+                if data.len() < 4 {
+                    return Err(DecodeError::malformed("snappy block shorter than its CRC"));
+                }
+                // The raw snappy stream starts with the uncompressed length as a uvarint; refuse
+                // lengths no real snappy stream of this size can produce (at most ~21x).
+                let claimed = snappy_uncompressed_len(&data[..data.len() - 4])?;
+                if claimed > 24 * data.len() as u64 + 64 {
+                    return Err(DecodeError::malformed(format!(
+                        "snappy block of {} bytes claims {claimed} uncompressed bytes",
+                        data.len()
+                    )));
+                }
+                Codec::Snappy
+            }
+        };
+        let mut buf = data.to_vec();
+        codec
+            .decompress(&mut buf)
+            .map_err(|e| DecodeError::malformed(format!("{self:?} block does not decompress: {e}")))?;
+        Ok(Bytes::from(buf))
+    }
+}
+
+fn snappy_uncompressed_len(data: &[u8]) -> DResult<u64> {
+    let mut v: u64 = 0;
+    for (i, b) in data.iter().take(5).enumerate() {
+        v |= ((b & 0x7F) as u64) << (7 * i);
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(DecodeError::malformed("snappy block has an invalid length header"))
+}
+
+/// Magic bytes of an Avro object container file.
+pub(crate) const AVRO_MAGIC: &[u8; 4] = b"Obj\x01";
+
+/// A parsed container: writer schema, codec and the undecoded blocks.
+#[derive(Debug)]
+pub(crate) struct Container<'a> {
+    pub schema: Schema,
+    pub codec: BlockCodec,
+    sync: [u8; 16],
+    body: Cursor<'a>,
+}
+
+impl<'a> Container<'a> {
+    /// Parses the header of an object container file.
+    pub(crate) fn parse(bytes: &'a [u8]) -> DResult<Self> {
+        let mut c = Cursor::new(bytes);
+        if c.take(4).map_err(|_| DecodeError::malformed("file shorter than the Avro magic"))? != AVRO_MAGIC {
+            return Err(DecodeError::malformed("not an Avro object container file"));
+        }
+        let mut schema_json: Option<&[u8]> = None;
+        let mut codec_name: Option<&str> = None;
+        loop {
+            let n = c.read_block_count().map_err(|e| e.context("header"))?;
+            if n == 0 {
+                break;
+            }
+            let n = c.check_count(n, false).map_err(|e| e.context("header"))?;
+            for _ in 0..n {
+                let key = c.read_str().map_err(|e| e.context("header key"))?;
+                let value = c.read_bytes().map_err(|e| e.context("header value"))?;
+                match key {
+                    "avro.schema" => schema_json = Some(value),
+                    "avro.codec" => {
+                        codec_name = Some(std::str::from_utf8(value).map_err(|_| {
+                            DecodeError::malformed("avro.codec header is not UTF-8")
+                        })?)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut sync = [0u8; 16];
+        sync.copy_from_slice(c.take(16).map_err(|e| e.context("header sync marker"))?);
+        let schema_json = schema_json.ok_or_else(|| DecodeError::malformed("header has no avro.schema"))?;
+        let schema = Schema::parse(schema_json)?;
+        let codec = BlockCodec::from_name(codec_name.unwrap_or("null"))?;
+        Ok(Container {
+            schema,
+            codec,
+            sync,
+            body: c,
+        })
+    }
+
+    /// The next raw block `(object count, compressed data)`, or `None` at the end of the file.
+    pub(crate) fn next_raw_block(&mut self) -> DResult<Option<(u64, &'a [u8])>> {
+        if self.body.remaining() == 0 {
+            return Ok(None);
+        }
+        let count = self.body.read_long()?;
+        let size = self.body.read_long()?;
+        if count < 0 || size < 0 {
+            return Err(DecodeError::malformed(format!(
+                "invalid block header (count {count}, size {size})"
+            )));
+        }
+        if size as u64 > self.body.remaining() as u64 {
+            return Err(DecodeError::malformed(format!(
+                "block of {size} bytes but only {} bytes remain (truncated file?)",
+                self.body.remaining()
+            )));
+        }
+        let data = self.body.take(size as usize)?;
+        let sync = self
+            .body
+            .take(16)
+            .map_err(|_| DecodeError::malformed("block not followed by a sync marker (truncated file?)"))?;
+        if sync != self.sync {
+            return Err(DecodeError::malformed("block sync marker does not match the header"));
+        }
+        Ok(Some((count as u64, data)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zigzag(v: i64) -> Vec<u8> {
+        let mut n = ((v << 1) ^ (v >> 63)) as u64;
+        let mut out = Vec::new();
+        loop {
+            let b = (n & 0x7F) as u8;
+            n >>= 7;
+            if n == 0 {
+                out.push(b);
+                return out;
+            }
+            out.push(b | 0x80);
+        }
+    }
+
+    #[test]
+    fn varints() {
+        for v in [0i64, 1, -1, 63, -64, 64, 300, -300, i32::MAX as i64, i64::MAX, i64::MIN] {
+            let b = zigzag(v);
+            let mut c = Cursor::new(&b);
+            assert_eq!(c.read_long().unwrap(), v);
+            assert_eq!(c.remaining(), 0);
+        }
+        let mut c = Cursor::new(&[0x80, 0x80]);
+        assert!(c.read_long().is_err());
+        let mut c = Cursor::new(&[0xFF; 11]);
+        assert!(c.read_long().is_err());
+        let b = zigzag(i64::from(i32::MAX) + 1);
+        assert!(Cursor::new(&b).read_int().is_err());
+    }
+
+    #[test]
+    fn schema_with_named_references_and_unions() {
+        let json = br#"["null", {"type":"record","name":"record","namespace":"org.x","fields":[
+            {"name":"a","type":{"type":"record","name":"inner","fields":[{"name":"x","type":"int"}]}},
+            {"name":"b","type":["null","inner"]},
+            {"name":"c","type":{"type":"long","logicalType":"timestamp-millis"}},
+            {"name":"d","type":{"type":"map","values":"string"}},
+            {"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}},
+            {"name":"f","type":{"type":"fixed","name":"F","size":2}},
+            {"name":"g","type":"org.x.inner"}
+        ]}]"#;
+        let s = Schema::parse(json).unwrap();
+        let rec = s.record_of(s.root).unwrap();
+        let fields = s.fields(rec);
+        assert_eq!(fields.len(), 7);
+        assert_eq!(s.node(fields[2].node), &Node::Long);
+        let inner = s.record_of(fields[1].node).unwrap();
+        assert_eq!(inner, fields[0].node);
+        assert_eq!(fields[6].node, inner);
+        assert!(Schema::parse(br#"{"type":"record","name":"r","fields":[{"name":"a","type":"nope"}]}"#).is_err());
+        assert!(Schema::parse(b"{").is_err());
+    }
+
+    #[test]
+    fn skip_values() {
+        let json = br#"{"type":"record","name":"r","fields":[
+            {"name":"m","type":{"type":"map","values":"long"}},
+            {"name":"a","type":{"type":"array","items":["null","string"]}},
+            {"name":"u","type":["null","double"]},
+            {"name":"f","type":"float"},
+            {"name":"b","type":"boolean"}
+        ]}"#;
+        let s = Schema::parse(json).unwrap();
+        let mut data = Vec::new();
+        data.extend(zigzag(1));
+        data.extend(zigzag(1));
+        data.push(b'k');
+        data.extend(zigzag(7));
+        data.extend(zigzag(0));
+        // array with a negative-count block (count -2, byte size 4)
+        data.extend(zigzag(-2));
+        data.extend(zigzag(4));
+        data.extend([0x00, 0x02, 0x02, b'z']);
+        data.extend(zigzag(0));
+        data.extend(zigzag(1));
+        data.extend(1.5f64.to_le_bytes());
+        data.extend(2.5f32.to_le_bytes());
+        data.push(1);
+        let mut c = Cursor::new(&data);
+        c.skip_value(&s, s.root, 0).unwrap();
+        assert_eq!(c.remaining(), 0);
+        for cut in 0..data.len() {
+            let mut c = Cursor::new(&data[..cut]);
+            assert!(c.skip_value(&s, s.root, 0).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn huge_counts_are_refused() {
+        let s = Schema::parse(br#"{"type":"array","items":"null"}"#).unwrap();
+        let data = zigzag(1 << 40);
+        assert!(Cursor::new(&data).skip_value(&s, s.root, 0).is_err());
+        let s = Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
+        let data = zigzag(1000);
+        assert!(Cursor::new(&data).skip_value(&s, s.root, 0).is_err());
+    }
+
+    #[test]
+    fn recursive_schema_does_not_overflow_the_stack() {
+        let s = Schema::parse(br#"{"type":"record","name":"r","fields":[{"name":"a","type":"r"}]}"#).unwrap();
+        assert!(Cursor::new(&[]).skip_value(&s, s.root, 0).is_err());
+    }
+
+    #[test]
+    fn codecs() {
+        assert!(BlockCodec::from_name("bzip2").is_err());
+        assert_eq!(BlockCodec::from_name("null").unwrap(), BlockCodec::Null);
+        assert!(BlockCodec::Snappy.decompress(&[1, 2]).is_err());
+        assert!(BlockCodec::Snappy.decompress(&[0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0]).is_err());
+        assert!(BlockCodec::Zstandard.decompress(b"garbage").is_err());
+        assert!(BlockCodec::Deflate.decompress(&[0xff, 0xff]).is_err());
+    }
+}

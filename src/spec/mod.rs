@@ -1,0 +1,10 @@
+//! Pure format code: no I/O. Decoders and encoders for every Paimon metadata file.
+
+pub mod binary_row;
+pub mod consumer;
+pub mod manifest;
+pub mod options;
+pub mod partition;
+pub mod schema;
+pub mod snapshot;
+pub mod types;

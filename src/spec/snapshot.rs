@@ -1,0 +1,222 @@
+//! Snapshot, tag and changelog JSON documents (spec §2.1–2.3).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// Commit kind of a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CommitKind {
+    /// New files appended.
+    #[serde(rename = "APPEND")]
+    Append,
+    /// Files rewritten by compaction.
+    #[serde(rename = "COMPACT")]
+    Compact,
+    /// Partitions or the table overwritten (also drop partition).
+    #[serde(rename = "OVERWRITE")]
+    Overwrite,
+    /// Statistics only.
+    #[serde(rename = "ANALYZE")]
+    Analyze,
+    /// A kind this library does not know; kept verbatim.
+    #[serde(untagged)]
+    Other(String),
+}
+
+/// A snapshot (`snapshot/snapshot-<id>`); also the body of tags and long-lived changelogs.
+/// Unknown keys are kept in `extra` so a snapshot can be copied without losing anything.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// Format version (absent ⇒ 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<i32>,
+    /// Snapshot id; equals the id in the file name.
+    pub id: i64,
+    /// Schema in effect.
+    pub schema_id: i64,
+    /// Manifest list with every live-file change before this snapshot.
+    pub base_manifest_list: String,
+    /// Manifest list with the changes made by this snapshot.
+    pub delta_manifest_list: String,
+    /// Manifest list of the changelog files produced by this snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changelog_manifest_list: Option<String>,
+    /// Index manifest: the full set of live index files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_manifest: Option<String>,
+    /// Writer job id.
+    #[serde(default)]
+    pub commit_user: String,
+    /// Commit identifier (Long.MAX_VALUE for batch commits).
+    #[serde(default)]
+    pub commit_identifier: i64,
+    /// Commit kind.
+    pub commit_kind: CommitKind,
+    /// Commit wall-clock time, epoch ms.
+    pub time_millis: i64,
+    /// Total records of live files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_record_count: Option<i64>,
+    /// Records added minus deleted by this commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_record_count: Option<i64>,
+    /// Statistics file name (in `statistics/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<String>,
+    /// Every other key, verbatim (sizes, watermark, properties, tag keys, ...).
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+impl Snapshot {
+    /// Parse a snapshot (or changelog) JSON document; `path` names the file in errors.
+    pub fn parse(bytes: &[u8], path: &str) -> Result<Snapshot> {
+        serde_json::from_slice(bytes).map_err(|e| Error::malformed("snapshot", path, e))
+    }
+
+    /// Parse and check that the `id` matches the id in the file name.
+    pub fn parse_expecting_id(bytes: &[u8], path: &str, expected_id: i64) -> Result<Snapshot> {
+        let s = Self::parse(bytes, path)?;
+        if s.id != expected_id {
+            return Err(Error::malformed(
+                "snapshot",
+                path,
+                format!("id {} does not match the file name id {expected_id}", s.id),
+            ));
+        }
+        Ok(s)
+    }
+
+    /// Serialize to JSON (pretty, like Java).
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| Error::Internal(e.to_string()))
+    }
+
+    /// The manifest lists this snapshot names: base, delta and (if any) changelog.
+    pub fn manifest_lists(&self) -> impl Iterator<Item = &str> {
+        [
+            Some(self.base_manifest_list.as_str()),
+            Some(self.delta_manifest_list.as_str()),
+            self.changelog_manifest_list.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// A tag (`tag/tag-<name>`): a snapshot plus optional creation time and retention.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tag {
+    /// The tagged snapshot ("trimmed": the tag keys removed from `extra`).
+    pub snapshot: Snapshot,
+    /// `tagCreateTime` as `[y, M, d, h, m, s?, nanos?]`, converted to local-naive epoch millis.
+    pub create_time_millis: Option<i64>,
+    /// `tagTimeRetained` in milliseconds.
+    pub time_retained_millis: Option<i64>,
+}
+
+impl Tag {
+    /// Parse a tag file.
+    pub fn parse(bytes: &[u8], path: &str) -> Result<Tag> {
+        let mut snapshot: Snapshot =
+            serde_json::from_slice(bytes).map_err(|e| Error::malformed("tag", path, e))?;
+        let create = snapshot.extra.remove("tagCreateTime");
+        let retained = snapshot.extra.remove("tagTimeRetained");
+        let create_time_millis = match create {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                local_date_time_millis(&v)
+                    .ok_or_else(|| Error::malformed("tag", path, format!("bad tagCreateTime {v}")))?,
+            ),
+        };
+        let time_retained_millis = match retained {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) => n.as_f64().map(|secs| (secs * 1000.0).round() as i64),
+            Some(Value::String(s)) => s.trim().parse::<f64>().ok().map(|secs| (secs * 1000.0).round() as i64),
+            Some(v) => {
+                return Err(Error::malformed("tag", path, format!("bad tagTimeRetained {v}")));
+            }
+        };
+        Ok(Tag {
+            snapshot,
+            create_time_millis,
+            time_retained_millis,
+        })
+    }
+}
+
+/// Convert Java's `LocalDateTime` JSON array `[y, M, d, h, m, s?, nanos?]` (or an ISO string)
+/// into milliseconds since 1970-01-01T00:00 of that wall clock (no zone applied).
+pub fn local_date_time_millis(v: &Value) -> Option<i64> {
+    match v {
+        Value::Array(parts) => {
+            let n: Vec<i64> = parts.iter().map(Value::as_i64).collect::<Option<Vec<_>>>()?;
+            if n.len() < 3 {
+                return None;
+            }
+            let date = chrono::NaiveDate::from_ymd_opt(n[0] as i32, n[1] as u32, n[2] as u32)?;
+            let time = chrono::NaiveTime::from_hms_nano_opt(
+                *n.get(3).unwrap_or(&0) as u32,
+                *n.get(4).unwrap_or(&0) as u32,
+                *n.get(5).unwrap_or(&0) as u32,
+                *n.get(6).unwrap_or(&0) as u32,
+            )?;
+            Some(date.and_time(time).and_utc().timestamp_millis())
+        }
+        Value::String(s) => chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f")
+            .ok()
+            .map(|t| t.and_utc().timestamp_millis()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JAVA: &str = r#"{"version":3,"id":4,"schemaId":0,"baseManifestList":"manifest-list-a-6","baseManifestListSize":1026,"deltaManifestList":"manifest-list-a-7","deltaManifestListSize":994,"changelogManifestList":null,"indexManifest":"index-manifest-b-0","commitUser":"0a51","commitIdentifier":2,"commitKind":"COMPACT","timeMillis":1757325259220,"logOffsets":{},"totalRecordCount":10,"deltaRecordCount":-1,"changelogRecordCount":0,"nextRowId":0}"#;
+
+    #[test]
+    fn parses_java_snapshot() {
+        let s = Snapshot::parse(JAVA.as_bytes(), "snapshot-4").unwrap();
+        assert_eq!(s.id, 4);
+        assert_eq!(s.commit_kind, CommitKind::Compact);
+        assert_eq!(s.changelog_manifest_list, None);
+        assert_eq!(s.index_manifest.as_deref(), Some("index-manifest-b-0"));
+        assert_eq!(s.manifest_lists().count(), 2);
+        let round = Snapshot::parse(s.to_json().unwrap().as_bytes(), "x").unwrap();
+        assert_eq!(round, s);
+    }
+
+    #[test]
+    fn id_mismatch_is_an_error() {
+        let e = Snapshot::parse_expecting_id(JAVA.as_bytes(), "snapshot/snapshot-5", 5).unwrap_err();
+        assert!(e.to_string().contains("snapshot/snapshot-5"), "{e}");
+    }
+
+    #[test]
+    fn invalid_json_names_file() {
+        let e = Snapshot::parse(b"{not json", "snapshot/snapshot-1").unwrap_err();
+        assert!(matches!(e, Error::Malformed { .. }));
+        assert!(e.to_string().contains("snapshot/snapshot-1"));
+    }
+
+    #[test]
+    fn parses_tag_with_retention() {
+        let json = JAVA.trim_end_matches('}').to_string()
+            + r#","tagCreateTime":[2024,1,2,3,4],"tagTimeRetained":5.000000000}"#;
+        let t = Tag::parse(json.as_bytes(), "tag-x").unwrap();
+        assert_eq!(t.time_retained_millis, Some(5000));
+        let expect = chrono::NaiveDate::from_ymd_opt(2024, 1, 2)
+            .unwrap()
+            .and_hms_opt(3, 4, 0)
+            .unwrap()
+            .and_utc()
+            .timestamp_millis();
+        assert_eq!(t.create_time_millis, Some(expect));
+        assert!(!t.snapshot.extra.contains_key("tagCreateTime"));
+    }
+}

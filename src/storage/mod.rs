@@ -1,0 +1,601 @@
+//! Storage: local disks and object stores behind one small, trait-free struct.
+//!
+//! * [`Location`] is a normalized absolute address (`file:///…`, `memory:///…`, `s3://bucket/…`,
+//!   `gs://…`, `az://…`); names are byte-exact, never percent-decoded.
+//! * [`Storage`] is opened on a table root. Local paths are served directly with `std::fs`
+//!   (byte-exact names, hidden files listed, empty directories removable); every other scheme goes
+//!   through `object_store`, one store per `(scheme, authority)`, opened lazily with the same
+//!   options, so data files on another bucket (external paths) work too.
+//! * Deletion is guarded ([`Storage::check_deletable`]): only locations strictly under the table
+//!   root or an added delete root can be deleted, compared component-wise on normalized
+//!   locations. On local disks the guard is applied a second time on the symlink-resolved path.
+//!   Writes (`put`, `put_if_absent`) obey the same guard.
+//!
+//! Options are described in [`config`]. All async methods need a tokio runtime (local I/O runs on
+//! the blocking pool).
+
+pub mod config;
+mod local;
+mod location;
+mod object;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use object_store::ObjectStore;
+
+use crate::error::{Error, Result};
+use config::StoreConfig;
+pub use location::Location;
+
+/// Size and modification time of one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileStatus {
+    /// Where the file is.
+    pub location: Location,
+    /// Length in bytes.
+    pub size: u64,
+    /// Last modification, epoch milliseconds (`i64::MAX` when the platform cannot tell, so an
+    /// age-based cleanup never considers such a file old).
+    pub last_modified_ms: i64,
+}
+
+/// Immediate children of one directory, both sorted by location.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DirListing {
+    /// Regular files (on local disks also symlinks to files and broken symlinks).
+    pub files: Vec<FileStatus>,
+    /// Sub-directories (object stores: common prefixes). Symlinked directories are not listed.
+    pub dirs: Vec<Location>,
+}
+
+/// Which backend serves a location.
+enum Backend {
+    Local,
+    Object(Arc<dyn ObjectStore>),
+}
+
+/// Access to a table's storage. `Send + Sync`; share it in an `Arc`.
+pub struct Storage {
+    root: Location,
+    delete_roots: Vec<Location>,
+    config: StoreConfig,
+    /// Object stores by `scheme://authority`, opened on first use.
+    stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
+}
+
+impl fmt::Debug for Storage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Storage")
+            .field("root", &self.root)
+            .field("delete_roots", &self.delete_roots)
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+/// Runs blocking local I/O on tokio's blocking pool.
+async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r,
+        Err(e) => Err(Error::Internal(format!("I/O task for {what} failed: {e}"))),
+    }
+}
+
+fn refused(loc: &Location, reason: impl Into<String>) -> Error {
+    Error::PathRefused {
+        path: loc.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl Storage {
+    /// Opens the storage of the table rooted at `root_uri` (see [`Location::parse`] for the
+    /// accepted forms). `options` carries credentials, endpoint, region and retry settings
+    /// ([`config`]). The root's object store, if any, is built now so bad options fail early;
+    /// stores for other buckets are built on first use with the same options.
+    pub fn open(root_uri: &str, options: &HashMap<String, String>) -> Result<Storage> {
+        let root = Location::parse(root_uri)?;
+        if root.is_store_root() {
+            return Err(Error::InvalidArgument(format!(
+                "table root {root} is the root of its filesystem or bucket"
+            )));
+        }
+        let storage = Storage {
+            root,
+            delete_roots: Vec::new(),
+            config: StoreConfig::new(options)?,
+            stores: Mutex::new(HashMap::new()),
+        };
+        let _ = storage.backend(&storage.root)?;
+        tracing::debug!(root = %storage.root, "opened storage");
+        Ok(storage)
+    }
+
+    /// The table root.
+    pub fn root(&self) -> &Location {
+        &self.root
+    }
+
+    /// Allows deletions under `root` as well (e.g. the table's external data roots). The table
+    /// root is always allowed. The root of a whole local filesystem (`file:///`) is never
+    /// accepted: it is ignored with a warning.
+    pub fn add_delete_root(&mut self, root: Location) {
+        if root.is_local() && root.is_store_root() {
+            tracing::warn!(root = %root, "refusing to allow deletions under the filesystem root");
+            return;
+        }
+        if root != self.root && !self.delete_roots.contains(&root) {
+            tracing::debug!(root = %root, "added delete root");
+            self.delete_roots.push(root);
+        }
+    }
+
+    /// The extra delete roots added with [`Storage::add_delete_root`].
+    pub fn delete_roots(&self) -> &[Location] {
+        &self.delete_roots
+    }
+
+    /// Uses `store` for every location on `base`'s `scheme://authority` instead of building one
+    /// from the options (e.g. a throttled or fault-injecting store in tests). Not for `file://`.
+    pub fn set_object_store(&self, base: &Location, store: Arc<dyn ObjectStore>) -> Result<()> {
+        if base.is_local() {
+            return Err(Error::InvalidArgument(format!(
+                "{base}: local paths are not served by an object store"
+            )));
+        }
+        let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
+        stores.insert(base.store_base().to_string(), store);
+        Ok(())
+    }
+
+    /// `Ok(())` if `loc` may be deleted: it must lie strictly under the table root or under a root
+    /// added with [`Storage::add_delete_root`], compared component-wise (same scheme and
+    /// authority, whole segments). Otherwise [`Error::PathRefused`] — also for the table root
+    /// itself and for an added root itself.
+    pub fn check_deletable(&self, loc: &Location) -> Result<()> {
+        let roots = std::iter::once(&self.root).chain(self.delete_roots.iter());
+        for root in roots {
+            if loc.is_under(root) {
+                return Ok(());
+            }
+        }
+        if *loc == self.root || self.delete_roots.contains(loc) {
+            return Err(refused(loc, "it is a root directory itself"));
+        }
+        Err(refused(
+            loc,
+            format!(
+                "it is not under the table root {} or an allowed external root",
+                self.root
+            ),
+        ))
+    }
+
+    /// All allowed roots (table root first).
+    fn allowed_roots(&self) -> Vec<Location> {
+        std::iter::once(self.root.clone())
+            .chain(self.delete_roots.iter().cloned())
+            .collect()
+    }
+
+    /// The backend serving `loc`, opening (and caching) its object store on first use.
+    fn backend(&self, loc: &Location) -> Result<Backend> {
+        if loc.is_local() {
+            return Ok(Backend::Local);
+        }
+        let base = loc.store_base();
+        let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = stores.get(base) {
+            return Ok(Backend::Object(s.clone()));
+        }
+        let store =
+            config::build_object_store(loc.scheme(), loc.authority(), base, &self.config)?;
+        tracing::debug!(store = base, "opened object store");
+        stores.insert(base.to_string(), store.clone());
+        Ok(Backend::Object(store))
+    }
+
+    /// Immediate children of `dir`. A missing directory gives an empty listing. Hidden files and
+    /// names with `%`, `=`, spaces or non-ASCII characters are returned exactly; on local disks,
+    /// names that are not UTF-8 are skipped (with a warning).
+    pub async fn list_dir(&self, dir: &Location) -> Result<DirListing> {
+        tracing::debug!(dir = %dir, "list_dir");
+        match self.backend(dir)? {
+            Backend::Local => {
+                let d = dir.clone();
+                blocking(dir, move || local::list_dir(&d)).await
+            }
+            Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
+        }
+    }
+
+    /// Every file below `dir`, recursively, sorted by location (local directory symlinks are
+    /// not followed). A missing directory gives an empty list.
+    pub async fn list_tree(&self, dir: &Location) -> Result<Vec<FileStatus>> {
+        tracing::debug!(dir = %dir, "list_tree");
+        match self.backend(dir)? {
+            Backend::Local => {
+                let d = dir.clone();
+                blocking(dir, move || local::list_tree(&d)).await
+            }
+            Backend::Object(store) => object::list_tree(store.as_ref(), dir).await,
+        }
+    }
+
+    /// Lists many directories with at most `concurrency` listings in flight (0 is taken as 1).
+    /// Results come back in the order of `dirs`; the first failure fails the whole call.
+    pub async fn list_dirs(
+        &self,
+        dirs: &[Location],
+        concurrency: usize,
+    ) -> Result<Vec<(Location, DirListing)>> {
+        let mut out: Vec<(usize, Location, DirListing)> = Vec::with_capacity(dirs.len());
+        let mut stream = futures::stream::iter(dirs.iter().enumerate())
+            .map(|(i, d)| async move { (i, d, self.list_dir(d).await) })
+            .buffer_unordered(concurrency.max(1));
+        while let Some((i, d, r)) = stream.next().await {
+            out.push((i, d.clone(), r?));
+        }
+        out.sort_by_key(|(i, _, _)| *i);
+        Ok(out.into_iter().map(|(_, d, l)| (d, l)).collect())
+    }
+
+    /// Size and modification time of a file; `None` if absent (a local directory also gives
+    /// `None`: this is about files).
+    pub async fn head(&self, loc: &Location) -> Result<Option<FileStatus>> {
+        match self.backend(loc)? {
+            Backend::Local => {
+                let l = loc.clone();
+                blocking(loc, move || local::head(&l)).await
+            }
+            Backend::Object(store) => object::head(store.as_ref(), loc).await,
+        }
+    }
+
+    /// True if the file exists (see [`Storage::head`]).
+    pub async fn exists(&self, loc: &Location) -> Result<bool> {
+        Ok(self.head(loc).await?.is_some())
+    }
+
+    /// Whole content of a file; [`Error::NotFound`] if absent.
+    pub async fn get(&self, loc: &Location) -> Result<bytes::Bytes> {
+        tracing::debug!(path = %loc, "get");
+        match self.backend(loc)? {
+            Backend::Local => {
+                let l = loc.clone();
+                blocking(loc, move || local::get(&l)).await
+            }
+            Backend::Object(store) => object::get(store.as_ref(), loc).await,
+        }
+    }
+
+    /// Writes `data`, replacing any existing file (hint files). Atomic where the backend allows:
+    /// local disks write a hidden temp file `.<name>.<uuid>.tmp` and rename it; object-store puts
+    /// are atomic. Missing local parent directories are created. The delete guard applies.
+    pub async fn put(&self, loc: &Location, data: bytes::Bytes) -> Result<()> {
+        self.check_deletable(loc)?;
+        tracing::debug!(path = %loc, bytes = data.len(), "put");
+        match self.backend(loc)? {
+            Backend::Local => {
+                let l = loc.clone();
+                blocking(loc, move || local::put(&l, &data)).await
+            }
+            Backend::Object(store) => object::put(store.as_ref(), loc, data).await,
+        }
+    }
+
+    /// Creates the file only if nothing exists there yet: `Ok(true)` if this call created it,
+    /// `Ok(false)` if it already existed. Exclusive across processes: local disks write a temp
+    /// file and hard-link it onto the target (falling back to `O_EXCL` where links are not
+    /// supported); object stores use a conditional put (`PutMode::Create`). The delete guard
+    /// applies.
+    pub async fn put_if_absent(&self, loc: &Location, data: bytes::Bytes) -> Result<bool> {
+        self.check_deletable(loc)?;
+        tracing::debug!(path = %loc, bytes = data.len(), "put_if_absent");
+        match self.backend(loc)? {
+            Backend::Local => {
+                let l = loc.clone();
+                blocking(loc, move || local::put_if_absent(&l, &data)).await
+            }
+            Backend::Object(store) => object::put_if_absent(store.as_ref(), loc, data).await,
+        }
+    }
+
+    /// Deletes files, with at most `concurrency` operations in flight (0 is taken as 1), and
+    /// returns one result per input, in input order.
+    ///
+    /// Every location is checked against the guard ([`Storage::check_deletable`]) before
+    /// anything is deleted; refused ones get [`Error::PathRefused`] and are left alone while the
+    /// others proceed. On local disks each file's directory is additionally resolved through
+    /// symlinks and must still lie inside an allowed root. A file that is already absent counts
+    /// as deleted (idempotent). Directories are never deleted (a local directory gives an error).
+    /// Object stores use the store's batched delete (`delete_stream`, up to 1000 keys per S3
+    /// request).
+    pub async fn delete_files(
+        &self,
+        locs: Vec<Location>,
+        concurrency: usize,
+    ) -> Vec<(Location, Result<()>)> {
+        let concurrency = concurrency.max(1);
+        let mut results: Vec<Option<Result<()>>> = (0..locs.len()).map(|_| None).collect();
+        let mut local_idx: Vec<usize> = Vec::new();
+        let mut remote: BTreeMap<String, (Arc<dyn ObjectStore>, Vec<usize>)> = BTreeMap::new();
+
+        // 1. The guard, for every file, before any deletion.
+        for (i, loc) in locs.iter().enumerate() {
+            if let Err(e) = self.check_deletable(loc) {
+                tracing::warn!(path = %loc, error = %e, "delete refused");
+                results[i] = Some(Err(e));
+                continue;
+            }
+            match self.backend(loc) {
+                Ok(Backend::Local) => local_idx.push(i),
+                Ok(Backend::Object(store)) => remote
+                    .entry(loc.store_base().to_string())
+                    .or_insert_with(|| (store, Vec::new()))
+                    .1
+                    .push(i),
+                Err(e) => results[i] = Some(Err(e)),
+            }
+        }
+
+        // 2. Local files: physical containment per directory, then unlink in parallel.
+        if !local_idx.is_empty() {
+            let checks = self.real_checks(&locs, &local_idx, concurrency).await;
+            let mut to_delete = Vec::new();
+            for i in local_idx {
+                let parent = locs[i].parent().and_then(|p| p.local_path().map(PathBuf::from));
+                match parent.and_then(|p| checks.get(&p)) {
+                    Some(Ok(local::RealCheck::Inside)) => to_delete.push(i),
+                    Some(Ok(local::RealCheck::Absent)) => results[i] = Some(Ok(())),
+                    Some(Ok(local::RealCheck::Outside)) => {
+                        tracing::warn!(path = %locs[i], "delete refused: resolves outside the roots");
+                        results[i] = Some(Err(refused(
+                            &locs[i],
+                            "its directory resolves (through a symlink) outside the allowed roots",
+                        )))
+                    }
+                    Some(Err(msg)) => results[i] = Some(Err(Error::storage(locs[i].as_str(), msg))),
+                    None => {
+                        results[i] = Some(Err(Error::Internal(format!(
+                            "no containment check for {}",
+                            locs[i]
+                        ))))
+                    }
+                }
+            }
+            let locs_ref = &locs;
+            let deleted: Vec<(usize, Result<()>)> = futures::stream::iter(to_delete)
+                .map(|i| async move {
+                    let l = locs_ref[i].clone();
+                    let r = blocking(&locs_ref[i], move || local::remove_file(&l)).await;
+                    (i, r)
+                })
+                .buffer_unordered(concurrency)
+                .collect()
+                .await;
+            for (i, r) in deleted {
+                results[i] = Some(r);
+            }
+        }
+
+        // 3. Object stores: batched deletes, chunks in parallel.
+        let mut chunks: Vec<(Arc<dyn ObjectStore>, Vec<usize>)> = Vec::new();
+        for (_, (store, idx)) in remote {
+            for chunk in idx.chunks(object::DELETE_CHUNK) {
+                chunks.push((store.clone(), chunk.to_vec()));
+            }
+        }
+        let locs_ref = &locs;
+        let deleted: Vec<(Vec<usize>, Vec<Result<()>>)> = futures::stream::iter(chunks)
+            .map(|(store, idx)| async move {
+                let batch: Vec<Location> = idx.iter().map(|i| locs_ref[*i].clone()).collect();
+                (idx, object::delete_chunk(store, batch).await)
+            })
+            .buffer_unordered(concurrency)
+            .collect()
+            .await;
+        for (idx, rs) in deleted {
+            for (i, r) in idx.into_iter().zip(rs) {
+                results[i] = Some(r);
+            }
+        }
+
+        let out: Vec<(Location, Result<()>)> = locs
+            .into_iter()
+            .zip(results)
+            .map(|(l, r)| {
+                let r = r.unwrap_or_else(|| Err(Error::Internal(format!("no result for {l}"))));
+                (l, r)
+            })
+            .collect();
+        let failed = out.iter().filter(|(_, r)| r.is_err()).count();
+        tracing::debug!(files = out.len(), failed, "delete_files");
+        out
+    }
+
+    /// Resolves the directory of every local file once (bounded parallelism) and checks it
+    /// against the symlink-resolved allowed roots.
+    async fn real_checks(
+        &self,
+        locs: &[Location],
+        idx: &[usize],
+        concurrency: usize,
+    ) -> HashMap<PathBuf, std::result::Result<local::RealCheck, String>> {
+        let roots = self.allowed_roots();
+        let root_loc = self.root.clone();
+        let canonical = match blocking(&root_loc, move || Ok(local::canonical_roots(&roots))).await
+        {
+            Ok(c) => c,
+            Err(e) => {
+                // With no resolved root every existing local file is refused: the safe outcome.
+                tracing::warn!(error = %e, "cannot resolve the allowed roots");
+                Vec::new()
+            }
+        };
+        let canonical = Arc::new(canonical);
+        let mut parents: Vec<PathBuf> = idx
+            .iter()
+            .filter_map(|i| locs[*i].parent())
+            .filter_map(|p| p.local_path().map(PathBuf::from))
+            .collect();
+        parents.sort();
+        parents.dedup();
+        futures::stream::iter(parents)
+            .map(|p| {
+                let canonical = canonical.clone();
+                let root_loc = root_loc.clone();
+                async move {
+                    let q = p.clone();
+                    let r = blocking(&root_loc, move || local::real_check(&q, &canonical, false))
+                        .await
+                        .map_err(|e| e.to_string());
+                    (p, r)
+                }
+            })
+            .buffer_unordered(concurrency)
+            .collect()
+            .await
+    }
+
+    /// Removes `dir` if it is an empty directory (non-recursive `rmdir`): `Ok(true)` if removed,
+    /// `Ok(false)` if it is not empty or does not exist. Object stores have no directories:
+    /// always `Ok(false)`. The guard applies (never the table root or an added root itself);
+    /// on local disks the symlink-resolved directory must also lie strictly inside an allowed
+    /// root.
+    pub async fn delete_dir_if_empty(&self, dir: &Location) -> Result<bool> {
+        self.check_deletable(dir)?;
+        match self.backend(dir)? {
+            Backend::Object(_) => Ok(false),
+            Backend::Local => {
+                let roots = self.allowed_roots();
+                let d = dir.clone();
+                let removed = blocking(dir, move || {
+                    let canonical = local::canonical_roots(&roots);
+                    match local::real_check(local::path_of(&d)?, &canonical, true)? {
+                        local::RealCheck::Absent => Ok(false),
+                        local::RealCheck::Outside => Err(refused(
+                            &d,
+                            "it resolves (through a symlink) outside the allowed roots",
+                        )),
+                        local::RealCheck::Inside => local::remove_dir_if_empty(&d),
+                    }
+                })
+                .await?;
+                tracing::debug!(dir = %dir, removed, "delete_dir_if_empty");
+                Ok(removed)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(s: &str) -> Location {
+        Location::parse(s).unwrap()
+    }
+
+    fn storage(root: &str) -> Storage {
+        Storage::open(root, &HashMap::new()).unwrap()
+    }
+
+    fn assert_refused(s: &Storage, l: &Location) {
+        assert!(
+            matches!(s.check_deletable(l), Err(Error::PathRefused { .. })),
+            "{l} should be refused"
+        );
+    }
+
+    #[test]
+    fn guard_allows_only_strictly_under_root() {
+        let s = storage("/w/db.db/t");
+        let root = s.root().clone();
+        assert_eq!(root.as_str(), "file:///w/db.db/t");
+        s.check_deletable(&root.join("snapshot/snapshot-1")).unwrap();
+        s.check_deletable(&root.join("dt=a%2Fb/bucket-0/data-1.orc"))
+            .unwrap();
+        s.check_deletable(&loc("FILE:/w/db.db/t/x")).unwrap();
+        // The root itself, its parent, siblings sharing a prefix, other schemes.
+        for bad in [
+            "/w/db.db/t",
+            "/w/db.db",
+            "/",
+            "/w/db.db/t2/x",
+            "/w/db.db/tx",
+            "/w/db.db/other/x",
+            "memory:///w/db.db/t/x",
+            "s3://w/db.db/t/x",
+        ] {
+            assert_refused(&s, &loc(bad));
+        }
+        // Traversal through join leaves the root and is refused.
+        for rel in ["../t2/x", "a/../../t2/x", "../../../etc/passwd", "..", "a/.."] {
+            assert_refused(&s, &root.join(rel));
+        }
+        // A relative or '..'-laden path never even parses.
+        assert!(Location::parse("/w/db.db/t/../t2/x").is_err());
+        assert!(root.try_join("../x").is_err());
+    }
+
+    #[test]
+    fn guard_with_external_roots() {
+        let mut s = storage("s3://bucket/w/t");
+        let ext = loc("s3://other/ext");
+        let file = ext.join("f1=10/bucket-0/data-1.parquet");
+        assert_refused(&s, &file);
+        s.add_delete_root(ext.clone());
+        s.add_delete_root(ext.clone());
+        assert_eq!(s.delete_roots(), &[ext.clone()]);
+        s.check_deletable(&file).unwrap();
+        assert_refused(&s, &ext);
+        assert_refused(&s, &loc("s3://other/ext2/x"));
+        assert_refused(&s, &loc("s3://other/x"));
+        assert_refused(&s, &loc("gs://other/ext/x"));
+        // The local filesystem root is never accepted as a delete root.
+        s.add_delete_root(loc("/"));
+        assert_refused(&s, &loc("/etc/passwd"));
+        assert_eq!(s.delete_roots().len(), 1);
+    }
+
+    #[test]
+    fn open_validates() {
+        for bad in ["", "relative/t", "/", "s3://bucket", "/t/../x", "memory:///"] {
+            assert!(
+                matches!(
+                    Storage::open(bad, &HashMap::new()),
+                    Err(Error::InvalidArgument(_))
+                ),
+                "{bad:?}"
+            );
+        }
+        assert!(matches!(
+            Storage::open("hdfs://nn:8020/w/t", &HashMap::new()),
+            Err(Error::Unsupported(_))
+        ));
+        let mut bad_opts = HashMap::new();
+        bad_opts.insert(config::RETRY_MAX_RETRIES.to_string(), "lots".to_string());
+        assert!(Storage::open("/w/t", &bad_opts).is_err());
+        let s = storage("FILE:/w/t/");
+        assert_eq!(s.root().as_str(), "file:///w/t");
+        assert!(format!("{s:?}").contains("file:///w/t"));
+    }
+
+    #[test]
+    fn storage_is_send_sync() {
+        fn check<T: Send + Sync + 'static>() {}
+        check::<Storage>();
+        check::<Location>();
+        check::<FileStatus>();
+        check::<DirListing>();
+    }
+}

@@ -1,0 +1,218 @@
+//! Object-store backend (memory, S3, GCS, Azure) over the `object_store` crate.
+//!
+//! Keys are built with [`object_store::path::Path::parse`], which keeps the raw key (unlike
+//! `Path::from`, which percent-encodes `%` and friends), so names round-trip byte-exact.
+
+use std::sync::Arc;
+
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path;
+use object_store::{ObjectMeta, ObjectStore, PutMode, PutOptions, PutPayload};
+
+use super::{DirListing, FileStatus, Location};
+use crate::error::{Error, Result};
+
+/// Objects per batched delete request (the S3 DeleteObjects limit).
+pub(crate) const DELETE_CHUNK: usize = 1000;
+
+/// The object key of `loc`, exactly as written in the location.
+pub(crate) fn key_of(loc: &Location) -> Result<Path> {
+    Path::parse(loc.key())
+        .map_err(|e| Error::InvalidArgument(format!("{loc} is not a valid object key: {e}")))
+}
+
+/// The listing prefix of a directory location (`None` for the bucket root).
+fn prefix_of(dir: &Location) -> Result<Option<Path>> {
+    if dir.key().is_empty() {
+        Ok(None)
+    } else {
+        key_of(dir).map(Some)
+    }
+}
+
+/// Maps an object_store error on `loc` to the crate's error (`NotFound` kept distinct).
+pub(crate) fn os_error(loc: &Location, e: object_store::Error) -> Error {
+    match e {
+        object_store::Error::NotFound { .. } => Error::NotFound {
+            path: loc.to_string(),
+        },
+        object_store::Error::NotImplemented | object_store::Error::NotSupported { .. } => {
+            Error::Unsupported(format!("{loc}: {e}"))
+        }
+        e => Error::storage(loc.as_str(), e),
+    }
+}
+
+fn status(root: &Location, meta: ObjectMeta) -> FileStatus {
+    FileStatus {
+        location: root.join(meta.location.as_ref()),
+        size: meta.size,
+        last_modified_ms: meta.last_modified.timestamp_millis(),
+    }
+}
+
+/// Immediate children of `dir` (a delimiter listing); missing → empty.
+pub(crate) async fn list_dir(store: &dyn ObjectStore, dir: &Location) -> Result<DirListing> {
+    let prefix = prefix_of(dir)?;
+    let root = dir.store_root();
+    let res = match store.list_with_delimiter(prefix.as_ref()).await {
+        Ok(r) => r,
+        Err(object_store::Error::NotFound { .. }) => return Ok(DirListing::default()),
+        Err(e) => return Err(os_error(dir, e)),
+    };
+    let mut out = DirListing::default();
+    for meta in res.objects {
+        // A "directory marker" object (`dir/`) parses to the prefix itself: not a child.
+        if Some(&meta.location) == prefix.as_ref() {
+            continue;
+        }
+        out.files.push(status(&root, meta));
+    }
+    out.dirs = res
+        .common_prefixes
+        .iter()
+        .map(|p| root.join(p.as_ref()))
+        .collect();
+    out.files.sort_by(|a, b| a.location.cmp(&b.location));
+    out.dirs.sort();
+    Ok(out)
+}
+
+/// Every object below `dir`.
+pub(crate) async fn list_tree(store: &dyn ObjectStore, dir: &Location) -> Result<Vec<FileStatus>> {
+    let prefix = prefix_of(dir)?;
+    let root = dir.store_root();
+    let metas: Vec<ObjectMeta> = match store.list(prefix.as_ref()).try_collect().await {
+        Ok(m) => m,
+        Err(object_store::Error::NotFound { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(os_error(dir, e)),
+    };
+    let mut files: Vec<FileStatus> = metas
+        .into_iter()
+        .filter(|m| Some(&m.location) != prefix.as_ref())
+        .map(|m| status(&root, m))
+        .collect();
+    files.sort_by(|a, b| a.location.cmp(&b.location));
+    Ok(files)
+}
+
+/// Metadata of one object; `None` if absent.
+pub(crate) async fn head(store: &dyn ObjectStore, loc: &Location) -> Result<Option<FileStatus>> {
+    let key = key_of(loc)?;
+    match store.head(&key).await {
+        Ok(meta) => Ok(Some(FileStatus {
+            location: loc.clone(),
+            size: meta.size,
+            last_modified_ms: meta.last_modified.timestamp_millis(),
+        })),
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(os_error(loc, e)),
+    }
+}
+
+/// Whole content of one object.
+pub(crate) async fn get(store: &dyn ObjectStore, loc: &Location) -> Result<bytes::Bytes> {
+    let key = key_of(loc)?;
+    let res = store.get(&key).await.map_err(|e| os_error(loc, e))?;
+    res.bytes().await.map_err(|e| os_error(loc, e))
+}
+
+/// Overwriting put (atomic on every object store).
+pub(crate) async fn put(store: &dyn ObjectStore, loc: &Location, data: bytes::Bytes) -> Result<()> {
+    let key = key_of(loc)?;
+    let opts = PutOptions {
+        mode: PutMode::Overwrite,
+        ..Default::default()
+    };
+    store
+        .put_opts(&key, PutPayload::from(data), opts)
+        .await
+        .map(|_| ())
+        .map_err(|e| os_error(loc, e))
+}
+
+/// Conditional create (`If-None-Match: *` on S3); `Ok(false)` if the object already exists.
+pub(crate) async fn put_if_absent(
+    store: &dyn ObjectStore,
+    loc: &Location,
+    data: bytes::Bytes,
+) -> Result<bool> {
+    let key = key_of(loc)?;
+    let opts = PutOptions {
+        mode: PutMode::Create,
+        ..Default::default()
+    };
+    match store.put_opts(&key, PutPayload::from(data), opts).await {
+        Ok(_) => Ok(true),
+        Err(object_store::Error::AlreadyExists { .. })
+        | Err(object_store::Error::Precondition { .. }) => Ok(false),
+        Err(e) => Err(os_error(loc, e)),
+    }
+}
+
+/// Deletes one chunk (at most [`DELETE_CHUNK`] objects) with the store's batched
+/// `delete_stream`, returning one result per input, in input order. An object that was already
+/// absent counts as deleted.
+pub(crate) async fn delete_chunk(
+    store: Arc<dyn ObjectStore>,
+    locs: Vec<Location>,
+) -> Vec<Result<()>> {
+    let mut keys = Vec::with_capacity(locs.len());
+    let mut results: Vec<Option<Result<()>>> = Vec::with_capacity(locs.len());
+    for loc in &locs {
+        match key_of(loc) {
+            Ok(k) => {
+                keys.push(k);
+                results.push(None);
+            }
+            Err(e) => results.push(Some(Err(e))),
+        }
+    }
+    // Index of each key in `locs`, in the order they are sent.
+    let pending: Vec<usize> = (0..locs.len()).filter(|i| results[*i].is_none()).collect();
+    let input = futures::stream::iter(keys.into_iter().map(Ok)).boxed();
+    let outcomes: Vec<object_store::Result<Path>> = store.delete_stream(input).collect().await;
+
+    if outcomes.len() == pending.len() {
+        // One outcome per key, in input order (the documented contract of delete_stream).
+        for (i, outcome) in pending.iter().zip(outcomes) {
+            results[*i] = Some(match outcome {
+                Ok(_) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(e) => Err(os_error(&locs[*i], e)),
+            });
+        }
+    } else {
+        // A request-level failure collapsed part of the batch into fewer errors: keys reported
+        // deleted are done, every other key gets the (first) batch error.
+        let mut first_error: Option<String> = None;
+        let mut done = std::collections::HashSet::new();
+        for outcome in outcomes {
+            match outcome {
+                Ok(p) => {
+                    done.insert(p);
+                }
+                Err(object_store::Error::NotFound { path, .. }) => {
+                    if let Ok(p) = Path::parse(&path) {
+                        done.insert(p);
+                    }
+                }
+                Err(e) => {
+                    first_error.get_or_insert_with(|| e.to_string());
+                }
+            }
+        }
+        let message = first_error.unwrap_or_else(|| "batched delete gave no result".to_string());
+        for i in pending {
+            let ok = key_of(&locs[i]).is_ok_and(|k| done.contains(&k));
+            results[i] = Some(if ok {
+                Ok(())
+            } else {
+                Err(Error::storage(locs[i].as_str(), &message))
+            });
+        }
+    }
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Error::Internal("delete result missing".into()))))
+        .collect()
+}

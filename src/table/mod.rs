@@ -1,0 +1,302 @@
+//! A Paimon table as a whole: snapshot, tag, branch, consumer and changelog managers, the path
+//! factory, and "which files does version V reference".
+
+mod files;
+pub mod inspect;
+mod paths;
+mod versioned;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+pub use files::{merge_entries, MetadataReader};
+pub use paths::PathFactory;
+pub use versioned::VersionedDir;
+
+use crate::error::{Error, Result};
+use crate::spec::consumer::Consumer;
+use crate::spec::options::TableOptions;
+use crate::spec::schema::TableSchema;
+use crate::spec::snapshot::{Snapshot, Tag};
+use crate::storage::{FileStatus, Location, Storage};
+
+/// Name of the main branch.
+pub const MAIN_BRANCH: &str = "main";
+
+/// Default concurrency for metadata reads.
+pub const DEFAULT_READ_CONCURRENCY: usize = 16;
+
+/// One branch of a table, opened: its schema, options, path factory and metadata directories.
+/// Manifests, index files, statistics and data are shared by all branches (spec §1.1).
+#[derive(Debug, Clone)]
+pub struct Table {
+    storage: Arc<Storage>,
+    overrides: HashMap<String, String>,
+    branch: String,
+    branch_root: Location,
+    schema: Arc<TableSchema>,
+    options: Arc<TableOptions>,
+    paths: Arc<PathFactory>,
+    reader: MetadataReader,
+}
+
+/// Root of a branch's metadata: the table root for main, `branch/branch-<name>` otherwise.
+pub fn branch_root(root: &Location, branch: &str) -> Location {
+    if branch == MAIN_BRANCH {
+        root.clone()
+    } else {
+        root.join(&format!("branch/branch-{branch}"))
+    }
+}
+
+/// Read the latest schema under `<branch root>/schema/`. `NotFound` if there is none.
+pub async fn latest_schema(storage: &Storage, branch_root: &Location) -> Result<TableSchema> {
+    let dir = branch_root.join("schema");
+    let listing = storage.list_dir(&dir).await?;
+    let latest = listing
+        .files
+        .iter()
+        .filter_map(|f| f.location.name().strip_prefix("schema-")?.parse::<i64>().ok())
+        .max()
+        .ok_or_else(|| Error::NotFound {
+            path: format!("{}/schema-*", dir.as_str()),
+        })?;
+    let loc = dir.join(&format!("schema-{latest}"));
+    let bytes = storage.get(&loc).await?;
+    TableSchema::parse(&bytes, loc.as_str())
+}
+
+impl Table {
+    /// Open the main branch of the table at `storage.root()`; `overrides` win over schema options.
+    pub async fn open(storage: Arc<Storage>, overrides: &HashMap<String, String>) -> Result<Table> {
+        Self::open_branch(storage, overrides, MAIN_BRANCH).await
+    }
+
+    /// Open a named branch.
+    pub async fn open_branch(
+        storage: Arc<Storage>,
+        overrides: &HashMap<String, String>,
+        branch: &str,
+    ) -> Result<Table> {
+        let root = storage.root().clone();
+        let broot = branch_root(&root, branch);
+        let schema = latest_schema(&storage, &broot).await.map_err(|e| match e {
+            Error::NotFound { path } => Error::NotFound {
+                path: format!("{path} (no Paimon table at {})", root.as_str()),
+            },
+            other => other,
+        })?;
+        let options = TableOptions::new(&schema.options, overrides);
+        let paths = PathFactory::new(&root, &options, schema.partition_fields())?;
+        let reader = MetadataReader::new(storage.clone(), DEFAULT_READ_CONCURRENCY);
+        Ok(Table {
+            storage,
+            overrides: overrides.clone(),
+            branch: branch.to_string(),
+            branch_root: broot,
+            schema: Arc::new(schema),
+            options: Arc::new(options),
+            paths: Arc::new(paths),
+            reader,
+        })
+    }
+
+    /// The same table opened on another branch.
+    pub async fn branch(&self, name: &str) -> Result<Table> {
+        Self::open_branch(self.storage.clone(), &self.overrides, name).await
+    }
+
+    /// The storage.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.storage
+    }
+
+    /// Table root.
+    pub fn root(&self) -> &Location {
+        self.storage.root()
+    }
+
+    /// This branch's name.
+    pub fn branch_name(&self) -> &str {
+        &self.branch
+    }
+
+    /// This branch's metadata root.
+    pub fn branch_root(&self) -> &Location {
+        &self.branch_root
+    }
+
+    /// Latest schema of this branch.
+    pub fn schema(&self) -> &TableSchema {
+        &self.schema
+    }
+
+    /// Effective options (schema + overrides).
+    pub fn options(&self) -> &TableOptions {
+        &self.options
+    }
+
+    /// Path factory.
+    pub fn paths(&self) -> &PathFactory {
+        &self.paths
+    }
+
+    /// Manifest reader bound to this table.
+    pub fn reader(&self) -> &MetadataReader {
+        &self.reader
+    }
+
+    /// Set the concurrency used for metadata reads.
+    pub fn set_read_concurrency(&mut self, n: usize) {
+        self.reader = MetadataReader::new(self.storage.clone(), n.max(1));
+    }
+
+    /// Snapshot directory of this branch.
+    pub fn snapshots(&self) -> VersionedDir {
+        VersionedDir::snapshots(&self.branch_root)
+    }
+
+    /// Long-lived changelog directory of this branch.
+    pub fn changelogs(&self) -> VersionedDir {
+        VersionedDir::changelogs(&self.branch_root)
+    }
+
+    /// Read every snapshot present (ascending id). Snapshots that vanish meanwhile are skipped.
+    pub async fn all_snapshots(&self) -> Result<Vec<Snapshot>> {
+        read_all_versions(&self.storage, &self.snapshots(), self.reader.concurrency()).await
+    }
+
+    /// Read every long-lived changelog present (ascending id).
+    pub async fn all_changelogs(&self) -> Result<Vec<Snapshot>> {
+        read_all_versions(&self.storage, &self.changelogs(), self.reader.concurrency()).await
+    }
+
+    /// Every tag of this branch, sorted by name. Directories under `tag/` are skipped (P17).
+    pub async fn tags(&self) -> Result<BTreeMap<String, Tag>> {
+        let dir = self.branch_root.join("tag");
+        let listing = self.storage.list_dir(&dir).await?;
+        let mut out = BTreeMap::new();
+        for f in &listing.files {
+            let Some(name) = f.location.name().strip_prefix("tag-") else {
+                continue;
+            };
+            let bytes = match self.storage.get(&f.location).await {
+                Ok(b) => b,
+                Err(e) if e.is_not_found() => continue,
+                Err(e) => return Err(e),
+            };
+            out.insert(name.to_string(), Tag::parse(&bytes, f.location.as_str())?);
+        }
+        Ok(out)
+    }
+
+    /// Every consumer of this branch with its file status (for expiry by modification time).
+    pub async fn consumers(&self) -> Result<BTreeMap<String, (Consumer, FileStatus)>> {
+        let dir = self.branch_root.join("consumer");
+        let listing = self.storage.list_dir(&dir).await?;
+        let mut out = BTreeMap::new();
+        for f in listing.files {
+            let Some(id) = f.location.name().strip_prefix("consumer-").map(String::from) else {
+                continue;
+            };
+            let bytes = match self.storage.get(&f.location).await {
+                Ok(b) => b,
+                Err(e) if e.is_not_found() => continue,
+                Err(e) => return Err(e),
+            };
+            out.insert(id, (Consumer::parse(&bytes, f.location.as_str())?, f));
+        }
+        Ok(out)
+    }
+
+    /// Live data files (ADD entries after merging base + delta) of a snapshot (spec §3.7).
+    pub async fn live_data_files(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<Vec<crate::spec::manifest::ManifestEntry>> {
+        let mut manifests = self.reader.manifest_list(&self.paths, &snapshot.base_manifest_list).await?;
+        manifests.extend(
+            self.reader
+                .manifest_list(&self.paths, &snapshot.delta_manifest_list)
+                .await?,
+        );
+        let names: Vec<String> = manifests.into_iter().map(|m| m.file_name).collect();
+        let entries = self.reader.manifests(&self.paths, &names).await?;
+        merge_entries(entries.into_iter().flatten())
+    }
+}
+
+/// List all branch names: "main" first, then `branch/branch-*` directories sorted.
+pub async fn list_branches(storage: &Storage) -> Result<Vec<String>> {
+    let listing = storage.list_dir(&storage.root().join("branch")).await?;
+    let mut names: Vec<String> = listing
+        .dirs
+        .iter()
+        .filter_map(|d| d.name().strip_prefix("branch-").map(String::from))
+        .filter(|n| !n.is_empty())
+        .collect();
+    names.sort();
+    names.insert(0, MAIN_BRANCH.to_string());
+    Ok(names)
+}
+
+async fn read_all_versions(
+    storage: &Storage,
+    dir: &VersionedDir,
+    concurrency: usize,
+) -> Result<Vec<Snapshot>> {
+    use futures::stream::{self, StreamExt, TryStreamExt};
+    let ids = dir.list_ids(storage).await?;
+    let read: Vec<Option<Snapshot>> = stream::iter(ids)
+        .map(|id| dir.try_read(storage, id))
+        .buffered(concurrency.max(1))
+        .try_collect()
+        .await?;
+    Ok(read.into_iter().flatten().collect())
+}
+
+/// A one-call overview of a table (used by `inspect` and the C ABI's table summary).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableSummary {
+    /// Earliest snapshot id on main, if any snapshot exists.
+    pub earliest_snapshot_id: Option<i64>,
+    /// Latest snapshot id on main, if any snapshot exists.
+    pub latest_snapshot_id: Option<i64>,
+    /// Number of snapshot files on main.
+    pub snapshot_count: u64,
+    /// Number of tags on main.
+    pub tag_count: u64,
+    /// Number of branches other than main.
+    pub branch_count: u64,
+    /// Live data files of main's latest snapshot.
+    pub live_file_count: u64,
+    /// Total bytes (`_FILE_SIZE`) of those files.
+    pub live_file_bytes: u64,
+}
+
+/// Summarize the table stored at `storage.root()`, with `options` overriding the schema's options.
+pub async fn summarize(
+    storage: Arc<Storage>,
+    options: &HashMap<String, String>,
+) -> Result<TableSummary> {
+    let table = Table::open(storage.clone(), options).await?;
+    let snapshots = table.snapshots();
+    let ids = snapshots.list_ids(&storage).await?;
+    let latest = snapshots.latest_id(&storage).await?;
+    let earliest = snapshots.earliest_id(&storage).await?;
+    let mut summary = TableSummary {
+        earliest_snapshot_id: earliest,
+        latest_snapshot_id: latest,
+        snapshot_count: ids.len() as u64,
+        tag_count: table.tags().await?.len() as u64,
+        branch_count: list_branches(&storage).await?.len().saturating_sub(1) as u64,
+        ..Default::default()
+    };
+    if let Some(id) = latest {
+        let snap = snapshots.read(&storage, id).await?;
+        let live = table.live_data_files(&snap).await?;
+        summary.live_file_count = live.len() as u64;
+        summary.live_file_bytes = live.iter().map(|e| e.file.file_size.max(0) as u64).sum();
+    }
+    Ok(summary)
+}

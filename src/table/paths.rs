@@ -1,0 +1,170 @@
+//! Path factory (spec §1.11, §1.13): where every file a snapshot references lives.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::error::{Error, Result};
+use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
+use crate::spec::options::TableOptions;
+use crate::spec::partition::PartitionComputer;
+use crate::spec::types::DataField;
+use crate::storage::Location;
+
+/// Resolves names found in metadata to locations. Partition paths are cached by their bytes.
+#[derive(Debug)]
+pub struct PathFactory {
+    root: Location,
+    data_root: Location,
+    partition_fields: Vec<DataField>,
+    /// The computer, or why the partition keys cannot be turned into paths (reported on use,
+    /// so a table with e.g. a FLOAT key can still be opened and listed).
+    computer: std::result::Result<PartitionComputer, String>,
+    index_in_data_dir: bool,
+    partition_cache: Mutex<HashMap<Vec<u8>, String>>,
+}
+
+impl PathFactory {
+    /// Build the factory for a table root with its options and partition fields.
+    pub fn new(root: &Location, options: &TableOptions, partition_fields: Vec<DataField>) -> Result<Self> {
+        let data_root = match options.data_file_path_directory() {
+            Some(dir) => root.join(dir.trim_matches('/')),
+            None => root.clone(),
+        };
+        Ok(PathFactory {
+            root: root.clone(),
+            data_root,
+            computer: PartitionComputer::new(
+                partition_fields.clone(),
+                options.partition_default_name(),
+                options.partition_legacy_name()?,
+            )
+            .map_err(|e| e.to_string()),
+            partition_fields,
+            index_in_data_dir: options.index_file_in_data_file_dir()?,
+            partition_cache: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The table root.
+    pub fn root(&self) -> &Location {
+        &self.root
+    }
+
+    /// The data root (`<root>` or `<root>/<data-file.path-directory>`).
+    pub fn data_root(&self) -> &Location {
+        &self.data_root
+    }
+
+    /// The partition fields, in key order.
+    pub fn partition_fields(&self) -> &[DataField] {
+        &self.partition_fields
+    }
+
+    /// `<root>/manifest/<name>`: manifest lists, manifests and index manifests.
+    pub fn manifest(&self, name: &str) -> Location {
+        self.root.join(&format!("manifest/{name}"))
+    }
+
+    /// `<root>/statistics/<name>`.
+    pub fn statistics(&self, name: &str) -> Location {
+        self.root.join(&format!("statistics/{name}"))
+    }
+
+    /// `<root>/index/<name>`.
+    pub fn index_dir_file(&self, name: &str) -> Location {
+        self.root.join(&format!("index/{name}"))
+    }
+
+    /// The partition path `k1=v1/k2=v2/` of serialized partition bytes ("" when unpartitioned).
+    pub fn partition_path(&self, partition: &[u8]) -> Result<String> {
+        if let Ok(cache) = self.partition_cache.lock() {
+            if let Some(p) = cache.get(partition) {
+                return Ok(p.clone());
+            }
+        }
+        let computer = self
+            .computer
+            .as_ref()
+            .map_err(|why| Error::Unsupported(why.clone()))?;
+        let path = computer.path(partition)?;
+        if let Ok(mut cache) = self.partition_cache.lock() {
+            cache.insert(partition.to_vec(), path.clone());
+        }
+        Ok(path)
+    }
+
+    /// Name of a bucket directory: `bucket-N`, or `bucket-postpone` for bucket -2.
+    pub fn bucket_dir_name(bucket: i32) -> String {
+        if bucket == -2 {
+            "bucket-postpone".to_string()
+        } else {
+            format!("bucket-{bucket}")
+        }
+    }
+
+    /// Path of a bucket directory relative to the table root.
+    pub fn relative_bucket_path(&self, partition: &[u8], bucket: i32) -> Result<String> {
+        let data_prefix = self
+            .data_root
+            .relative_to(&self.root)
+            .filter(|s| !s.is_empty())
+            .map(|s| format!("{s}/"))
+            .unwrap_or_default();
+        Ok(format!(
+            "{data_prefix}{}{}",
+            self.partition_path(partition)?,
+            Self::bucket_dir_name(bucket)
+        ))
+    }
+
+    /// `<data root>/<partition path>bucket-N`.
+    pub fn bucket_dir(&self, partition: &[u8], bucket: i32) -> Result<Location> {
+        Ok(self.root.join(&self.relative_bucket_path(partition, bucket)?))
+    }
+
+    /// Where a data (or changelog) file lives: `_EXTERNAL_PATH` if set, else in its bucket dir.
+    pub fn data_file(&self, partition: &[u8], bucket: i32, file: &DataFileMeta) -> Result<Location> {
+        match &file.external_path {
+            Some(ext) => Location::parse(ext),
+            None => Ok(self.bucket_dir(partition, bucket)?.join(&file.file_name)),
+        }
+    }
+
+    /// The data file plus its extra files (same directory as the data file).
+    pub fn data_file_with_extras(
+        &self,
+        partition: &[u8],
+        bucket: i32,
+        file: &DataFileMeta,
+    ) -> Result<Vec<Location>> {
+        let main = self.data_file(partition, bucket, file)?;
+        let mut out = Vec::with_capacity(1 + file.extra_files.len());
+        if let Some(dir) = main.parent() {
+            for extra in &file.extra_files {
+                out.push(dir.join(extra));
+            }
+        }
+        out.insert(0, main);
+        Ok(out)
+    }
+
+    /// Where an index file lives (spec §1.13).
+    pub fn index_file(&self, entry: &IndexManifestEntry) -> Result<Location> {
+        if let Some(ext) = &entry.external_path {
+            return Location::parse(ext);
+        }
+        if self.index_in_data_dir && !entry.is_global {
+            return Ok(self.bucket_dir(&entry.partition, entry.bucket)?.join(&entry.file_name));
+        }
+        Ok(self.index_dir_file(&entry.file_name))
+    }
+
+    /// Display form of a location for reports: relative to the table root when under it,
+    /// otherwise the full location.
+    pub fn display(&self, loc: &Location) -> String {
+        match loc.relative_to(&self.root) {
+            Some(rel) => rel.to_string(),
+            None => loc.as_str().to_string(),
+        }
+    }
+}

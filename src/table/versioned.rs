@@ -1,0 +1,126 @@
+//! Versioned metadata directories (`snapshot/`, `changelog/`) with their `EARLIEST` / `LATEST`
+//! hints (spec §1.2, pitfall P16): hints are trusted only when the files agree with them.
+
+use crate::error::{Error, Result};
+use crate::spec::consumer::parse_hint;
+use crate::spec::snapshot::Snapshot;
+use crate::storage::{Location, Storage};
+
+/// One directory of `<prefix><id>` JSON files plus hints.
+#[derive(Debug, Clone)]
+pub struct VersionedDir {
+    dir: Location,
+    prefix: &'static str,
+    kind: &'static str,
+}
+
+impl VersionedDir {
+    /// `snapshot/` of a branch root.
+    pub fn snapshots(branch_root: &Location) -> Self {
+        VersionedDir {
+            dir: branch_root.join("snapshot"),
+            prefix: "snapshot-",
+            kind: "snapshot",
+        }
+    }
+
+    /// `changelog/` of a branch root (long-lived changelogs).
+    pub fn changelogs(branch_root: &Location) -> Self {
+        VersionedDir {
+            dir: branch_root.join("changelog"),
+            prefix: "changelog-",
+            kind: "changelog",
+        }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Location {
+        &self.dir
+    }
+
+    /// The file name prefix (`snapshot-` or `changelog-`).
+    pub fn prefix(&self) -> &'static str {
+        self.prefix
+    }
+
+    /// Location of version `id`.
+    pub fn location(&self, id: i64) -> Location {
+        self.dir.join(&format!("{}{id}", self.prefix))
+    }
+
+    /// Location of a hint file (`EARLIEST` or `LATEST`).
+    pub fn hint_location(&self, hint: &str) -> Location {
+        self.dir.join(hint)
+    }
+
+    /// Parse an id out of a file name: the suffix after the prefix must be a signed 64-bit integer.
+    pub fn parse_id(&self, name: &str) -> Option<i64> {
+        name.strip_prefix(self.prefix)?.parse().ok()
+    }
+
+    /// Every version id present, sorted ascending (temp files and other names ignored).
+    pub async fn list_ids(&self, storage: &Storage) -> Result<Vec<i64>> {
+        let listing = storage.list_dir(&self.dir).await?;
+        let mut ids: Vec<i64> = listing
+            .files
+            .iter()
+            .filter_map(|f| self.parse_id(f.location.name()))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    async fn read_hint(&self, storage: &Storage, hint: &str) -> Result<Option<i64>> {
+        match storage.get(&self.hint_location(hint)).await {
+            Ok(b) => Ok(parse_hint(&b)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Latest id: the `LATEST` hint if `<prefix><LATEST+1>` does not exist, else the max listed id.
+    pub async fn latest_id(&self, storage: &Storage) -> Result<Option<i64>> {
+        if let Some(h) = self.read_hint(storage, "LATEST").await? {
+            if storage.exists(&self.location(h)).await?
+                && !storage.exists(&self.location(h + 1)).await?
+            {
+                return Ok(Some(h));
+            }
+        }
+        Ok(self.list_ids(storage).await?.last().copied())
+    }
+
+    /// Earliest id: the `EARLIEST` hint if that file exists, else the min listed id.
+    pub async fn earliest_id(&self, storage: &Storage) -> Result<Option<i64>> {
+        if let Some(h) = self.read_hint(storage, "EARLIEST").await? {
+            if storage.exists(&self.location(h)).await? {
+                return Ok(Some(h));
+            }
+        }
+        Ok(self.list_ids(storage).await?.first().copied())
+    }
+
+    /// Read version `id`; `Error::NotFound` if absent; the id inside must match the name.
+    pub async fn read(&self, storage: &Storage, id: i64) -> Result<Snapshot> {
+        let loc = self.location(id);
+        let bytes = storage.get(&loc).await?;
+        Snapshot::parse_expecting_id(&bytes, loc.as_str(), id).map_err(|e| match e {
+            Error::Malformed { path, message, .. } => Error::Malformed {
+                kind: self.kind,
+                path,
+                message,
+            },
+            other => other,
+        })
+    }
+
+    /// Read version `id` if it exists.
+    pub async fn try_read(&self, storage: &Storage, id: i64) -> Result<Option<Snapshot>> {
+        match self.read(storage, id).await {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}

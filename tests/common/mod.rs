@@ -1,0 +1,150 @@
+//! Shared helpers for integration tests: fixture lookup, table copies, the pypaimon oracle.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Java-written fixture directory, or None (with a visible notice) when absent.
+/// With PAIMON_REQUIRE_FIXTURES=1 a missing directory panics.
+pub fn fixtures_dir() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var("PAIMON_FIXTURES").ok().map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/java-written-tables")),
+    ];
+    for c in candidates.into_iter().flatten() {
+        if c.join("INDEX.md").exists() {
+            return Some(c);
+        }
+    }
+    if std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref() == Ok("1") {
+        panic!("PAIMON_REQUIRE_FIXTURES=1 but the Java fixture tables were not found");
+    }
+    eprintln!("SKIP: Java fixture tables not found (set PAIMON_FIXTURES)");
+    None
+}
+
+/// Every table directory under the fixtures (a dir with `schema/`, not inside `branch/`).
+pub fn fixture_tables(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        if dir.join("schema").is_dir() {
+            out.push(dir);
+            continue;
+        }
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            for e in rd.flatten() {
+                if e.path().is_dir() && e.file_name() != "branch" {
+                    stack.push(e.path());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Recursively copy a directory (files keep their bytes; mtimes are fresh).
+pub fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
+
+/// Copy a table into a fresh temp dir; returns (guard, table path).
+pub fn copy_table(src: &Path) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join(src.file_name().unwrap());
+    copy_dir(src, &dst);
+    (tmp, dst)
+}
+
+/// The Python interpreter with pypaimon, or None (with a notice).
+pub fn python() -> Option<PathBuf> {
+    let p = std::env::var("PAIMON_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"));
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref() == Ok("1") {
+        panic!("PAIMON_REQUIRE_FIXTURES=1 but no pypaimon venv at {}", p.display());
+    }
+    eprintln!("SKIP: no pypaimon interpreter (run scripts/setup-python.sh)");
+    None
+}
+
+/// Run a script under tests/py with the pypaimon interpreter; returns stdout or stderr on failure.
+pub fn run_py(python: &Path, script: &str, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py").join(script))
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// A current-thread tokio runtime for tests.
+pub fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A warehouse of pypaimon-written tables (tests/py/make_tables.py), built once per test binary.
+/// Returns (warehouse dir, parsed tables.json) or None when pypaimon is unavailable.
+pub fn pypaimon_warehouse() -> Option<&'static (PathBuf, serde_json::Value)> {
+    static WAREHOUSE: std::sync::OnceLock<Option<(PathBuf, serde_json::Value)>> =
+        std::sync::OnceLock::new();
+    WAREHOUSE
+        .get_or_init(|| {
+            let py = python()?;
+            let dir = tempfile::Builder::new()
+                .prefix("pypaimon-wh-")
+                .tempdir()
+                .unwrap()
+                .keep();
+            run_py(&py, "make_tables.py", &[dir.to_str().unwrap(), "--quiet"])
+                .unwrap_or_else(|e| panic!("make_tables.py failed: {e}"));
+            let json: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(dir.join("tables.json")).unwrap()).unwrap();
+            Some((dir, json))
+        })
+        .as_ref()
+}
+
+/// The pypaimon-written table named `name`, copied to a fresh temp dir, with its tables.json entry.
+pub fn pypaimon_table(name: &str) -> Option<(tempfile::TempDir, PathBuf, serde_json::Value)> {
+    let (_, json) = pypaimon_warehouse()?;
+    let entry = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no pypaimon table {name}"))
+        .clone();
+    let (tmp, path) = copy_table(Path::new(entry["path"].as_str().unwrap()));
+    Some((tmp, path, entry))
+}
+
+/// pypaimon's view of one version (`live_files.py` JSON).
+pub fn pypaimon_view(table: &Path, args: &[&str]) -> serde_json::Value {
+    let py = python().expect("python");
+    let mut all = vec![table.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = run_py(&py, "live_files.py", &all).unwrap_or_else(|e| panic!("live_files.py: {e}"));
+    serde_json::from_str(&out).unwrap()
+}
