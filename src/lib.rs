@@ -7,10 +7,11 @@
 
 #![deny(missing_docs)]
 
+pub mod clean;
 pub mod error;
+pub mod ffi;
 pub mod spec;
 pub mod storage;
 pub mod table;
-pub mod ffi;
 
 pub use error::{Error, Result};

@@ -20,7 +20,10 @@ struct IndexRow {
 fn read_index(fixtures: &Path) -> HashMap<String, IndexRow> {
     let text = std::fs::read_to_string(fixtures.join("INDEX.md")).unwrap();
     let mut out = HashMap::new();
-    for line in text.lines().filter(|l| l.starts_with("| ") && l.contains(".db/")) {
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(".db/"))
+    {
         let cols: Vec<&str> = line.split('|').map(str::trim).collect();
         // cols[0] is empty (leading '|').
         let branches = cols[9]
@@ -73,23 +76,40 @@ fn inspect_reports_every_fixture_table_as_paimon_does() {
     };
     let index = read_index(&fixtures);
     let tables = common::fixture_tables(&fixtures);
-    assert!(tables.len() >= 90, "expected ~90 fixture tables, found {}", tables.len());
+    assert!(
+        tables.len() >= 90,
+        "expected ~90 fixture tables, found {}",
+        tables.len()
+    );
     let python = common::python();
     let mut compared_with_pypaimon = 0;
     let mut pypaimon_failures = BTreeMap::new();
     for src in &tables {
-        let rel = src.strip_prefix(&fixtures).unwrap().to_str().unwrap().to_string();
+        let rel = src
+            .strip_prefix(&fixtures)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         let (_tmp, table) = common::copy_table(src);
         let report = inspect_copy(&table);
 
         // Snapshots: exactly the snapshot files, count as INDEX.md says.
         let on_disk = snapshot_files(&table);
         assert_eq!(report.snapshots, on_disk, "{rel}: snapshots");
-        assert_eq!(report.latest_snapshot_id, on_disk.last().copied(), "{rel}: latest");
+        assert_eq!(
+            report.latest_snapshot_id,
+            on_disk.last().copied(),
+            "{rel}: latest"
+        );
         let row = index
             .get(&rel)
             .unwrap_or_else(|| panic!("{rel} is not listed in INDEX.md"));
-        assert_eq!(report.snapshots.len(), row.snapshots, "{rel}: snapshot count vs INDEX.md");
+        assert_eq!(
+            report.snapshots.len(),
+            row.snapshots,
+            "{rel}: snapshot count vs INDEX.md"
+        );
 
         // Branches: main first, then the ones INDEX.md names.
         let mut expected_branches = vec!["main".to_string()];
@@ -112,7 +132,10 @@ fn inspect_reports_every_fixture_table_as_paimon_does() {
                     "{rel}: external path {f} is not absolute"
                 );
             } else {
-                assert!(table.join(f).is_file(), "{rel}: live file {f} missing on disk");
+                assert!(
+                    table.join(f).is_file(),
+                    "{rel}: live file {f} missing on disk"
+                );
             }
         }
 

@@ -50,7 +50,11 @@ fn inspect_matches_pypaimon_on_every_written_table() {
             .map(|v| v.as_i64().unwrap())
             .collect();
         assert_eq!(report.snapshots, snaps, "{name}: snapshots");
-        assert_eq!(report.latest_snapshot_id, snaps.last().copied(), "{name}: latest");
+        assert_eq!(
+            report.latest_snapshot_id,
+            snaps.last().copied(),
+            "{name}: latest"
+        );
         let tags: BTreeMap<String, i64> = entry["tags"]
             .as_object()
             .unwrap()
@@ -71,7 +75,11 @@ fn inspect_matches_pypaimon_on_every_written_table() {
         assert_eq!(report.branches, branches, "{name}: branches");
 
         let theirs = common::pypaimon_view(&table, &["--files-only"]);
-        assert_eq!(report.live_files, strings(&theirs["live_files"]), "{name}: live files");
+        assert_eq!(
+            report.live_files,
+            strings(&theirs["live_files"]),
+            "{name}: live files"
+        );
         for f in &report.live_files {
             assert!(table.join(f).is_file(), "{name}: {f} missing");
         }
@@ -80,7 +88,12 @@ fn inspect_matches_pypaimon_on_every_written_table() {
         if let Some(bs) = entry["branch_snapshots"].as_object() {
             for (b, ids) in bs.iter().filter(|(b, _)| b.as_str() != "main") {
                 let detail = &report.branch_details[b];
-                let ids: Vec<i64> = ids.as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+                let ids: Vec<i64> = ids
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_i64().unwrap())
+                    .collect();
                 assert_eq!(detail.snapshots, ids, "{name}: branch {b} snapshots");
             }
         }
@@ -93,7 +106,9 @@ fn escaped_null_and_empty_partition_values_resolve_to_their_directories() {
         return;
     };
     let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
-    let report = common::rt().block_on(inspect(storage, &HashMap::new())).unwrap();
+    let report = common::rt()
+        .block_on(inspect(storage, &HashMap::new()))
+        .unwrap();
     for dir in [
         "dt=a%2Fb/",
         "dt=x%3Dy/",

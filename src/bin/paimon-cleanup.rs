@@ -11,7 +11,11 @@ use paimon_cleanup::table::inspect::inspect;
 use paimon_cleanup::{Error, Result};
 
 #[derive(Parser)]
-#[command(name = "paimon-cleanup", version, about = "Apache Paimon table maintenance")]
+#[command(
+    name = "paimon-cleanup",
+    version,
+    about = "Apache Paimon table maintenance"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -49,11 +53,24 @@ fn parse_options(pairs: &[String]) -> Result<HashMap<String, String>> {
         .collect()
 }
 
+/// A relative local path is taken relative to the current directory.
+fn table_uri(arg: &str) -> Result<String> {
+    let looks_like_uri = arg.contains("://") || arg.to_ascii_lowercase().starts_with("file:");
+    if looks_like_uri || std::path::Path::new(arg).is_absolute() {
+        return Ok(arg.to_string());
+    }
+    let abs = std::fs::canonicalize(arg)
+        .map_err(|e| Error::InvalidArgument(format!("cannot resolve table path '{arg}': {e}")))?;
+    Ok(abs.to_string_lossy().into_owned())
+}
+
 fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
     let mut b = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = threads {
         if n == 0 {
-            return Err(Error::InvalidArgument("--threads must be at least 1".into()));
+            return Err(Error::InvalidArgument(
+                "--threads must be at least 1".into(),
+            ));
         }
         b.worker_threads(n);
     }
@@ -65,10 +82,11 @@ fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
 fn run_inspect(args: &TableArgs) -> Result<()> {
     let options = parse_options(&args.options)?;
     let rt = runtime(args.threads)?;
-    let storage = Arc::new(Storage::open(&args.table, &options)?);
+    let storage = Arc::new(Storage::open(&table_uri(&args.table)?, &options)?);
     let report = rt.block_on(inspect(storage, &options))?;
     if args.json {
-        let text = serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))?;
         println!("{text}");
     } else {
         println!("table:      {}", report.table);

@@ -465,6 +465,9 @@ fn handles_are_send_and_sync() {
 
 #[test]
 fn summary_struct_conversion() {
+    // The layout is part of the ABI (also asserted by c_tests/test_handles.c).
+    assert_eq!(std::mem::size_of::<PaimonCleanupTableSummary>(), 64);
+    assert_eq!(std::mem::align_of::<PaimonCleanupTableSummary>(), 8);
     let empty = PaimonCleanupTableSummary::from(crate::table::TableSummary::default());
     assert!(!empty.has_snapshots);
     assert_eq!(empty.latest_snapshot_id, 0);

@@ -537,7 +537,10 @@ impl BinaryRowWriter {
             self.put_slot(pos, s)
         } else {
             let offset = self.append_var(v)?;
-            self.put_slot(pos, (((offset as u64) << 32) | v.len() as u64).to_le_bytes())
+            self.put_slot(
+                pos,
+                (((offset as u64) << 32) | v.len() as u64).to_le_bytes(),
+            )
         }
     }
 
@@ -562,7 +565,10 @@ impl BinaryRowWriter {
         reserved[..be.len()].copy_from_slice(&be);
         self.slot_start(pos)?;
         let offset = self.append_var(&reserved)?;
-        self.put_slot(pos, (((offset as u64) << 32) | be.len() as u64).to_le_bytes())
+        self.put_slot(
+            pos,
+            (((offset as u64) << 32) | be.len() as u64).to_le_bytes(),
+        )
     }
 
     /// Writes a TIMESTAMP / TIMESTAMP_LTZ with the column's precision.
@@ -744,7 +750,10 @@ mod tests {
         // p=0 (INT)
         let mut w = BinaryRowWriter::new(1);
         w.write_int(0, 0).unwrap();
-        assert_eq!(w.finish(), hex("00000001 0000000000000000 0000000000000000"));
+        assert_eq!(
+            w.finish(),
+            hex("00000001 0000000000000000 0000000000000000")
+        );
 
         // dt='a' inline
         let bytes = hex("00000001 0000000000000000 6100000000000081");

@@ -32,7 +32,9 @@ mod tests {
     #[test]
     fn consumer_and_hints() {
         assert_eq!(
-            Consumer::parse(br#"{"nextSnapshot": 7, "x": 1}"#, "c").unwrap().next_snapshot,
+            Consumer::parse(br#"{"nextSnapshot": 7, "x": 1}"#, "c")
+                .unwrap()
+                .next_snapshot,
             7
         );
         assert!(Consumer::parse(b"{}", "consumer-x").is_err());

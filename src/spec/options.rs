@@ -71,7 +71,10 @@ pub struct TableOptions {
 
 impl TableOptions {
     /// Build from schema options, then apply `overrides` on top.
-    pub fn new(schema_options: &HashMap<String, String>, overrides: &HashMap<String, String>) -> Self {
+    pub fn new(
+        schema_options: &HashMap<String, String>,
+        overrides: &HashMap<String, String>,
+    ) -> Self {
         let mut map = schema_options.clone();
         map.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
         TableOptions { map }
@@ -138,7 +141,8 @@ impl TableOptions {
 
     /// `data-file.path-directory`, if set.
     pub fn data_file_path_directory(&self) -> Option<&str> {
-        self.get("data-file.path-directory").filter(|s| !s.trim().is_empty())
+        self.get("data-file.path-directory")
+            .filter(|s| !s.trim().is_empty())
     }
 
     /// `data-file.external-paths`: the configured external data roots.
@@ -156,12 +160,15 @@ impl TableOptions {
 
     /// `index-file-in-data-file-dir` (default false).
     pub fn index_file_in_data_file_dir(&self) -> Result<bool> {
-        Ok(self.get_bool("index-file-in-data-file-dir")?.unwrap_or(false))
+        Ok(self
+            .get_bool("index-file-in-data-file-dir")?
+            .unwrap_or(false))
     }
 
     /// `global-index.external-path`, if set.
     pub fn global_index_external_path(&self) -> Option<&str> {
-        self.get("global-index.external-path").filter(|s| !s.trim().is_empty())
+        self.get("global-index.external-path")
+            .filter(|s| !s.trim().is_empty())
     }
 }
 
@@ -174,9 +181,15 @@ mod tests {
         assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
         assert_eq!(parse_duration("30 min").unwrap(), Duration::from_secs(1800));
         assert_eq!(parse_duration("1 h").unwrap(), Duration::from_secs(3600));
-        assert_eq!(parse_duration("7d").unwrap(), Duration::from_secs(7 * 86400));
+        assert_eq!(
+            parse_duration("7d").unwrap(),
+            Duration::from_secs(7 * 86400)
+        );
         assert_eq!(parse_duration("250").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("2 days").unwrap(), Duration::from_secs(2 * 86400));
+        assert_eq!(
+            parse_duration("2 days").unwrap(),
+            Duration::from_secs(2 * 86400)
+        );
         assert!(parse_duration("h").is_err());
         assert!(parse_duration("5 fortnights").is_err());
     }
@@ -197,8 +210,10 @@ mod tests {
         let opts = TableOptions::new(&s, &o);
         assert_eq!(opts.bucket().unwrap(), 4);
         assert_eq!(opts.partition_default_name(), "__DEFAULT_PARTITION__");
-        assert!(TableOptions::new(&o, &HashMap::from([("bucket".into(), "x".into())]))
-            .bucket()
-            .is_err());
+        assert!(
+            TableOptions::new(&o, &HashMap::from([("bucket".into(), "x".into())]))
+                .bucket()
+                .is_err()
+        );
     }
 }

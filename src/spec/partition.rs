@@ -23,23 +23,24 @@ const MILLIS_PER_DAY: i64 = 86_400_000;
 fn needs_escaping(c: char) -> bool {
     matches!(
         c,
-        '\u{00}'..='\u{1F}'
-            | '"'
-            | '#'
-            | '%'
-            | '\''
-            | '*'
-            | '/'
-            | ':'
-            | '='
-            | '?'
-            | '\\'
-            | '\u{7F}'
-            | '{'
-            | '}'
-            | '['
-            | ']'
-            | '^'
+        '\u{00}'
+            ..='\u{1F}'
+                | '"'
+                | '#'
+                | '%'
+                | '\''
+                | '*'
+                | '/'
+                | ':'
+                | '='
+                | '?'
+                | '\\'
+                | '\u{7F}'
+                | '{'
+                | '}'
+                | '['
+                | ']'
+                | '^'
     )
 }
 
@@ -623,7 +624,10 @@ mod tests {
         assert_eq!(escape_path_name("%41"), "%2541");
         assert_eq!(escape_path_name("héllo wörld 日本"), "héllo wörld 日本");
         assert_eq!(escape_path_name("a b"), "a b");
-        assert_eq!(escape_path_name("\n\u{7f}{}[]^:?*\\\"#'"), "%0A%7F%7B%7D%5B%5D%5E%3A%3F%2A%5C%22%23%27");
+        assert_eq!(
+            escape_path_name("\n\u{7f}{}[]^:?*\\\"#'"),
+            "%0A%7F%7B%7D%5B%5D%5E%3A%3F%2A%5C%22%23%27"
+        );
         assert_eq!(escape_path_name("plain-value_1.2"), "plain-value_1.2");
         assert_eq!(escape_path_name("\u{0}"), "%00");
     }
@@ -833,7 +837,10 @@ mod tests {
             nanos_of_milli: nanos,
         };
         assert_eq!(format_timestamp_legacy(ts(base, 0)), "2024-01-02T03:04:05");
-        assert_eq!(format_timestamp_legacy(ts(base - 5000, 0)), "2024-01-02T03:04");
+        assert_eq!(
+            format_timestamp_legacy(ts(base - 5000, 0)),
+            "2024-01-02T03:04"
+        );
         assert_eq!(
             format_timestamp_legacy(ts(base + 120, 0)),
             "2024-01-02T03:04:05.120"
@@ -846,7 +853,10 @@ mod tests {
             format_timestamp_legacy(ts(base + 120, 300_001)),
             "2024-01-02T03:04:05.120300001"
         );
-        assert_eq!(format_timestamp_legacy(ts(-1, 0)), "1969-12-31T23:59:59.999");
+        assert_eq!(
+            format_timestamp_legacy(ts(-1, 0)),
+            "1969-12-31T23:59:59.999"
+        );
         assert_eq!(
             format_timestamp_legacy(ts(-62_198_755_200_000, 0)),
             "-0001-01-01T00:00"
@@ -858,7 +868,10 @@ mod tests {
 
         assert_eq!(format_timestamp(ts(base, 0), 0), "2024-01-02 03:04:05");
         assert_eq!(format_timestamp(ts(base, 0), 3), "2024-01-02 03:04:05.000");
-        assert_eq!(format_timestamp(ts(base + 120, 0), 0), "2024-01-02 03:04:05.12");
+        assert_eq!(
+            format_timestamp(ts(base + 120, 0), 0),
+            "2024-01-02 03:04:05.12"
+        );
         assert_eq!(
             format_timestamp(ts(base + 120, 0), 6),
             "2024-01-02 03:04:05.120000"
@@ -947,10 +960,7 @@ mod tests {
         assert_eq!(java_f64_string(100.0), "100.0");
         assert_eq!(java_f32_string(0.1), "0.1");
         assert_eq!(java_f32_string(1.5e-7), "1.5E-7");
-        assert_eq!(
-            internal_string(&Datum::Double(f64::NAN)).unwrap(),
-            "NaN"
-        );
+        assert_eq!(internal_string(&Datum::Double(f64::NAN)).unwrap(), "NaN");
         assert!(internal_string(&Datum::Binary(vec![1u8].into())).is_err());
     }
 }

@@ -125,19 +125,27 @@ impl Tag {
             serde_json::from_slice(bytes).map_err(|e| Error::malformed("tag", path, e))?;
         let create = snapshot.extra.remove("tagCreateTime");
         let retained = snapshot.extra.remove("tagTimeRetained");
-        let create_time_millis = match create {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(
-                local_date_time_millis(&v)
-                    .ok_or_else(|| Error::malformed("tag", path, format!("bad tagCreateTime {v}")))?,
-            ),
-        };
+        let create_time_millis =
+            match create {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(local_date_time_millis(&v).ok_or_else(|| {
+                    Error::malformed("tag", path, format!("bad tagCreateTime {v}"))
+                })?),
+            };
         let time_retained_millis = match retained {
             None | Some(Value::Null) => None,
             Some(Value::Number(n)) => n.as_f64().map(|secs| (secs * 1000.0).round() as i64),
-            Some(Value::String(s)) => s.trim().parse::<f64>().ok().map(|secs| (secs * 1000.0).round() as i64),
+            Some(Value::String(s)) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .map(|secs| (secs * 1000.0).round() as i64),
             Some(v) => {
-                return Err(Error::malformed("tag", path, format!("bad tagTimeRetained {v}")));
+                return Err(Error::malformed(
+                    "tag",
+                    path,
+                    format!("bad tagTimeRetained {v}"),
+                ));
             }
         };
         Ok(Tag {
@@ -153,7 +161,10 @@ impl Tag {
 pub fn local_date_time_millis(v: &Value) -> Option<i64> {
     match v {
         Value::Array(parts) => {
-            let n: Vec<i64> = parts.iter().map(Value::as_i64).collect::<Option<Vec<_>>>()?;
+            let n: Vec<i64> = parts
+                .iter()
+                .map(Value::as_i64)
+                .collect::<Option<Vec<_>>>()?;
             if n.len() < 3 {
                 return None;
             }
@@ -193,7 +204,8 @@ mod tests {
 
     #[test]
     fn id_mismatch_is_an_error() {
-        let e = Snapshot::parse_expecting_id(JAVA.as_bytes(), "snapshot/snapshot-5", 5).unwrap_err();
+        let e =
+            Snapshot::parse_expecting_id(JAVA.as_bytes(), "snapshot/snapshot-5", 5).unwrap_err();
         assert!(e.to_string().contains("snapshot/snapshot-5"), "{e}");
     }
 

@@ -83,15 +83,20 @@ impl DataType {
         match v {
             Value::String(s) => Ok(Self::parse_atomic(s)),
             Value::Object(m) => {
-                let t = m
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| Error::InvalidArgument(format!("type object without 'type': {v}")))?;
+                let t = m.get("type").and_then(Value::as_str).ok_or_else(|| {
+                    Error::InvalidArgument(format!("type object without 'type': {v}"))
+                })?;
                 let nullable = !t.to_ascii_uppercase().contains("NOT NULL");
-                let root = t.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+                let root = t
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_uppercase();
                 Ok((DataType::Other(root), nullable))
             }
-            other => Err(Error::InvalidArgument(format!("unexpected type JSON: {other}"))),
+            other => Err(Error::InvalidArgument(format!(
+                "unexpected type JSON: {other}"
+            ))),
         }
     }
 
@@ -147,16 +152,28 @@ mod tests {
     #[test]
     fn parses_atomic_types() {
         assert_eq!(DataType::parse_atomic("INT"), (DataType::Int, true));
-        assert_eq!(DataType::parse_atomic("BIGINT NOT NULL"), (DataType::BigInt, false));
+        assert_eq!(
+            DataType::parse_atomic("BIGINT NOT NULL"),
+            (DataType::BigInt, false)
+        );
         assert_eq!(
             DataType::parse_atomic("DECIMAL(38, 4)"),
-            (DataType::Decimal { precision: 38, scale: 4 }, true)
+            (
+                DataType::Decimal {
+                    precision: 38,
+                    scale: 4
+                },
+                true
+            )
         );
         assert_eq!(
             DataType::parse_atomic("TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL"),
             (DataType::TimestampLtz { precision: 3 }, false)
         );
-        assert_eq!(DataType::parse_atomic("VARCHAR(10)"), (DataType::String, true));
+        assert_eq!(
+            DataType::parse_atomic("VARCHAR(10)"),
+            (DataType::String, true)
+        );
         assert_eq!(DataType::parse_atomic("DATE"), (DataType::Date, true));
     }
 }

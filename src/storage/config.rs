@@ -95,6 +95,7 @@ fn parse_duration_opt(options: &HashMap<String, String>, key: &str) -> Result<Op
 }
 
 /// Parses a boolean option value the way Hadoop/Paimon do (case-insensitive `true`/`false`).
+#[cfg_attr(not(feature = "s3"), allow(dead_code))]
 fn parse_bool(key: &str, v: &str) -> Result<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
         "true" => Ok(true),
@@ -140,7 +141,7 @@ impl StoreConfig {
     }
 
     /// The first value present among `keys`.
-    #[allow(dead_code)] // unused when no cloud feature is compiled in
+    #[cfg_attr(not(any(feature = "s3", feature = "gcs")), allow(dead_code))]
     fn first(&self, keys: &[&str]) -> Option<&str> {
         keys.iter()
             .find_map(|k| self.options.get(*k))
@@ -148,7 +149,10 @@ impl StoreConfig {
     }
 
     /// Options whose key starts with `prefix`, sorted by key (deterministic builder order).
-    #[allow(dead_code)] // unused when no cloud feature is compiled in
+    #[cfg_attr(
+        not(any(feature = "s3", feature = "gcs", feature = "azure")),
+        allow(dead_code)
+    )]
     fn with_prefix(&self, prefix: &str) -> Vec<(&str, &str)> {
         let mut v: Vec<(&str, &str)> = self
             .options
@@ -187,7 +191,10 @@ impl StoreConfig {
 }
 
 /// Error for a store that cannot be built from the given options.
-#[allow(dead_code)] // unused when no cloud feature is compiled in
+#[cfg_attr(
+    not(any(feature = "s3", feature = "gcs", feature = "azure")),
+    allow(dead_code)
+)]
 fn build_error(base: &str, e: impl std::fmt::Display) -> Error {
     Error::InvalidArgument(format!("cannot open object store {base}: {e}"))
 }
@@ -311,7 +318,9 @@ fn build_s3(
 
     let pick = |s3_keys: &[&str], oss_keys: &[&str]| -> Option<String> {
         let from_oss = if oss { config.first(oss_keys) } else { None };
-        from_oss.or_else(|| config.first(s3_keys)).map(str::to_string)
+        from_oss
+            .or_else(|| config.first(s3_keys))
+            .map(str::to_string)
     };
     let ssl = match config.first(&["fs.s3a.connection.ssl.enabled"]) {
         Some(v) => parse_bool("fs.s3a.connection.ssl.enabled", v)?,
@@ -471,7 +480,10 @@ mod tests {
             (RETRY_INIT_BACKOFF, "1 h"),
         ] {
             assert!(
-                matches!(StoreConfig::new(&opts(&[bad])), Err(Error::InvalidArgument(_))),
+                matches!(
+                    StoreConfig::new(&opts(&[bad])),
+                    Err(Error::InvalidArgument(_))
+                ),
                 "{bad:?}"
             );
         }
@@ -513,8 +525,11 @@ mod tests {
         ));
         let c = StoreConfig::new(&opts(&[("s3.path-style-access", "maybe")])).unwrap();
         assert!(build_object_store("s3", "bucket", "s3://bucket", &c).is_err());
-        let c = StoreConfig::new(&opts(&[("fs.oss.endpoint", "oss-cn-hangzhou.aliyuncs.com")]))
-            .unwrap();
+        let c = StoreConfig::new(&opts(&[(
+            "fs.oss.endpoint",
+            "oss-cn-hangzhou.aliyuncs.com",
+        )]))
+        .unwrap();
         build_object_store("oss", "bucket", "oss://bucket", &c).unwrap();
     }
 

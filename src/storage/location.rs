@@ -434,14 +434,23 @@ mod tests {
         let j = loc("/t").join("dt=a%2Fb/bucket-0/data 1 ü.orc");
         assert_eq!(j.as_str(), "file:///t/dt=a%2Fb/bucket-0/data 1 ü.orc");
         assert_eq!(j.name(), "data 1 ü.orc");
-        assert_eq!(loc("/t").join(".snapshot-7.x.tmp").name(), ".snapshot-7.x.tmp");
-        assert_eq!(loc("/t").join("__DEFAULT_PARTITION__").name(), "__DEFAULT_PARTITION__");
+        assert_eq!(
+            loc("/t").join(".snapshot-7.x.tmp").name(),
+            ".snapshot-7.x.tmp"
+        );
+        assert_eq!(
+            loc("/t").join("__DEFAULT_PARTITION__").name(),
+            "__DEFAULT_PARTITION__"
+        );
     }
 
     #[test]
     fn join_normalizes() {
         let root = loc("/t");
-        assert_eq!(root.join("snapshot/snapshot-1").as_str(), "file:///t/snapshot/snapshot-1");
+        assert_eq!(
+            root.join("snapshot/snapshot-1").as_str(),
+            "file:///t/snapshot/snapshot-1"
+        );
         assert_eq!(root.join("/a//b/./c/").as_str(), "file:///t/a/b/c");
         assert_eq!(root.join("").as_str(), "file:///t");
         assert_eq!(root.join("a/../b").as_str(), "file:///t/b");

@@ -196,8 +196,7 @@ impl Storage {
         if let Some(s) = stores.get(base) {
             return Ok(Backend::Object(s.clone()));
         }
-        let store =
-            config::build_object_store(loc.scheme(), loc.authority(), base, &self.config)?;
+        let store = config::build_object_store(loc.scheme(), loc.authority(), base, &self.config)?;
         tracing::debug!(store = base, "opened object store");
         stores.insert(base.to_string(), store.clone());
         Ok(Backend::Object(store))
@@ -352,7 +351,9 @@ impl Storage {
             let checks = self.real_checks(&locs, &local_idx, concurrency).await;
             let mut to_delete = Vec::new();
             for i in local_idx {
-                let parent = locs[i].parent().and_then(|p| p.local_path().map(PathBuf::from));
+                let parent = locs[i]
+                    .parent()
+                    .and_then(|p| p.local_path().map(PathBuf::from));
                 match parent.and_then(|p| checks.get(&p)) {
                     Some(Ok(local::RealCheck::Inside)) => to_delete.push(i),
                     Some(Ok(local::RealCheck::Absent)) => results[i] = Some(Ok(())),
@@ -521,7 +522,8 @@ mod tests {
         let s = storage("/w/db.db/t");
         let root = s.root().clone();
         assert_eq!(root.as_str(), "file:///w/db.db/t");
-        s.check_deletable(&root.join("snapshot/snapshot-1")).unwrap();
+        s.check_deletable(&root.join("snapshot/snapshot-1"))
+            .unwrap();
         s.check_deletable(&root.join("dt=a%2Fb/bucket-0/data-1.orc"))
             .unwrap();
         s.check_deletable(&loc("FILE:/w/db.db/t/x")).unwrap();
@@ -539,7 +541,13 @@ mod tests {
             assert_refused(&s, &loc(bad));
         }
         // Traversal through join leaves the root and is refused.
-        for rel in ["../t2/x", "a/../../t2/x", "../../../etc/passwd", "..", "a/.."] {
+        for rel in [
+            "../t2/x",
+            "a/../../t2/x",
+            "../../../etc/passwd",
+            "..",
+            "a/..",
+        ] {
             assert_refused(&s, &root.join(rel));
         }
         // A relative or '..'-laden path never even parses.
@@ -549,17 +557,17 @@ mod tests {
 
     #[test]
     fn guard_with_external_roots() {
-        let mut s = storage("s3://bucket/w/t");
-        let ext = loc("s3://other/ext");
+        let mut s = storage("memory://bucket/w/t");
+        let ext = loc("memory://other/ext");
         let file = ext.join("f1=10/bucket-0/data-1.parquet");
         assert_refused(&s, &file);
         s.add_delete_root(ext.clone());
         s.add_delete_root(ext.clone());
-        assert_eq!(s.delete_roots(), &[ext.clone()]);
+        assert_eq!(s.delete_roots(), std::slice::from_ref(&ext));
         s.check_deletable(&file).unwrap();
         assert_refused(&s, &ext);
-        assert_refused(&s, &loc("s3://other/ext2/x"));
-        assert_refused(&s, &loc("s3://other/x"));
+        assert_refused(&s, &loc("memory://other/ext2/x"));
+        assert_refused(&s, &loc("memory://other/x"));
         assert_refused(&s, &loc("gs://other/ext/x"));
         // The local filesystem root is never accepted as a delete root.
         s.add_delete_root(loc("/"));
@@ -569,7 +577,14 @@ mod tests {
 
     #[test]
     fn open_validates() {
-        for bad in ["", "relative/t", "/", "s3://bucket", "/t/../x", "memory:///"] {
+        for bad in [
+            "",
+            "relative/t",
+            "/",
+            "s3://bucket",
+            "/t/../x",
+            "memory:///",
+        ] {
             assert!(
                 matches!(
                     Storage::open(bad, &HashMap::new()),

@@ -170,10 +170,16 @@ pub(crate) async fn delete_chunk(
     }
     // Index of each key in `locs`, in the order they are sent.
     let pending: Vec<usize> = (0..locs.len()).filter(|i| results[*i].is_none()).collect();
-    let input = futures::stream::iter(keys.into_iter().map(Ok)).boxed();
+    let input = futures::stream::iter(keys.clone().into_iter().map(Ok)).boxed();
     let outcomes: Vec<object_store::Result<Path>> = store.delete_stream(input).collect().await;
 
-    if outcomes.len() == pending.len() {
+    // delete_stream promises one outcome per key in input order; check what can be checked.
+    let in_order = outcomes.len() == keys.len()
+        && outcomes
+            .iter()
+            .zip(&keys)
+            .all(|(o, k)| o.as_ref().map_or(true, |p| p == k));
+    if in_order {
         // One outcome per key, in input order (the documented contract of delete_stream).
         for (i, outcome) in pending.iter().zip(outcomes) {
             results[*i] = Some(match outcome {
@@ -182,8 +188,8 @@ pub(crate) async fn delete_chunk(
             });
         }
     } else {
-        // A request-level failure collapsed part of the batch into fewer errors: keys reported
-        // deleted are done, every other key gets the (first) batch error.
+        // A request-level failure collapsed part of the batch into fewer errors (or the store
+        // reordered): keys reported deleted are done, every other key gets the first error.
         let mut first_error: Option<String> = None;
         let mut done = std::collections::HashSet::new();
         for outcome in outcomes {

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::{Error, Result};
-use crate::spec::manifest::{
-    FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta,
-};
+use crate::spec::manifest::{self, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
 use crate::storage::Storage;
 use crate::table::paths::PathFactory;
 
@@ -35,17 +33,21 @@ impl MetadataReader {
     }
 
     /// Read and decode a manifest list. A missing file is `Error::NotFound`.
-    pub async fn manifest_list(&self, paths: &PathFactory, name: &str) -> Result<Vec<ManifestFileMeta>> {
-        let loc = paths.manifest(name);
+    pub async fn manifest_list(
+        &self,
+        paths: &PathFactory,
+        name: &str,
+    ) -> Result<Vec<ManifestFileMeta>> {
+        let loc = paths.manifest(name)?;
         let bytes = self.storage.get(&loc).await?;
-        pending::decode_manifest_list(&bytes, loc.as_str())
+        manifest::decode_manifest_list(&bytes, loc.as_str())
     }
 
     /// Read and decode one manifest.
     pub async fn manifest(&self, paths: &PathFactory, name: &str) -> Result<Vec<ManifestEntry>> {
-        let loc = paths.manifest(name);
+        let loc = paths.manifest(name)?;
         let bytes = self.storage.get(&loc).await?;
-        pending::decode_manifest(&bytes, loc.as_str())
+        manifest::decode_manifest(&bytes, loc.as_str())
     }
 
     /// Read many manifests concurrently; results keep the order of `names`.
@@ -67,9 +69,9 @@ impl MetadataReader {
         paths: &PathFactory,
         name: &str,
     ) -> Result<Vec<IndexManifestEntry>> {
-        let loc = paths.manifest(name);
+        let loc = paths.manifest(name)?;
         let bytes = self.storage.get(&loc).await?;
-        pending::decode_index_manifest(&bytes, loc.as_str())
+        manifest::decode_index_manifest(&bytes, loc.as_str())
     }
 }
 
@@ -100,7 +102,9 @@ fn identifier(e: &ManifestEntry) -> EntryIdentifier {
 /// Merge entries in order: ADD inserts, DELETE removes a present ADD (or is kept when its ADD
 /// has not been seen). Returns the live ADD entries in first-seen order. An ADD of a file that
 /// is already present (added or pending delete) is corruption and an error, as in Java.
-pub fn merge_entries(entries: impl IntoIterator<Item = ManifestEntry>) -> Result<Vec<ManifestEntry>> {
+pub fn merge_entries(
+    entries: impl IntoIterator<Item = ManifestEntry>,
+) -> Result<Vec<ManifestEntry>> {
     let mut slots: Vec<Option<ManifestEntry>> = Vec::new();
     let mut index: HashMap<EntryIdentifier, usize> = HashMap::new();
     for e in entries {
@@ -131,19 +135,4 @@ pub fn merge_entries(entries: impl IntoIterator<Item = ManifestEntry>) -> Result
         .flatten()
         .filter(|e| e.kind == FileKind::Add)
         .collect())
-}
-
-// TEMPORARY until the manifest decoders land in spec::manifest.
-mod pending {
-    use crate::error::{Error, Result};
-    use crate::spec::manifest::{IndexManifestEntry, ManifestEntry, ManifestFileMeta};
-    pub fn decode_manifest_list(_: &[u8], p: &str) -> Result<Vec<ManifestFileMeta>> {
-        Err(Error::Unsupported(format!("pending {p}")))
-    }
-    pub fn decode_manifest(_: &[u8], p: &str) -> Result<Vec<ManifestEntry>> {
-        Err(Error::Unsupported(format!("pending {p}")))
-    }
-    pub fn decode_index_manifest(_: &[u8], p: &str) -> Result<Vec<IndexManifestEntry>> {
-        Err(Error::Unsupported(format!("pending {p}")))
-    }
 }

@@ -75,7 +75,10 @@ async fn inspect_branch(table: &Table) -> Result<BranchInspection> {
 }
 
 /// Inspect the table at `storage.root()`.
-pub async fn inspect(storage: Arc<Storage>, overrides: &HashMap<String, String>) -> Result<TableInspection> {
+pub async fn inspect(
+    storage: Arc<Storage>,
+    overrides: &HashMap<String, String>,
+) -> Result<TableInspection> {
     let table = Table::open(storage.clone(), overrides).await?;
     let main = inspect_branch(&table).await?;
     let snapshots_dir = table.snapshots();
@@ -88,9 +91,11 @@ pub async fn inspect(storage: Arc<Storage>, overrides: &HashMap<String, String>)
             live_file_bytes += e.file.file_size.max(0) as u64;
             let display = match &e.file.external_path {
                 Some(ext) => ext.clone(),
-                None => table
-                    .paths()
-                    .display(&table.paths().data_file(&e.partition, e.bucket, &e.file)?),
+                None => table.paths().display(&table.paths().data_file(
+                    &e.partition,
+                    e.bucket,
+                    &e.file,
+                )?),
             };
             live_files.push(display);
         }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 pub use files::{merge_entries, MetadataReader};
-pub use paths::PathFactory;
+pub use paths::{child, PathFactory};
 pub use versioned::VersionedDir;
 
 use crate::error::{Error, Result};
@@ -56,7 +56,13 @@ pub async fn latest_schema(storage: &Storage, branch_root: &Location) -> Result<
     let latest = listing
         .files
         .iter()
-        .filter_map(|f| f.location.name().strip_prefix("schema-")?.parse::<i64>().ok())
+        .filter_map(|f| {
+            f.location
+                .name()
+                .strip_prefix("schema-")?
+                .parse::<i64>()
+                .ok()
+        })
         .max()
         .ok_or_else(|| Error::NotFound {
             path: format!("{}/schema-*", dir.as_str()),
@@ -104,6 +110,15 @@ impl Table {
     /// The same table opened on another branch.
     pub async fn branch(&self, name: &str) -> Result<Table> {
         Self::open_branch(self.storage.clone(), &self.overrides, name).await
+    }
+
+    /// This table (schema, options, paths) with the metadata directories of branch `name`; for
+    /// a branch directory that has no schema of its own.
+    pub fn with_branch_root_of(&self, name: &str) -> Table {
+        let mut t = self.clone();
+        t.branch = name.to_string();
+        t.branch_root = branch_root(self.storage.root(), name);
+        t
     }
 
     /// The storage.
@@ -196,7 +211,12 @@ impl Table {
         let listing = self.storage.list_dir(&dir).await?;
         let mut out = BTreeMap::new();
         for f in listing.files {
-            let Some(id) = f.location.name().strip_prefix("consumer-").map(String::from) else {
+            let Some(id) = f
+                .location
+                .name()
+                .strip_prefix("consumer-")
+                .map(String::from)
+            else {
                 continue;
             };
             let bytes = match self.storage.get(&f.location).await {
@@ -214,7 +234,10 @@ impl Table {
         &self,
         snapshot: &Snapshot,
     ) -> Result<Vec<crate::spec::manifest::ManifestEntry>> {
-        let mut manifests = self.reader.manifest_list(&self.paths, &snapshot.base_manifest_list).await?;
+        let mut manifests = self
+            .reader
+            .manifest_list(&self.paths, &snapshot.base_manifest_list)
+            .await?;
         manifests.extend(
             self.reader
                 .manifest_list(&self.paths, &snapshot.delta_manifest_list)

@@ -25,7 +25,11 @@ pub struct PathFactory {
 
 impl PathFactory {
     /// Build the factory for a table root with its options and partition fields.
-    pub fn new(root: &Location, options: &TableOptions, partition_fields: Vec<DataField>) -> Result<Self> {
+    pub fn new(
+        root: &Location,
+        options: &TableOptions,
+        partition_fields: Vec<DataField>,
+    ) -> Result<Self> {
         let data_root = match options.data_file_path_directory() {
             Some(dir) => root.join(dir.trim_matches('/')),
             None => root.clone(),
@@ -61,18 +65,18 @@ impl PathFactory {
     }
 
     /// `<root>/manifest/<name>`: manifest lists, manifests and index manifests.
-    pub fn manifest(&self, name: &str) -> Location {
-        self.root.join(&format!("manifest/{name}"))
+    pub fn manifest(&self, name: &str) -> Result<Location> {
+        child(&self.root.join("manifest"), name)
     }
 
     /// `<root>/statistics/<name>`.
-    pub fn statistics(&self, name: &str) -> Location {
-        self.root.join(&format!("statistics/{name}"))
+    pub fn statistics(&self, name: &str) -> Result<Location> {
+        child(&self.root.join("statistics"), name)
     }
 
     /// `<root>/index/<name>`.
-    pub fn index_dir_file(&self, name: &str) -> Location {
-        self.root.join(&format!("index/{name}"))
+    pub fn index_dir_file(&self, name: &str) -> Result<Location> {
+        child(&self.root.join("index"), name)
     }
 
     /// The partition path `k1=v1/k2=v2/` of serialized partition bytes ("" when unpartitioned).
@@ -119,14 +123,21 @@ impl PathFactory {
 
     /// `<data root>/<partition path>bucket-N`.
     pub fn bucket_dir(&self, partition: &[u8], bucket: i32) -> Result<Location> {
-        Ok(self.root.join(&self.relative_bucket_path(partition, bucket)?))
+        Ok(self
+            .root
+            .join(&self.relative_bucket_path(partition, bucket)?))
     }
 
     /// Where a data (or changelog) file lives: `_EXTERNAL_PATH` if set, else in its bucket dir.
-    pub fn data_file(&self, partition: &[u8], bucket: i32, file: &DataFileMeta) -> Result<Location> {
+    pub fn data_file(
+        &self,
+        partition: &[u8],
+        bucket: i32,
+        file: &DataFileMeta,
+    ) -> Result<Location> {
         match &file.external_path {
             Some(ext) => Location::parse(ext),
-            None => Ok(self.bucket_dir(partition, bucket)?.join(&file.file_name)),
+            None => child(&self.bucket_dir(partition, bucket)?, &file.file_name),
         }
     }
 
@@ -141,7 +152,7 @@ impl PathFactory {
         let mut out = Vec::with_capacity(1 + file.extra_files.len());
         if let Some(dir) = main.parent() {
             for extra in &file.extra_files {
-                out.push(dir.join(extra));
+                out.push(child(&dir, extra)?);
             }
         }
         out.insert(0, main);
@@ -154,9 +165,12 @@ impl PathFactory {
             return Location::parse(ext);
         }
         if self.index_in_data_dir && !entry.is_global {
-            return Ok(self.bucket_dir(&entry.partition, entry.bucket)?.join(&entry.file_name));
+            return child(
+                &self.bucket_dir(&entry.partition, entry.bucket)?,
+                &entry.file_name,
+            );
         }
-        Ok(self.index_dir_file(&entry.file_name))
+        self.index_dir_file(&entry.file_name)
     }
 
     /// Display form of a location for reports: relative to the table root when under it,
@@ -167,4 +181,17 @@ impl PathFactory {
             None => loc.as_str().to_string(),
         }
     }
+}
+
+/// `dir/name` for a file name taken from metadata: it must be one plain path segment, so a
+/// crafted manifest naming `../x` or `a/b` can never point outside its directory.
+pub fn child(dir: &Location, name: &str) -> Result<Location> {
+    if name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('\0') {
+        return Err(Error::malformed(
+            "metadata",
+            dir.as_str(),
+            format!("file name '{name}' is not a plain file name"),
+        ));
+    }
+    Ok(dir.join(name))
 }

@@ -75,7 +75,10 @@ pub fn python() -> Option<PathBuf> {
         return Some(p);
     }
     if std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref() == Ok("1") {
-        panic!("PAIMON_REQUIRE_FIXTURES=1 but no pypaimon venv at {}", p.display());
+        panic!(
+            "PAIMON_REQUIRE_FIXTURES=1 but no pypaimon venv at {}",
+            p.display()
+        );
     }
     eprintln!("SKIP: no pypaimon interpreter (run scripts/setup-python.sh)");
     None
@@ -84,7 +87,11 @@ pub fn python() -> Option<PathBuf> {
 /// Run a script under tests/py with the pypaimon interpreter; returns stdout or stderr on failure.
 pub fn run_py(python: &Path, script: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new(python)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py").join(script))
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/py")
+                .join(script),
+        )
         .args(args)
         .output()
         .map_err(|e| e.to_string())?;

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Builds, installs and tests the C ABI end to end:
+#   1. cmake configure + build (one `cargo build --release --lib`) + install into a temp prefix
+#   2. ctest --output-on-failure (C/C++ tests, valgrind runs)
+#   3. examples/find_package built against the install prefix with find_package(), then run
+#   4. examples/pkg_config/main.c built with pkg-config (shared and static), then run
+# Installs cmake / pkg-config / valgrind / a C and C++ compiler with apt-get when missing.
+#
+# Environment:
+#   PAIMON_FIXTURES          fixture tables (default: ../shared/fixtures/java-written-tables)
+#   PAIMON_REQUIRE_FIXTURES  1 = fail instead of skipping when fixtures are missing
+#   PAIMON_CLEANUP_BUILD_DIR build directory (default: build/c-abi)
+#   PAIMON_CLEANUP_ASAN      ON = build the C tests with AddressSanitizer (valgrind runs dropped)
+#   JOBS                     parallel build jobs (default: number of CPUs)
+# Every step runs even if an earlier one failed; the exit status is non-zero if any failed.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+log() { printf '\n==> %s\n' "$*"; }
+
+# --- tools -----------------------------------------------------------------------------------
+missing=()
+command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
+command -v make >/dev/null 2>&1 || missing+=(make)
+if ((${#missing[@]})); then
+  log "installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq || { echo "apt-get update failed" >&2; exit 1; }
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" || { echo "apt-get install ${missing[*]} failed" >&2; exit 1; }
+fi
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+BUILD_DIR="${PAIMON_CLEANUP_BUILD_DIR:-$ROOT/build/c-abi}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+ASAN="${PAIMON_CLEANUP_ASAN:-OFF}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/paimon-cleanup-test-c.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+PREFIX="$WORK/prefix"
+
+FIXTURES="${PAIMON_FIXTURES:-$ROOT/../shared/fixtures/java-written-tables}"
+SAMPLE_TABLE=""
+if [ -d "$FIXTURES/orc/append_09.db/append_09" ]; then
+  SAMPLE_TABLE="$WORK/tables/append_09"
+  mkdir -p "$WORK/tables"
+  cp -R "$FIXTURES/orc/append_09.db/append_09" "$SAMPLE_TABLE"
+  chmod -R u+w "$SAMPLE_TABLE"
+elif [ "${PAIMON_REQUIRE_FIXTURES:-0}" = "1" ]; then
+  echo "fixture tables not found at $FIXTURES and PAIMON_REQUIRE_FIXTURES=1" >&2
+  exit 1
+else
+  echo "SKIP: fixture tables not found at $FIXTURES; examples print the version only"
+fi
+
+failed=()
+run_step() {
+  local name="$1"
+  shift
+  log "$name"
+  if "$@"; then
+    echo "ok: $name"
+  else
+    echo "FAILED: $name" >&2
+    failed+=("$name")
+  fi
+}
+
+# --- 1. configure, build, install ------------------------------------------------------------
+run_step "cmake configure" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
+  "-DPAIMON_CLEANUP_ASAN=$ASAN" ${PAIMON_FIXTURES:+"-DPAIMON_FIXTURES_DIR=$PAIMON_FIXTURES"}
+run_step "cmake build" cmake --build "$BUILD_DIR" -j "$JOBS"
+run_step "cmake install" cmake --install "$BUILD_DIR" --prefix "$PREFIX"
+
+# --- 2. ctest --------------------------------------------------------------------------------
+run_step "ctest" bash -c "cd '$BUILD_DIR' && ctest --output-on-failure -j '$JOBS'"
+
+# --- 3. find_package consumer ----------------------------------------------------------------
+example_find_package() {
+  local dir="$WORK/find_package"
+  cmake -S "$ROOT/examples/find_package" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_PREFIX_PATH=$PREFIX" &&
+    cmake --build "$dir" -j "$JOBS" &&
+    "$dir/paimon_cleanup_example" ${SAMPLE_TABLE:+"$SAMPLE_TABLE"}
+}
+run_step "find_package example" example_find_package
+
+# --- 4. pkg-config consumer ------------------------------------------------------------------
+example_pkg_config() {
+  local pc libdir cflags libs static_libs
+  pc="$(find "$PREFIX" -name paimon_cleanup.pc -print -quit)"
+  [ -n "$pc" ] || { echo "paimon_cleanup.pc not installed" >&2; return 1; }
+  export PKG_CONFIG_PATH="$(dirname "$pc")"
+  pkg-config --exists --print-errors paimon_cleanup || return 1
+  echo "pkg-config paimon_cleanup $(pkg-config --modversion paimon_cleanup)"
+  libdir="$(pkg-config --variable=libdir paimon_cleanup)"
+  cflags="$(pkg-config --cflags paimon_cleanup)"
+  libs="$(pkg-config --libs paimon_cleanup)"
+  static_libs="$(pkg-config --libs --static paimon_cleanup)"
+  static_libs="${static_libs/-lpaimon_cleanup/-l:libpaimon_cleanup.a}"
+  # shellcheck disable=SC2086
+  cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$ROOT/examples/pkg_config/main.c" $cflags $libs \
+    "-Wl,-rpath,$libdir" -o "$WORK/pc_shared" || return 1
+  # shellcheck disable=SC2086
+  cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$ROOT/examples/pkg_config/main.c" $cflags \
+    $static_libs -o "$WORK/pc_static" || return 1
+  ldd "$WORK/pc_shared" | grep -q "$libdir/libpaimon_cleanup.so" ||
+    { echo "pc_shared does not load the installed libpaimon_cleanup.so" >&2; return 1; }
+  if ldd "$WORK/pc_static" | grep -q libpaimon_cleanup; then
+    echo "pc_static links libpaimon_cleanup dynamically" >&2
+    return 1
+  fi
+  "$WORK/pc_shared" ${SAMPLE_TABLE:+"$SAMPLE_TABLE"} &&
+    "$WORK/pc_static" ${SAMPLE_TABLE:+"$SAMPLE_TABLE"}
+}
+run_step "pkg-config example" example_pkg_config
+
+# --- summary ---------------------------------------------------------------------------------
+total=6
+if ((${#failed[@]})); then
+  echo "failed steps: ${failed[*]}"
+  echo "c-abi: $((total - ${#failed[@]})) passed, ${#failed[@]} failed"
+  exit 1
+fi
+echo "c-abi: $total passed, 0 failed"

@@ -1,0 +1,84 @@
+//! Run control shared by long operations: cancellation, progress, and an injected failure
+//! point for crash tests.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+
+/// A cancellation flag the host can trigger from any thread. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// A fresh, untriggered token.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Request cancellation.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// True once cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// `Err(Error::Cancelled)` once cancelled.
+    pub fn check(&self) -> Result<()> {
+        if self.is_cancelled() {
+            Err(Error::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Progress callback: (phase, done, total, bytes). Called from library threads.
+pub type ProgressFn = Arc<dyn Fn(&str, u64, u64, u64) + Send + Sync>;
+
+/// How a run is driven: cancellation, progress, I/O concurrency and crash injection.
+#[derive(Clone)]
+pub struct RunControl {
+    /// Cancellation token checked between steps and delete batches.
+    pub cancel: CancelToken,
+    /// Optional progress callback.
+    pub progress: Option<ProgressFn>,
+    /// Concurrent reads and deletes against storage.
+    pub io_concurrency: usize,
+    /// Crash injection for tests: fail the run (as if the process died) once this many files
+    /// have been deleted. `None` in production.
+    pub fail_after_deletes: Option<u64>,
+}
+
+impl Default for RunControl {
+    fn default() -> Self {
+        RunControl {
+            cancel: CancelToken::new(),
+            progress: None,
+            io_concurrency: 32,
+            fail_after_deletes: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for RunControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunControl")
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("io_concurrency", &self.io_concurrency)
+            .field("fail_after_deletes", &self.fail_after_deletes)
+            .finish()
+    }
+}
+
+impl RunControl {
+    /// Report progress if a callback is set.
+    pub fn progress(&self, phase: &str, done: u64, total: u64, bytes: u64) {
+        if let Some(cb) = &self.progress {
+            cb(phase, done, total, bytes);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Reports shared by every cleanup capability: files and bytes per kind, failures, paths.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// What kind of file a deletion removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileClass {
+    /// Data files (and their extra files).
+    Data,
+    /// Changelog data files.
+    ChangelogData,
+    /// Manifest files.
+    Manifest,
+    /// Manifest lists.
+    ManifestList,
+    /// Index manifests.
+    IndexManifest,
+    /// Index files (hash, deletion vectors, global index).
+    Index,
+    /// Statistics files.
+    Statistics,
+    /// `snapshot/snapshot-N` files.
+    SnapshotMeta,
+    /// `changelog/changelog-N` files.
+    ChangelogMeta,
+    /// Tag files.
+    TagMeta,
+    /// Consumer files.
+    ConsumerMeta,
+    /// Anything else (temp files, unknown leftovers found by orphan cleanup).
+    Other,
+}
+
+impl FileClass {
+    /// Every class, in report order.
+    pub const ALL: [FileClass; 12] = [
+        FileClass::Data,
+        FileClass::ChangelogData,
+        FileClass::Manifest,
+        FileClass::ManifestList,
+        FileClass::IndexManifest,
+        FileClass::Index,
+        FileClass::Statistics,
+        FileClass::SnapshotMeta,
+        FileClass::ChangelogMeta,
+        FileClass::TagMeta,
+        FileClass::ConsumerMeta,
+        FileClass::Other,
+    ];
+}
+
+/// Files and bytes of one class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Count {
+    /// Number of files.
+    pub files: u64,
+    /// Total bytes (from metadata where known, else from the store).
+    pub bytes: u64,
+}
+
+/// A deletion that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailedDelete {
+    /// Location.
+    pub path: String,
+    /// Error text.
+    pub error: String,
+}
+
+/// One deleted (or, in a dry run, deletable) file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeletedPath {
+    /// Its class.
+    pub class: FileClass,
+    /// Its location, relative to the table root when under it.
+    pub path: String,
+}
+
+/// The outcome of a deletion run, shared by every capability.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DeletionReport {
+    /// True when nothing was changed.
+    pub dry_run: bool,
+    /// Files and bytes deleted (or deletable) per class.
+    pub deleted: BTreeMap<FileClass, Count>,
+    /// Deletions that failed (the files are still there).
+    pub failed: Vec<FailedDelete>,
+    /// Directories removed.
+    pub dirs_removed: u64,
+    /// Every deleted (or deletable) file.
+    pub paths: Vec<DeletedPath>,
+}
+
+impl DeletionReport {
+    /// Count of one class.
+    pub fn count(&self, class: FileClass) -> Count {
+        self.deleted.get(&class).copied().unwrap_or_default()
+    }
+
+    /// Files deleted over all classes.
+    pub fn total_files(&self) -> u64 {
+        self.deleted.values().map(|c| c.files).sum()
+    }
+
+    /// Bytes deleted over all classes.
+    pub fn total_bytes(&self) -> u64 {
+        self.deleted.values().map(|c| c.bytes).sum()
+    }
+
+    pub(crate) fn record(&mut self, class: FileClass, path: String, bytes: u64) {
+        let c = self.deleted.entry(class).or_default();
+        c.files += 1;
+        c.bytes += bytes;
+        self.paths.push(DeletedPath { class, path });
+    }
+}

@@ -1,0 +1,233 @@
+//! Retention settings of snapshot and changelog expiry: caller overrides, then table options,
+//! then Paimon's defaults (spec §5.1), validated so that a bad setting deletes nothing (P10).
+
+use std::time::Duration;
+
+use crate::clean::expire_snapshots::millis;
+use crate::error::{Error, Result};
+use crate::spec::options::TableOptions;
+
+/// Paimon's default `snapshot.num-retained.min`.
+pub const DEFAULT_RETAIN_MIN: i64 = 10;
+/// Paimon's default `snapshot.num-retained.max`.
+pub const DEFAULT_RETAIN_MAX: i64 = i32::MAX as i64;
+/// Paimon's default `snapshot.time-retained`.
+pub const DEFAULT_TIME_RETAINED: Duration = Duration::from_secs(3600);
+/// Paimon's default `snapshot.expire.limit`.
+pub const DEFAULT_EXPIRE_LIMIT: i64 = 50;
+
+/// Caller-supplied retention; every field optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RetentionOverrides {
+    /// Minimum number of versions kept (≥ 1).
+    pub retain_min: Option<i64>,
+    /// Maximum number of versions kept (≥ retain_min).
+    pub retain_max: Option<i64>,
+    /// Versions younger than this are kept.
+    pub time_retained: Option<Duration>,
+    /// Absolute cut-off in epoch ms instead of `time_retained` (must not be in the future).
+    pub older_than_ms: Option<i64>,
+    /// Maximum versions expired per run (≥ 1).
+    pub limit: Option<i64>,
+}
+
+/// Resolved retention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Minimum kept.
+    pub retain_min: i64,
+    /// Maximum kept.
+    pub retain_max: i64,
+    /// Versions with time < this may expire.
+    pub older_than_ms: i64,
+    /// Maximum expired per run.
+    pub limit: i64,
+    /// Whether changelogs outlive snapshots (spec §5.4).
+    pub changelog_decoupled: bool,
+}
+
+/// Current wall-clock time in epoch ms.
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(millis)
+        .unwrap_or(0)
+}
+
+struct Raw {
+    min: i64,
+    max: i64,
+    time: Duration,
+}
+
+fn snapshot_raw(o: &TableOptions) -> Result<Raw> {
+    Ok(Raw {
+        min: o
+            .get_i64("snapshot.num-retained.min")?
+            .unwrap_or(DEFAULT_RETAIN_MIN),
+        max: o
+            .get_i64("snapshot.num-retained.max")?
+            .unwrap_or(DEFAULT_RETAIN_MAX),
+        time: o
+            .get_duration("snapshot.time-retained")?
+            .unwrap_or(DEFAULT_TIME_RETAINED),
+    })
+}
+
+fn changelog_raw(o: &TableOptions, snap: &Raw) -> Result<Raw> {
+    Ok(Raw {
+        min: o.get_i64("changelog.num-retained.min")?.unwrap_or(snap.min),
+        max: o.get_i64("changelog.num-retained.max")?.unwrap_or(snap.max),
+        time: o
+            .get_duration("changelog.time-retained")?
+            .unwrap_or(snap.time),
+    })
+}
+
+fn decoupled(snap: &Raw, cl: &Raw) -> bool {
+    cl.max > snap.max || cl.min > snap.min || cl.time > snap.time
+}
+
+fn finish(
+    base: Raw,
+    ov: &RetentionOverrides,
+    limit: i64,
+    now: i64,
+    decoupled: bool,
+) -> Result<Retention> {
+    let retain_min = ov.retain_min.unwrap_or(base.min);
+    let retain_max = ov.retain_max.unwrap_or(base.max);
+    let limit = ov.limit.unwrap_or(limit);
+    if retain_min < 1 {
+        return Err(Error::InvalidArgument(format!(
+            "retain min must be at least 1, got {retain_min}"
+        )));
+    }
+    if retain_max < retain_min {
+        return Err(Error::InvalidArgument(format!(
+            "retain max ({retain_max}) must be at least retain min ({retain_min})"
+        )));
+    }
+    if limit < 1 {
+        return Err(Error::InvalidArgument(format!(
+            "max expires per run must be at least 1, got {limit}"
+        )));
+    }
+    let older_than_ms = match (ov.older_than_ms, ov.time_retained) {
+        (Some(_), Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "give either an older-than timestamp or a time retained, not both".into(),
+            ))
+        }
+        (Some(t), None) => {
+            if t > now {
+                return Err(Error::InvalidArgument(format!(
+                    "older-than {t} ms is in the future (now is {now} ms)"
+                )));
+            }
+            t
+        }
+        (None, Some(d)) => now.saturating_sub(millis(d)),
+        (None, None) => now.saturating_sub(millis(base.time)),
+    };
+    Ok(Retention {
+        retain_min,
+        retain_max,
+        older_than_ms,
+        limit,
+        changelog_decoupled: decoupled,
+    })
+}
+
+fn expire_limit(o: &TableOptions) -> Result<i64> {
+    Ok(o.get_i64("snapshot.expire.limit")?
+        .unwrap_or(DEFAULT_EXPIRE_LIMIT))
+}
+
+impl Retention {
+    /// Snapshot retention from overrides, options and defaults.
+    pub fn resolve_snapshot(
+        o: &TableOptions,
+        ov: &RetentionOverrides,
+        now: i64,
+    ) -> Result<Retention> {
+        let snap = snapshot_raw(o)?;
+        let cl = changelog_raw(o, &snap)?;
+        let d = decoupled(&snap, &cl);
+        finish(snap, ov, expire_limit(o)?, now, d)
+    }
+
+    /// Changelog retention (`changelog.*`, falling back to the snapshot values).
+    pub fn resolve_changelog(
+        o: &TableOptions,
+        ov: &RetentionOverrides,
+        now: i64,
+    ) -> Result<Retention> {
+        let snap = snapshot_raw(o)?;
+        let cl = changelog_raw(o, &snap)?;
+        let d = decoupled(&snap, &cl);
+        finish(cl, ov, expire_limit(o)?, now, d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn opts(kv: &[(&str, &str)]) -> TableOptions {
+        let m: HashMap<String, String> = kv
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        TableOptions::new(&m, &HashMap::new())
+    }
+
+    #[test]
+    fn defaults_and_validation() {
+        let r = Retention::resolve_snapshot(&opts(&[]), &RetentionOverrides::default(), 10_000_000)
+            .unwrap();
+        assert_eq!(
+            (r.retain_min, r.retain_max, r.limit),
+            (10, i32::MAX as i64, 50)
+        );
+        assert_eq!(r.older_than_ms, 10_000_000 - 3_600_000);
+        assert!(!r.changelog_decoupled);
+        let bad =
+            |ov: RetentionOverrides| Retention::resolve_snapshot(&opts(&[]), &ov, 1000).is_err();
+        assert!(bad(RetentionOverrides {
+            retain_min: Some(0),
+            ..Default::default()
+        }));
+        assert!(bad(RetentionOverrides {
+            retain_min: Some(5),
+            retain_max: Some(4),
+            ..Default::default()
+        }));
+        assert!(bad(RetentionOverrides {
+            limit: Some(0),
+            ..Default::default()
+        }));
+        assert!(bad(RetentionOverrides {
+            older_than_ms: Some(2000),
+            ..Default::default()
+        }));
+        assert!(Retention::resolve_snapshot(
+            &opts(&[("snapshot.num-retained.min", "x")]),
+            &Default::default(),
+            0
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn changelog_decoupling() {
+        let o = opts(&[
+            ("changelog.num-retained.max", "100"),
+            ("snapshot.num-retained.max", "5"),
+        ]);
+        let r = Retention::resolve_changelog(&o, &RetentionOverrides::default(), 0).unwrap();
+        assert!(r.changelog_decoupled);
+        assert_eq!(r.retain_max, 100);
+    }
+}
