@@ -105,7 +105,20 @@ static void compare_with_listing(const char *table, const PaimonCleanupTableSumm
     CHECK(s->live_file_bytes > 0);
 }
 
-static void check_table(const char *fixtures, const char *relative, PaimonCleanupExecutor *exec) {
+/* Adds tag "nightly" pointing at the latest snapshot (a Paimon tag file is a snapshot file). */
+static void add_tag(const char *table) {
+    char *dir = tu_format("%s/snapshot", table);
+    long long latest = tu_max_numbered_entry(dir, "snapshot-");
+    char *cmd = tu_format("mkdir -p '%s/tag' && cp '%s/snapshot-%lld' '%s/tag/tag-nightly'", table,
+                          dir, latest, table);
+    CHECK(latest > 0);
+    CHECK_MSG(system(cmd) == 0, "%s failed", cmd);
+    free(cmd);
+    free(dir);
+}
+
+static void check_table(const char *fixtures, const char *relative, PaimonCleanupExecutor *exec,
+                        int with_tag) {
     char *tmp = NULL;
     char *table = tu_copy_fixture_table(fixtures, relative, &tmp);
     PaimonCleanupContext *ctx = NULL;
@@ -115,11 +128,12 @@ static void check_table(const char *fixtures, const char *relative, PaimonCleanu
     const char *keys[] = {"snapshot.num-retained.min"};
     const char *values[] = {"1"};
 
-    printf("table %s\n", relative);
+    printf("table %s%s\n", relative, with_tag ? " (+ tag nightly)" : "");
     if (table == NULL) {
         tu_fail(__FILE__, __LINE__, "cannot copy %s", relative);
         return;
     }
+    if (with_tag) add_tag(table);
     CHECK_OK(paimon_cleanup_context_new(table, keys, values, 1, &ctx, &err), err);
     memset(&s, 0xAB, sizeof s);
     status = paimon_cleanup_table_summary(ctx, exec, &s, &err);
@@ -137,6 +151,7 @@ static void check_table(const char *fixtures, const char *relative, PaimonCleanu
                (unsigned long long)s.branch_count, (unsigned long long)s.live_file_count,
                (unsigned long long)s.live_file_bytes);
         compare_with_listing(table, &s);
+        if (with_tag) CHECK_EQ_I64(s.tag_count, 1);
         compare_with_cli(table, &s);
         /* Read-only and repeatable. */
         CHECK_OK(paimon_cleanup_table_summary(ctx, exec, &again, &err), err);
@@ -158,7 +173,7 @@ int main(void) {
     if (fixtures == NULL) return tu_missing_fixtures("test_summary");
     CHECK_OK(paimon_cleanup_executor_new(2, &exec, &err), err);
     if (exec == NULL) return tu_finish("test_summary");
-    for (i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) check_table(fixtures, TABLES[i], exec);
+    for (i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) check_table(fixtures, TABLES[i], exec, i == 0);
     paimon_cleanup_executor_free(exec);
     return tu_finish("test_summary");
 }

@@ -84,6 +84,8 @@ fn inspect_reports_every_fixture_table_as_paimon_does() {
     let python = common::python();
     let mut compared_with_pypaimon = 0;
     let mut pypaimon_failures = BTreeMap::new();
+    let mut unlisted = Vec::new();
+    let mut copies = Vec::new();
     for src in &tables {
         let rel = src
             .strip_prefix(&fixtures)
@@ -91,7 +93,7 @@ fn inspect_reports_every_fixture_table_as_paimon_does() {
             .to_str()
             .unwrap()
             .to_string();
-        let (_tmp, table) = common::copy_table(src);
+        let (tmp, table) = common::copy_table(src);
         let report = inspect_copy(&table);
 
         // Snapshots: exactly the snapshot files, count as INDEX.md says.
@@ -102,19 +104,40 @@ fn inspect_reports_every_fixture_table_as_paimon_does() {
             on_disk.last().copied(),
             "{rel}: latest"
         );
-        let row = index
-            .get(&rel)
-            .unwrap_or_else(|| panic!("{rel} is not listed in INDEX.md"));
-        assert_eq!(
-            report.snapshots.len(),
-            row.snapshots,
-            "{rel}: snapshot count vs INDEX.md"
-        );
-
-        // Branches: main first, then the ones INDEX.md names.
-        let mut expected_branches = vec!["main".to_string()];
-        expected_branches.extend(row.branches.iter().cloned());
+        // Branches: main first, then every branch directory.
+        let mut expected_branches: Vec<String> = std::fs::read_dir(table.join("branch"))
+            .map(|rd| {
+                rd.flatten()
+                    .filter(|e| e.path().is_dir())
+                    .filter_map(|e| {
+                        e.file_name()
+                            .to_str()?
+                            .strip_prefix("branch-")
+                            .map(String::from)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        expected_branches.sort();
+        expected_branches.insert(0, "main".to_string());
         assert_eq!(report.branches, expected_branches, "{rel}: branches");
+        let manifest_format = match index.get(&rel) {
+            Some(row) => {
+                assert_eq!(
+                    report.snapshots.len(),
+                    row.snapshots,
+                    "{rel}: snapshot count vs INDEX.md"
+                );
+                let mut listed = vec!["main".to_string()];
+                listed.extend(row.branches.iter().cloned());
+                assert_eq!(report.branches, listed, "{rel}: branches vs INDEX.md");
+                row.manifest_format.clone()
+            }
+            None => {
+                unlisted.push(rel.clone());
+                "?".to_string()
+            }
+        };
 
         // Tags: one per tag file, each pointing at the id inside the file.
         let tag_files = std::fs::read_dir(table.join("tag"))
@@ -123,7 +146,11 @@ fn inspect_reports_every_fixture_table_as_paimon_does() {
         assert_eq!(report.tags.len(), tag_files, "{rel}: tags");
 
         // Live files: relative paths exist; external paths are the recorded absolute ones.
-        assert!(!report.live_files.is_empty(), "{rel}: no live files");
+        assert_eq!(
+            report.live_files.is_empty(),
+            on_disk.is_empty(),
+            "{rel}: live files"
+        );
         for f in &report.live_files {
             // Escaping turns ':' into %3A, so only a recorded external location holds one.
             if f.contains(':') {
@@ -139,28 +166,50 @@ fn inspect_reports_every_fixture_table_as_paimon_does() {
             }
         }
 
-        // pypaimon's own scan of the same copy.
-        if let Some(py) = &python {
-            match common::run_py(py, "live_files.py", &[table.to_str().unwrap()]) {
-                Ok(out) => {
-                    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-                    let mut theirs: Vec<String> = v["live_files"]
-                        .as_array()
-                        .unwrap()
+        copies.push((rel, table, report, manifest_format, tmp));
+    }
+
+    // pypaimon's own view of every copy, in one interpreter.
+    if let Some(py) = &python {
+        let dirs: Vec<&str> = copies.iter().map(|c| c.1.to_str().unwrap()).collect();
+        let mut args = vec!["--files-only"];
+        args.extend(dirs.iter().copied());
+        let out = common::run_py_any_status(py, "live_files.py", &args);
+        let views: serde_json::Value = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("live_files.py output is not JSON ({e}): {out}"));
+        for (rel, table, report, manifest_format, _) in &copies {
+            let v = &views[table.to_str().unwrap()];
+            match v["live_files"].as_array() {
+                Some(files) => {
+                    let mut theirs: Vec<String> = files
                         .iter()
                         .map(|s| s.as_str().unwrap().to_string())
                         .collect();
                     theirs.sort();
-                    assert_eq!(report.live_files, theirs, "{rel}: live files vs pypaimon");
+                    // pypaimon prints external files as plain local paths.
+                    let ours: Vec<String> = report
+                        .live_files
+                        .iter()
+                        .map(|f| match f.split_once(':') {
+                            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("file") => {
+                                rest.to_string()
+                            }
+                            _ => f.clone(),
+                        })
+                        .collect();
+                    assert_eq!(ours, theirs, "{rel}: live files vs pypaimon");
                     compared_with_pypaimon += 1;
                 }
-                Err(e) => {
-                    let last = e.lines().last().unwrap_or("").to_string();
-                    pypaimon_failures.insert(rel.clone(), (row.manifest_format.clone(), last));
+                None => {
+                    pypaimon_failures.insert(
+                        rel.clone(),
+                        (manifest_format.clone(), v["error"].to_string()),
+                    );
                 }
             }
         }
     }
+    eprintln!("not in INDEX.md (checked against the files only): {unlisted:?}");
     eprintln!(
         "inspected {} fixture tables; {} compared with pypaimon; pypaimon could not read {}:",
         tables.len(),

@@ -104,7 +104,11 @@ fn table_info(table: &Path) -> TableInfo {
     let schema = latest_schema(table);
     let keys: Vec<String> = schema["partitionKeys"]
         .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let fields: Vec<DataField> = keys
         .iter()
@@ -114,7 +118,9 @@ fn table_info(table: &Path) -> TableInfo {
                 .unwrap()
                 .iter()
                 .find(|f| f["name"].as_str() == Some(k.as_str()))
-                .unwrap_or_else(|| panic!("partition key {k} not in fields of {}", table.display()));
+                .unwrap_or_else(|| {
+                    panic!("partition key {k} not in fields of {}", table.display())
+                });
             let (data_type, nullable) = DataType::from_json(&f["type"]).unwrap();
             DataField {
                 id: f["id"].as_i64().unwrap_or(0),
@@ -125,8 +131,11 @@ fn table_info(table: &Path) -> TableInfo {
         })
         .collect();
     let opt = |k: &str| schema["options"][k].as_str().map(str::to_string);
-    let default_name = opt("partition.default-name").unwrap_or_else(|| DEFAULT_PARTITION_NAME.to_string());
-    let legacy = opt("partition.legacy-name").map(|v| v == "true").unwrap_or(true);
+    let default_name =
+        opt("partition.default-name").unwrap_or_else(|| DEFAULT_PARTITION_NAME.to_string());
+    let legacy = opt("partition.legacy-name")
+        .map(|v| v == "true")
+        .unwrap_or(true);
     TableInfo {
         partitioned: !fields.is_empty(),
         partition: PartitionComputer::new(fields, &default_name, legacy).unwrap(),
@@ -204,13 +213,18 @@ fn decode_every_fixture_manifest() {
             *c.files.entry(format).or_default() += 1;
 
             if name.starts_with("manifest-list-") {
-                let metas = decode_manifest_list(&bytes, &shown)
-                    .unwrap_or_else(|e| panic!("{shown}: {e}"));
+                let metas =
+                    decode_manifest_list(&bytes, &shown).unwrap_or_else(|e| panic!("{shown}: {e}"));
                 c.lists += 1;
                 for m in &metas {
                     c.list_entries += 1;
                     assert!(!m.file_name.is_empty(), "{shown}: empty manifest name");
-                    assert!(m.file_size > 0, "{shown}: {} has size {}", m.file_name, m.file_size);
+                    assert!(
+                        m.file_size > 0,
+                        "{shown}: {} has size {}",
+                        m.file_name,
+                        m.file_size
+                    );
                     if !mdir.join(&m.file_name).exists() {
                         problems.push(format!("{shown}: manifest {} does not exist", m.file_name));
                     }
@@ -231,10 +245,14 @@ fn decode_every_fixture_manifest() {
                     }
                 }
             } else if name.starts_with("manifest-") {
-                let entries = decode_manifest(&bytes, &shown).unwrap_or_else(|e| panic!("{shown}: {e}"));
+                let entries =
+                    decode_manifest(&bytes, &shown).unwrap_or_else(|e| panic!("{shown}: {e}"));
                 c.manifests += 1;
                 for e in &entries {
-                    assert!(!e.file.file_name.is_empty(), "{shown}: empty data file name");
+                    assert!(
+                        !e.file.file_name.is_empty(),
+                        "{shown}: empty data file name"
+                    );
                     if e.kind == FileKind::Delete {
                         deleted_somewhere.insert(e.file.file_name.clone());
                     }
@@ -253,10 +271,9 @@ fn decode_every_fixture_manifest() {
                     continue;
                 }
                 c.add_entries += 1;
-                let part_path = info
-                    .partition
-                    .path(&e.partition)
-                    .unwrap_or_else(|err| panic!("{shown}: partition of {}: {err}", e.file.file_name));
+                let part_path = info.partition.path(&e.partition).unwrap_or_else(|err| {
+                    panic!("{shown}: partition of {}: {err}", e.file.file_name)
+                });
                 if !info.partitioned {
                     assert_eq!(part_path, "");
                 }
@@ -269,7 +286,10 @@ fn decode_every_fixture_manifest() {
                     Some(d) => table.join(d),
                     None => table.clone(),
                 };
-                let expected = data_root.join(&part_path).join(&bucket_dir).join(&e.file.file_name);
+                let expected = data_root
+                    .join(&part_path)
+                    .join(&bucket_dir)
+                    .join(&e.file.file_name);
 
                 if let Some(ext) = &e.file.external_path {
                     c.external += 1;
@@ -299,14 +319,18 @@ fn decode_every_fixture_manifest() {
                     ));
                 }
                 for extra in &e.file.extra_files {
-                    if e.file.external_path.is_none() && expected.is_file() && !expected.with_file_name(extra).is_file() {
+                    if e.file.external_path.is_none()
+                        && expected.is_file()
+                        && !expected.with_file_name(extra).is_file()
+                    {
                         problems.push(format!("{shown}: extra file {extra} missing"));
                     }
                 }
 
                 if info.partitioned {
                     c.partition_paths_checked += 1;
-                    c.distinct_partitions.insert((table.clone(), part_path.clone()));
+                    c.distinct_partitions
+                        .insert((table.clone(), part_path.clone()));
                     let dir_ok = data_root.join(&part_path).is_dir();
                     let ext_ok = e
                         .file
@@ -351,6 +375,13 @@ fn decode_every_fixture_manifest() {
     for p in &problems {
         println!("PROBLEM: {p}");
     }
-    assert!(c.lists > 0 && c.manifests > 0 && c.index_manifests > 0, "nothing decoded");
-    assert!(problems.is_empty(), "{} problems (see output)", problems.len());
+    assert!(
+        c.lists > 0 && c.manifests > 0 && c.index_manifests > 0,
+        "nothing decoded"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} problems (see output)",
+        problems.len()
+    );
 }

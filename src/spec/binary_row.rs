@@ -259,7 +259,7 @@ impl<'a> BinaryRow<'a> {
     }
 
     fn var_range(&self, offset: u64, len: u64, pos: usize) -> Result<&'a [u8]> {
-        let end = offset.checked_add(len).unwrap_or(u64::MAX);
+        let end = offset.saturating_add(len);
         if end > self.row.len() as u64 {
             return Err(row_err(format!(
                 "field {pos}: variable-length data at offset {offset} length {len} exceeds row of {} bytes",

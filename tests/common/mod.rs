@@ -102,6 +102,21 @@ pub fn run_py(python: &Path, script: &str, args: &[&str]) -> Result<String, Stri
     }
 }
 
+/// Run a script under tests/py and return its stdout whatever its exit status (for scripts
+/// that report per-item failures inside their JSON).
+pub fn run_py_any_status(python: &Path, script: &str, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/py")
+                .join(script),
+        )
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A current-thread tokio runtime for tests.
 pub fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()

@@ -167,6 +167,15 @@ def one_version(base, table_dir, branch=None, snapshot=None, tag=None, files_onl
 
         table_real = os.path.realpath(table_dir)
         live, dvs = set(), set()
+        # Every live file of the version, as pypaimon's writers see it: plan_for_write() does
+        # not skip level-0 files of primary-key tables with deletion vectors, as reads do.
+        write_splits = rb.new_scan().plan_for_write().splits()
+        for split in write_splits:
+            for f in split.files:
+                path = f.external_path or f.file_path
+                if path is None:  # not expected: planners always resolve file_path
+                    raise RuntimeError(f"no path for data file {f.file_name}")
+                live.add(_display_path(table_real, _local_path(t, path)))
         for split in splits:
             for f in split.files:
                 path = f.external_path or f.file_path
@@ -245,7 +254,8 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv=None):
     ap = _Parser(description="pypaimon's live data files and row digest of a table version")
-    ap.add_argument("table_dir")
+    ap.add_argument("table_dir", nargs="+",
+                    help="table directory; several give one JSON object keyed by directory")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--snapshot", type=int, metavar="ID")
     g.add_argument("--tag", metavar="NAME")
@@ -256,21 +266,25 @@ def main(argv=None):
     if args.all_versions and args.branch:
         ap.error("--all-versions covers every branch; do not combine it with --branch")
 
-    table_dir = os.path.abspath(args.table_dir)
-    try:
-        base = FileStoreTable.from_path(table_dir)
-    except Exception as e:
-        print(json.dumps({"error": f"{type(e).__name__}: {e}"}, ensure_ascii=False))
-        return 2
-
-    if args.all_versions:
-        res = all_versions(base, table_dir, args.files_only)
-        failed = any("error" in v or "changelog_error" in v for v in res.values())
-    else:
-        res = one_version(base, table_dir, branch=args.branch, snapshot=args.snapshot,
-                          tag=args.tag, files_only=args.files_only)
-        failed = "error" in res or "changelog_error" in res
-    print(json.dumps(res, indent=1, ensure_ascii=False))
+    results, failed = {}, False
+    for given in args.table_dir:
+        table_dir = os.path.abspath(given)
+        try:
+            base = FileStoreTable.from_path(table_dir)
+        except Exception as e:
+            results[given] = {"error": f"{type(e).__name__}: {e}"}
+            failed = True
+            continue
+        if args.all_versions:
+            res = all_versions(base, table_dir, args.files_only)
+            failed |= any("error" in v or "changelog_error" in v for v in res.values())
+        else:
+            res = one_version(base, table_dir, branch=args.branch, snapshot=args.snapshot,
+                              tag=args.tag, files_only=args.files_only)
+            failed |= "error" in res or "changelog_error" in res
+        results[given] = res
+    out = results[args.table_dir[0]] if len(args.table_dir) == 1 else results
+    print(json.dumps(out, indent=1, ensure_ascii=False))
     return 2 if failed else 0
 
 

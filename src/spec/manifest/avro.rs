@@ -8,7 +8,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use apache_avro::{Codec, DeflateSettings, ZstandardSettings};
+use std::cell::RefCell;
+
+use apache_avro::{Codec, DeflateSettings};
 use bytes::Bytes;
 use serde_json::Value;
 
@@ -537,7 +539,7 @@ impl BlockCodec {
         let codec = match self {
             BlockCodec::Null => return Ok(Bytes::copy_from_slice(data)),
             BlockCodec::Deflate => Codec::Deflate(DeflateSettings::default()),
-            BlockCodec::Zstandard => Codec::Zstandard(ZstandardSettings::default()),
+            BlockCodec::Zstandard => return zstd_decompress(data).map(Bytes::from),
             BlockCodec::Snappy => {
                 if data.len() < 4 {
                     return Err(DecodeError::malformed("snappy block shorter than its CRC"));
@@ -559,6 +561,77 @@ impl BlockCodec {
             DecodeError::malformed(format!("{self:?} block does not decompress: {e}"))
         })?;
         Ok(Bytes::from(buf))
+    }
+}
+
+/// Largest decompressed block accepted (real manifest blocks are ~64 KiB).
+const MAX_BLOCK_BYTES: usize = 256 << 20;
+
+thread_local! {
+    /// One zstd decompression context per thread, reused for every block: creating a context
+    /// costs more than decompressing a typical 64 KiB manifest block.
+    static ZSTD_DCTX: RefCell<Option<zstd::zstd_safe::DCtx<'static>>> = const { RefCell::new(None) };
+}
+
+fn zstd_err(code: usize) -> DecodeError {
+    DecodeError::malformed(format!(
+        "zstandard block does not decompress: {}",
+        zstd::zstd_safe::get_error_name(code)
+    ))
+}
+
+/// Streaming zstd decompression of one Avro block (one or more frames, content size usually
+/// unknown) with the thread's reusable context.
+fn zstd_decompress(data: &[u8]) -> DResult<Vec<u8>> {
+    let run = |dctx: &mut zstd::zstd_safe::DCtx<'static>| -> DResult<Vec<u8>> {
+        dctx.reset(zstd::zstd_safe::ResetDirective::SessionOnly)
+            .map_err(zstd_err)?;
+        let mut out: Vec<u8> =
+            Vec::with_capacity(data.len().saturating_mul(4).clamp(4096, 1 << 20));
+        let mut input = zstd::zstd_safe::InBuffer::around(data);
+        loop {
+            if out.len() == out.capacity() {
+                if out.len() >= MAX_BLOCK_BYTES {
+                    return Err(DecodeError::malformed(format!(
+                        "zstandard block decompresses to more than {MAX_BLOCK_BYTES} bytes"
+                    )));
+                }
+                let grow = out.capacity().max(64 * 1024);
+                out.reserve(grow);
+            }
+            let len = out.len();
+            let hint = {
+                let mut ob = zstd::zstd_safe::OutBuffer::around_pos(&mut out, len);
+                dctx.decompress_stream(&mut ob, &mut input)
+                    .map_err(zstd_err)?
+            };
+            let input_done = input.pos >= data.len();
+            if hint == 0 && input_done {
+                return Ok(out);
+            }
+            if hint != 0 && input_done && out.len() < out.capacity() {
+                return Err(DecodeError::malformed(
+                    "zstandard block ends inside a frame (truncated file?)",
+                ));
+            }
+        }
+    };
+    let cached = ZSTD_DCTX.try_with(|cell| {
+        let mut slot = cell.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            *slot = zstd::zstd_safe::DCtx::try_create();
+        }
+        slot.as_mut().map(&run)
+    });
+    match cached {
+        Ok(Some(result)) => result,
+        // No thread-local context available (thread teardown, re-entrancy, allocation
+        // failure): use a fresh one.
+        _ => {
+            let mut dctx = zstd::zstd_safe::DCtx::try_create()
+                .ok_or_else(|| DecodeError::malformed("cannot allocate a zstd context"))?;
+            run(&mut dctx)
+        }
     }
 }
 

@@ -309,22 +309,19 @@ fn read_batches(
             t.kind()
         ))
     };
-    let read: std::result::Result<Vec<RecordBatch>, avro::DecodeError> = match format {
-        ManifestFormat::Avro => {
-            return Err(Error::Internal(format!(
-                "{path}: Avro passed to the columnar reader"
-            )))
-        }
+    match format {
+        ManifestFormat::Avro => Err(Error::Internal(format!(
+            "{path}: Avro passed to the columnar reader"
+        ))),
         #[cfg(feature = "orc")]
-        ManifestFormat::Orc => columnar::read_orc(bytes),
+        ManifestFormat::Orc => columnar::read_orc(bytes).map_err(|e| to_error(t, path, e)),
         #[cfg(not(feature = "orc"))]
-        ManifestFormat::Orc => return Err(unsupported("orc", "ORC")),
+        ManifestFormat::Orc => Err(unsupported("orc", "ORC")),
         #[cfg(feature = "parquet")]
-        ManifestFormat::Parquet => columnar::read_parquet(bytes),
+        ManifestFormat::Parquet => columnar::read_parquet(bytes).map_err(|e| to_error(t, path, e)),
         #[cfg(not(feature = "parquet"))]
-        ManifestFormat::Parquet => return Err(unsupported("parquet", "Parquet")),
-    };
-    read.map_err(|e| to_error(t, path, e))
+        ManifestFormat::Parquet => Err(unsupported("parquet", "Parquet")),
+    }
 }
 
 fn decode_columnar<T>(

@@ -31,6 +31,9 @@ const JAVA_INDEX: &str = r#"{"type":"record","name":"record","namespace":"org.ap
 /// pypaimon index manifest schema (DV range items are plain records).
 const PYPAIMON_INDEX: &str = r#"{"type": "record", "name": "IndexManifestEntry", "fields": [{"name": "_VERSION", "type": "int"}, {"name": "_KIND", "type": "int"}, {"name": "_PARTITION", "type": "bytes"}, {"name": "_BUCKET", "type": "int"}, {"name": "_INDEX_TYPE", "type": "string"}, {"name": "_FILE_NAME", "type": "string"}, {"name": "_FILE_SIZE", "type": "long"}, {"name": "_ROW_COUNT", "type": "long"}, {"default": null, "name": "_DELETIONS_VECTORS_RANGES", "type": ["null", {"type": "array", "items": {"type": "record", "name": "DeletionVectorMeta", "fields": [{"name": "f0", "type": "string"}, {"name": "f1", "type": "int"}, {"name": "f2", "type": "int"}, {"default": null, "name": "_CARDINALITY", "type": ["null", "long"]}]}}]}, {"default": null, "name": "_EXTERNAL_PATH", "type": ["null", "string"]}, {"default": null, "name": "_GLOBAL_INDEX", "type": ["null", {"type": "record", "name": "GlobalIndexMeta", "fields": [{"name": "_ROW_RANGE_START", "type": "long"}, {"name": "_ROW_RANGE_END", "type": "long"}, {"name": "_INDEX_FIELD_ID", "type": "int"}, {"default": null, "name": "_EXTRA_FIELD_IDS", "type": ["null", {"type": "array", "items": "int"}]}, {"default": null, "name": "_INDEX_META", "type": ["null", "bytes"]}, {"default": null, "name": "_SOURCE_META", "type": ["null", "bytes"]}]}]}]}"#;
 
+/// Field values by dotted path (`_FILE._FILE_NAME`); `None` = default.
+type Overrides<'a> = dyn Fn(&str) -> Option<Value> + 'a;
+
 const ALL_CODECS: [&str; 4] = ["null", "deflate", "snappy", "zstandard"];
 
 fn codec(name: &str) -> Codec {
@@ -46,7 +49,7 @@ fn codec(name: &str) -> Codec {
 /// Builds a value for `schema`, taking overrides by dotted field path ("_FILE._FILE_NAME") and
 /// filling everything else with zero/empty defaults (records inside nullable unions are
 /// filled in, other nullable fields are null).
-fn fill(schema: &AvroSchema, path: &str, ov: &dyn Fn(&str) -> Option<Value>) -> Value {
+fn fill(schema: &AvroSchema, path: &str, ov: &Overrides<'_>) -> Value {
     if let Some(v) = ov(path) {
         return wrap(schema, v);
     }
@@ -104,9 +107,9 @@ fn wrap(schema: &AvroSchema, v: Value) -> Value {
                 .unwrap();
             let v = match (&u.variants()[i], v) {
                 (AvroSchema::TimestampMillis, Value::Long(l)) => Value::TimestampMillis(l),
-                (AvroSchema::Array(a), Value::Array(items)) => Value::Array(
-                    items.into_iter().map(|x| wrap(&a.items, x)).collect(),
-                ),
+                (AvroSchema::Array(a), Value::Array(items)) => {
+                    Value::Array(items.into_iter().map(|x| wrap(&a.items, x)).collect())
+                }
                 (_, v) => v,
             };
             Value::Union(i as u32, Box::new(v))
@@ -115,7 +118,7 @@ fn wrap(schema: &AvroSchema, v: Value) -> Value {
     }
 }
 
-fn write_file(schema_json: &str, codec_name: &str, records: &[&dyn Fn(&str) -> Option<Value>]) -> Vec<u8> {
+fn write_file(schema_json: &str, codec_name: &str, records: &[&Overrides<'_>]) -> Vec<u8> {
     let schema = AvroSchema::parse_str(schema_json).unwrap();
     let mut w = Writer::with_codec(&schema, Vec::new(), codec(codec_name));
     for ov in records {
@@ -132,7 +135,9 @@ fn entry_a(p: &str) -> Option<Value> {
     Some(match p {
         "_VERSION" => Value::Int(2),
         "_KIND" => Value::Int(0),
-        "_PARTITION" => Value::Bytes(vec![0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0]),
+        "_PARTITION" => Value::Bytes(vec![
+            0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0,
+        ]),
         "_BUCKET" => Value::Int(1),
         "_TOTAL_BUCKETS" => Value::Int(2),
         "_FILE._FILE_NAME" => s("data-a-0.parquet"),
@@ -148,7 +153,9 @@ fn entry_a(p: &str) -> Option<Value> {
         "_FILE._FILE_SOURCE" => Value::Int(1),
         "_FILE._EXTERNAL_PATH" => s("FILE:/tmp/external/f1=10/bucket-1/data-a-0.parquet"),
         "_FILE._VALUE_STATS._NULL_COUNTS" => Value::Array(vec![Value::Long(0), Value::Null]),
-        "_FILE._KEY_STATS._MIN_VALUES" => Value::Bytes(vec![0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+        "_FILE._KEY_STATS._MIN_VALUES" => Value::Bytes(vec![
+            0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+        ]),
         _ => return None,
     })
 }
@@ -186,7 +193,10 @@ fn java_manifest_every_codec() {
         assert_eq!(a.file.max_sequence_number, 9);
         assert_eq!(a.file.schema_id, 1);
         assert_eq!(a.file.level, 5);
-        assert_eq!(a.file.extra_files, vec!["data-a-0.parquet.index".to_string()]);
+        assert_eq!(
+            a.file.extra_files,
+            vec!["data-a-0.parquet.index".to_string()]
+        );
         assert_eq!(a.file.creation_time, Some(1_700_000_000_000));
         assert_eq!(a.file.delete_row_count, Some(2));
         assert_eq!(a.file.file_source, Some(1));
@@ -205,7 +215,10 @@ fn java_manifest_every_codec() {
         assert_eq!(b.total_buckets, -1);
         assert_eq!(b.partition, EMPTY_ROW.to_vec());
         assert_eq!(b.file.embedded_index, Some(vec![9, 9]));
-        assert_eq!(b.file.value_stats_cols, Some(vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(
+            b.file.value_stats_cols,
+            Some(vec!["a".to_string(), "b".to_string()])
+        );
         assert_eq!(b.file.first_row_id, Some(100));
         assert_eq!(b.file.write_cols, Some(vec!["c".to_string()]));
         assert_eq!(b.file.creation_time, None);
@@ -220,7 +233,10 @@ fn java_08_union_wrapped_manifest() {
         let entries = decode_manifest(&bytes, "m").unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(entries[0].file.file_name, "data-a-0.parquet");
-        assert_eq!(entries[0].file.value_stats.null_counts, Some(vec![Some(0), None]));
+        assert_eq!(
+            entries[0].file.value_stats.null_counts,
+            Some(vec![Some(0), None])
+        );
         assert_eq!(entries[0].file.level, 5);
         // fields added after 0.8 are absent from the writer schema
         assert_eq!(entries[0].file.external_path, None);
@@ -248,8 +264,16 @@ fn unknown_fields_are_skipped() {
     let extra_top = r#"{"name":"_FUTURE","type":{"type":"map","values":{"type":"array","items":["null","double"]}}},"#;
     let extra_file = r#"{"name":"_FUTURE_FILE","type":["null",{"type":"record","name":"fut","fields":[{"name":"x","type":"float"},{"name":"y","type":{"type":"fixed","name":"fx","size":3}},{"name":"z","type":{"type":"enum","name":"en","symbols":["A","B"]}},{"name":"b","type":"boolean"}]}]},"#;
     let schema = JAVA_MANIFEST
-        .replacen(r#"{"name":"_KIND""#, &format!(r#"{extra_top}{{"name":"_KIND""#), 1)
-        .replacen(r#"{"name":"_FILE_SIZE""#, &format!(r#"{extra_file}{{"name":"_FILE_SIZE""#), 1);
+        .replacen(
+            r#"{"name":"_KIND""#,
+            &format!(r#"{extra_top}{{"name":"_KIND""#),
+            1,
+        )
+        .replacen(
+            r#"{"name":"_FILE_SIZE""#,
+            &format!(r#"{extra_file}{{"name":"_FILE_SIZE""#),
+            1,
+        );
     let ov = |p: &str| match p {
         "_FUTURE" => Some(Value::Map(
             [(
@@ -298,7 +322,11 @@ fn list_a(p: &str) -> Option<Value> {
 
 #[test]
 fn manifest_lists_of_every_flavour() {
-    for (schema, modern) in [(JAVA_LIST, true), (JAVA_08_LIST, false), (PYPAIMON_LIST, true)] {
+    for (schema, modern) in [
+        (JAVA_LIST, true),
+        (JAVA_08_LIST, false),
+        (PYPAIMON_LIST, true),
+    ] {
         for c in ALL_CODECS {
             let bytes = write_file(schema, c, &[&list_a, &list_a]);
             let metas = decode_manifest_list(&bytes, "manifest/manifest-list-x-1").unwrap();
@@ -381,13 +409,19 @@ fn index_manifests() {
         assert_eq!(e[0].file_name, "index-79ab-1");
         assert_eq!(e[0].dv_data_files, vec!["data-1.parquet", "data-2.parquet"]);
         let r = e[0].dv_ranges.as_ref().unwrap();
-        assert_eq!((r[0].offset, r[0].length, r[0].cardinality), (1, 28, Some(4)));
+        assert_eq!(
+            (r[0].offset, r[0].length, r[0].cardinality),
+            (1, 28, Some(4))
+        );
         assert_eq!(r[1].cardinality, None);
         assert!(!e[0].is_global);
         assert!(e[1].is_global);
         assert_eq!(e[1].dv_ranges, None);
         let g = e[1].global_index.as_ref().unwrap();
-        assert_eq!((g.row_range_start, g.row_range_end, g.index_field_id), (0, 99, 3));
+        assert_eq!(
+            (g.row_range_start, g.row_range_end, g.index_field_id),
+            (0, 99, 3)
+        );
         assert_eq!(g.extra_field_ids, Some(vec![4]));
         assert_eq!(g.index_meta, Some(vec![1]));
         assert_eq!(
@@ -415,7 +449,10 @@ fn truncated_files_fail_cleanly() {
                     ok_cuts += 1;
                 }
                 Err(err) => {
-                    assert!(matches!(err, Error::Malformed { .. }), "{c} cut {cut}: {err}");
+                    assert!(
+                        matches!(err, Error::Malformed { .. }),
+                        "{c} cut {cut}: {err}"
+                    );
                     assert!(message(&err).contains("manifest/manifest-trunc-0"), "{err}");
                 }
             }
@@ -436,7 +473,9 @@ fn corrupted_bytes_never_panic() {
     let mut state = 42u64;
     for i in 0..bytes.len() {
         let mut b = bytes.clone();
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         b[i] ^= (state >> 56) as u8 | 1;
         let _ = decode_manifest(&b, "m");
         let _ = decode_index_manifest(&b, "m");
@@ -518,14 +557,20 @@ fn version_one_is_unsupported() {
         _ => list_a(p),
     };
     let bytes = write_file(JAVA_LIST, "null", &[&l1]);
-    assert!(matches!(decode_manifest_list(&bytes, "l"), Err(Error::Unsupported(_))));
+    assert!(matches!(
+        decode_manifest_list(&bytes, "l"),
+        Err(Error::Unsupported(_))
+    ));
     // index manifests are version 1; 2 is unknown
     let i2 = |p: &str| match p {
         "_VERSION" => Some(Value::Int(2)),
         _ => index_dv(p),
     };
     let bytes = write_file(JAVA_INDEX, "null", &[&i2]);
-    assert!(matches!(decode_index_manifest(&bytes, "i"), Err(Error::Unsupported(_))));
+    assert!(matches!(
+        decode_index_manifest(&bytes, "i"),
+        Err(Error::Unsupported(_))
+    ));
 }
 
 #[test]
@@ -533,9 +578,15 @@ fn schema_problems_are_reported() {
     // a manifest decoded as a manifest list: required fields missing
     let bytes = write_file(JAVA_MANIFEST, "null", &[&entry_a]);
     let err = decode_manifest_list(&bytes, "manifest/manifest-list-wrong").unwrap_err();
-    assert!(message(&err).contains("writer schema has no field"), "{err}");
+    assert!(
+        message(&err).contains("writer schema has no field"),
+        "{err}"
+    );
     // wrong type for a known field
-    let schema = JAVA_LIST.replace(r#"{"name":"_FILE_SIZE","type":"long"}"#, r#"{"name":"_FILE_SIZE","type":"string"}"#);
+    let schema = JAVA_LIST.replace(
+        r#"{"name":"_FILE_SIZE","type":"long"}"#,
+        r#"{"name":"_FILE_SIZE","type":"string"}"#,
+    );
     let ov = |p: &str| match p {
         "_FILE_SIZE" => Some(s("big")),
         _ => list_a(p),
@@ -546,9 +597,11 @@ fn schema_problems_are_reported() {
     // not JSON at all / no schema
     assert!(decode_manifest(&raw_container("{oops", "null", &[]), "m").is_err());
     // empty file (no blocks) decodes to nothing
-    assert!(decode_manifest(&raw_container(JAVA_MANIFEST, "null", &[]), "m")
-        .unwrap()
-        .is_empty());
+    assert!(
+        decode_manifest(&raw_container(JAVA_MANIFEST, "null", &[]), "m")
+            .unwrap()
+            .is_empty()
+    );
     // a block claiming more records than bytes
     let f = raw_container(JAVA_MANIFEST, "null", &[(1_000_000, vec![0; 3])]);
     assert!(decode_manifest(&f, "m").is_err());
@@ -574,7 +627,10 @@ mod parquet_manifests {
     use std::sync::Arc;
 
     use arrow_array::builder::{BinaryBuilder, Int64Builder, ListBuilder, StringBuilder};
-    use arrow_array::{Array, ArrayRef, BinaryArray, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray, StructArray};
+    use arrow_array::{
+        Array, ArrayRef, BinaryArray, Int32Array, Int64Array, Int8Array, RecordBatch, StringArray,
+        StructArray,
+    };
     use arrow_schema::{DataType, Field, Fields};
     use parquet::arrow::ArrowWriter;
 
@@ -608,7 +664,10 @@ mod parquet_manifests {
             vec![Arc::new(min), Arc::new(max), Arc::new(nulls)],
             None,
         );
-        (Field::new("_STATS", DataType::Struct(fields), false), Arc::new(s))
+        (
+            Field::new("_STATS", DataType::Struct(fields), false),
+            Arc::new(s),
+        )
     }
 
     #[test]
@@ -645,7 +704,10 @@ mod parquet_manifests {
         assert_eq!(metas[1].num_deleted_files, 1);
         assert_eq!(metas[0].min_bucket, Some(1));
         assert_eq!(metas[1].min_bucket, None);
-        assert_eq!(metas[0].partition_stats.null_counts, Some(vec![Some(0), None]));
+        assert_eq!(
+            metas[0].partition_stats.null_counts,
+            Some(vec![Some(0), None])
+        );
         // truncated Parquet → error, not panic
         for cut in [4, 10, bytes.len() / 2, bytes.len() - 1] {
             assert!(decode_manifest_list(&bytes[..cut], "x").is_err());
@@ -735,7 +797,7 @@ fn decode_speed() {
         "_FILE._VALUE_STATS._MAX_VALUES" => Some(Value::Bytes(vec![8u8; 200])),
         _ => entry_a(p),
     };
-    let records: Vec<&dyn Fn(&str) -> Option<Value>> = (0..100_000).map(|_| &ov as _).collect();
+    let records: Vec<&Overrides<'_>> = (0..100_000).map(|_| &ov as _).collect();
     let bytes = write_file(JAVA_MANIFEST, "zstandard", &records);
     let start = std::time::Instant::now();
     let mut n = 0;
@@ -748,4 +810,22 @@ fn decode_speed() {
         bytes.len() / 1024,
         n as f64 / secs
     );
+}
+
+#[test]
+fn columnar_formats_without_or_with_their_feature() {
+    let fake_parquet = b"PAR1 not really parquet";
+    let fake_orc = b"ORC not really orc";
+    let pq = decode_manifest(fake_parquet, "manifest/manifest-pq-0").unwrap_err();
+    let orc = decode_manifest_list(fake_orc, "manifest/manifest-list-orc-0").unwrap_err();
+    #[cfg(feature = "parquet")]
+    assert!(matches!(pq, Error::Malformed { .. }), "{pq}");
+    #[cfg(not(feature = "parquet"))]
+    assert!(matches!(pq, Error::Unsupported(ref m) if m.contains("'parquet' feature")), "{pq}");
+    #[cfg(feature = "orc")]
+    assert!(matches!(orc, Error::Malformed { .. }), "{orc}");
+    #[cfg(not(feature = "orc"))]
+    assert!(matches!(orc, Error::Unsupported(ref m) if m.contains("'orc' feature")), "{orc}");
+    assert!(pq.to_string().contains("manifest/manifest-pq-0"));
+    assert!(orc.to_string().contains("manifest/manifest-list-orc-0"));
 }
