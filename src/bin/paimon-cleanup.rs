@@ -6,8 +6,13 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+use paimon_cleanup::clean::{
+    expire_snapshots, DeletionReport, ExpireConfig, RetentionOverrides, RunControl,
+};
+use paimon_cleanup::spec::options::parse_duration;
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::inspect::inspect;
+use paimon_cleanup::table::Table;
 use paimon_cleanup::{Error, Result};
 
 #[derive(Parser)]
@@ -36,10 +41,61 @@ struct TableArgs {
     json: bool,
 }
 
+#[derive(Args, Clone)]
+struct RetentionArgs {
+    /// Minimum number of snapshots kept (default: table option, then 10).
+    #[arg(long)]
+    retain_min: Option<i64>,
+    /// Maximum number of snapshots kept.
+    #[arg(long)]
+    retain_max: Option<i64>,
+    /// Keep snapshots younger than this (Paimon duration: `0s`, `30 min`, `1 h`, `7d`).
+    #[arg(long, conflicts_with = "older_than_ms")]
+    time_retained: Option<String>,
+    /// Absolute cut-off instead of --time-retained (epoch milliseconds; not in the future).
+    #[arg(long)]
+    older_than_ms: Option<i64>,
+    /// Maximum snapshots expired in this run (`snapshot.expire.limit`).
+    #[arg(long)]
+    max_deletes: Option<i64>,
+    /// Compute and report, change nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Show branches, snapshots, tags, consumers and the live files of the latest snapshot.
     Inspect(TableArgs),
+    /// Expire old snapshots and delete every file only they referenced.
+    ExpireSnapshots {
+        #[command(flatten)]
+        table: TableArgs,
+        #[command(flatten)]
+        retention: RetentionArgs,
+        /// Remove bucket and partition directories left empty.
+        #[arg(long)]
+        clean_empty_dirs: bool,
+        /// Refuse to run when a tag pins a snapshot that would expire (name the tags).
+        #[arg(long)]
+        refuse_if_tags_pin: bool,
+    },
+}
+
+impl RetentionArgs {
+    fn overrides(&self) -> Result<RetentionOverrides> {
+        Ok(RetentionOverrides {
+            retain_min: self.retain_min,
+            retain_max: self.retain_max,
+            time_retained: self
+                .time_retained
+                .as_deref()
+                .map(parse_duration)
+                .transpose()?,
+            older_than_ms: self.older_than_ms,
+            limit: self.max_deletes,
+        })
+    }
 }
 
 fn parse_options(pairs: &[String]) -> Result<HashMap<String, String>> {
@@ -79,10 +135,83 @@ fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
         .map_err(|e| Error::Internal(format!("cannot start runtime: {e}")))
 }
 
-fn run_inspect(args: &TableArgs) -> Result<()> {
+/// Options, runtime and storage for one command.
+fn open(
+    args: &TableArgs,
+) -> Result<(
+    HashMap<String, String>,
+    tokio::runtime::Runtime,
+    Arc<Storage>,
+)> {
     let options = parse_options(&args.options)?;
     let rt = runtime(args.threads)?;
     let storage = Arc::new(Storage::open(&table_uri(&args.table)?, &options)?);
+    Ok((options, rt, storage))
+}
+
+fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| Error::Internal(e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}
+
+fn print_deletion(d: &DeletionReport) {
+    for (class, c) in &d.deleted {
+        println!(
+            "  {:<16} {:>8} files {:>14} bytes",
+            format!("{class:?}"),
+            c.files,
+            c.bytes
+        );
+    }
+    if d.dirs_removed > 0 {
+        println!("  directories removed: {}", d.dirs_removed);
+    }
+    for f in &d.failed {
+        println!("  FAILED {}: {}", f.path, f.error);
+    }
+}
+
+fn run_expire_snapshots(
+    args: &TableArgs,
+    retention: &RetentionArgs,
+    clean_empty_dirs: bool,
+    refuse_if_tags_pin: bool,
+) -> Result<()> {
+    let (options, rt, storage) = open(args)?;
+    let cfg = ExpireConfig {
+        retention: retention.overrides()?,
+        clean_empty_dirs: clean_empty_dirs.then_some(true),
+        dry_run: retention.dry_run,
+        refuse_if_tags_pin_expired: refuse_if_tags_pin,
+    };
+    let report = rt.block_on(async {
+        let table = Table::open(storage, &options).await?;
+        expire_snapshots(&table, &cfg, &RunControl::default()).await
+    })?;
+    if args.json {
+        return print_json(&report);
+    }
+    let verb = if cfg.dry_run {
+        "would expire"
+    } else {
+        "expired"
+    };
+    match (report.first_expired, report.last_expired) {
+        (Some(a), Some(b)) => println!("{verb} {} snapshots ({a}..={b})", report.snapshots_expired),
+        _ => println!("nothing to expire"),
+    }
+    print_deletion(&report.deletion);
+    if cfg.dry_run {
+        for p in &report.deletion.paths {
+            println!("  would delete {}", p.path);
+        }
+    }
+    Ok(())
+}
+
+fn run_inspect(args: &TableArgs) -> Result<()> {
+    let (options, rt, storage) = open(args)?;
     let report = rt.block_on(inspect(storage, &options))?;
     if args.json {
         let text =
@@ -117,6 +246,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Inspect(a) => run_inspect(a),
+        Command::ExpireSnapshots {
+            table,
+            retention,
+            clean_empty_dirs,
+            refuse_if_tags_pin,
+        } => run_expire_snapshots(table, retention, *clean_empty_dirs, *refuse_if_tags_pin),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

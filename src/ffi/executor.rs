@@ -166,6 +166,8 @@ pub unsafe extern "C" fn paimon_cleanup_executor_new(
 /// system, 64 for tables on an object store. Otherwise 1..=4096.
 ///
 /// Takes effect for calls that start after it returns; calls already running keep their value.
+/// Used by the maintenance operations; `paimon_cleanup_table_summary` still reads with the table
+/// layer's own default.
 /// Ownership: `executor` stays owned by the caller.
 /// Thread-safety: safe to call while other threads use the executor.
 /// Errors: `NULL_POINTER` if `executor` is NULL; `INVALID_ARGUMENT` if out of range.

@@ -444,6 +444,46 @@ impl PartitionComputer {
         &self.fields
     }
 
+    fn spec(&self) -> Spec<'_> {
+        Spec {
+            fields: &self.fields,
+            default_name: &self.default_name,
+            legacy_name: self.legacy_name,
+            ltz_offset_seconds: self.ltz_offset_seconds,
+        }
+    }
+
+    /// Partition values as directory strings, in key order: NULL, empty and whitespace-only
+    /// values become the default name (so `''` and NULL share a directory).
+    pub fn values_of_row(&self, row: &BinaryRow<'_>) -> Result<Vec<(String, String)>> {
+        self.spec().values_of_row(row)
+    }
+
+    /// [`PartitionComputer::values_of_row`] of a serialized partition (`_PARTITION` bytes).
+    pub fn values(&self, partition: &[u8]) -> Result<Vec<(String, String)>> {
+        self.spec().values(partition)
+    }
+
+    /// The partition path `k1=v1/k2=v2/` of a serialized partition ("" when unpartitioned).
+    pub fn path(&self, partition: &[u8]) -> Result<String> {
+        self.spec().path(partition)
+    }
+
+    /// Java's internal `toString()` of each partition value (`None` for NULL), in key order.
+    pub fn internal_strings(&self, partition: &[u8]) -> Result<Vec<(String, Option<String>)>> {
+        self.spec().internal_strings(partition)
+    }
+}
+
+/// Borrowed form of a [`PartitionComputer`] (fields already checked).
+struct Spec<'f> {
+    fields: &'f [DataField],
+    default_name: &'f str,
+    legacy_name: bool,
+    ltz_offset_seconds: Option<i32>,
+}
+
+impl Spec<'_> {
     fn row<'a>(&self, partition: &'a [u8]) -> Result<BinaryRow<'a>> {
         let row = BinaryRow::from_serialized(partition)?;
         if row.arity() != self.fields.len() {
@@ -488,9 +528,7 @@ impl PartitionComputer {
         })
     }
 
-    /// Partition values as directory strings, in key order: NULL, empty and whitespace-only
-    /// values become the default name (so `''` and NULL share a directory).
-    pub fn values_of_row(&self, row: &BinaryRow<'_>) -> Result<Vec<(String, String)>> {
+    fn values_of_row(&self, row: &BinaryRow<'_>) -> Result<Vec<(String, String)>> {
         let mut out = Vec::with_capacity(self.fields.len());
         for (i, field) in self.fields.iter().enumerate() {
             let value = match row.get_datum(i, &field.data_type)? {
@@ -499,29 +537,26 @@ impl PartitionComputer {
             };
             let value = match value {
                 Some(v) if !is_blank(&v) => v,
-                _ => self.default_name.clone(),
+                _ => self.default_name.to_string(),
             };
             out.push((field.name.clone(), value));
         }
         Ok(out)
     }
 
-    /// [`PartitionComputer::values_of_row`] of a serialized partition (`_PARTITION` bytes).
-    pub fn values(&self, partition: &[u8]) -> Result<Vec<(String, String)>> {
+    fn values(&self, partition: &[u8]) -> Result<Vec<(String, String)>> {
         let row = self.row(partition)?;
         self.values_of_row(&row)
     }
 
-    /// The partition path `k1=v1/k2=v2/` of a serialized partition ("" when unpartitioned).
-    pub fn path(&self, partition: &[u8]) -> Result<String> {
+    fn path(&self, partition: &[u8]) -> Result<String> {
         if self.fields.is_empty() {
             return Ok(String::new());
         }
         partition_path_from_values(&self.values(partition)?)
     }
 
-    /// Java's internal `toString()` of each partition value (`None` for NULL), in key order.
-    pub fn internal_strings(&self, partition: &[u8]) -> Result<Vec<(String, Option<String>)>> {
+    fn internal_strings(&self, partition: &[u8]) -> Result<Vec<(String, Option<String>)>> {
         let row = self.row(partition)?;
         let mut out = Vec::with_capacity(self.fields.len());
         for (i, field) in self.fields.iter().enumerate() {
@@ -542,7 +577,7 @@ pub fn partition_values(
     default_name: &str,
     legacy_name: bool,
 ) -> Result<Vec<(String, String)>> {
-    PartitionComputer::new(fields.to_vec(), default_name, legacy_name)?.values(partition)
+    spec(fields, default_name, legacy_name)?.values(partition)
 }
 
 /// The partition path `k1=v1/k2=v2/` (keys and values escaped, trailing slash) of serialized
@@ -556,7 +591,7 @@ pub fn partition_path(
     if fields.is_empty() {
         return Ok(String::new());
     }
-    PartitionComputer::new(fields.to_vec(), default_name, legacy_name)?.path(partition)
+    spec(fields, default_name, legacy_name)?.path(partition)
 }
 
 /// Java's internal `toString()` of each partition value (`None` for NULL): DATE as epoch days,
@@ -565,8 +600,19 @@ pub fn partition_internal_strings(
     partition: &[u8],
     fields: &[DataField],
 ) -> Result<Vec<(String, Option<String>)>> {
-    PartitionComputer::new(fields.to_vec(), DEFAULT_PARTITION_NAME, true)?
-        .internal_strings(partition)
+    spec(fields, DEFAULT_PARTITION_NAME, true)?.internal_strings(partition)
+}
+
+fn spec<'f>(fields: &'f [DataField], default_name: &'f str, legacy_name: bool) -> Result<Spec<'f>> {
+    for f in fields {
+        check_partition_field(f)?;
+    }
+    Ok(Spec {
+        fields,
+        default_name,
+        legacy_name,
+        ltz_offset_seconds: None,
+    })
 }
 
 /// Joins already formatted `(key, value)` pairs into `k1=v1/k2=v2/`, escaping both sides.

@@ -170,3 +170,72 @@ pub fn pypaimon_view(table: &Path, args: &[&str]) -> serde_json::Value {
     let out = run_py(&py, "live_files.py", &all).unwrap_or_else(|e| panic!("live_files.py: {e}"));
     serde_json::from_str(&out).unwrap()
 }
+
+/// Top-level directories of a table that hold metadata, not data.
+pub const METADATA_DIRS: &[&str] = &[
+    "schema",
+    "snapshot",
+    "manifest",
+    "index",
+    "tag",
+    "consumer",
+    "branch",
+    "changelog",
+    "statistics",
+    "service",
+    "metadata",
+];
+
+/// Every file under the table's data directories (partition / bucket dirs), relative paths.
+pub fn data_files_on_disk(table: &Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut stack = vec![table.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(table).unwrap().to_str().unwrap().to_string();
+            if dir == table && METADATA_DIRS.contains(&rel.as_str()) {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(rel);
+            }
+        }
+    }
+    out
+}
+
+/// Every file of the table (relative path → size), for comparing end states.
+pub fn tree(table: &Path) -> std::collections::BTreeMap<String, u64> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![table.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(table).unwrap().to_str().unwrap().to_string();
+                out.insert(rel, e.metadata().unwrap().len());
+            }
+        }
+    }
+    out
+}
+
+/// pypaimon's view of every version (snapshots, tags, branches) of a table, with row digests.
+pub fn all_versions(table: &Path) -> serde_json::Map<String, serde_json::Value> {
+    let py = python().expect("python");
+    let out = run_py_any_status(
+        &py,
+        "live_files.py",
+        &[table.to_str().unwrap(), "--all-versions"],
+    );
+    serde_json::from_str::<serde_json::Value>(&out)
+        .unwrap_or_else(|e| panic!("live_files.py --all-versions: {e}: {out}"))
+        .as_object()
+        .unwrap()
+        .clone()
+}

@@ -821,11 +821,17 @@ fn columnar_formats_without_or_with_their_feature() {
     #[cfg(feature = "parquet")]
     assert!(matches!(pq, Error::Malformed { .. }), "{pq}");
     #[cfg(not(feature = "parquet"))]
-    assert!(matches!(pq, Error::Unsupported(ref m) if m.contains("'parquet' feature")), "{pq}");
+    assert!(
+        matches!(pq, Error::Unsupported(ref m) if m.contains("'parquet' feature")),
+        "{pq}"
+    );
     #[cfg(feature = "orc")]
     assert!(matches!(orc, Error::Malformed { .. }), "{orc}");
     #[cfg(not(feature = "orc"))]
-    assert!(matches!(orc, Error::Unsupported(ref m) if m.contains("'orc' feature")), "{orc}");
+    assert!(
+        matches!(orc, Error::Unsupported(ref m) if m.contains("'orc' feature")),
+        "{orc}"
+    );
     assert!(pq.to_string().contains("manifest/manifest-pq-0"));
     assert!(orc.to_string().contains("manifest/manifest-list-orc-0"));
 }
