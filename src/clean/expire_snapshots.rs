@@ -4,19 +4,19 @@
 //! manifests / index files / statistics → manifest lists / index manifests → snapshot files →
 //! EARLIEST hint.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
+use crate::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
 use crate::clean::protectors::{other_protectors, snapshot_line};
 use crate::clean::references::{ProtectMode, Protector, ReferenceReader};
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::retention::{now_millis, Retention, RetentionOverrides};
 use crate::error::{Error, Result};
-use crate::spec::manifest::FileKind;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
 use crate::table::Table;
@@ -169,98 +169,22 @@ pub async fn expire_snapshots(
     }
     ctl.cancel.check()?;
 
-    // Candidates: files deleted by the deltas of (begin, end], keyed by location (an ADD of the
-    // same location in the same delta cancels: level upgrade), and changelog files of [begin, end).
+    // Candidates: files deleted by the deltas of (begin, end] (an ADD of the same location in
+    // the same delta cancels: level upgrade), and changelog files of [begin, end).
     let mut rr = ReferenceReader::new(table);
-    let later: Vec<&Snapshot> = all.range(begin + 1..=end).map(|(_, s)| s).collect();
-    let delta_lists: Vec<String> = later
-        .iter()
-        .map(|s| s.delta_manifest_list.clone())
+    let delta_lists: Vec<String> = all
+        .range(begin + 1..=end)
+        .map(|(_, s)| s.delta_manifest_list.clone())
         .collect();
     let changelog_lists: Vec<String> = expired
         .iter()
         .filter_map(|s| s.changelog_manifest_list.clone())
         .collect();
-    let expired_lists: Vec<String> = expired
-        .iter()
-        .flat_map(|s| s.manifest_lists().map(String::from).collect::<Vec<_>>())
-        .collect();
-    rr.load_lists(
-        &[
-            delta_lists.clone(),
-            changelog_lists.clone(),
-            expired_lists.clone(),
-        ]
-        .concat(),
-        true,
-    )
-    .await?;
-    let manifests_of = |rr: &ReferenceReader, lists: &[String]| -> Vec<String> {
-        lists
-            .iter()
-            .flat_map(|l| {
-                rr.list(l)
-                    .iter()
-                    .map(|m| m.file_name.clone())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    let data_manifests = manifests_of(&rr, &delta_lists);
-    let changelog_manifests = manifests_of(&rr, &changelog_lists);
-    rr.load_full(
-        &[data_manifests.clone(), changelog_manifests.clone()].concat(),
-        true,
-    )
-    .await?;
-
-    let mut candidates: HashMap<Location, Candidate> = HashMap::new();
-    for s in &later {
-        let mut per_snapshot: HashMap<Location, Candidate> = HashMap::new();
-        for m in rr.list(&s.delta_manifest_list).iter() {
-            for e in rr.full(&m.file_name).iter() {
-                let loc = rr.location(e)?;
-                match e.kind {
-                    FileKind::Delete => {
-                        let mut files =
-                            table
-                                .paths()
-                                .data_file_with_extras(&e.partition, e.bucket, &e.file)?;
-                        files.remove(0);
-                        per_snapshot.insert(
-                            loc,
-                            Candidate {
-                                class: FileClass::Data,
-                                bytes: e.file.file_size.max(0) as u64,
-                                extras: files,
-                            },
-                        );
-                    }
-                    FileKind::Add => {
-                        per_snapshot.remove(&loc);
-                    }
-                }
-            }
-        }
-        candidates.extend(per_snapshot);
-    }
-    for s in &expired {
-        let Some(list) = &s.changelog_manifest_list else {
-            continue;
-        };
-        for m in rr.list(list).iter() {
-            for e in rr
-                .full(&m.file_name)
-                .iter()
-                .filter(|e| e.kind == FileKind::Add)
-            {
-                candidates.entry(rr.location(e)?).or_insert(Candidate {
-                    class: FileClass::ChangelogData,
-                    bytes: e.file.file_size.max(0) as u64,
-                    extras: Vec::new(),
-                });
-            }
-        }
+    let mut candidates = deleted_by_deltas(&mut rr, table, &delta_lists).await?;
+    for (loc, c) in
+        added_by_lists(&mut rr, table, &changelog_lists, FileClass::ChangelogData).await?
+    {
+        candidates.entry(loc).or_insert(c);
     }
 
     // Protectors: the kept snapshots of this branch, every tag, other branches, changelogs, and
@@ -278,109 +202,17 @@ pub async fn expire_snapshots(
         }));
     }
     ctl.cancel.check()?;
-    let candidate_set: HashSet<Location> = candidates.keys().cloned().collect();
-    let protected = rr.protected_files(&protectors, &candidate_set).await?;
-    let referenced = rr.referenced_metadata(&protectors).await?;
-
-    // Plan.
-    let mut data = Vec::new();
-    let mut changelog_data = Vec::new();
-    let mut sorted: Vec<(Location, Candidate)> = candidates
-        .into_iter()
-        .filter(|(l, _)| !protected.contains(l))
-        .collect();
-    sorted.sort_by(|a, b| a.0.cmp(&b.0));
-    for (loc, c) in sorted {
-        let bucket = if c.class == FileClass::Data {
-            &mut data
-        } else {
-            &mut changelog_data
-        };
-        bucket.push(Planned {
-            location: loc,
-            class: c.class,
-            bytes: Some(c.bytes),
-        });
-        for x in c.extras {
-            bucket.push(Planned {
-                location: x,
-                class: c.class,
-                bytes: None,
-            });
-        }
-    }
-    let mut manifests = Vec::new();
-    let mut index_files = Vec::new();
-    let mut lists = Vec::new();
-    let mut stats = Vec::new();
-    let mut planned_names: HashSet<String> = HashSet::new();
-    for s in &expired {
-        for l in s.manifest_lists() {
-            for m in rr.list(l).iter() {
-                if !referenced.manifest_dir_names.contains(&m.file_name)
-                    && planned_names.insert(m.file_name.clone())
-                {
-                    manifests.push(Planned {
-                        location: table.paths().manifest(&m.file_name)?,
-                        class: FileClass::Manifest,
-                        bytes: Some(m.file_size.max(0) as u64),
-                    });
-                }
-            }
-            if !referenced.manifest_dir_names.contains(l) && planned_names.insert(l.to_string()) {
-                lists.push(Planned {
-                    location: table.paths().manifest(l)?,
-                    class: FileClass::ManifestList,
-                    bytes: None,
-                });
-            }
-        }
-        if let Some(im) = &s.index_manifest {
-            if !referenced.manifest_dir_names.contains(im) {
-                for f in rr.index_files_of(im, true).await?.iter() {
-                    if !referenced.index_files.contains(f) {
-                        index_files.push(Planned {
-                            location: f.clone(),
-                            class: FileClass::Index,
-                            bytes: None,
-                        });
-                    }
-                }
-                if planned_names.insert(im.clone()) {
-                    lists.push(Planned {
-                        location: table.paths().manifest(im)?,
-                        class: FileClass::IndexManifest,
-                        bytes: None,
-                    });
-                }
-            }
-        }
-        if let Some(st) = &s.statistics {
-            if !referenced.statistics.contains(st) && planned_names.insert(format!("stat:{st}")) {
-                stats.push(Planned {
-                    location: table.paths().statistics(st)?,
-                    class: FileClass::Statistics,
-                    bytes: None,
-                });
-            }
-        }
-    }
-
-    // Delete, in crash-safe order.
-    let touched_dirs: Vec<Location> = data
-        .iter()
-        .chain(changelog_data.iter())
-        .filter_map(|p| p.location.parent())
-        .collect();
-    deleter.delete("data files", data).await?;
-    deleter.delete("changelog files", changelog_data).await?;
-    if clean_dirs {
-        remove_empty_dirs(table, &mut deleter, touched_dirs).await;
-    }
-    deleter.delete("manifests", manifests).await?;
-    deleter.delete("index files", index_files).await?;
-    deleter.delete("statistics", stats).await?;
-    deleter.delete("manifest lists", lists).await?;
+    let plan = DeletionPlan::build(
+        &mut rr,
+        table,
+        candidates,
+        &expired,
+        MetadataScope::All,
+        &protectors,
+    )
+    .await?;
+    ctl.cancel.check()?;
+    plan.execute(table, &mut deleter, clean_dirs).await?;
     if decoupled && !cfg.dry_run {
         let cl = table.changelogs();
         for s in &expired {
@@ -420,12 +252,6 @@ pub async fn expire_snapshots(
     Ok(report)
 }
 
-struct Candidate {
-    class: FileClass,
-    bytes: u64,
-    extras: Vec<Location>,
-}
-
 /// Read every snapshot of the table's branch, by id.
 pub(crate) async fn read_snapshots(table: &Table) -> Result<BTreeMap<i64, Snapshot>> {
     Ok(table
@@ -442,50 +268,6 @@ pub(crate) async fn write_hint(table: &Table, loc: &Location, id: i64) -> Result
         .storage()
         .put(loc, bytes::Bytes::from(id.to_string()))
         .await
-}
-
-/// Remove bucket directories left empty, then their partition directories, deepest first,
-/// never above the data root.
-pub(crate) async fn remove_empty_dirs(
-    table: &Table,
-    deleter: &mut Deleter<'_>,
-    dirs: Vec<Location>,
-) {
-    let data_root = table.paths().data_root().clone();
-    let levels = table.schema().partition_keys.len();
-    let mut bucket_dirs: Vec<Location> = dirs
-        .into_iter()
-        .filter(|d| d.is_under(&data_root))
-        .collect();
-    bucket_dirs.sort();
-    bucket_dirs.dedup();
-    let mut parents: HashSet<Location> = HashSet::new();
-    for d in bucket_dirs {
-        if !d.name().starts_with("bucket-") {
-            continue;
-        }
-        if deleter.remove_dir_if_empty(&d).await {
-            if let Some(p) = d.parent() {
-                parents.insert(p);
-            }
-        }
-    }
-    for _ in 0..levels {
-        let mut next = HashSet::new();
-        let mut level: Vec<Location> = parents.drain().collect();
-        level.sort();
-        for p in level {
-            if p == data_root || !p.is_under(&data_root) || !p.name().contains('=') {
-                continue;
-            }
-            if deleter.remove_dir_if_empty(&p).await {
-                if let Some(pp) = p.parent() {
-                    next.insert(pp);
-                }
-            }
-        }
-        parents = next;
-    }
 }
 
 /// A duration as whole milliseconds.

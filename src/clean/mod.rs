@@ -3,6 +3,7 @@
 pub mod control;
 pub mod deleter;
 pub mod expire_snapshots;
+pub mod plan;
 pub mod protectors;
 pub mod references;
 pub mod report;

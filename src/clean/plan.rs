@@ -1,0 +1,324 @@
+//! Planning shared by every capability that removes versions (snapshot expiry, changelog
+//! expiry, tag deletion): which data files the removed versions free, which metadata files
+//! nothing else names, and the crash-safe order in which they go.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::clean::deleter::{Deleter, Planned};
+use crate::clean::references::{Protector, ReferenceReader};
+use crate::clean::report::FileClass;
+use crate::error::Result;
+use crate::spec::manifest::{FileKind, ManifestEntry};
+use crate::spec::snapshot::Snapshot;
+use crate::storage::Location;
+use crate::table::Table;
+
+/// A data or changelog file that may become unreferenced, with its extra files.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Data or changelog data.
+    pub class: FileClass,
+    /// `_FILE_SIZE`.
+    pub bytes: u64,
+    /// Extra files beside it (`.index`, ...), deleted with it.
+    pub extras: Vec<Location>,
+}
+
+/// Candidates by location.
+pub type Candidates = HashMap<Location, Candidate>;
+
+fn candidate(
+    table: &Table,
+    e: &ManifestEntry,
+    class: FileClass,
+    with_extras: bool,
+) -> Result<(Location, Candidate)> {
+    let mut files = table
+        .paths()
+        .data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+    let main = files.remove(0);
+    Ok((
+        main,
+        Candidate {
+            class,
+            bytes: e.file.file_size.max(0) as u64,
+            extras: if with_extras { files } else { Vec::new() },
+        },
+    ))
+}
+
+fn manifests_of(rr: &ReferenceReader, lists: &[String]) -> Vec<String> {
+    lists
+        .iter()
+        .flat_map(|l| {
+            rr.list(l)
+                .iter()
+                .map(|m| m.file_name.clone())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Files the given delta lists delete: per list, DELETE entries keyed by location, cancelled
+/// by an ADD of the same location in that list (a level upgrade). Missing lists and manifests
+/// read as empty (an interrupted earlier run may have removed them after their data).
+pub async fn deleted_by_deltas(
+    rr: &mut ReferenceReader<'_>,
+    table: &Table,
+    delta_lists: &[String],
+) -> Result<Candidates> {
+    rr.load_lists(delta_lists, true).await?;
+    rr.load_full(&manifests_of(rr, delta_lists), true).await?;
+    let mut out = Candidates::new();
+    for list in delta_lists {
+        let mut per_list = Candidates::new();
+        for m in rr.list(list).iter() {
+            for e in rr.full(&m.file_name).iter() {
+                match e.kind {
+                    FileKind::Delete => {
+                        let (loc, c) = candidate(table, e, FileClass::Data, true)?;
+                        per_list.insert(loc, c);
+                    }
+                    FileKind::Add => {
+                        per_list.remove(&rr.location(e)?);
+                    }
+                }
+            }
+        }
+        out.extend(per_list);
+    }
+    Ok(out)
+}
+
+/// Files the given lists ADD (changelog lists; Java deletes changelog files without extras).
+/// Missing lists and manifests read as empty.
+pub async fn added_by_lists(
+    rr: &mut ReferenceReader<'_>,
+    table: &Table,
+    lists: &[String],
+    class: FileClass,
+) -> Result<Candidates> {
+    rr.load_lists(lists, true).await?;
+    rr.load_full(&manifests_of(rr, lists), true).await?;
+    let mut out = Candidates::new();
+    for list in lists {
+        for m in rr.list(list).iter() {
+            for e in rr
+                .full(&m.file_name)
+                .iter()
+                .filter(|e| e.kind == FileKind::Add)
+            {
+                let (loc, c) = candidate(table, e, class, class == FileClass::Data)?;
+                out.entry(loc).or_insert(c);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Everything one run deletes, grouped so it can go in crash-safe order.
+#[derive(Debug, Default)]
+pub struct DeletionPlan {
+    /// Data files and their extra files.
+    pub data: Vec<Planned>,
+    /// Changelog data files.
+    pub changelog_data: Vec<Planned>,
+    /// Manifests.
+    pub manifests: Vec<Planned>,
+    /// Index files.
+    pub index_files: Vec<Planned>,
+    /// Statistics files.
+    pub statistics: Vec<Planned>,
+    /// Manifest lists and index manifests (after what they name).
+    pub lists: Vec<Planned>,
+}
+
+/// Which metadata of a removed version to consider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataScope {
+    /// Lists, manifests, index manifest and index files, statistics.
+    All,
+    /// Only the lists (and their manifests) that an incremental changelog reader uses; index
+    /// and statistics stay for snapshot expiry (Java's changelog expiry does the same).
+    ChangelogOnly,
+}
+
+impl DeletionPlan {
+    /// Plan the deletion of `candidates` minus what `protectors` still need, and of the
+    /// metadata of `removed` versions that no protector names.
+    pub async fn build(
+        rr: &mut ReferenceReader<'_>,
+        table: &Table,
+        candidates: Candidates,
+        removed: &[Snapshot],
+        scope: MetadataScope,
+        protectors: &[Protector],
+    ) -> Result<DeletionPlan> {
+        let candidate_set: HashSet<Location> = candidates.keys().cloned().collect();
+        let protected = rr.protected_files(protectors, &candidate_set).await?;
+        let referenced = rr.referenced_metadata(protectors).await?;
+        let mut plan = DeletionPlan::default();
+
+        let mut sorted: Vec<(Location, Candidate)> = candidates
+            .into_iter()
+            .filter(|(l, _)| !protected.contains(l))
+            .collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        for (loc, c) in sorted {
+            let target = if c.class == FileClass::ChangelogData {
+                &mut plan.changelog_data
+            } else {
+                &mut plan.data
+            };
+            target.push(Planned {
+                location: loc,
+                class: c.class,
+                bytes: Some(c.bytes),
+            });
+            for x in c.extras {
+                target.push(Planned {
+                    location: x,
+                    class: c.class,
+                    bytes: None,
+                });
+            }
+        }
+
+        let removed_lists: Vec<String> = removed
+            .iter()
+            .flat_map(|s| lists_in_scope(s, scope))
+            .collect();
+        rr.load_lists(&removed_lists, true).await?;
+        let mut planned: HashSet<String> = HashSet::new();
+        for s in removed {
+            for l in lists_in_scope(s, scope) {
+                for m in rr.list(&l).iter() {
+                    if !referenced.manifest_dir_names.contains(&m.file_name)
+                        && planned.insert(m.file_name.clone())
+                    {
+                        plan.manifests.push(Planned {
+                            location: table.paths().manifest(&m.file_name)?,
+                            class: FileClass::Manifest,
+                            bytes: Some(m.file_size.max(0) as u64),
+                        });
+                    }
+                }
+                if !referenced.manifest_dir_names.contains(&l) && planned.insert(l.clone()) {
+                    plan.lists.push(Planned {
+                        location: table.paths().manifest(&l)?,
+                        class: FileClass::ManifestList,
+                        bytes: None,
+                    });
+                }
+            }
+            if scope == MetadataScope::ChangelogOnly {
+                continue;
+            }
+            if let Some(im) = &s.index_manifest {
+                if !referenced.manifest_dir_names.contains(im) && planned.insert(im.clone()) {
+                    for f in rr.index_files_of(im, true).await?.iter() {
+                        if !referenced.index_files.contains(f) {
+                            plan.index_files.push(Planned {
+                                location: f.clone(),
+                                class: FileClass::Index,
+                                bytes: None,
+                            });
+                        }
+                    }
+                    plan.lists.push(Planned {
+                        location: table.paths().manifest(im)?,
+                        class: FileClass::IndexManifest,
+                        bytes: None,
+                    });
+                }
+            }
+            if let Some(st) = &s.statistics {
+                if !referenced.statistics.contains(st) && planned.insert(format!("statistics/{st}"))
+                {
+                    plan.statistics.push(Planned {
+                        location: table.paths().statistics(st)?,
+                        class: FileClass::Statistics,
+                        bytes: None,
+                    });
+                }
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Delete in crash-safe order: data → changelog data → empty directories → manifests →
+    /// index files → statistics → lists and index manifests. The caller then removes the
+    /// version files and writes hints.
+    pub async fn execute(
+        self,
+        table: &Table,
+        deleter: &mut Deleter<'_>,
+        clean_empty_dirs: bool,
+    ) -> Result<()> {
+        let touched: Vec<Location> = self
+            .data
+            .iter()
+            .chain(self.changelog_data.iter())
+            .filter_map(|p| p.location.parent())
+            .collect();
+        deleter.delete("data files", self.data).await?;
+        deleter
+            .delete("changelog files", self.changelog_data)
+            .await?;
+        if clean_empty_dirs {
+            remove_empty_dirs(table, deleter, touched).await;
+        }
+        deleter.delete("manifests", self.manifests).await?;
+        deleter.delete("index files", self.index_files).await?;
+        deleter.delete("statistics", self.statistics).await?;
+        deleter.delete("manifest lists", self.lists).await?;
+        Ok(())
+    }
+}
+
+fn lists_in_scope(s: &Snapshot, scope: MetadataScope) -> Vec<String> {
+    match scope {
+        MetadataScope::All => s.manifest_lists().map(String::from).collect(),
+        MetadataScope::ChangelogOnly => match &s.changelog_manifest_list {
+            Some(c) => vec![c.clone()],
+            None => vec![s.base_manifest_list.clone(), s.delta_manifest_list.clone()],
+        },
+    }
+}
+
+/// Remove bucket directories left empty, then their partition directories, deepest first,
+/// never above the data root. Failures mean "not empty" and are ignored.
+pub async fn remove_empty_dirs(table: &Table, deleter: &mut Deleter<'_>, dirs: Vec<Location>) {
+    let data_root = table.paths().data_root().clone();
+    let levels = table.schema().partition_keys.len();
+    let mut bucket_dirs: Vec<Location> = dirs
+        .into_iter()
+        .filter(|d| d.is_under(&data_root))
+        .collect();
+    bucket_dirs.sort();
+    bucket_dirs.dedup();
+    let mut parents: HashSet<Location> = HashSet::new();
+    for d in bucket_dirs {
+        if d.name().starts_with("bucket-") && deleter.remove_dir_if_empty(&d).await {
+            if let Some(p) = d.parent() {
+                parents.insert(p);
+            }
+        }
+    }
+    for _ in 0..levels {
+        let mut next = HashSet::new();
+        let mut level: Vec<Location> = parents.drain().collect();
+        level.sort();
+        for p in level {
+            if p == data_root || !p.is_under(&data_root) || !p.name().contains('=') {
+                continue;
+            }
+            if deleter.remove_dir_if_empty(&p).await {
+                if let Some(pp) = p.parent() {
+                    next.insert(pp);
+                }
+            }
+        }
+        parents = next;
+    }
+}
