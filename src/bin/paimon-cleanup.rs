@@ -6,9 +6,15 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+use paimon_cleanup::clean::retention::now_millis;
+use paimon_cleanup::clean::{
+    delete_tag, expire_changelogs, expire_consumers, expire_tags, maintain, ChangelogExpireConfig,
+    ChangelogExpireReport, ConsumerReport, MaintainConfig, TagReport,
+};
 use paimon_cleanup::clean::{
     expire_snapshots, DeletionReport, ExpireConfig, RetentionOverrides, RunControl,
 };
+use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig};
 use paimon_cleanup::spec::options::parse_duration;
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::inspect::inspect;
@@ -67,6 +73,24 @@ struct RetentionArgs {
 enum Command {
     /// Show branches, snapshots, tags, consumers and the live files of the latest snapshot.
     Inspect(TableArgs),
+    /// Delete old files that no snapshot, tag, branch or changelog references.
+    RemoveOrphanFiles {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Only files older than this may be deleted (Paimon duration; default `1 d`).
+        #[arg(long, conflicts_with = "older_than_ms")]
+        older_than: Option<String>,
+        /// Absolute cut-off instead of --older-than (epoch milliseconds, not in the future).
+        #[arg(long)]
+        older_than_ms: Option<i64>,
+        /// No writer is running: allow a cut-off within the last hour, up to now. With writers
+        /// running, files written but not yet committed would be deleted.
+        #[arg(long)]
+        no_writers_running: bool,
+        /// Compute and report, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Expire old snapshots and delete every file only they referenced.
     ExpireSnapshots {
         #[command(flatten)]
@@ -79,6 +103,56 @@ enum Command {
         /// Refuse to run when a tag pins a snapshot that would expire (name the tags).
         #[arg(long)]
         refuse_if_tags_pin: bool,
+    },
+    /// Expire long-lived changelogs (decoupled changelog lifecycle).
+    ExpireChangelogs {
+        #[command(flatten)]
+        table: TableArgs,
+        #[command(flatten)]
+        retention: RetentionArgs,
+        /// Delete every changelog older than the earliest snapshot.
+        #[arg(long)]
+        delete_all: bool,
+    },
+    /// Delete a tag and the files only it kept.
+    DeleteTag {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Tag name.
+        tag: String,
+        /// Compute and report, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Delete tags whose retention passed, or (with --older-than-ms) that were created before.
+    ExpireTags {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Also delete tags created before this epoch-ms time.
+        #[arg(long)]
+        older_than_ms: Option<i64>,
+        /// Compute and report, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Delete consumers that have not advanced for longer than the expiration time.
+    ExpireConsumers {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Paimon duration (default: the table's consumer.expiration-time).
+        #[arg(long)]
+        expiration_time: Option<String>,
+        /// Compute and report, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Run what the table's options ask for: tag, consumer, snapshot and changelog expiry.
+    Maintain {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Compute and report, change nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -210,6 +284,138 @@ fn run_expire_snapshots(
     Ok(())
 }
 
+/// Open the table and run one capability, printing its report as JSON or a short summary.
+fn run_capability<R, F, Fut>(
+    args: &TableArgs,
+    what: &str,
+    f: F,
+    deletion: fn(&R) -> &DeletionReport,
+) -> Result<()>
+where
+    R: serde::Serialize,
+    F: FnOnce(Table) -> Fut,
+    Fut: std::future::Future<Output = Result<R>>,
+{
+    let (options, rt, storage) = open(args)?;
+    let report = rt.block_on(async {
+        let table = Table::open(storage, &options).await?;
+        f(table).await
+    })?;
+    if args.json {
+        return print_json(&report);
+    }
+    let d = deletion(&report);
+    println!(
+        "{what}: {} {} files, {} bytes",
+        if d.dry_run { "would delete" } else { "deleted" },
+        d.total_files(),
+        d.total_bytes()
+    );
+    print_deletion(d);
+    if d.dry_run {
+        for p in &d.paths {
+            println!("  would delete {}", p.path);
+        }
+    }
+    Ok(())
+}
+
+fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
+    let (options, rt, storage) = open(args)?;
+    let report = rt.block_on(async {
+        let table = Table::open(storage, &options).await?;
+        maintain(&table, &MaintainConfig { dry_run }, &RunControl::default()).await
+    })?;
+    if args.json {
+        return print_json(&report);
+    }
+    let steps: [(&str, Option<&DeletionReport>); 4] = [
+        ("tag expiry", report.tags.as_ref().map(|r| &r.deletion)),
+        (
+            "consumer expiry",
+            report.consumers.as_ref().map(|r| &r.deletion),
+        ),
+        (
+            "snapshot expiry",
+            report.snapshots.as_ref().map(|r| &r.deletion),
+        ),
+        (
+            "changelog expiry",
+            report.changelogs.as_ref().map(|r| &r.deletion),
+        ),
+    ];
+    for (name, d) in steps {
+        match d {
+            Some(d) => {
+                println!(
+                    "{name}: {} files, {} bytes",
+                    d.total_files(),
+                    d.total_bytes()
+                );
+                print_deletion(d);
+            }
+            None => println!("{name}: not configured"),
+        }
+    }
+    Ok(())
+}
+
+fn run_remove_orphan_files(
+    args: &TableArgs,
+    older_than: Option<&str>,
+    older_than_ms: Option<i64>,
+    no_writers_running: bool,
+    dry_run: bool,
+) -> Result<()> {
+    let older_than_ms = match older_than {
+        Some(d) => {
+            let ms = i64::try_from(parse_duration(d)?.as_millis()).unwrap_or(i64::MAX);
+            Some(now_millis().saturating_sub(ms))
+        }
+        None => older_than_ms,
+    };
+    let cfg = OrphanConfig {
+        older_than_ms,
+        dry_run,
+        no_writers_running,
+        ..Default::default()
+    };
+    let (options, rt, storage) = open(args)?;
+    let report = rt.block_on(async {
+        let table = Table::open(storage, &options).await?;
+        remove_orphan_files(&table, &cfg, &RunControl::default()).await
+    })?;
+    if args.json {
+        return print_json(&report);
+    }
+    let verb = if dry_run { "would delete" } else { "deleted" };
+    println!(
+        "{verb} {} orphan files ({} bytes); {} candidates older than {} ms, {} referenced, {} vetoed",
+        report.deletion.total_files(),
+        report.deletion.total_bytes(),
+        report.candidates,
+        report.older_than_ms,
+        report.referenced,
+        report.vetoed
+    );
+    print_deletion(&report.deletion);
+    for p in &report.kept_name_referenced_elsewhere {
+        println!("  kept (its name is referenced at another location): {p}");
+    }
+    for b in &report.branches_without_schema {
+        println!("  branch without schema (its versions still protect files): {b}");
+    }
+    for s in &report.skipped {
+        println!("  not listed: {s}");
+    }
+    if dry_run {
+        for p in &report.deletion.paths {
+            println!("  would delete {}", p.path);
+        }
+    }
+    Ok(())
+}
+
 fn run_inspect(args: &TableArgs) -> Result<()> {
     let (options, rt, storage) = open(args)?;
     let report = rt.block_on(inspect(storage, &options))?;
@@ -246,12 +452,83 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Inspect(a) => run_inspect(a),
+        Command::RemoveOrphanFiles {
+            table,
+            older_than,
+            older_than_ms,
+            no_writers_running,
+            dry_run,
+        } => run_remove_orphan_files(
+            table,
+            older_than.as_deref(),
+            *older_than_ms,
+            *no_writers_running,
+            *dry_run,
+        ),
         Command::ExpireSnapshots {
             table,
             retention,
             clean_empty_dirs,
             refuse_if_tags_pin,
         } => run_expire_snapshots(table, retention, *clean_empty_dirs, *refuse_if_tags_pin),
+        Command::ExpireChangelogs {
+            table,
+            retention,
+            delete_all,
+        } => retention.overrides().and_then(|r| {
+            let cfg = ChangelogExpireConfig {
+                retention: r,
+                delete_all: *delete_all,
+                dry_run: retention.dry_run,
+            };
+            run_capability(
+                table,
+                "expire changelogs",
+                |t| async move { expire_changelogs(&t, &cfg, &RunControl::default()).await },
+                |r: &ChangelogExpireReport| &r.deletion,
+            )
+        }),
+        Command::DeleteTag {
+            table,
+            tag,
+            dry_run,
+        } => run_capability(
+            table,
+            "delete tag",
+            |t| async move { delete_tag(&t, tag, *dry_run, &RunControl::default()).await },
+            |r: &TagReport| &r.deletion,
+        ),
+        Command::ExpireTags {
+            table,
+            older_than_ms,
+            dry_run,
+        } => run_capability(
+            table,
+            "expire tags",
+            |t| async move { expire_tags(&t, *older_than_ms, *dry_run, &RunControl::default()).await },
+            |r: &TagReport| &r.deletion,
+        ),
+        Command::ExpireConsumers {
+            table,
+            expiration_time,
+            dry_run,
+        } => {
+            expiration_time
+                .as_deref()
+                .map(parse_duration)
+                .transpose()
+                .and_then(|d| {
+                    run_capability(
+                        table,
+                        "expire consumers",
+                        |t| async move {
+                            expire_consumers(&t, d, *dry_run, &RunControl::default()).await
+                        },
+                        |r: &ConsumerReport| &r.deletion,
+                    )
+                })
+        }
+        Command::Maintain { table, dry_run } => run_maintain(table, *dry_run),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,15 +1,25 @@
 //! Cleanup capabilities, one module each, over the table layer.
 
+pub mod consumers;
 pub mod control;
 pub mod deleter;
+pub mod expire_changelogs;
 pub mod expire_snapshots;
+pub mod maintain;
+pub mod orphan_files;
 pub mod plan;
 pub mod protectors;
 pub mod references;
 pub mod report;
 pub mod retention;
+pub mod tags;
 
+pub use consumers::{expire_consumers, ConsumerReport};
 pub use control::{CancelToken, RunControl};
+pub use expire_changelogs::{expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport};
 pub use expire_snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
+pub use maintain::{maintain, MaintainConfig, MaintainReport};
+pub use orphan_files::{remove_orphan_files, OrphanConfig, OrphanReport};
 pub use report::{DeletionReport, FileClass};
 pub use retention::RetentionOverrides;
+pub use tags::{delete_tag, delete_tags, expire_tags, TagReport};

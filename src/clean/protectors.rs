@@ -28,6 +28,15 @@ pub fn snapshot_line(label: &str, snapshots: &[Snapshot]) -> Vec<Protector> {
 /// branch directory without any schema (pypaimon can leave one behind), whose snapshots and
 /// tags are still read when present.
 pub async fn other_protectors(table: &Table) -> Result<Vec<Protector>> {
+    other_protectors_except(table, &[]).await
+}
+
+/// Like [`other_protectors`], without the named tags of `table`'s own branch (tags being
+/// deleted).
+pub async fn other_protectors_except(
+    table: &Table,
+    skip_tags: &[String],
+) -> Result<Vec<Protector>> {
     let mut out = Vec::new();
     for name in list_branches(table.storage()).await? {
         let b = match table.branch(&name).await {
@@ -40,6 +49,9 @@ pub async fn other_protectors(table: &Table) -> Result<Vec<Protector>> {
             Err(e) => return Err(e),
         };
         for (tag, t) in b.tags().await? {
+            if name == table.branch_name() && skip_tags.contains(&tag) {
+                continue;
+            }
             out.push(Protector {
                 label: format!("tag {tag} (branch {name})"),
                 snapshot: t.snapshot,
@@ -52,11 +64,16 @@ pub async fn other_protectors(table: &Table) -> Result<Vec<Protector>> {
         }
         for c in b.all_changelogs().await? {
             out.push(Protector {
-                label: format!("changelog {} (branch {name})", c.id),
+                label: changelog_label(c.id, &name),
                 snapshot: c,
                 mode: ProtectMode::Changelog,
             });
         }
     }
     Ok(out)
+}
+
+/// The label of a long-lived changelog protector (also used to recognise it).
+pub(crate) fn changelog_label(id: i64, branch: &str) -> String {
+    format!("changelog {id} (branch {branch})")
 }

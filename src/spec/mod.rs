@@ -5,6 +5,7 @@ pub mod consumer;
 pub mod manifest;
 pub mod options;
 pub mod partition;
+pub mod partition_time;
 pub mod schema;
 pub mod snapshot;
 pub mod types;

@@ -143,6 +143,28 @@ impl Storage {
         &self.delete_roots
     }
 
+    /// A storage on the same root, with the same options and already opened (or injected)
+    /// object stores, that also allows deletions under `roots` ([`Storage::add_delete_root`]
+    /// rules apply). For capabilities that learn extra roots (a table's external data paths)
+    /// only after the table is open and its storage is shared in an `Arc`.
+    pub fn with_delete_roots(&self, roots: &[Location]) -> Storage {
+        let stores = self
+            .stores
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let mut out = Storage {
+            root: self.root.clone(),
+            delete_roots: self.delete_roots.clone(),
+            config: self.config.clone(),
+            stores: Mutex::new(stores),
+        };
+        for r in roots {
+            out.add_delete_root(r.clone());
+        }
+        out
+    }
+
     /// Uses `store` for every location on `base`'s `scheme://authority` instead of building one
     /// from the options (e.g. a throttled or fault-injecting store in tests). Not for `file://`.
     pub fn set_object_store(&self, base: &Location, store: Arc<dyn ObjectStore>) -> Result<()> {
@@ -573,6 +595,21 @@ mod tests {
         s.add_delete_root(loc("/"));
         assert_refused(&s, &loc("/etc/passwd"));
         assert_eq!(s.delete_roots().len(), 1);
+    }
+
+    #[test]
+    fn derived_storage_adds_roots_and_leaves_the_original_alone() {
+        let s = storage("memory://bucket/w/t");
+        let ext = loc("memory://other/ext");
+        let file = ext.join("p=1/bucket-0/data-1.parquet");
+        let d = s.with_delete_roots(&[ext.clone(), loc("/")]);
+        d.check_deletable(&file).unwrap();
+        d.check_deletable(&loc("memory://bucket/w/t/x")).unwrap();
+        assert_refused(&d, &ext);
+        assert_refused(&d, &loc("/etc/passwd"));
+        assert_eq!(d.root(), s.root());
+        assert_refused(&s, &file);
+        assert!(s.delete_roots().is_empty());
     }
 
     #[test]

@@ -239,3 +239,99 @@ pub fn all_versions(table: &Path) -> serde_json::Map<String, serde_json::Value> 
         .unwrap()
         .clone()
 }
+
+/// Sets the modification time of every file under `dir` (recursively) to `t`.
+pub fn set_tree_mtime(dir: &Path, t: std::time::SystemTime) {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                set_mtime(&p, t);
+            }
+        }
+    }
+}
+
+/// Sets the modification time of one file.
+pub fn set_mtime(path: &Path, t: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(t))
+        .unwrap_or_else(|e| panic!("set mtime of {}: {e}", path.display()));
+}
+
+/// pypaimon's view of every version of several tables in one interpreter (`live_files.py
+/// --all-versions DIR...`), keyed by table directory.
+pub fn all_versions_many(
+    tables: &[&Path],
+) -> std::collections::BTreeMap<PathBuf, serde_json::Map<String, serde_json::Value>> {
+    let py = python().expect("python");
+    let mut args: Vec<&str> = tables.iter().map(|t| t.to_str().unwrap()).collect();
+    args.push("--all-versions");
+    let out = run_py_any_status(&py, "live_files.py", &args);
+    let v: serde_json::Value = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("live_files.py --all-versions: {e}: {out}"));
+    tables
+        .iter()
+        .map(|t| {
+            let one = if tables.len() == 1 {
+                &v
+            } else {
+                &v[t.to_str().unwrap()]
+            };
+            let map = one
+                .as_object()
+                .unwrap_or_else(|| panic!("no versions for {}: {out}", t.display()))
+                .clone();
+            (t.to_path_buf(), map)
+        })
+        .collect()
+}
+
+/// Names every version of each table references, read with fastavro only
+/// (`tests/py/referenced_files.py`), keyed by table directory.
+pub fn referenced_files(tables: &[&Path]) -> std::collections::BTreeMap<PathBuf, serde_json::Value> {
+    let py = python().expect("python");
+    let args: Vec<&str> = tables.iter().map(|t| t.to_str().unwrap()).collect();
+    let out = run_py(&py, "referenced_files.py", &args)
+        .unwrap_or_else(|e| panic!("referenced_files.py: {e}"));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    tables
+        .iter()
+        .map(|t| (t.to_path_buf(), v[t.to_str().unwrap()].clone()))
+        .collect()
+}
+
+/// Builds one opt-in pypaimon table (`make_tables.py --only NAME`, e.g. `external_paths`) in a
+/// fresh warehouse (such tables hold absolute paths and cannot be copied). Returns (warehouse
+/// guard, table dir, tables.json entry) or None without pypaimon.
+pub fn pypaimon_fresh_table(
+    name: &str,
+) -> Option<(tempfile::TempDir, PathBuf, serde_json::Value)> {
+    let py = python()?;
+    let wh = tempfile::Builder::new()
+        .prefix("pypaimon-wh-")
+        .tempdir()
+        .unwrap();
+    run_py(
+        &py,
+        "make_tables.py",
+        &[wh.path().to_str().unwrap(), "--only", name, "--quiet"],
+    )
+    .unwrap_or_else(|e| panic!("make_tables.py --only {name}: {e}"));
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(wh.path().join("tables.json")).unwrap()).unwrap();
+    let entry = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no pypaimon table {name}"))
+        .clone();
+    let path = PathBuf::from(entry["path"].as_str().unwrap());
+    Some((wh, path, entry))
+}

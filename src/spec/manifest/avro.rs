@@ -91,6 +91,8 @@ impl Node {
 pub(crate) struct Field {
     pub name: String,
     pub node: NodeId,
+    /// The field's `default` in the schema JSON (used when writing records in this schema).
+    pub default: Option<Value>,
 }
 
 /// A parsed writer schema.
@@ -215,6 +217,7 @@ impl SchemaParser {
                             fields.push(Field {
                                 name: name.to_string(),
                                 node,
+                                default: f.get("default").cloned(),
                             });
                         }
                         self.nodes[id] = Node::Record(fields);

@@ -8,6 +8,10 @@
 //!
 //! Byte fields (`_MIN_KEY`, stats rows) are [`Bytes`] slices of the decompressed Avro block, so
 //! decoding them costs no allocation; they keep that block alive while referenced.
+//!
+//! Writing (Avro only) is in [`writer`]: records are encoded by field name in a writer schema
+//! copied from the table's own files, or in the built-in Java 2.x schema; [`meta`] computes the
+//! `ManifestFileMeta` (exact partition stats) of a written manifest.
 
 use bytes::Bytes;
 
@@ -17,6 +21,16 @@ mod avro;
 #[cfg(any(feature = "orc", feature = "parquet"))]
 mod columnar;
 mod decode;
+pub mod meta;
+mod value;
+pub mod writer;
+
+pub use meta::manifest_file_meta;
+pub use value::AvroValue;
+pub use writer::{
+    encode_index_manifest, encode_manifest, encode_manifest_list, encode_records, read_raw_records,
+    ManifestCompression, MetadataFileKind, RawRecords, WriterSchema,
+};
 
 /// Kind of a manifest entry (`_KIND`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

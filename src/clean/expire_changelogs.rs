@@ -1,0 +1,195 @@
+//! Long-lived changelog expiry (spec §5.4): changelogs outlive their snapshots when the
+//! changelog lifecycle is decoupled; they expire here by `changelog.*` retention, and with
+//! `delete_all` every changelog older than the earliest snapshot goes.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::clean::control::RunControl;
+use crate::clean::deleter::{Deleter, Planned};
+use crate::clean::expire_snapshots::write_hint;
+use crate::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
+use crate::clean::protectors::{changelog_label, other_protectors, snapshot_line};
+use crate::clean::references::{ProtectMode, ReferenceReader};
+use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::retention::{now_millis, Retention, RetentionOverrides};
+use crate::error::{Error, Result};
+use crate::spec::snapshot::Snapshot;
+use crate::table::Table;
+
+/// Caller settings for changelog expiry.
+#[derive(Debug, Clone, Default)]
+pub struct ChangelogExpireConfig {
+    /// Retention overrides (unset: `changelog.*`, then the snapshot values, then defaults).
+    pub retention: RetentionOverrides,
+    /// Remove every changelog older than the earliest snapshot, whatever the retention
+    /// (for tables whose lifecycle was decoupled and no longer is; pitfall P9).
+    pub delete_all: bool,
+    /// Compute and report, change nothing.
+    pub dry_run: bool,
+}
+
+/// What a changelog expiry did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ChangelogExpireReport {
+    /// Number of changelogs expired.
+    pub changelogs_expired: u64,
+    /// First expired id.
+    pub first_expired: Option<i64>,
+    /// Last expired id.
+    pub last_expired: Option<i64>,
+    /// Files deleted per kind, failures and paths.
+    pub deletion: DeletionReport,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// Expire long-lived changelogs of `table`'s branch.
+pub async fn expire_changelogs(
+    table: &Table,
+    cfg: &ChangelogExpireConfig,
+    ctl: &RunControl,
+) -> Result<ChangelogExpireReport> {
+    let started = Instant::now();
+    let r = Retention::resolve_changelog(table.options(), &cfg.retention, now_millis())?;
+    let storage = table.storage();
+    let snaps = table.snapshots();
+    let cls = table.changelogs();
+    let mut report = ChangelogExpireReport::default();
+    let (Some(latest_snap), Some(earliest_snap), Some(latest_cl), Some(earliest_cl)) = (
+        snaps.latest_id(storage).await?,
+        snaps.earliest_id(storage).await?,
+        cls.latest_id(storage).await?,
+        cls.earliest_id(storage).await?,
+    ) else {
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    };
+    let all: std::collections::BTreeMap<i64, Snapshot> = table
+        .all_changelogs()
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c))
+        .collect();
+
+    let end = if cfg.delete_all {
+        if latest_cl >= earliest_snap {
+            return Err(Error::Conflict(format!(
+                "cannot delete all changelogs: changelog {latest_cl} is not older than the earliest snapshot {earliest_snap}"
+            )));
+        }
+        latest_cl + 1
+    } else {
+        let min = (latest_snap - r.retain_max + 1).max(earliest_cl);
+        let mut max_exclusive = latest_snap - r.retain_min + 1;
+        if let Some(c) = table
+            .consumers()
+            .await?
+            .values()
+            .map(|(c, _)| c.next_snapshot)
+            .min()
+        {
+            max_exclusive = max_exclusive.min(c);
+        }
+        max_exclusive = max_exclusive
+            .min(earliest_cl.saturating_add(r.limit))
+            .min(latest_cl);
+        if max_exclusive <= earliest_cl {
+            report.elapsed_ms = started.elapsed().as_millis() as u64;
+            return Ok(report);
+        }
+        let mut end = max_exclusive;
+        for id in min..=max_exclusive {
+            if let Some(c) = all.get(&id) {
+                if r.older_than_ms <= c.time_millis {
+                    end = id;
+                    break;
+                }
+            }
+        }
+        end
+    };
+    let expired: Vec<Snapshot> = all
+        .range(earliest_cl..end)
+        .map(|(_, c)| c.clone())
+        .collect();
+    if expired.is_empty() {
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    }
+    ctl.cancel.check()?;
+
+    // Candidates: changelog files of expired changelogs; for changelogs without a changelog
+    // list (producer none), the files their deltas removed (kept until now for readers).
+    let mut rr = ReferenceReader::new(table);
+    let changelog_lists: Vec<String> = expired
+        .iter()
+        .filter_map(|c| c.changelog_manifest_list.clone())
+        .collect();
+    let delta_lists: Vec<String> = expired
+        .iter()
+        .filter(|c| c.changelog_manifest_list.is_none())
+        .map(|c| c.delta_manifest_list.clone())
+        .collect();
+    let mut candidates = deleted_by_deltas(&mut rr, table, &delta_lists).await?;
+    for (loc, c) in
+        added_by_lists(&mut rr, table, &changelog_lists, FileClass::ChangelogData).await?
+    {
+        candidates.entry(loc).or_insert(c);
+    }
+
+    // Protectors: every snapshot, every tag, other branches, the remaining changelogs.
+    let mut protectors = snapshot_line(
+        &format!("branch {}", table.branch_name()),
+        &table.all_snapshots().await?,
+    );
+    // The expired changelogs themselves do not protect anything.
+    let expiring: std::collections::HashSet<String> = expired
+        .iter()
+        .map(|c| changelog_label(c.id, table.branch_name()))
+        .collect();
+    protectors.extend(
+        other_protectors(table)
+            .await?
+            .into_iter()
+            .filter(|p| !(p.mode == ProtectMode::Changelog && expiring.contains(&p.label))),
+    );
+    ctl.cancel.check()?;
+    let plan = DeletionPlan::build(
+        &mut rr,
+        table,
+        candidates,
+        &expired,
+        MetadataScope::ChangelogOnly,
+        &protectors,
+    )
+    .await?;
+    let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
+    plan.execute(table, &mut deleter, false).await?;
+    let files: Vec<Planned> = expired
+        .iter()
+        .map(|c| Planned {
+            location: cls.location(c.id),
+            class: FileClass::ChangelogMeta,
+            bytes: None,
+        })
+        .collect();
+    deleter.delete("changelog files", files).await?;
+    if !cfg.dry_run {
+        if cfg.delete_all {
+            for hint in ["EARLIEST", "LATEST"] {
+                let loc = cls.hint_location(hint);
+                storage.delete_files(vec![loc], 1).await;
+            }
+        } else {
+            write_hint(table, &cls.hint_location("EARLIEST"), end).await?;
+        }
+    }
+    report.changelogs_expired = expired.len() as u64;
+    report.first_expired = expired.first().map(|c| c.id);
+    report.last_expired = expired.last().map(|c| c.id);
+    report.deletion = deleter.report;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}

@@ -1,0 +1,313 @@
+//! Phase 1 of orphan cleanup (spec §5.6 steps 2–4): list every file that could be an orphan,
+//! before any reference is read (pitfall P1).
+//!
+//! Candidate directories are `manifest/`, `index/` and `statistics/` under the table root; every
+//! bucket directory under each data root (the table's data root and its external data roots),
+//! reached through exactly `#partitionKeys` levels of `k=v` directories (a last-level partition
+//! directory without bucket directories is a candidate directory itself); and `snapshot/` and
+//! `changelog/` of every branch, where only names that are not `<prefix><id>`, `EARLIEST` or
+//! `LATEST` count (temp files of interrupted atomic writes). Nothing else is ever listed, so
+//! nothing else can be deleted. Candidates are regular files modified before the cut-off, never
+//! `*.managed.blob` packs.
+//!
+//! A directory that cannot be listed counts as empty (deleting less is always safe); the error
+//! is reported.
+
+use std::collections::BTreeMap;
+
+use futures::stream::{self, StreamExt};
+
+use crate::clean::report::FileClass;
+use crate::storage::{DirListing, FileStatus, Location, Storage};
+use crate::table::VersionedDir;
+
+/// A file that is deleted unless something references it.
+#[derive(Debug, Clone)]
+pub(crate) struct CandidateFile {
+    /// Location, size and modification time from the listing.
+    pub status: FileStatus,
+    /// What kind of file it looks like (for the report).
+    pub class: FileClass,
+    /// The data root it lies under, for files in data directories (empty-directory pruning).
+    pub data_root: Option<Location>,
+}
+
+/// Where candidates are looked for.
+#[derive(Debug, Clone)]
+pub(crate) struct Layout {
+    /// The table root (`manifest/`, `index/`, `statistics/` live here).
+    pub root: Location,
+    /// Metadata roots of every branch (the table root for main).
+    pub branch_roots: Vec<Location>,
+    /// Data roots: the table's, then its external ones.
+    pub data_roots: Vec<Location>,
+    /// Number of partition keys.
+    pub partition_levels: usize,
+}
+
+/// Result of the listing phase.
+#[derive(Debug, Default)]
+pub(crate) struct Listed {
+    /// Candidates, sorted by location, each once.
+    pub candidates: Vec<CandidateFile>,
+    /// Every regular file seen in the candidate directories (any age).
+    pub files_listed: u64,
+    /// Data directories that were empty when listed, with their data root.
+    pub empty_dirs: Vec<(Location, Location)>,
+    /// Directories that could not be listed (`"<dir>: <error>"`).
+    pub errors: Vec<String>,
+}
+
+/// What a candidate directory holds, which decides which of its files count.
+#[derive(Debug, Clone)]
+enum DirKind {
+    Manifest,
+    Index,
+    Statistics,
+    /// `snapshot/` or `changelog/` of a branch: only temp files count.
+    Versioned(VersionedDir),
+    /// A bucket directory, or a partition directory without buckets, under a data root.
+    Data(Location),
+}
+
+/// Lists every candidate older than `cutoff_ms` with at most `concurrency` listings in flight.
+pub(crate) async fn list_candidates(
+    storage: &Storage,
+    layout: &Layout,
+    cutoff_ms: i64,
+    concurrency: usize,
+) -> Listed {
+    let mut out = Listed::default();
+    let mut dirs: Vec<(Location, DirKind)> = vec![
+        (layout.root.join("manifest"), DirKind::Manifest),
+        (layout.root.join("index"), DirKind::Index),
+        (layout.root.join("statistics"), DirKind::Statistics),
+    ];
+    for b in &layout.branch_roots {
+        for v in [VersionedDir::snapshots(b), VersionedDir::changelogs(b)] {
+            dirs.push((v.dir().clone(), DirKind::Versioned(v)));
+        }
+    }
+    let listed = list_tolerant(storage, dirs, concurrency, &mut out.errors).await;
+    let data = list_data_dirs(storage, layout, concurrency, &mut out).await;
+
+    let mut by_location: BTreeMap<Location, CandidateFile> = BTreeMap::new();
+    for ((_, kind), listing) in listed.into_iter().chain(data) {
+        for f in listing.files {
+            out.files_listed += 1;
+            let name = f.location.name();
+            if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
+                continue;
+            }
+            let Some(class) = classify(&kind, name) else {
+                continue;
+            };
+            let data_root = match &kind {
+                DirKind::Data(root) => Some(root.clone()),
+                _ => None,
+            };
+            by_location.insert(
+                f.location.clone(),
+                CandidateFile {
+                    status: f,
+                    class,
+                    data_root,
+                },
+            );
+        }
+    }
+    out.candidates = by_location.into_values().collect();
+    tracing::debug!(
+        files = out.files_listed,
+        candidates = out.candidates.len(),
+        errors = out.errors.len(),
+        "listed orphan candidates"
+    );
+    out
+}
+
+/// The class of a file named `name` in a directory of `kind`; `None` if it is never a candidate.
+fn classify(kind: &DirKind, name: &str) -> Option<FileClass> {
+    Some(match kind {
+        DirKind::Manifest => {
+            if name.starts_with("manifest-list-") {
+                FileClass::ManifestList
+            } else if name.starts_with("index-manifest-") {
+                FileClass::IndexManifest
+            } else if name.starts_with("manifest-") {
+                FileClass::Manifest
+            } else {
+                FileClass::Other
+            }
+        }
+        DirKind::Index => FileClass::Index,
+        DirKind::Statistics => FileClass::Statistics,
+        DirKind::Versioned(v) => {
+            if name == "EARLIEST" || name == "LATEST" || v.parse_id(name).is_some() {
+                return None;
+            }
+            FileClass::Other
+        }
+        DirKind::Data(_) => {
+            if name.starts_with("changelog-") {
+                FileClass::ChangelogData
+            } else if name.starts_with("index-") {
+                FileClass::Index
+            } else if name.starts_with('.') || name.starts_with('_') {
+                FileClass::Other
+            } else {
+                FileClass::Data
+            }
+        }
+    })
+}
+
+/// Finds and lists the data directories: `partition_levels` levels of `k=v` directories under
+/// each data root, then their `bucket-*` directories (or the partition directory itself when it
+/// has none). Also records data directories that are empty.
+async fn list_data_dirs(
+    storage: &Storage,
+    layout: &Layout,
+    concurrency: usize,
+    out: &mut Listed,
+) -> Vec<((Location, DirKind), DirListing)> {
+    let mut roots = layout.data_roots.clone();
+    roots.sort();
+    roots.dedup();
+    let mut frontier: Vec<(Location, DirKind)> = roots
+        .into_iter()
+        .map(|r| (r.clone(), DirKind::Data(r)))
+        .collect();
+    for _ in 0..layout.partition_levels {
+        let listed = list_tolerant(storage, frontier, concurrency, &mut out.errors).await;
+        let mut next = Vec::new();
+        for ((dir, kind), listing) in listed {
+            let DirKind::Data(root) = kind else { continue };
+            if dir != root && listing.files.is_empty() && listing.dirs.is_empty() {
+                out.empty_dirs.push((dir.clone(), root.clone()));
+            }
+            next.extend(
+                listing
+                    .dirs
+                    .into_iter()
+                    .filter(|d| d.name().contains('='))
+                    .map(|d| (d, DirKind::Data(root.clone()))),
+            );
+        }
+        frontier = next;
+    }
+
+    // `frontier` now holds the last-level partition directories (or the data roots).
+    let listed = list_tolerant(storage, frontier, concurrency, &mut out.errors).await;
+    let mut result = Vec::new();
+    let mut buckets = Vec::new();
+    for ((dir, kind), listing) in listed {
+        let DirKind::Data(root) = &kind else { continue };
+        let bucket_dirs: Vec<Location> = listing
+            .dirs
+            .iter()
+            .filter(|d| d.name().starts_with("bucket-"))
+            .cloned()
+            .collect();
+        if bucket_dirs.is_empty() {
+            // A partition directory without buckets holds candidates itself; a data root never.
+            if dir != *root {
+                if listing.files.is_empty() && listing.dirs.is_empty() {
+                    out.empty_dirs.push((dir.clone(), root.clone()));
+                }
+                result.push(((dir, kind), listing));
+            }
+        } else {
+            buckets.extend(
+                bucket_dirs
+                    .into_iter()
+                    .map(|b| (b, DirKind::Data(root.clone()))),
+            );
+        }
+    }
+    for ((dir, kind), listing) in
+        list_tolerant(storage, buckets, concurrency, &mut out.errors).await
+    {
+        if let DirKind::Data(root) = &kind {
+            if listing.files.is_empty() && listing.dirs.is_empty() {
+                out.empty_dirs.push((dir.clone(), root.clone()));
+            }
+        }
+        result.push(((dir, kind), listing));
+    }
+    result
+}
+
+/// Lists `dirs` concurrently; a directory whose listing fails counts as empty and its error is
+/// appended to `errors`. Results are sorted by directory.
+async fn list_tolerant(
+    storage: &Storage,
+    dirs: Vec<(Location, DirKind)>,
+    concurrency: usize,
+    errors: &mut Vec<String>,
+) -> Vec<((Location, DirKind), DirListing)> {
+    let mut results: Vec<_> = stream::iter(dirs)
+        .map(|(dir, kind)| async move {
+            let r = storage.list_dir(&dir).await;
+            ((dir, kind), r)
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    results.sort_by(|a, b| (a.0).0.cmp(&(b.0).0));
+    let mut out = Vec::with_capacity(results.len());
+    for ((dir, kind), r) in results {
+        match r {
+            Ok(listing) => out.push(((dir, kind), listing)),
+            Err(e) => {
+                tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
+                errors.push(format!("{dir}: {e}"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(s: &str) -> Location {
+        Location::parse(s).unwrap()
+    }
+
+    #[test]
+    fn classes_and_exclusions() {
+        let snap = DirKind::Versioned(VersionedDir::snapshots(&loc("/t")));
+        assert_eq!(classify(&snap, "snapshot-3"), None);
+        assert_eq!(classify(&snap, "EARLIEST"), None);
+        assert_eq!(classify(&snap, "LATEST"), None);
+        assert_eq!(
+            classify(&snap, ".snapshot-3.0b1c.tmp"),
+            Some(FileClass::Other)
+        );
+        assert_eq!(classify(&snap, ".LATEST.0b1c.tmp"), Some(FileClass::Other));
+        let cl = DirKind::Versioned(VersionedDir::changelogs(&loc("/t")));
+        assert_eq!(classify(&cl, "changelog-9"), None);
+        assert_eq!(classify(&cl, "snapshot-9"), Some(FileClass::Other));
+        let m = DirKind::Manifest;
+        assert_eq!(
+            classify(&m, "manifest-list-a-1"),
+            Some(FileClass::ManifestList)
+        );
+        assert_eq!(
+            classify(&m, "index-manifest-a-1"),
+            Some(FileClass::IndexManifest)
+        );
+        assert_eq!(classify(&m, "manifest-a-1"), Some(FileClass::Manifest));
+        assert_eq!(classify(&m, "x.crc"), Some(FileClass::Other));
+        let d = DirKind::Data(loc("/t"));
+        assert_eq!(classify(&d, "data-a-0.orc"), Some(FileClass::Data));
+        assert_eq!(
+            classify(&d, "changelog-a-0.orc"),
+            Some(FileClass::ChangelogData)
+        );
+        assert_eq!(classify(&d, "index-a-0"), Some(FileClass::Index));
+        assert_eq!(classify(&d, "_SUCCESS"), Some(FileClass::Other));
+    }
+}

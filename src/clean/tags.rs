@@ -1,0 +1,180 @@
+//! Tag deletion and tag expiry (spec §5.3). Deleting a tag removes its tag file first (as
+//! Java does: a crash then leaves only unreferenced files, which orphan cleanup finds), then
+//! every file only that tag kept, unless a snapshot, another tag, another branch or a
+//! changelog still needs it.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::clean::control::RunControl;
+use crate::clean::deleter::{Deleter, Planned};
+use crate::clean::plan::{Candidate, Candidates, DeletionPlan, MetadataScope};
+use crate::clean::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::references::ReferenceReader;
+use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::retention::now_millis;
+use crate::error::Result;
+use crate::spec::snapshot::Tag;
+use crate::table::Table;
+
+/// What a tag deletion or expiry did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TagReport {
+    /// Tags deleted (or, in a dry run, deletable).
+    pub tags_deleted: Vec<String>,
+    /// Requested tags that did not exist.
+    pub tags_not_found: Vec<String>,
+    /// Files deleted per kind, failures and paths.
+    pub deletion: DeletionReport,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+/// Delete one tag and the files only it kept.
+pub async fn delete_tag(
+    table: &Table,
+    name: &str,
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    delete_tags(table, &[name.to_string()], dry_run, ctl).await
+}
+
+/// Delete several tags of `table`'s branch in one pass (each manifest read once).
+pub async fn delete_tags(
+    table: &Table,
+    names: &[String],
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    let started = Instant::now();
+    let mut report = TagReport::default();
+    let all_tags = table.tags().await?;
+    let mut doomed: BTreeMap<String, Tag> = BTreeMap::new();
+    for n in names {
+        match all_tags.get(n) {
+            Some(t) => {
+                doomed.insert(n.clone(), t.clone());
+            }
+            None => {
+                tracing::warn!(tag = %n, "tag not found; nothing to delete");
+                report.tags_not_found.push(n.clone());
+            }
+        }
+    }
+    let storage = table.storage();
+    let snapshots = table.snapshots();
+    let mut deleter = Deleter::new(storage, ctl, dry_run);
+
+    // Versions whose files may be freed: tags whose snapshot is gone from the branch.
+    let mut removed = Vec::new();
+    let mut candidates = Candidates::new();
+    for t in doomed.values() {
+        if storage.exists(&snapshots.location(t.snapshot.id)).await? {
+            continue;
+        }
+        for e in table.live_data_files(&t.snapshot).await? {
+            let mut files = table
+                .paths()
+                .data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+            let main = files.remove(0);
+            candidates.entry(main).or_insert(Candidate {
+                class: FileClass::Data,
+                bytes: e.file.file_size.max(0) as u64,
+                extras: files,
+            });
+        }
+        // A tag's changelog manifests are not deleted here (as in Java).
+        let mut s = t.snapshot.clone();
+        s.changelog_manifest_list = None;
+        removed.push(s);
+    }
+    ctl.cancel.check()?;
+    let mut rr = ReferenceReader::new(table);
+    let plan = if removed.is_empty() {
+        DeletionPlan::default()
+    } else {
+        let mut protectors = snapshot_line(
+            &format!("branch {}", table.branch_name()),
+            &table.all_snapshots().await?,
+        );
+        let doomed_names: Vec<String> = doomed.keys().cloned().collect();
+        protectors.extend(other_protectors_except(table, &doomed_names).await?);
+        DeletionPlan::build(
+            &mut rr,
+            table,
+            candidates,
+            &removed,
+            MetadataScope::All,
+            &protectors,
+        )
+        .await?
+    };
+    ctl.cancel.check()?;
+
+    // Tag files first, then what they alone kept.
+    let tag_dir = table.branch_root().join("tag");
+    let tag_files: Vec<Planned> = doomed
+        .keys()
+        .map(|n| Planned {
+            location: tag_dir.join(&format!("tag-{n}")),
+            class: FileClass::TagMeta,
+            bytes: None,
+        })
+        .collect();
+    deleter.delete("tag files", tag_files).await?;
+    let clean_dirs = table
+        .options()
+        .get_bool("snapshot.clean-empty-directories")?
+        .unwrap_or(false);
+    plan.execute(table, &mut deleter, clean_dirs).await?;
+    report.tags_deleted = doomed.into_keys().collect();
+    report.deletion = deleter.report;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// Expire tags: those whose `tagCreateTime + tagTimeRetained` has passed (when
+/// `tag.time-expire-enabled`, default true), and with `older_than_ms`, those created before it
+/// (the tag file's modification time when the tag has no creation time).
+pub async fn expire_tags(
+    table: &Table,
+    older_than_ms: Option<i64>,
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    let now_local = chrono::Local::now()
+        .naive_local()
+        .and_utc()
+        .timestamp_millis();
+    let offset_ms = now_local - now_millis();
+    let by_retention = table
+        .options()
+        .get_bool("tag.time-expire-enabled")?
+        .unwrap_or(true);
+    let tag_dir = table.branch_root().join("tag");
+    let mut names = Vec::new();
+    for (name, tag) in table.tags().await? {
+        let retention_passed = by_retention
+            && matches!((tag.create_time_millis, tag.time_retained_millis),
+                (Some(c), Some(r)) if now_local > c.saturating_add(r));
+        let older = match older_than_ms {
+            None => false,
+            Some(cut) => match tag.create_time_millis {
+                // Creation times are the creating JVM's local wall clock.
+                Some(c) => c - offset_ms < cut,
+                None => table
+                    .storage()
+                    .head(&tag_dir.join(&format!("tag-{name}")))
+                    .await?
+                    .is_some_and(|st| st.last_modified_ms < cut),
+            },
+        };
+        if retention_passed || older {
+            names.push(name);
+        }
+    }
+    delete_tags(table, &names, dry_run, ctl).await
+}
