@@ -255,6 +255,19 @@ impl DeletionPlan {
         deleter: &mut Deleter<'_>,
         clean_empty_dirs: bool,
     ) -> Result<()> {
+        // The guard, for the whole plan, before the first deletion: metadata that points
+        // outside the table's roots stops the run with nothing deleted.
+        for p in self
+            .data
+            .iter()
+            .chain(&self.changelog_data)
+            .chain(&self.manifests)
+            .chain(&self.index_files)
+            .chain(&self.statistics)
+            .chain(&self.lists)
+        {
+            table.storage().check_deletable(&p.location)?;
+        }
         let touched: Vec<Location> = self
             .data
             .iter()

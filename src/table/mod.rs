@@ -93,6 +93,7 @@ impl Table {
             other => other,
         })?;
         let options = TableOptions::new(&schema.options, overrides);
+        let storage = with_external_roots(storage, &options);
         let paths = PathFactory::new(&root, &options, schema.partition_fields())?;
         let reader = MetadataReader::new(storage.clone(), DEFAULT_READ_CONCURRENCY);
         Ok(Table {
@@ -247,6 +248,27 @@ impl Table {
         let entries = self.reader.manifests(&self.paths, &names).await?;
         merge_entries(entries.into_iter().flatten())
     }
+}
+
+/// The table's configured external data roots (`data-file.external-paths`,
+/// `global-index.external-path`) are part of the table: files there may be deleted. Roots that
+/// do not parse are skipped with a warning (files under them then stay).
+fn with_external_roots(storage: Arc<Storage>, options: &TableOptions) -> Arc<Storage> {
+    let mut roots = Vec::new();
+    let configured = options
+        .data_file_external_paths()
+        .into_iter()
+        .chain(options.global_index_external_path().map(String::from));
+    for r in configured {
+        match Location::parse(&r) {
+            Ok(l) => roots.push(l),
+            Err(e) => tracing::warn!(root = %r, error = %e, "external root ignored"),
+        }
+    }
+    if roots.iter().all(|r| storage.delete_roots().contains(r)) {
+        return storage;
+    }
+    Arc::new(storage.with_delete_roots(&roots))
 }
 
 /// List all branch names: "main" first, then `branch/branch-*` directories sorted.
