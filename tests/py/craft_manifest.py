@@ -1,0 +1,39 @@
+"""Rewrite one entry of a Paimon manifest (Avro) to simulate crafted or corrupt metadata.
+
+usage: craft_manifest.py MANIFEST_PATH --kind add|delete [--file-name NAME] [--external-path PATH]
+Rewrites the FIRST entry: sets _KIND, and _FILE._FILE_NAME / _FILE._EXTERNAL_PATH when given.
+Keeps the writer schema and codec. Prints the entry's original file name.
+"""
+import argparse
+import sys
+
+import fastavro
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("manifest")
+    ap.add_argument("--kind", choices=["add", "delete"], required=True)
+    ap.add_argument("--file-name")
+    ap.add_argument("--external-path")
+    a = ap.parse_args()
+    with open(a.manifest, "rb") as f:
+        reader = fastavro.reader(f)
+        schema = reader.writer_schema
+        codec = reader.codec
+        records = list(reader)
+    first = records[0]
+    original = first["_FILE"]["_FILE_NAME"]
+    first["_KIND"] = 0 if a.kind == "add" else 1
+    if a.file_name is not None:
+        first["_FILE"]["_FILE_NAME"] = a.file_name
+    if a.external_path is not None:
+        first["_FILE"]["_EXTERNAL_PATH"] = a.external_path
+    with open(a.manifest, "wb") as f:
+        fastavro.writer(f, schema, records, codec=codec)
+    print(original)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
