@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef PAIMON_CLEANUP_SOURCE_DIR
@@ -230,4 +231,48 @@ int tu_finish(const char *test_name) {
     }
     printf("FAIL %s: %d failed check(s)\n", test_name, tu_failures);
     return 1;
+}
+
+char *tu_list_tree(const char *dir, int with_times) {
+    char *cmd = tu_format("cd '%s' && find . -mindepth 1 \\( -type d -printf 'd %%P\\n' \\) -o "
+                          "\\( -type f -printf 'f %%P %%s%s\\n' \\) | LC_ALL=C sort",
+                          dir, with_times ? " %T@" : "");
+    int exit_code = -1;
+    char *out = tu_run_capture(cmd, &exit_code);
+    free(cmd);
+    if (out != NULL && exit_code != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int tu_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+long long tu_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void tu_print_first_difference(const char *a, const char *b) {
+    size_t line = 1;
+    const char *pa = a, *pb = b;
+    if (a == NULL || b == NULL) return;
+    while (*pa != '\0' || *pb != '\0') {
+        const char *ea = strchr(pa, '\n'), *eb = strchr(pb, '\n');
+        size_t la = ea != NULL ? (size_t)(ea - pa) : strlen(pa);
+        size_t lb = eb != NULL ? (size_t)(eb - pb) : strlen(pb);
+        if (la != lb || strncmp(pa, pb, la) != 0) {
+            fprintf(stderr, "  first difference at line %zu:\n    < %.*s\n    > %.*s\n", line,
+                    (int)la, pa, (int)lb, pb);
+            return;
+        }
+        pa += la + (ea != NULL);
+        pb += lb + (eb != NULL);
+        line++;
+    }
 }

@@ -77,6 +77,20 @@ int tu_count_entries(const char *dir, const char *prefix);
 /* Largest N among entries named `<prefix>N` in `dir`, or -1. */
 long long tu_max_numbered_entry(const char *dir, const char *prefix);
 
+/* A sorted listing of everything under `dir` (malloc'ed), one line per entry: "d <relative path>"
+ * for directories, "f <relative path> <size>" for files, plus " <mtime>" when `with_times` is
+ * non-zero. NULL if `dir` cannot be listed. */
+char *tu_list_tree(const char *dir, int with_times);
+
+/* 1 if `path` exists (file or directory). */
+int tu_exists(const char *path);
+
+/* Milliseconds since the Unix epoch. */
+long long tu_now_ms(void);
+
+/* Prints the first line where two listings differ (for failure messages). */
+void tu_print_first_difference(const char *a, const char *b);
+
 /* malloc'ed printf. */
 char *tu_format(const char *fmt, ...);
 

@@ -99,6 +99,13 @@
 #define PAIMON_CLEANUP_ABI_VERSION 1
 
 /**
+ * Number of file classes: the valid `PaimonCleanupFileClass` values are 0 to
+ * `PAIMON_CLEANUP_FILE_CLASS_COUNT - 1`. A library newer than the header may report more classes;
+ * their files still count in the totals (`paimon_cleanup_report_total_files`).
+ */
+#define PAIMON_CLEANUP_FILE_CLASS_COUNT 12
+
+/**
  * Status code returned by every fallible call. `PAIMON_CLEANUP_STATUS_OK` (0) means success;
  * every other value names one kind of failure. The numbers are stable: a code never changes
  * meaning and new codes are only appended (this does not change the ABI version).
@@ -176,6 +183,168 @@ typedef int32_t PaimonCleanupStatus;
 #endif // __cplusplus
 
 /**
+ * Which operation produced a report. The numbers are stable; new kinds are only appended.
+ */
+enum PaimonCleanupReportKind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Not a report (returned for a NULL report).
+     */
+    PAIMON_CLEANUP_REPORT_KIND_NONE = 0,
+    /**
+     * `paimon_cleanup_expire_snapshots`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_EXPIRE_SNAPSHOTS = 1,
+    /**
+     * `paimon_cleanup_expire_changelogs`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_EXPIRE_CHANGELOGS = 2,
+    /**
+     * `paimon_cleanup_delete_tag`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_DELETE_TAG = 3,
+    /**
+     * `paimon_cleanup_expire_tags`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_EXPIRE_TAGS = 4,
+    /**
+     * `paimon_cleanup_expire_consumers`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_EXPIRE_CONSUMERS = 5,
+    /**
+     * `paimon_cleanup_remove_orphan_files`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_REMOVE_ORPHAN_FILES = 6,
+    /**
+     * `paimon_cleanup_drop_partitions`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_DROP_PARTITIONS = 7,
+    /**
+     * `paimon_cleanup_expire_partitions`.
+     */
+    PAIMON_CLEANUP_REPORT_KIND_EXPIRE_PARTITIONS = 8,
+    /**
+     * `paimon_cleanup_maintain`: the steps that ran are sub-reports
+     * (`paimon_cleanup_report_step`).
+     */
+    PAIMON_CLEANUP_REPORT_KIND_MAINTAIN = 9,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum PaimonCleanupReportKind PaimonCleanupReportKind;
+#else
+typedef int32_t PaimonCleanupReportKind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Kind of file a maintenance operation deleted (or, in a dry run, would delete). The numbers are
+ * stable; new kinds are only appended. Functions that take a file class take it as an `int32_t`
+ * holding one of these values; an unknown value is answered with 0 / "unknown", never an error.
+ */
+enum PaimonCleanupFileClass
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Data files of the table (with their extra files such as file indexes).
+     */
+    PAIMON_CLEANUP_FILE_CLASS_DATA = 0,
+    /**
+     * Changelog data files.
+     */
+    PAIMON_CLEANUP_FILE_CLASS_CHANGELOG_DATA = 1,
+    /**
+     * Manifest files.
+     */
+    PAIMON_CLEANUP_FILE_CLASS_MANIFEST = 2,
+    /**
+     * Manifest lists.
+     */
+    PAIMON_CLEANUP_FILE_CLASS_MANIFEST_LIST = 3,
+    /**
+     * Index manifests.
+     */
+    PAIMON_CLEANUP_FILE_CLASS_INDEX_MANIFEST = 4,
+    /**
+     * Index files (hash index, deletion vectors, global index).
+     */
+    PAIMON_CLEANUP_FILE_CLASS_INDEX = 5,
+    /**
+     * Statistics files.
+     */
+    PAIMON_CLEANUP_FILE_CLASS_STATISTICS = 6,
+    /**
+     * Snapshot files (`snapshot/snapshot-N`).
+     */
+    PAIMON_CLEANUP_FILE_CLASS_SNAPSHOT_META = 7,
+    /**
+     * Long-lived changelog metadata files (`changelog/changelog-N`).
+     */
+    PAIMON_CLEANUP_FILE_CLASS_CHANGELOG_META = 8,
+    /**
+     * Tag files (`tag/tag-NAME`).
+     */
+    PAIMON_CLEANUP_FILE_CLASS_TAG_META = 9,
+    /**
+     * Consumer files (`consumer/consumer-ID`).
+     */
+    PAIMON_CLEANUP_FILE_CLASS_CONSUMER_META = 10,
+    /**
+     * Anything else (temporary files, unknown leftovers found by orphan-file removal).
+     */
+    PAIMON_CLEANUP_FILE_CLASS_OTHER = 11,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum PaimonCleanupFileClass PaimonCleanupFileClass;
+#else
+typedef int32_t PaimonCleanupFileClass;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How `paimon_cleanup_expire_partitions` decides that a partition has expired
+ * (`partition.expiration-strategy`). The numbers are stable.
+ */
+enum PaimonCleanupPartitionExpireStrategy
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The time in the partition values (`values-time`, Paimon's default), read with the
+     * timestamp formatter and pattern.
+     */
+    PAIMON_CLEANUP_PARTITION_EXPIRE_STRATEGY_VALUES_TIME = 0,
+    /**
+     * The last time a file was added to the partition (`update-time`).
+     */
+    PAIMON_CLEANUP_PARTITION_EXPIRE_STRATEGY_UPDATE_TIME = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum PaimonCleanupPartitionExpireStrategy PaimonCleanupPartitionExpireStrategy;
+#else
+typedef int32_t PaimonCleanupPartitionExpireStrategy;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * A cancellation token: a flag a host sets from any thread to stop the operations that watch it.
+ *
+ * Created by `paimon_cleanup_cancel_token_new`, owned by the caller, released with
+ * `paimon_cleanup_cancel_token_free`. Thread-safe (`Send + Sync`). Attach it to a run-options
+ * handle with `paimon_cleanup_run_options_set_cancel_token`; one token may be attached to many
+ * run options (cancelling it stops all of their operations). Once cancelled it stays cancelled.
+ */
+typedef struct PaimonCleanupCancelToken PaimonCleanupCancelToken;
+
+/**
  * A table context: the table location plus the options used to reach and read it.
  *
  * The options are one map of Paimon option names: storage options (credentials, endpoint,
@@ -206,6 +375,108 @@ typedef struct PaimonCleanupError PaimonCleanupError;
  * of calls from any number of host threads at once; a process usually needs one.
  */
 typedef struct PaimonCleanupExecutor PaimonCleanupExecutor;
+
+/**
+ * Settings of a snapshot expiry (`paimon_cleanup_expire_snapshots`) or of a long-lived
+ * changelog expiry (`paimon_cleanup_expire_changelogs`).
+ *
+ * Every field starts unset; an unset field takes the table's option (the schema's options,
+ * overridden by the context's options), then Paimon's default. For a changelog expiry the
+ * retention fields fall back to `changelog.num-retained.min/max` and `changelog.time-retained`
+ * first, then to the snapshot options below.
+ *
+ * | setter | table option | default | used by |
+ * | --- | --- | --- | --- |
+ * | `_set_retain_min` | `snapshot.num-retained.min` | 10 | both |
+ * | `_set_retain_max` | `snapshot.num-retained.max` | 2147483647 | both |
+ * | `_set_time_retained_ms` / `_set_older_than_ms` | `snapshot.time-retained` | 1 hour | both |
+ * | `_set_max_expires` | `snapshot.expire.limit` | 50 | both |
+ * | `_set_dry_run` | (none) | false | both |
+ * | `_set_clean_empty_dirs` | `snapshot.clean-empty-directories` | false | snapshots |
+ * | `_set_refuse_if_tags_pin` | (none) | false | snapshots |
+ * | `_set_delete_all_changelogs` | (none) | false | changelogs |
+ *
+ * Created by `paimon_cleanup_expire_config_new`, owned by the caller, released with
+ * `paimon_cleanup_expire_config_free`. Thread-safe (`Send + Sync`): setters may be called while
+ * other threads run operations with the same config; an operation uses the values as they were
+ * when it started.
+ */
+typedef struct PaimonCleanupExpireConfig PaimonCleanupExpireConfig;
+
+/**
+ * Settings of `paimon_cleanup_maintain`. Everything else comes from the table's options.
+ *
+ * Created by `paimon_cleanup_maintain_config_new`, owned by the caller, released with
+ * `paimon_cleanup_maintain_config_free`. Thread-safe (`Send + Sync`): setters may be called
+ * while other threads run with the same config; a run uses the values as they were when it
+ * started.
+ */
+typedef struct PaimonCleanupMaintainConfig PaimonCleanupMaintainConfig;
+
+/**
+ * Settings of an orphan-file removal (`paimon_cleanup_remove_orphan_files`).
+ *
+ * | setter | default |
+ * | --- | --- |
+ * | `_set_older_than_ms` | now − 1 day: only files modified before the cut-off may be deleted |
+ * | `_set_no_writers_running` | false: the cut-off must be at least 1 hour old |
+ * | `_set_dry_run` | false |
+ * | `_set_veto` | none |
+ * | `_set_list_concurrency` / `_set_delete_concurrency` | the executor's I/O concurrency |
+ *
+ * Created by `paimon_cleanup_orphan_config_new`, owned by the caller, released with
+ * `paimon_cleanup_orphan_config_free`. Thread-safe (`Send + Sync`): setters may be called while
+ * other threads run with the same config; a run uses the values as they were when it started.
+ */
+typedef struct PaimonCleanupOrphanConfig PaimonCleanupOrphanConfig;
+
+/**
+ * Settings of a partition expiry (`paimon_cleanup_expire_partitions`). Every field starts unset;
+ * an unset field takes the table's option, then Paimon's default:
+ *
+ * | setter | table option | default |
+ * | --- | --- | --- |
+ * | `_set_expiration_time_ms` | `partition.expiration-time` | none: required somewhere |
+ * | `_set_strategy` | `partition.expiration-strategy` | values-time |
+ * | `_set_timestamp_formatter` | `partition.timestamp-formatter` | `yyyy-MM-dd` forms |
+ * | `_set_timestamp_pattern` | `partition.timestamp-pattern` | the first key's value |
+ * | `_set_max_expires` | `partition.expiration-max-num` | 100 |
+ * | `_set_batch_size` | `partition.expiration-batch-size` | all in one commit |
+ * | `_set_dry_run` | (none) | false |
+ * | `_set_now_ms` | (none) | the wall clock |
+ *
+ * Created by `paimon_cleanup_partition_expire_config_new`, owned by the caller, released with
+ * `paimon_cleanup_partition_expire_config_free`. Thread-safe (`Send + Sync`): setters may be
+ * called while other threads run with the same config; a run uses the values as they were when
+ * it started.
+ */
+typedef struct PaimonCleanupPartitionExpireConfig PaimonCleanupPartitionExpireConfig;
+
+/**
+ * The outcome of a maintenance operation.
+ *
+ * One opaque report type serves every operation; `paimon_cleanup_report_kind` says which one
+ * produced it and the accessors that do not apply to that kind return 0 / false / NULL. Counts
+ * per file class, failed deletions, the list of deleted (in a dry run: deletable) paths,
+ * warnings and the JSON form are common to all kinds.
+ *
+ * Created by the operation (through its `PaimonCleanupReport **out` parameter), owned by the
+ * caller, released with `paimon_cleanup_report_free`. Immutable and thread-safe: any thread may
+ * read it until it is freed. Strings and sub-reports returned by its accessors are borrowed from
+ * it and stay valid until it is freed.
+ */
+typedef struct PaimonCleanupReport PaimonCleanupReport;
+
+/**
+ * Options of one long operation: a progress callback and a cancellation token, both optional.
+ *
+ * Created by `paimon_cleanup_run_options_new`, owned by the caller, released with
+ * `paimon_cleanup_run_options_free`. Thread-safe (`Send + Sync`): the setters may be called
+ * while other threads run operations with the same options; an operation uses the settings as
+ * they were when it started. Every operation taking run options also accepts NULL (no progress,
+ * no cancellation).
+ */
+typedef struct PaimonCleanupRunOptions PaimonCleanupRunOptions;
 
 /**
  * Overview of a table's main branch, filled by `paimon_cleanup_table_summary`.
@@ -247,6 +518,71 @@ typedef struct PaimonCleanupTableSummary {
      */
     uint64_t live_file_bytes;
 } PaimonCleanupTableSummary;
+
+/**
+ * Progress callback of a long operation.
+ *
+ * Arguments: the `user_data` given to `paimon_cleanup_run_options_set_progress`; `phase`, a
+ * short NUL-terminated UTF-8 description of the current step (for example `"data files"`,
+ * `"manifests"`), borrowed for the duration of the call only (copy it to keep it); `done` and
+ * `total`, the items of that phase processed so far and in all (`total` may be 0 when unknown);
+ * `bytes`, the bytes deleted (or, in a dry run, deletable) so far in the whole run.
+ *
+ * Thread rules: called on the thread that called the operation or on one of the executor's
+ * worker threads, never after the operation has returned. Calls belonging to one operation
+ * never overlap (the library serializes them), but two operations running at once may call the
+ * same callback at the same time, so shared state in `user_data` needs its own locking. The
+ * callback must return quickly, must not throw a C++ exception or `longjmp` out, and must not
+ * call a blocking operation of this library (it may call `paimon_cleanup_cancel_token_cancel`).
+ */
+typedef void (*PaimonCleanupProgressFn)(void *user_data,
+                                        const char *phase,
+                                        uint64_t done,
+                                        uint64_t total,
+                                        uint64_t bytes);
+
+/**
+ * Veto callback of an orphan-file removal: return true to KEEP a file the run would otherwise
+ * delete (for example a file a writer outside Paimon's metadata still needs).
+ *
+ * Arguments: the `user_data` given to `paimon_cleanup_orphan_config_set_veto`; `path`, the file,
+ * relative to the table root when it lies under it (`f1=10/bucket-0/data-….orc`,
+ * `manifest/manifest-…`), else its full URI (external data paths) — the same form as the
+ * report's path listing. `path` is NUL-terminated UTF-8, borrowed for the duration of the call.
+ *
+ * Thread rules: called once per file that would be deleted, after every reference has been read
+ * and before anything is deleted (also in a dry run), on the thread that called the operation or
+ * on one of the executor's worker threads, never after the operation has returned. Calls of one
+ * run never overlap; two runs at once may call the same callback concurrently. It must not throw
+ * a C++ exception or `longjmp` out and must not call a blocking operation of this library.
+ */
+typedef bool (*PaimonCleanupVetoFn)(void *user_data, const char *path);
+
+/**
+ * One partition spec for `paimon_cleanup_drop_partitions`: `field_count` key/value pairs given as
+ * two parallel arrays; key `i` goes with value `i`. A partition matches when every given key has
+ * the given value, so a spec naming a prefix of the partition keys (`dt` of `dt, hr`) matches
+ * all partitions below it.
+ *
+ * Keys are partition key names (non-empty, unique within a spec). A value is written as in the
+ * partition directory name or in SQL (`2024-01-01`, `10`, `true`); NULL, an empty string or the
+ * table's default partition name (`__DEFAULT_PARTITION__`) stand for a NULL value.
+ * A plain struct the caller fills (no ownership passes; the strings are copied by the call).
+ */
+typedef struct PaimonCleanupPartitionSpec {
+    /**
+     * `field_count` NUL-terminated UTF-8 key names.
+     */
+    const char *const *keys;
+    /**
+     * `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value).
+     */
+    const char *const *values;
+    /**
+     * Number of key/value pairs (at least 1).
+     */
+    size_t field_count;
+} PaimonCleanupPartitionSpec;
 
 #ifdef __cplusplus
 extern "C" {
@@ -465,6 +801,1371 @@ PaimonCleanupStatus paimon_cleanup_table_summary(const struct PaimonCleanupConte
                                                  const struct PaimonCleanupExecutor *executor,
                                                  struct PaimonCleanupTableSummary *out,
                                                  struct PaimonCleanupError **err);
+
+/**
+ * Creates an untriggered cancellation token.
+ *
+ * Ownership: on success `*out` receives a new token owned by the caller, released with
+ * `paimon_cleanup_cancel_token_free`; on failure `*out` is left untouched.
+ * Thread-safety: may be called from any thread.
+ * Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+ * success and to a new error object on failure.
+ *
+ * # Safety
+ * `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_cancel_token_new(struct PaimonCleanupCancelToken **out,
+                                                    struct PaimonCleanupError **err);
+
+/**
+ * Requests cancellation: every operation whose run options carry this token stops at its next
+ * check (before each step and each batch of deletions) and returns `PAIMON_CLEANUP_STATUS_CANCELLED`.
+ * An operation started after the token was cancelled returns `CANCELLED` at once, before it
+ * reads or changes anything. Files already deleted by a cancelled run stay deleted; the table is
+ * left in a consistent state (deletions run in crash-safe order) and a later run finishes the
+ * work. Calling it again has no further effect. NULL is accepted and ignored.
+ *
+ * Thread-safety: may be called from any thread at any time, including from a progress callback,
+ * while operations watch the token.
+ *
+ * # Safety
+ * `token` must be NULL or a live token.
+ */
+void paimon_cleanup_cancel_token_cancel(const struct PaimonCleanupCancelToken *token);
+
+/**
+ * Returns true once `paimon_cleanup_cancel_token_cancel` has been called on the token; false
+ * for a NULL token.
+ *
+ * Thread-safety: may be called from any thread at any time.
+ *
+ * # Safety
+ * `token` must be NULL or a live token.
+ */
+bool paimon_cleanup_cancel_token_is_cancelled(const struct PaimonCleanupCancelToken *token);
+
+/**
+ * Frees a cancellation token. NULL is accepted and ignored.
+ *
+ * Run options the token was attached to keep their own reference to the flag, so freeing the
+ * token does not disturb them or the operations using them; it only means nobody can cancel them
+ * through this handle any more.
+ * Ownership: takes back ownership of `token`. Free each token exactly once.
+ * Thread-safety: may be called from any thread, but not concurrently with another use of the
+ * same token handle.
+ *
+ * # Safety
+ * `token` must be NULL or a pointer from `paimon_cleanup_cancel_token_new` not yet freed.
+ */
+void paimon_cleanup_cancel_token_free(struct PaimonCleanupCancelToken *token);
+
+/**
+ * Creates run options with no progress callback and no cancellation token.
+ *
+ * Ownership: on success `*out` receives new run options owned by the caller, released with
+ * `paimon_cleanup_run_options_free`; on failure `*out` is left untouched.
+ * Thread-safety: may be called from any thread.
+ * Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+ * success and to a new error object on failure.
+ *
+ * # Safety
+ * `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_run_options_new(struct PaimonCleanupRunOptions **out,
+                                                   struct PaimonCleanupError **err);
+
+/**
+ * Sets (or, with `callback` NULL, removes) the progress callback of operations run with these
+ * options. See `PaimonCleanupProgressFn` for when and on which threads it is called.
+ *
+ * `user_data` is passed back unchanged to every call; the library never reads, writes or frees
+ * it. It must stay valid, and usable from the library's threads, until every operation started
+ * with these options has returned (the callback is never called after that).
+ * Ownership: `options` stays owned by the caller.
+ * Thread-safety: may be called while other threads run operations with the same options; those
+ * keep the callback they started with.
+ * Errors: `NULL_POINTER` if `options` is NULL.
+ *
+ * # Safety
+ * `options` must be NULL or live; `callback` must be NULL or a function with the signature of
+ * `PaimonCleanupProgressFn` that follows its thread rules; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_run_options_set_progress(struct PaimonCleanupRunOptions *options,
+                                                            PaimonCleanupProgressFn callback,
+                                                            void *user_data,
+                                                            struct PaimonCleanupError **err);
+
+/**
+ * Attaches `token` to these options (or, with `token` NULL, detaches the current one).
+ * Operations run with the options stop with `PAIMON_CLEANUP_STATUS_CANCELLED` once the token is
+ * cancelled; see `paimon_cleanup_cancel_token_cancel`.
+ *
+ * The options keep their own reference to the token's flag: the token handle may be freed at any
+ * time afterwards (but then can no longer be used to cancel).
+ * Ownership: `options` and `token` stay owned by the caller.
+ * Thread-safety: may be called while other threads run operations with the same options; those
+ * keep the token they started with.
+ * Errors: `NULL_POINTER` if `options` is NULL.
+ *
+ * # Safety
+ * `options` must be NULL or live; `token` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_run_options_set_cancel_token(struct PaimonCleanupRunOptions *options,
+                                                                const struct PaimonCleanupCancelToken *token,
+                                                                struct PaimonCleanupError **err);
+
+/**
+ * Frees run options. NULL is accepted and ignored.
+ *
+ * Every operation using the options must have returned before they are freed.
+ * Ownership: takes back ownership of `options` (not of the attached token or of `user_data`).
+ * Free each run-options handle exactly once.
+ * Thread-safety: may be called from any thread, but not concurrently with any other use of the
+ * same options.
+ *
+ * # Safety
+ * `options` must be NULL or a pointer from `paimon_cleanup_run_options_new` not yet freed.
+ */
+void paimon_cleanup_run_options_free(struct PaimonCleanupRunOptions *options);
+
+/**
+ * Returns the static, lower-case name of a file class as used in the keys of the CLI's JSON
+ * output (`"data"`, `"changelog_data"`, `"manifest"`, `"manifest_list"`, `"index_manifest"`,
+ * `"index"`, `"statistics"`, `"snapshot_meta"`, `"changelog_meta"`, `"tag_meta"`,
+ * `"consumer_meta"`, `"other"`), or `"unknown"` for a value that is not a file class.
+ *
+ * Ownership: static; never free it. Thread-safety: any thread. Errors: none; never NULL.
+ */
+const char *paimon_cleanup_file_class_name(int32_t file_class);
+
+/**
+ * Returns the static, lower-case name of a report kind (`"none"`, `"expire_snapshots"`, ...),
+ * or `"unknown"` for a value that is not a report kind.
+ *
+ * Ownership: static; never free it. Thread-safety: any thread. Errors: none; never NULL.
+ */
+const char *paimon_cleanup_report_kind_name(int32_t kind);
+
+/**
+ * Returns which operation produced the report, or `PAIMON_CLEANUP_REPORT_KIND_NONE` for NULL.
+ *
+ * Thread-safety: any thread, until the report is freed (the same holds for every
+ * `paimon_cleanup_report_*` accessor).
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+PaimonCleanupReportKind paimon_cleanup_report_kind(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns true when the report comes from a dry run: nothing was changed, and the counts and
+ * paths describe what a real run would delete. False for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+bool paimon_cleanup_report_dry_run(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns how many items the run removed (in a dry run: would remove): snapshots for
+ * `EXPIRE_SNAPSHOTS`, changelogs for `EXPIRE_CHANGELOGS`, tags for `DELETE_TAG` / `EXPIRE_TAGS`,
+ * consumers for `EXPIRE_CONSUMERS`, partitions for `DROP_PARTITIONS` / `EXPIRE_PARTITIONS`;
+ * 0 for `REMOVE_ORPHAN_FILES` (see the file counts), `MAINTAIN` (see its steps) and NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_expired_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns true when the report has an expired id range, i.e. when
+ * `paimon_cleanup_report_first_expired_id` / `_last_expired_id` are meaningful: at least one
+ * snapshot (`EXPIRE_SNAPSHOTS`) or changelog (`EXPIRE_CHANGELOGS`) expired. False otherwise and
+ * for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+bool paimon_cleanup_report_has_expired_range(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the id of the first (oldest) version expired, or 0 when
+ * `paimon_cleanup_report_has_expired_range` is false.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+int64_t paimon_cleanup_report_first_expired_id(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the id of the last (newest) version expired, or 0 when
+ * `paimon_cleanup_report_has_expired_range` is false.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+int64_t paimon_cleanup_report_last_expired_id(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns true when `paimon_cleanup_report_earliest_after_id` is meaningful: an
+ * `EXPIRE_SNAPSHOTS` report of a table that had snapshots. False otherwise and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+bool paimon_cleanup_report_has_earliest_after(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the id of the earliest version left after the run (in a dry run: that would be left),
+ * or 0 when `paimon_cleanup_report_has_earliest_after` is false.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+int64_t paimon_cleanup_report_earliest_after_id(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns how many long-lived changelog files a snapshot expiry wrote (tables whose changelog
+ * lifecycle is decoupled from snapshots, `changelog.num-retained.*`); 0 otherwise and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_changelogs_written(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns how many files of class `file_class` (a `PaimonCleanupFileClass` value) the run
+ * deleted (in a dry run: would delete). 0 for NULL and for an unknown class.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_files(const struct PaimonCleanupReport *report, int32_t file_class);
+
+/**
+ * Returns the total size in bytes of the files of class `file_class` the run deleted (in a dry
+ * run: would delete). Sizes come from metadata where it records them, else from the store. 0 for
+ * NULL and for an unknown class.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_bytes(const struct PaimonCleanupReport *report, int32_t file_class);
+
+/**
+ * Returns the number of files deleted (in a dry run: deletable) over all classes; 0 for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_total_files(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the bytes deleted (in a dry run: deletable) over all classes; 0 for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_total_bytes(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the number of deletions that failed (the files are still there; a later run retries
+ * them). The operation itself still returned OK. For `MAINTAIN` the failures of every step, in
+ * step order. 0 for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_failed_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the path of failed deletion `index` (0-based, below
+ * `paimon_cleanup_report_failed_count`), relative to the table root when it lies under it, or
+ * NULL when `index` is out of range or `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_failed_path(const struct PaimonCleanupReport *report,
+                                              size_t index);
+
+/**
+ * Returns the error message of failed deletion `index`, or NULL when `index` is out of range or
+ * `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_failed_error(const struct PaimonCleanupReport *report,
+                                               size_t index);
+
+/**
+ * Returns the number of paths in the report's listing: every file the run deleted, or in a dry
+ * run every file it would delete, in deletion order (for `MAINTAIN`: every step's, in step
+ * order). Equals `paimon_cleanup_report_total_files`. 0 for NULL. A partition drop or expiry
+ * deletes no file (it commits a snapshot that marks them deleted; a later snapshot expiry
+ * deletes them), so its listing is empty.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_path_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns path `index` (0-based, below `paimon_cleanup_report_path_count`) of the listing,
+ * relative to the table root when it lies under it (`f1=10/bucket-0/data-….orc`,
+ * `manifest/manifest-list-…`), else the full URI (external data paths). NULL when `index` is out
+ * of range or `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_path(const struct PaimonCleanupReport *report, size_t index);
+
+/**
+ * Returns the file class of path `index` of the listing. `index` must be below
+ * `paimon_cleanup_report_path_count`; for an out-of-range index or a NULL report the answer is
+ * `PAIMON_CLEANUP_FILE_CLASS_OTHER`.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+PaimonCleanupFileClass paimon_cleanup_report_path_class(const struct PaimonCleanupReport *report,
+                                                        size_t index);
+
+/**
+ * Returns the number of directories the run removed because they were left empty (bucket and
+ * partition directories; only when empty-directory cleaning is on and not in a dry run). 0 for
+ * NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_dirs_removed(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the wall time of the run in milliseconds; 0 for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_elapsed_ms(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the number of names in the report: the tags deleted (`DELETE_TAG`, `EXPIRE_TAGS`), the
+ * consumer ids expired (`EXPIRE_CONSUMERS`), or the partitions dropped (`DROP_PARTITIONS`,
+ * `EXPIRE_PARTITIONS`) written `key=value/key2=value2` for display (use
+ * `paimon_cleanup_report_partition_key` / `_value` for exact values). In a dry run: what would be
+ * removed. 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_name_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns name `index` (below `paimon_cleanup_report_name_count`), or NULL when out of range or
+ * `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_name(const struct PaimonCleanupReport *report, size_t index);
+
+/**
+ * Returns the number of requested items that did not exist, so nothing was done for them (the
+ * tag of a `DELETE_TAG` that is not there). 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_missing_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns missing item `index` (below `paimon_cleanup_report_missing_count`), or NULL when out of
+ * range or `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_missing(const struct PaimonCleanupReport *report, size_t index);
+
+/**
+ * Returns the number of fields (partition keys) of dropped partition `index` (below
+ * `paimon_cleanup_report_name_count` of a `DROP_PARTITIONS` / `EXPIRE_PARTITIONS` report); 0 when
+ * out of range, for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_partition_field_count(const struct PaimonCleanupReport *report,
+                                                   size_t index);
+
+/**
+ * Returns the key of field `field` of dropped partition `index`, or NULL when either is out of
+ * range or `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_partition_key(const struct PaimonCleanupReport *report,
+                                                size_t index,
+                                                size_t field);
+
+/**
+ * Returns the value of field `field` of dropped partition `index` as it appears in the partition
+ * directory name (the default partition name for NULL), or NULL when either is out of range or
+ * `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_partition_value(const struct PaimonCleanupReport *report,
+                                                  size_t index,
+                                                  size_t field);
+
+/**
+ * Returns how many data files a partition drop or expiry marked deleted in its commit(s) (in a
+ * dry run: would mark). The files themselves stay until a snapshot expiry removes the snapshots
+ * that still reference them. 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_files_marked_deleted(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the rows of the files counted by `paimon_cleanup_report_files_marked_deleted`.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_rows_marked_deleted(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the bytes of the files counted by `paimon_cleanup_report_files_marked_deleted`.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_bytes_marked_deleted(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns how many snapshots the run committed (partition drop / expiry: one OVERWRITE snapshot
+ * per batch; none in a dry run). 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_committed_snapshot_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the id of committed snapshot `index` (in commit order), or 0 when out of range or
+ * `report` is NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+int64_t paimon_cleanup_report_committed_snapshot_id(const struct PaimonCleanupReport *report,
+                                                    size_t index);
+
+/**
+ * Returns the cut-off an orphan-file removal used (milliseconds since the Unix epoch): only files
+ * modified before it were candidates. 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+int64_t paimon_cleanup_report_cutoff_ms(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns how many files an orphan-file removal examined: files in the directories it lists that
+ * are older than the cut-off. Each was then referenced, vetoed, kept with a warning, or deleted
+ * (in a dry run: listed as deletable). 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_candidates(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns how many candidates an orphan-file removal kept because a snapshot, tag, branch or
+ * changelog references them. 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_referenced(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns how many candidates an orphan-file removal kept because the caller's veto callback
+ * returned true for them. 0 for other kinds and for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+uint64_t paimon_cleanup_report_vetoed(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns the number of warnings: things the run deliberately did not touch and why (for an
+ * orphan-file removal: directories it could not list, branches without a schema, files kept
+ * because their name is referenced at another location). For `MAINTAIN` every step's, in step
+ * order. 0 for NULL.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_warning_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns warning `index` (below `paimon_cleanup_report_warning_count`) as readable text, or NULL
+ * when out of range or `report` is NULL.
+ *
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_warning(const struct PaimonCleanupReport *report, size_t index);
+
+/**
+ * Returns the number of sub-reports: for `MAINTAIN`, one per step that ran, in the order they
+ * ran (`EXPIRE_TAGS`, `EXPIRE_CONSUMERS`, `EXPIRE_SNAPSHOTS`, `EXPIRE_CHANGELOGS`; a step the
+ * table's options do not ask for is absent). 0 for other kinds and for NULL. The parent's file
+ * counts, bytes and removed directories are the sums of its steps'; its failures, paths and
+ * warnings are its steps', concatenated in step order.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+size_t paimon_cleanup_report_step_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns sub-report `index` (below `paimon_cleanup_report_step_count`), or NULL when out of
+ * range or `report` is NULL. Read it with the same `paimon_cleanup_report_*` accessors.
+ *
+ * Ownership: borrowed from (owned by) `report`: valid until `report` is freed; never pass it to
+ * `paimon_cleanup_report_free`.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const struct PaimonCleanupReport *paimon_cleanup_report_step(const struct PaimonCleanupReport *report,
+                                                             size_t index);
+
+/**
+ * Returns the whole report as one JSON object, NUL-terminated UTF-8: the same document the CLI
+ * prints with `--json` for the same operation (every field, including the kind-specific ones
+ * that have no accessor, and the path listing). An empty string for NULL.
+ *
+ * Built on the first call (memory proportional to the path listing) and cached.
+ * Ownership: borrowed from the report; valid until the report is freed.
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+const char *paimon_cleanup_report_json(const struct PaimonCleanupReport *report);
+
+/**
+ * Frees a report and every string borrowed from it. NULL is accepted and ignored.
+ *
+ * Ownership: takes back ownership of `report`. Free each report exactly once.
+ * Thread-safety: may be called from any thread, but not while another thread still reads the
+ * report.
+ *
+ * # Safety
+ * `report` must be NULL or a report handed out by this library and not yet freed.
+ */
+void paimon_cleanup_report_free(struct PaimonCleanupReport *report);
+
+/**
+ * Creates an expire config with every field unset (table options, then Paimon's defaults).
+ *
+ * Ownership: on success `*out` receives a new config owned by the caller, released with
+ * `paimon_cleanup_expire_config_free`; on failure `*out` is left untouched.
+ * Thread-safety: may be called from any thread.
+ * Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+ * success and to a new error object on failure.
+ *
+ * # Safety
+ * `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_new(struct PaimonCleanupExpireConfig **out,
+                                                     struct PaimonCleanupError **err);
+
+/**
+ * Sets the minimum number of snapshots kept, whatever their age (`snapshot.num-retained.min`).
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_min` < 1 (the
+ * config is then unchanged). Whether it exceeds the maximum is checked when an operation runs.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_retain_min(struct PaimonCleanupExpireConfig *config,
+                                                                int64_t retain_min,
+                                                                struct PaimonCleanupError **err);
+
+/**
+ * Sets the maximum number of snapshots kept, whatever their age (`snapshot.num-retained.max`):
+ * older ones expire even when they are younger than the time retained.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_max` < 1. Whether it
+ * is at least the minimum is checked when an operation runs (`INVALID_ARGUMENT` then).
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_retain_max(struct PaimonCleanupExpireConfig *config,
+                                                                int64_t retain_max,
+                                                                struct PaimonCleanupError **err);
+
+/**
+ * Sets how long snapshots are kept, in milliseconds (`snapshot.time-retained`): snapshots
+ * committed less than `time_retained_ms` before the run starts are kept. 0 means no age
+ * protection (only the minimum count protects).
+ *
+ * The cut-off can be given either as this duration or as an absolute time
+ * (`paimon_cleanup_expire_config_set_older_than_ms`); the setter called last wins.
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_time_retained_ms(struct PaimonCleanupExpireConfig *config,
+                                                                      uint64_t time_retained_ms,
+                                                                      struct PaimonCleanupError **err);
+
+/**
+ * Sets an absolute cut-off instead of a duration: snapshots committed at or after
+ * `older_than_ms` (milliseconds since the Unix epoch, UTC) are kept.
+ *
+ * The setter called last of this one and `paimon_cleanup_expire_config_set_time_retained_ms`
+ * wins. A cut-off in the future is refused when the operation runs (`INVALID_ARGUMENT`), so that
+ * a clock or unit mistake cannot expire everything.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `older_than_ms` < 0.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_older_than_ms(struct PaimonCleanupExpireConfig *config,
+                                                                   int64_t older_than_ms,
+                                                                   struct PaimonCleanupError **err);
+
+/**
+ * Sets the maximum number of snapshots one run expires (`snapshot.expire.limit`); a later run
+ * continues where this one stopped.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` < 1.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_max_expires(struct PaimonCleanupExpireConfig *config,
+                                                                 int64_t max_expires,
+                                                                 struct PaimonCleanupError **err);
+
+/**
+ * Sets whether bucket and partition directories left empty by the run are removed
+ * (`snapshot.clean-empty-directories`). Never above the table's data root; never in a dry run.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_clean_empty_dirs(struct PaimonCleanupExpireConfig *config,
+                                                                      bool clean_empty_dirs,
+                                                                      struct PaimonCleanupError **err);
+
+/**
+ * Sets dry-run mode: the run computes everything and reports what it would delete (counts and
+ * the path listing) but changes nothing at all, not even hint files.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_dry_run(struct PaimonCleanupExpireConfig *config,
+                                                             bool dry_run,
+                                                             struct PaimonCleanupError **err);
+
+/**
+ * Sets whether the run refuses to start (`CONFLICT`, naming the tags, nothing deleted) when a
+ * tag pins a snapshot that would otherwise expire. When false (the default, as in Paimon) the
+ * snapshot expires and the tag keeps the files it needs.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_refuse_if_tags_pin(struct PaimonCleanupExpireConfig *config,
+                                                                        bool refuse,
+                                                                        struct PaimonCleanupError **err);
+
+/**
+ * Sets whether a changelog expiry removes every long-lived changelog older than the earliest
+ * snapshot, whatever the retention (for a table whose changelog lifecycle was decoupled and no
+ * longer is). Refused with `CONFLICT` when a changelog is not older than the earliest snapshot.
+ * Ignored by snapshot expiry.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_config_set_delete_all_changelogs(struct PaimonCleanupExpireConfig *config,
+                                                                           bool delete_all,
+                                                                           struct PaimonCleanupError **err);
+
+/**
+ * Frees an expire config. NULL is accepted and ignored.
+ *
+ * Operations that already started with the config are not affected (they copied it).
+ * Ownership: takes back ownership of `config`. Free each config exactly once.
+ * Thread-safety: may be called from any thread, but not concurrently with any other use of the
+ * same config.
+ *
+ * # Safety
+ * `config` must be NULL or a pointer from `paimon_cleanup_expire_config_new` not yet freed.
+ */
+void paimon_cleanup_expire_config_free(struct PaimonCleanupExpireConfig *config);
+
+/**
+ * Expires old snapshots of the table's main branch and deletes every file only they referenced
+ * (data, changelog, manifest, manifest-list, index and statistics files, then the snapshot
+ * files), in crash-safe order. A file still needed by a retained snapshot, a tag, a branch, a
+ * long-lived changelog or a consumer is never deleted.
+ *
+ * `config`: required; unset fields take the table's options (see `PaimonCleanupExpireConfig`).
+ * `run_options`: may be NULL (no progress callback, no cancellation).
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_SNAPSHOTS`), owned by the caller and released with
+ * `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+ * Thread-safety: any number of host threads may call it at once with the same executor and
+ * configs; two runs on the same table at once are safe for the table but the second may find
+ * files already gone (they are then not counted).
+ * Errors: `NULL_POINTER` if `context`, `executor`, `config` or `out` is NULL; `INVALID_ARGUMENT`
+ * for an invalid combination of settings (retain max < retain min, a cut-off in the future, a bad
+ * table option) or when called from a thread running an async runtime; `NOT_FOUND` if the table
+ * does not exist; `CANCELLED` when the run options' token is cancelled (before the call: nothing
+ * is read or deleted); `CONFLICT` when `refuse_if_tags_pin` is set and a tag pins an expiring
+ * snapshot, or when the snapshot to keep is missing; `MALFORMED`, `STORAGE`, `PATH_REFUSED`,
+ * `UNSUPPORTED` as their names say. Individual failed deletions are not errors: they are listed
+ * in the report. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
+ * object on failure.
+ *
+ * # Safety
+ * `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and `err`
+ * must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_snapshots(const struct PaimonCleanupContext *context,
+                                                    const struct PaimonCleanupExecutor *executor,
+                                                    const struct PaimonCleanupExpireConfig *config,
+                                                    const struct PaimonCleanupRunOptions *run_options,
+                                                    struct PaimonCleanupReport **out,
+                                                    struct PaimonCleanupError **err);
+
+/**
+ * Expires long-lived changelogs of the table's main branch (tables whose changelog lifecycle is
+ * decoupled from snapshots: `changelog.num-retained.*` / `changelog.time-retained` above the
+ * snapshot values) and deletes the changelog files only they referenced. A file still needed by
+ * a snapshot, a tag, a branch or a retained changelog is never deleted. On a table without
+ * long-lived changelogs it succeeds with nothing expired.
+ *
+ * `config`: required; retention fields unset take `changelog.*`, then the snapshot options (see
+ * `PaimonCleanupExpireConfig`); `_set_delete_all_changelogs` removes every changelog older than
+ * the earliest snapshot. `run_options`: may be NULL.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_CHANGELOGS`), owned by the caller and released with
+ * `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+ * Thread-safety: as `paimon_cleanup_expire_snapshots`.
+ * Errors: as `paimon_cleanup_expire_snapshots`; `CONFLICT` also when delete-all is set and a
+ * changelog is not older than the earliest snapshot. `*err` (when `err` is not NULL) is set to
+ * NULL on success and to a new error object on failure.
+ *
+ * # Safety
+ * `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and `err`
+ * must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_changelogs(const struct PaimonCleanupContext *context,
+                                                     const struct PaimonCleanupExecutor *executor,
+                                                     const struct PaimonCleanupExpireConfig *config,
+                                                     const struct PaimonCleanupRunOptions *run_options,
+                                                     struct PaimonCleanupReport **out,
+                                                     struct PaimonCleanupError **err);
+
+/**
+ * Deletes tag `tag` of the table's main branch and every file only that tag kept (data,
+ * changelog, manifest, index and statistics files of its snapshot that no snapshot, other tag,
+ * branch or changelog needs). The tag file goes first, so a crash leaves only unreferenced files
+ * (which orphan-file removal finds).
+ *
+ * A tag that does not exist is not an error: the call succeeds, deletes nothing and lists the
+ * name in the report (`paimon_cleanup_report_missing`), as Paimon does.
+ * `tag`: the tag name (the file is `tag/tag-<name>`), non-empty UTF-8. `dry_run`: report what
+ * would be deleted, change nothing. `run_options`: may be NULL.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller (`tag` is copied). On success `*out`
+ * receives a new report (`PAIMON_CLEANUP_REPORT_KIND_DELETE_TAG`; `paimon_cleanup_report_name`
+ * lists the deleted tag), owned by the caller and released with `paimon_cleanup_report_free`;
+ * on failure `*out` is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor`, `tag` or `out` is NULL; `INVALID_UTF8`;
+ * `INVALID_ARGUMENT` for an empty name (or one containing `/`); `NOT_FOUND` if the table does
+ * not exist; `CANCELLED`; `MALFORMED`, `STORAGE`, `PATH_REFUSED`, `UNSUPPORTED` as their names
+ * say. `*err` (when `err` is not NULL) is set to NULL on success and to a new error object on
+ * failure.
+ *
+ * # Safety
+ * `context`, `executor` and `run_options` must be NULL or live handles; `tag` must be NULL or
+ * NUL-terminated; `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_delete_tag(const struct PaimonCleanupContext *context,
+                                              const struct PaimonCleanupExecutor *executor,
+                                              const char *tag,
+                                              bool dry_run,
+                                              const struct PaimonCleanupRunOptions *run_options,
+                                              struct PaimonCleanupReport **out,
+                                              struct PaimonCleanupError **err);
+
+/**
+ * Expires tags of the table's main branch, with the files only they kept (as
+ * `paimon_cleanup_delete_tag`): every tag whose own retention has passed (`tagCreateTime` +
+ * `tagTimeRetained`, when the table's `tag.time-expire-enabled` is true, the default), and,
+ * when `older_than_ms` > 0, every tag created before `older_than_ms` (milliseconds since the
+ * Unix epoch; the tag file's modification time when the tag records no creation time).
+ *
+ * `older_than_ms`: 0 = only tags whose retention passed; must not be negative or in the future.
+ * `dry_run`: report what would be deleted, change nothing. `run_options`: may be NULL.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_TAGS`; `paimon_cleanup_report_name` lists the tags),
+ * owned by the caller and released with `paimon_cleanup_report_free`; on failure `*out` is left
+ * untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor` or `out` is NULL; `INVALID_ARGUMENT` if
+ * `older_than_ms` is negative or in the future; otherwise as `paimon_cleanup_delete_tag`.
+ * `*err` (when `err` is not NULL) is set to NULL on success and to a new error object on
+ * failure.
+ *
+ * # Safety
+ * `context`, `executor` and `run_options` must be NULL or live handles; `out` and `err` must be
+ * NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_tags(const struct PaimonCleanupContext *context,
+                                               const struct PaimonCleanupExecutor *executor,
+                                               int64_t older_than_ms,
+                                               bool dry_run,
+                                               const struct PaimonCleanupRunOptions *run_options,
+                                               struct PaimonCleanupReport **out,
+                                               struct PaimonCleanupError **err);
+
+/**
+ * Expires the consumers of the table's main branch that have not advanced (whose consumer file
+ * was not modified) for longer than `expiration_ms`, so a dead reader stops protecting
+ * snapshots from expiry. Only the consumer files are deleted.
+ *
+ * `expiration_ms`: 0 = the table's `consumer.expiration-time` (INVALID_ARGUMENT when the table
+ * has none). `dry_run`: report what would be deleted, change nothing. `run_options`: may be NULL.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_CONSUMERS`; `paimon_cleanup_report_name` lists the
+ * consumer ids), owned by the caller and released with `paimon_cleanup_report_free`; on failure
+ * `*out` is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor` or `out` is NULL; `INVALID_ARGUMENT` when no
+ * expiration is given and the table has none; `NOT_FOUND`, `CANCELLED`, `MALFORMED`, `STORAGE`,
+ * `PATH_REFUSED` as their names say. `*err` (when `err` is not NULL) is set to NULL on success
+ * and to a new error object on failure.
+ *
+ * # Safety
+ * `context`, `executor` and `run_options` must be NULL or live handles; `out` and `err` must be
+ * NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_consumers(const struct PaimonCleanupContext *context,
+                                                    const struct PaimonCleanupExecutor *executor,
+                                                    uint64_t expiration_ms,
+                                                    bool dry_run,
+                                                    const struct PaimonCleanupRunOptions *run_options,
+                                                    struct PaimonCleanupReport **out,
+                                                    struct PaimonCleanupError **err);
+
+/**
+ * Creates a maintain config with the defaults (not a dry run).
+ *
+ * Ownership: on success `*out` receives a new config owned by the caller, released with
+ * `paimon_cleanup_maintain_config_free`; on failure `*out` is left untouched.
+ * Thread-safety: may be called from any thread.
+ * Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+ * success and to a new error object on failure.
+ *
+ * # Safety
+ * `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_maintain_config_new(struct PaimonCleanupMaintainConfig **out,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Sets dry-run mode: every step computes and reports what it would do, nothing is changed.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupMaintainConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_maintain_config_set_dry_run(struct PaimonCleanupMaintainConfig *config,
+                                                               bool dry_run,
+                                                               struct PaimonCleanupError **err);
+
+/**
+ * Frees a maintain config. NULL is accepted and ignored.
+ *
+ * Ownership: takes back ownership of `config`. Free each config exactly once.
+ * Thread-safety: may be called from any thread, but not concurrently with any other use of the
+ * same config.
+ *
+ * # Safety
+ * `config` must be NULL or a pointer from `paimon_cleanup_maintain_config_new` not yet freed.
+ */
+void paimon_cleanup_maintain_config_free(struct PaimonCleanupMaintainConfig *config);
+
+/**
+ * Runs the maintenance the table's own options ask for, in Paimon's order: tag expiry (tags
+ * whose retention passed), consumer expiry (when `consumer.expiration-time` is set), snapshot
+ * expiry (`snapshot.*` retention), changelog expiry (when the changelog lifecycle is decoupled).
+ * The natural single call for an engine after each commit or on a schedule.
+ *
+ * `config`: may be NULL (the defaults: not a dry run). `run_options`: may be NULL; its progress
+ * callback and cancellation token serve every step.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ * A failing step stops the run with its error; the steps before it keep their effect.
+ *
+ * Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_MAINTAIN`; one sub-report per step that ran, see
+ * `paimon_cleanup_report_step`), owned by the caller and released with
+ * `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor` or `out` is NULL; otherwise the errors of the
+ * steps (see `paimon_cleanup_expire_snapshots`). `*err` (when `err` is not NULL) is set to NULL
+ * on success and to a new error object on failure.
+ *
+ * # Safety
+ * `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and
+ * `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_maintain(const struct PaimonCleanupContext *context,
+                                            const struct PaimonCleanupExecutor *executor,
+                                            const struct PaimonCleanupMaintainConfig *config,
+                                            const struct PaimonCleanupRunOptions *run_options,
+                                            struct PaimonCleanupReport **out,
+                                            struct PaimonCleanupError **err);
+
+/**
+ * Creates an orphan config with the defaults (cut-off now − 1 day, writers assumed running, no
+ * veto, not a dry run).
+ *
+ * Ownership: on success `*out` receives a new config owned by the caller, released with
+ * `paimon_cleanup_orphan_config_free`; on failure `*out` is left untouched.
+ * Thread-safety: may be called from any thread.
+ * Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+ * success and to a new error object on failure.
+ *
+ * # Safety
+ * `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_new(struct PaimonCleanupOrphanConfig **out,
+                                                     struct PaimonCleanupError **err);
+
+/**
+ * Sets the cut-off (milliseconds since the Unix epoch): only files last modified before it may be
+ * deleted, so files of writes still in flight are never touched.
+ *
+ * When the run starts, a cut-off in the future is refused (`INVALID_ARGUMENT`), and so is one
+ * within the last hour unless `paimon_cleanup_orphan_config_set_no_writers_running` was set.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `older_than_ms` < 0.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_older_than_ms(struct PaimonCleanupOrphanConfig *config,
+                                                                   int64_t older_than_ms,
+                                                                   struct PaimonCleanupError **err);
+
+/**
+ * Sets dry-run mode: the run lists, reads every reference, asks the veto and reports what it
+ * would delete (counts and the path listing), but changes nothing at all.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_dry_run(struct PaimonCleanupOrphanConfig *config,
+                                                             bool dry_run,
+                                                             struct PaimonCleanupError **err);
+
+/**
+ * Declares that no writer (no job, engine or other process) writes or commits to the table while
+ * the run lasts, which allows a cut-off within the last hour, up to now.
+ *
+ * DANGER: a writer writes its data files and manifests before it commits the snapshot that
+ * references them. Such files are indistinguishable from orphans; with a recent cut-off they are
+ * deleted and the commit that follows publishes a snapshot whose files are gone (lost data).
+ * Set this only when every writer of the table is stopped.
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_no_writers_running(struct PaimonCleanupOrphanConfig *config,
+                                                                        bool no_writers_running,
+                                                                        struct PaimonCleanupError **err);
+
+/**
+ * Sets (or, with `veto` NULL, removes) the veto callback: it is asked about every file the run
+ * would delete and keeps the file by returning true. See `PaimonCleanupVetoFn` for the path form
+ * and the thread rules. A run counts vetoed files in `paimon_cleanup_report_vetoed`.
+ *
+ * `user_data` is passed back unchanged; the library never reads, writes or frees it. It must stay
+ * valid, and usable from the library's threads, until every run started with this config has
+ * returned.
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `veto` must be NULL or a function with the signature of
+ * `PaimonCleanupVetoFn` that follows its thread rules; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_veto(struct PaimonCleanupOrphanConfig *config,
+                                                          PaimonCleanupVetoFn veto,
+                                                          void *user_data,
+                                                          struct PaimonCleanupError **err);
+
+/**
+ * Sets how many directory listings the run keeps in flight; 0 (the default) uses the executor's
+ * I/O concurrency. Otherwise 1..=4096.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if out of range.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_list_concurrency(struct PaimonCleanupOrphanConfig *config,
+                                                                      uint32_t list_concurrency,
+                                                                      struct PaimonCleanupError **err);
+
+/**
+ * Sets how many deletions the run keeps in flight; 0 (the default) uses the executor's I/O
+ * concurrency. Otherwise 1..=4096. Metadata reads always use the executor's I/O concurrency.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if out of range.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_delete_concurrency(struct PaimonCleanupOrphanConfig *config,
+                                                                        uint32_t delete_concurrency,
+                                                                        struct PaimonCleanupError **err);
+
+/**
+ * Frees an orphan config. NULL is accepted and ignored. The veto's `user_data` is not touched.
+ *
+ * Ownership: takes back ownership of `config`. Free each config exactly once.
+ * Thread-safety: may be called from any thread, but not concurrently with any other use of the
+ * same config.
+ *
+ * # Safety
+ * `config` must be NULL or a pointer from `paimon_cleanup_orphan_config_new` not yet freed.
+ */
+void paimon_cleanup_orphan_config_free(struct PaimonCleanupOrphanConfig *config);
+
+/**
+ * Removes orphan files: files older than the cut-off in the table's own directories (manifest,
+ * index, statistics, bucket directories of the data root and of the external data roots, temp
+ * files in snapshot/changelog directories of every branch) that no snapshot, tag or long-lived
+ * changelog of ANY branch references. Candidates are listed before references are read; metadata
+ * that cannot be read aborts the run before anything is deleted. Bucket and partition
+ * directories left empty are removed. The context may name the table's root (main branch).
+ *
+ * `config`: required (see `PaimonCleanupOrphanConfig`). `run_options`: may be NULL.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_REMOVE_ORPHAN_FILES`: files and bytes per class, the path listing,
+ * candidates / referenced / vetoed counts, the cut-off used, warnings), owned by the caller and
+ * released with `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor`, `config` or `out` is NULL; `INVALID_ARGUMENT`
+ * for a cut-off in the future, or within the last hour without no-writers-running; `NOT_FOUND`
+ * if the table does not exist; `MALFORMED` / `NOT_FOUND` / `STORAGE` when metadata a version
+ * needs cannot be read (nothing deleted, the message names the file); `CANCELLED`;
+ * `PATH_REFUSED`; `INTERNAL` if the veto callback could not be called. `*err` (when `err` is not
+ * NULL) is set to NULL on success and to a new error object on failure.
+ *
+ * # Safety
+ * `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and `err`
+ * must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_remove_orphan_files(const struct PaimonCleanupContext *context,
+                                                       const struct PaimonCleanupExecutor *executor,
+                                                       const struct PaimonCleanupOrphanConfig *config,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       struct PaimonCleanupReport **out,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Drops partitions: one OVERWRITE commit marks every live data file of every partition matching
+ * one of the specs deleted, and removes the partitions' index entries. Nothing is deleted from
+ * storage: the files go when a later snapshot expiry expires the snapshots that still reference
+ * them (so readers of older snapshots keep working). Commits publish the snapshot atomically and
+ * retry on conflict.
+ *
+ * `specs`: `spec_count` (at least 1) partition specs (see `PaimonCleanupPartitionSpec`).
+ * `run_options`: may be NULL. The commit user is a fresh UUID and the commit identifier
+ * `INT64_MAX` (a batch commit), as for Paimon's own `drop partition`.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller (the strings are copied). On success `*out`
+ * receives a new report (`PAIMON_CLEANUP_REPORT_KIND_DROP_PARTITIONS`: the partitions dropped,
+ * files / rows / bytes marked deleted, the snapshot committed), owned by the caller and released
+ * with `paimon_cleanup_report_free`; on failure `*out` is left untouched and nothing is
+ * committed.
+ * Thread-safety: any number of host threads may call it at once; concurrent commits to one table
+ * are serialized by the commit protocol.
+ * Errors: `NULL_POINTER` if `context`, `executor`, `specs` (with `spec_count` > 0), `out`, a
+ * spec's arrays or a key is NULL; `INVALID_UTF8`; `INVALID_ARGUMENT` for no spec, an empty spec,
+ * an empty or repeated key, a key that is not a partition key, a value that cannot be of its
+ * key's type, or an unpartitioned table; `UNSUPPORTED` for tables whose manifests are ORC or
+ * Parquet; `CONFLICT` when the commit lost its race too many times; `NOT_FOUND`, `MALFORMED`,
+ * `STORAGE`, `CANCELLED` as their names say. `*err` (when `err` is not NULL) is set to NULL on
+ * success and to a new error object on failure.
+ *
+ * # Safety
+ * `context`, `executor` and `run_options` must be NULL or live handles; `specs` must be NULL or
+ * hold `spec_count` readable specs, each with `field_count` readable pointers in `keys` and
+ * `values`, each NULL or NUL-terminated; `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_drop_partitions(const struct PaimonCleanupContext *context,
+                                                   const struct PaimonCleanupExecutor *executor,
+                                                   const struct PaimonCleanupPartitionSpec *specs,
+                                                   size_t spec_count,
+                                                   const struct PaimonCleanupRunOptions *run_options,
+                                                   struct PaimonCleanupReport **out,
+                                                   struct PaimonCleanupError **err);
+
+/**
+ * Creates a partition-expire config with every field unset (table options, then defaults).
+ *
+ * Ownership: on success `*out` receives a new config owned by the caller, released with
+ * `paimon_cleanup_partition_expire_config_free`; on failure `*out` is left untouched.
+ * Thread-safety: may be called from any thread.
+ * Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+ * success and to a new error object on failure.
+ *
+ * # Safety
+ * `out` and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_new(struct PaimonCleanupPartitionExpireConfig **out,
+                                                               struct PaimonCleanupError **err);
+
+/**
+ * Sets the expiration time in milliseconds (`partition.expiration-time`): a partition whose time
+ * (by the strategy) is older than now minus this expires.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `expiration_time_ms` is 0.
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_expiration_time_ms(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                                  uint64_t expiration_time_ms,
+                                                                                  struct PaimonCleanupError **err);
+
+/**
+ * Sets the strategy (`strategy`: a `PaimonCleanupPartitionExpireStrategy` value).
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` for an unknown value.
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_strategy(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                        int32_t strategy,
+                                                                        struct PaimonCleanupError **err);
+
+/**
+ * Sets the timestamp formatter (`partition.timestamp-formatter`): a Java `DateTimeFormatter`
+ * pattern such as `yyyyMMdd` for reading the partition time of the values-time strategy. NULL
+ * restores the table's option.
+ *
+ * Ownership: the string is copied.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_UTF8`. A pattern the library cannot use
+ * is reported when the run starts (`INVALID_ARGUMENT`).
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `formatter` NULL or NUL-terminated; `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_timestamp_formatter(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                                   const char *formatter,
+                                                                                   struct PaimonCleanupError **err);
+
+/**
+ * Sets the timestamp pattern (`partition.timestamp-pattern`): how the partition time string is
+ * built from the keys, e.g. `$dt $hr:00:00`. NULL restores the table's option.
+ *
+ * Ownership: the string is copied.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_UTF8`. A pattern the library cannot use
+ * is reported when the run starts (`INVALID_ARGUMENT`).
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `pattern` NULL or NUL-terminated; `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_timestamp_pattern(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                                 const char *pattern,
+                                                                                 struct PaimonCleanupError **err);
+
+/**
+ * Sets the maximum number of partitions one run expires (`partition.expiration-max-num`).
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is 0.
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_max_expires(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                           uint64_t max_expires,
+                                                                           struct PaimonCleanupError **err);
+
+/**
+ * Sets how many partitions go into one commit (`partition.expiration-batch-size`); by default
+ * all expired partitions are dropped in one commit.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `batch_size` is 0.
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_batch_size(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                          uint64_t batch_size,
+                                                                          struct PaimonCleanupError **err);
+
+/**
+ * Sets dry-run mode: the run selects and reports the partitions it would drop and the files it
+ * would mark deleted, and commits nothing.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_dry_run(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                       bool dry_run,
+                                                                       struct PaimonCleanupError **err);
+
+/**
+ * Sets the time expiry is measured from (milliseconds since the Unix epoch) instead of the wall
+ * clock, e.g. to replay a schedule. It may not be in the future, so a clock or unit mistake
+ * cannot expire recent partitions.
+ *
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `now_ms` is negative or
+ * later than the wall clock.
+ * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_now_ms(struct PaimonCleanupPartitionExpireConfig *config,
+                                                                      int64_t now_ms,
+                                                                      struct PaimonCleanupError **err);
+
+/**
+ * Frees a partition-expire config. NULL is accepted and ignored.
+ *
+ * Ownership: takes back ownership of `config`. Free each config exactly once.
+ * Thread-safety: may be called from any thread, but not concurrently with any other use of the
+ * same config.
+ *
+ * # Safety
+ * `config` must be NULL or a pointer from `paimon_cleanup_partition_expire_config_new` not yet
+ * freed.
+ */
+void paimon_cleanup_partition_expire_config_free(struct PaimonCleanupPartitionExpireConfig *config);
+
+/**
+ * Expires partitions: finds the partitions older than the expiration time (by the values in the
+ * partition or by their last update) and drops them as `paimon_cleanup_drop_partitions` does
+ * (OVERWRITE commits marking their files deleted; the files go with a later snapshot expiry).
+ *
+ * `config`: may be NULL (every setting from the table's options; `partition.expiration-time`
+ * must then be set). `run_options`: may be NULL.
+ * Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+ *
+ * Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_PARTITIONS`: the partitions, files / rows / bytes marked
+ * deleted, the snapshots committed), owned by the caller and released with
+ * `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor` or `out` is NULL; `INVALID_ARGUMENT` when no
+ * expiration time is set anywhere, for an unknown strategy or formatter, or an unpartitioned
+ * table; otherwise as `paimon_cleanup_drop_partitions`. `*err` (when `err` is not NULL) is set to
+ * NULL on success and to a new error object on failure.
+ *
+ * # Safety
+ * `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and
+ * `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expire_partitions(const struct PaimonCleanupContext *context,
+                                                     const struct PaimonCleanupExecutor *executor,
+                                                     const struct PaimonCleanupPartitionExpireConfig *config,
+                                                     const struct PaimonCleanupRunOptions *run_options,
+                                                     struct PaimonCleanupReport **out,
+                                                     struct PaimonCleanupError **err);
 
 #ifdef __cplusplus
 }  // extern "C"

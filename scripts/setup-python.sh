@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create (or reuse) the Python venv of the test harness at <repo>/.venv with
-# exactly pypaimon==2.1.0. Idempotent: a quick no-op when it is already there.
+# exactly pypaimon==2.1.0 and moto[server]==5.2.5 (the loopback S3 server of tests/s3.rs,
+# started by tests/py/s3_server.py). Idempotent: a quick no-op when it is already there.
 # Prints the venv python path as the last line of stdout.
 #
 #   scripts/setup-python.sh            # -> /abs/path/.venv/bin/python
@@ -8,6 +9,7 @@
 set -euo pipefail
 
 PYPAIMON_VERSION="2.1.0"
+MOTO_VERSION="5.2.5"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${PAIMON_VENV:-$ROOT/.venv}"
 PY="$VENV/bin/python"
@@ -16,11 +18,14 @@ log() { echo "setup-python: $*" >&2; }
 
 have_pypaimon() {
   [ -x "$PY" ] || return 1
-  "$PY" - "$PYPAIMON_VERSION" <<'EOF' >/dev/null 2>&1
+  "$PY" - "$PYPAIMON_VERSION" "$MOTO_VERSION" <<'EOF' >/dev/null 2>&1
 import sys
 from importlib.metadata import version
+from importlib.util import find_spec
 import pypaimon  # noqa: F401  (the import itself must work)
-sys.exit(0 if version("pypaimon") == sys.argv[1] else 1)
+ok = version("pypaimon") == sys.argv[1] and version("moto") == sys.argv[2]
+ok = ok and all(find_spec(m) for m in ("flask", "werkzeug", "moto.moto_server"))
+sys.exit(0 if ok else 1)
 EOF
 }
 
@@ -91,11 +96,12 @@ if [ ! -x "$PY" ]; then
   fi
 fi
 
-log "installing pypaimon==$PYPAIMON_VERSION"
-"$PY" -m pip install --disable-pip-version-check --no-input -q "pypaimon==$PYPAIMON_VERSION" >&2
+log "installing pypaimon==$PYPAIMON_VERSION moto[server]==$MOTO_VERSION"
+"$PY" -m pip install --disable-pip-version-check --no-input -q \
+  "pypaimon==$PYPAIMON_VERSION" "moto[server]==$MOTO_VERSION" >&2
 
 if ! have_pypaimon; then
-  log "pypaimon==$PYPAIMON_VERSION is not importable after install"
+  log "pypaimon==$PYPAIMON_VERSION / moto==$MOTO_VERSION not importable after install"
   exit 1
 fi
 echo "$PY"

@@ -19,4 +19,5 @@ echo "== cargo test"
 cargo test --all-targets 2>&1 | tee /tmp/paimon-cleanup-cargo-test.log
 echo "== C / C++ tests"
 bash scripts/test-c.sh
+bash scripts/test-bindings.sh
 echo "== all tests passed"

@@ -6,10 +6,14 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+use paimon_cleanup::clean::partition_filter::parse_partition_spec;
 use paimon_cleanup::clean::retention::now_millis;
 use paimon_cleanup::clean::{
     delete_tag, expire_changelogs, expire_consumers, expire_tags, maintain, ChangelogExpireConfig,
     ChangelogExpireReport, ConsumerReport, MaintainConfig, TagReport,
+};
+use paimon_cleanup::clean::{
+    drop_partitions, expire_partitions, PartitionExpireConfig, PartitionReport,
 };
 use paimon_cleanup::clean::{
     expire_snapshots, DeletionReport, ExpireConfig, RetentionOverrides, RunControl,
@@ -143,6 +147,41 @@ enum Command {
         #[arg(long)]
         expiration_time: Option<String>,
         /// Compute and report, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Drop partitions with one OVERWRITE commit (their files go at a later snapshot expiry).
+    DropPartitions {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Partition spec `k=v[,k2=v2]` (a prefix of the keys is enough; `\,` escapes a comma;
+        /// an empty value or the default partition name means NULL). Repeatable.
+        #[arg(long = "partition", value_name = "K=V[,K2=V2]", required = true)]
+        partitions: Vec<String>,
+    },
+    /// Drop the partitions older than the expiration time (values-time or update-time).
+    ExpirePartitions {
+        #[command(flatten)]
+        table: TableArgs,
+        /// Paimon duration (default: the table's partition.expiration-time).
+        #[arg(long)]
+        expiration_time: Option<String>,
+        /// `values-time` or `update-time` (default: partition.expiration-strategy).
+        #[arg(long)]
+        strategy: Option<String>,
+        /// Java DateTimeFormatter pattern of the partition time, e.g. `yyyyMMdd`.
+        #[arg(long)]
+        timestamp_formatter: Option<String>,
+        /// How to build the time string from the keys, e.g. `$dt $hr:00:00`.
+        #[arg(long)]
+        timestamp_pattern: Option<String>,
+        /// At most this many partitions (default: partition.expiration-max-num, then 100).
+        #[arg(long)]
+        max_num: Option<usize>,
+        /// Partitions per commit (default: partition.expiration-batch-size, else all in one).
+        #[arg(long)]
+        batch_size: Option<usize>,
+        /// Select and report, commit nothing.
         #[arg(long)]
         dry_run: bool,
     },
@@ -318,6 +357,54 @@ where
         }
     }
     Ok(())
+}
+
+fn print_partition_report(what: &str, r: &PartitionReport) {
+    let verb = if r.dry_run { "would drop" } else { "dropped" };
+    println!(
+        "{what}: {verb} {} partitions: {} files, {} rows, {} bytes marked deleted",
+        r.partitions.len(),
+        r.files_marked_deleted,
+        r.rows_marked_deleted,
+        r.bytes_marked_deleted
+    );
+    for p in &r.partitions {
+        let spec: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("  {}", spec.join(","));
+    }
+    if !r.snapshot_ids.is_empty() {
+        println!(
+            "  snapshots: {:?} ({} retries, {} index entries removed)",
+            r.snapshot_ids, r.retries, r.index_entries_removed
+        );
+    }
+}
+
+fn run_partition_op<F, Fut>(args: &TableArgs, what: &str, f: F) -> Result<()>
+where
+    F: FnOnce(Table) -> Fut,
+    Fut: std::future::Future<Output = Result<PartitionReport>>,
+{
+    let (options, rt, storage) = open(args)?;
+    let report = rt.block_on(async {
+        let table = Table::open(storage, &options).await?;
+        f(table).await
+    })?;
+    if args.json {
+        return print_json(&report);
+    }
+    print_partition_report(what, &report);
+    Ok(())
+}
+
+fn run_drop_partitions(args: &TableArgs, partitions: &[String]) -> Result<()> {
+    let specs = partitions
+        .iter()
+        .map(|p| parse_partition_spec(p))
+        .collect::<Result<Vec<_>>>()?;
+    run_partition_op(args, "drop partitions", |t| async move {
+        drop_partitions(&t, &specs, None, None, &RunControl::default()).await
+    })
 }
 
 fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
@@ -528,6 +615,31 @@ fn main() -> ExitCode {
                     )
                 })
         }
+        Command::DropPartitions { table, partitions } => run_drop_partitions(table, partitions),
+        Command::ExpirePartitions {
+            table,
+            expiration_time,
+            strategy,
+            timestamp_formatter,
+            timestamp_pattern,
+            max_num,
+            batch_size,
+            dry_run,
+        } => (|| {
+            let cfg = PartitionExpireConfig {
+                expiration_time: expiration_time.as_deref().map(parse_duration).transpose()?,
+                strategy: strategy.as_deref().map(str::parse).transpose()?,
+                timestamp_formatter: timestamp_formatter.clone(),
+                timestamp_pattern: timestamp_pattern.clone(),
+                max_expires: *max_num,
+                batch_size: *batch_size,
+                dry_run: *dry_run,
+                now_millis: None,
+            };
+            run_partition_op(table, "expire partitions", |t| async move {
+                expire_partitions(&t, &cfg, &RunControl::default()).await
+            })
+        })(),
         Command::Maintain { table, dry_run } => run_maintain(table, *dry_run),
     };
     match result {

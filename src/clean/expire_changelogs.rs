@@ -176,6 +176,8 @@ pub async fn expire_changelogs(
         })
         .collect();
     deleter.delete("changelog files", files).await?;
+    // A changelog file left behind must stay visible to a rerun: no EARLIEST past it.
+    crate::clean::plan::stop_if_failed(&deleter)?;
     if !cfg.dry_run {
         if cfg.delete_all {
             for hint in ["EARLIEST", "LATEST"] {

@@ -234,6 +234,8 @@ pub async fn expire_snapshots(
         })
         .collect();
     deleter.delete("snapshot files", snapshot_files).await?;
+    // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
+    crate::clean::plan::stop_if_failed(&deleter)?;
     if !cfg.dry_run {
         write_hint(table, &dir.hint_location("EARLIEST"), end).await?;
     }

@@ -1,5 +1,6 @@
 //! Cleanup capabilities, one module each, over the table layer.
 
+pub mod commit;
 pub mod consumers;
 pub mod control;
 pub mod deleter;
@@ -7,6 +8,8 @@ pub mod expire_changelogs;
 pub mod expire_snapshots;
 pub mod maintain;
 pub mod orphan_files;
+pub mod partition_filter;
+pub mod partitions;
 pub mod plan;
 pub mod protectors;
 pub mod references;
@@ -20,6 +23,10 @@ pub use expire_changelogs::{expire_changelogs, ChangelogExpireConfig, ChangelogE
 pub use expire_snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 pub use maintain::{maintain, MaintainConfig, MaintainReport};
 pub use orphan_files::{remove_orphan_files, OrphanConfig, OrphanReport};
+pub use partitions::{
+    drop_partitions, expire_partitions, PartitionExpireConfig, PartitionExpireStrategy,
+    PartitionReport,
+};
 pub use report::{DeletionReport, FileClass};
 pub use retention::RetentionOverrides;
 pub use tags::{delete_tag, delete_tags, expire_tags, TagReport};

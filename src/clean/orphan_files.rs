@@ -118,7 +118,8 @@ impl fmt::Debug for OrphanConfig {
 pub struct OrphanReport {
     /// The cut-off used (epoch ms): only files modified before it were candidates.
     pub older_than_ms: i64,
-    /// Regular files seen in the candidate directories, of any age.
+    /// Files seen in the candidate directories that would be candidates if they were old
+    /// enough (so not `snapshot-N`, `changelog-N` or hint files).
     pub files_listed: u64,
     /// Candidates examined: files in candidate directories older than the cut-off (temp files
     /// only in `snapshot/` and `changelog/`; never `*.managed.blob`).
@@ -172,8 +173,19 @@ pub async fn remove_orphan_files(
     let data_root = main.paths().data_root().clone();
     let ext_roots = external_roots(&main, &mut report.skipped);
     let delete_storage = storage.with_delete_roots(&ext_roots);
-    let mut data_roots = vec![data_root.clone()];
-    let data_prefix = data_root.relative_to(&root).unwrap_or_default().to_string();
+    let mut data_roots = Vec::new();
+    let data_prefix = match data_root.relative_to(&root) {
+        Some(prefix) => {
+            data_roots.push(data_root.clone());
+            prefix.to_string()
+        }
+        None => {
+            report.skipped.push(format!(
+                "{data_root}: data-file.path-directory leads outside the table root"
+            ));
+            String::new()
+        }
+    };
     for r in &ext_roots {
         if delete_storage.check_deletable(&r.join("x")).is_err() {
             report

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::clean::deleter::{Deleter, Planned};
 use crate::clean::references::{Protector, ReferenceReader};
 use crate::clean::report::FileClass;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::spec::manifest::{FileKind, ManifestEntry};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
@@ -278,14 +278,37 @@ impl DeletionPlan {
         deleter
             .delete("changelog files", self.changelog_data)
             .await?;
+        stop_if_failed(deleter)?;
         if clean_empty_dirs {
             remove_empty_dirs(table, deleter, touched).await;
         }
         deleter.delete("manifests", self.manifests).await?;
+        stop_if_failed(deleter)?;
         deleter.delete("index files", self.index_files).await?;
         deleter.delete("statistics", self.statistics).await?;
+        stop_if_failed(deleter)?;
         deleter.delete("manifest lists", self.lists).await?;
+        stop_if_failed(deleter)?;
         Ok(())
+    }
+}
+
+/// After a phase: if any deletion failed, stop before deleting (or hinting past) the metadata
+/// (manifests, lists, version files, EARLIEST) through which a rerun finds the files that are still there; otherwise they
+/// would be left for good (crash-safe order, design rule 5). Nothing referenced is at stake.
+pub(crate) fn stop_if_failed(deleter: &Deleter<'_>) -> Result<()> {
+    let failed = &deleter.report.failed;
+    match failed.first() {
+        None => Ok(()),
+        Some(first) => Err(Error::storage(
+            first.path.clone(),
+            format!(
+                "{} deletion(s) failed (first: {}); stopped before deleting the metadata that \
+                 lists them, so a rerun can finish",
+                failed.len(),
+                first.error
+            ),
+        )),
     }
 }
 

@@ -25,6 +25,22 @@ mod context;
 
 mod summary;
 
+mod control;
+
+mod report;
+
+mod expire;
+
+mod tags;
+
+mod maintain;
+
+mod orphans;
+
+mod partitions;
+
+mod ops;
+
 mod util;
 
 #[cfg(test)]
@@ -41,6 +57,14 @@ pub use status::{
     paimon_cleanup_status_name, PaimonCleanupError, PaimonCleanupStatus,
 };
 pub use summary::{paimon_cleanup_table_summary, PaimonCleanupTableSummary};
+
+pub use control::*;
+pub use expire::*;
+pub use maintain::*;
+pub use orphans::*;
+pub use partitions::*;
+pub use report::*;
+pub use tags::*;
 
 use std::os::raw::c_char;
 

@@ -484,3 +484,539 @@ fn summary_struct_conversion() {
     assert_eq!((full.earliest_snapshot_id, full.latest_snapshot_id), (3, 9));
     assert_eq!(full.live_file_bytes, 12345);
 }
+
+mod operations {
+    use std::ffi::{c_void, CStr, CString};
+    use std::os::raw::c_char;
+    use std::ptr;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+
+    use super::message;
+    use crate::clean::report::{Count, DeletedPath, DeletionReport, FailedDelete, FileClass};
+    use crate::clean::{ConsumerReport, ExpireReport, MaintainReport, PartitionReport, TagReport};
+    use crate::ffi::control::run_control;
+    use crate::ffi::report::PaimonCleanupReport;
+    use crate::ffi::*;
+
+    fn text(p: *const c_char) -> Option<String> {
+        // SAFETY: the tests pass NULL or strings borrowed from live reports.
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    }
+
+    fn deletion(paths: &[(FileClass, &str, u64)], failed: &[&str]) -> DeletionReport {
+        let mut d = DeletionReport::default();
+        for (class, path, bytes) in paths {
+            let c = d.deleted.entry(*class).or_insert(Count::default());
+            c.files += 1;
+            c.bytes += bytes;
+            d.paths.push(DeletedPath {
+                class: *class,
+                path: (*path).to_owned(),
+            });
+        }
+        d.failed = failed
+            .iter()
+            .map(|p| FailedDelete {
+                path: (*p).to_owned(),
+                error: format!("cannot delete {p}"),
+            })
+            .collect();
+        d
+    }
+
+    fn boxed(report: PaimonCleanupReport) -> *mut PaimonCleanupReport {
+        Box::into_raw(Box::new(report))
+    }
+
+    #[test]
+    fn handles_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<PaimonCleanupRunOptions>();
+        check::<PaimonCleanupCancelToken>();
+        check::<PaimonCleanupExpireConfig>();
+        check::<PaimonCleanupOrphanConfig>();
+        check::<PaimonCleanupPartitionExpireConfig>();
+        check::<PaimonCleanupMaintainConfig>();
+        check::<PaimonCleanupReport>();
+    }
+
+    #[test]
+    fn expire_config_setters_check_ranges_and_the_last_cut_off_wins() {
+        let mut cfg: *mut PaimonCleanupExpireConfig = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        // SAFETY: valid out-parameters and a live config.
+        unsafe {
+            assert_eq!(
+                paimon_cleanup_expire_config_new(&mut cfg, &mut err),
+                PaimonCleanupStatus::Ok
+            );
+            for (status, needle) in [
+                (
+                    paimon_cleanup_expire_config_set_retain_min(cfg, 0, &mut err),
+                    "retain_min = 0",
+                ),
+                (
+                    paimon_cleanup_expire_config_set_retain_max(cfg, 0, &mut err),
+                    "retain_max",
+                ),
+                (
+                    paimon_cleanup_expire_config_set_max_expires(cfg, -1, &mut err),
+                    "max_expires",
+                ),
+                (
+                    paimon_cleanup_expire_config_set_older_than_ms(cfg, -5, &mut err),
+                    "older_than_ms",
+                ),
+            ] {
+                assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+                assert!(message(err).contains(needle), "{}", message(err));
+                paimon_cleanup_error_free(err);
+            }
+            assert_eq!(
+                paimon_cleanup_expire_config_set_retain_min(ptr::null_mut(), 1, &mut err),
+                PaimonCleanupStatus::NullPointer
+            );
+            assert!(message(err).contains("config"));
+            paimon_cleanup_error_free(err);
+            assert_eq!(
+                paimon_cleanup_expire_config_set_retain_min(cfg, 3, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            paimon_cleanup_expire_config_set_older_than_ms(cfg, 1000, ptr::null_mut());
+            paimon_cleanup_expire_config_set_clean_empty_dirs(cfg, true, ptr::null_mut());
+            paimon_cleanup_expire_config_set_refuse_if_tags_pin(cfg, true, ptr::null_mut());
+            paimon_cleanup_expire_config_set_delete_all_changelogs(cfg, true, ptr::null_mut());
+            paimon_cleanup_expire_config_set_dry_run(cfg, true, ptr::null_mut());
+            let s = (*cfg).get();
+            let snap = s.snapshots();
+            assert_eq!(snap.retention.retain_min, Some(3));
+            assert_eq!(snap.retention.older_than_ms, Some(1000));
+            assert_eq!(snap.retention.time_retained, None);
+            assert_eq!(snap.clean_empty_dirs, Some(true));
+            assert!(snap.refuse_if_tags_pin_expired && snap.dry_run);
+            let cl = s.changelogs();
+            assert!(cl.delete_all && cl.dry_run);
+            assert_eq!(cl.retention.retain_min, Some(3));
+            // The later of the two cut-off setters wins.
+            paimon_cleanup_expire_config_set_time_retained_ms(cfg, 5000, ptr::null_mut());
+            let snap = (*cfg).get().snapshots();
+            assert_eq!(snap.retention.older_than_ms, None);
+            assert_eq!(
+                snap.retention.time_retained,
+                Some(Duration::from_millis(5000))
+            );
+            paimon_cleanup_expire_config_free(cfg);
+            paimon_cleanup_expire_config_free(ptr::null_mut());
+        }
+    }
+
+    unsafe extern "C" fn count_progress(
+        user_data: *mut c_void,
+        phase: *const c_char,
+        done: u64,
+        _total: u64,
+        bytes: u64,
+    ) {
+        // SAFETY: the test passes a live AtomicU64 and a NUL-terminated phase.
+        let counter = unsafe { &*(user_data as *const AtomicU64) };
+        // SAFETY: as above.
+        let phase = unsafe { CStr::from_ptr(phase) };
+        assert_eq!(phase.to_str().ok(), Some("phase x"));
+        counter.fetch_add(done + bytes, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn run_options_map_onto_the_run_control() {
+        let counter = AtomicU64::new(0);
+        let mut opts: *mut PaimonCleanupRunOptions = ptr::null_mut();
+        let mut token: *mut PaimonCleanupCancelToken = ptr::null_mut();
+        // SAFETY: valid out-parameters, live handles.
+        unsafe {
+            assert_eq!(
+                paimon_cleanup_run_options_new(&mut opts, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            assert_eq!(
+                paimon_cleanup_cancel_token_new(&mut token, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            let ctl = run_control(opts.as_ref(), 0);
+            assert!(ctl.progress.is_none());
+            assert_eq!(ctl.io_concurrency, 1);
+            paimon_cleanup_run_options_set_progress(
+                opts,
+                Some(count_progress),
+                &counter as *const AtomicU64 as *mut c_void,
+                ptr::null_mut(),
+            );
+            paimon_cleanup_run_options_set_cancel_token(opts, token, ptr::null_mut());
+            let ctl = run_control(opts.as_ref(), 16);
+            assert_eq!(ctl.io_concurrency, 16);
+            ctl.progress("phase x", 2, 3, 40);
+            assert_eq!(counter.load(Ordering::SeqCst), 42);
+            assert!(ctl.cancel.check().is_ok());
+            // Cancelled from another thread; the handle can then go, the control keeps the flag.
+            let addr = token as usize;
+            std::thread::spawn(move || {
+                paimon_cleanup_cancel_token_cancel(addr as *const PaimonCleanupCancelToken)
+            })
+            .join()
+            .expect("thread");
+            assert!(paimon_cleanup_cancel_token_is_cancelled(token));
+            paimon_cleanup_cancel_token_free(token);
+            assert!(ctl.cancel.check().is_err());
+            assert!(run_control(opts.as_ref(), 1).cancel.is_cancelled());
+            // Clearing both.
+            paimon_cleanup_run_options_set_progress(
+                opts,
+                None,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            paimon_cleanup_run_options_set_cancel_token(opts, ptr::null(), ptr::null_mut());
+            let ctl = run_control(opts.as_ref(), 1);
+            assert!(ctl.progress.is_none() && !ctl.cancel.is_cancelled());
+            paimon_cleanup_run_options_free(opts);
+            assert!(!paimon_cleanup_cancel_token_is_cancelled(ptr::null()));
+        }
+    }
+
+    #[test]
+    fn expire_report_accessors_and_json() {
+        let mut report = ExpireReport {
+            snapshots_expired: 3,
+            first_expired: Some(4),
+            last_expired: Some(6),
+            earliest_after: Some(7),
+            changelogs_written: 0,
+            deletion: deletion(
+                &[
+                    (FileClass::Data, "p=1/bucket-0/data-a.orc", 100),
+                    (FileClass::Data, "p=1/bucket-0/data-b.orc", 50),
+                    (FileClass::SnapshotMeta, "snapshot/snapshot-4", 7),
+                ],
+                &["manifest/manifest-x"],
+            ),
+            elapsed_ms: 12,
+        };
+        report.deletion.dirs_removed = 2;
+        let expected_json = serde_json::to_value(&report).expect("json");
+        let r = boxed(PaimonCleanupReport::from_expire_snapshots(report));
+        // SAFETY: a live report, freed once at the end.
+        unsafe {
+            assert_eq!(
+                paimon_cleanup_report_kind(r),
+                PaimonCleanupReportKind::ExpireSnapshots
+            );
+            assert_eq!(
+                text(paimon_cleanup_report_kind_name(
+                    paimon_cleanup_report_kind(r) as i32
+                )),
+                Some("expire_snapshots".into())
+            );
+            assert_eq!(paimon_cleanup_report_expired_count(r), 3);
+            assert!(paimon_cleanup_report_has_expired_range(r));
+            assert_eq!(paimon_cleanup_report_first_expired_id(r), 4);
+            assert_eq!(paimon_cleanup_report_last_expired_id(r), 6);
+            assert!(paimon_cleanup_report_has_earliest_after(r));
+            assert_eq!(paimon_cleanup_report_earliest_after_id(r), 7);
+            let data = PaimonCleanupFileClass::Data as i32;
+            assert_eq!(paimon_cleanup_report_files(r, data), 2);
+            assert_eq!(paimon_cleanup_report_bytes(r, data), 150);
+            assert_eq!(paimon_cleanup_report_files(r, 99), 0);
+            assert_eq!(paimon_cleanup_report_files(r, -1), 0);
+            assert_eq!(paimon_cleanup_report_total_files(r), 3);
+            assert_eq!(paimon_cleanup_report_total_bytes(r), 157);
+            assert_eq!(paimon_cleanup_report_failed_count(r), 1);
+            assert_eq!(
+                text(paimon_cleanup_report_failed_path(r, 0)),
+                Some("manifest/manifest-x".into())
+            );
+            assert!(text(paimon_cleanup_report_failed_error(r, 0))
+                .is_some_and(|e| e.contains("cannot delete")));
+            assert!(paimon_cleanup_report_failed_path(r, 1).is_null());
+            assert_eq!(paimon_cleanup_report_path_count(r), 3);
+            assert_eq!(
+                text(paimon_cleanup_report_path(r, 2)),
+                Some("snapshot/snapshot-4".into())
+            );
+            assert_eq!(
+                paimon_cleanup_report_path_class(r, 2),
+                PaimonCleanupFileClass::SnapshotMeta
+            );
+            assert_eq!(
+                paimon_cleanup_report_path_class(r, 3),
+                PaimonCleanupFileClass::Other
+            );
+            assert!(paimon_cleanup_report_path(r, 3).is_null());
+            assert_eq!(paimon_cleanup_report_dirs_removed(r), 2);
+            assert_eq!(paimon_cleanup_report_elapsed_ms(r), 12);
+            assert_eq!(paimon_cleanup_report_step_count(r), 0);
+            assert!(paimon_cleanup_report_step(r, 0).is_null());
+            // The JSON is the Rust report's, paths included.
+            let json: serde_json::Value =
+                serde_json::from_str(&text(paimon_cleanup_report_json(r)).expect("json"))
+                    .expect("valid JSON");
+            assert_eq!(json, expected_json);
+            // Cached: the same pointer twice.
+            assert_eq!(paimon_cleanup_report_json(r), paimon_cleanup_report_json(r));
+            paimon_cleanup_report_free(r);
+            assert_eq!(text(paimon_cleanup_report_json(ptr::null())), Some(String::new()));
+        }
+    }
+
+    #[test]
+    fn file_class_numbers_and_names_are_stable() {
+        let expected = [
+            (FileClass::Data, 0, "data"),
+            (FileClass::ChangelogData, 1, "changelog_data"),
+            (FileClass::Manifest, 2, "manifest"),
+            (FileClass::ManifestList, 3, "manifest_list"),
+            (FileClass::IndexManifest, 4, "index_manifest"),
+            (FileClass::Index, 5, "index"),
+            (FileClass::Statistics, 6, "statistics"),
+            (FileClass::SnapshotMeta, 7, "snapshot_meta"),
+            (FileClass::ChangelogMeta, 8, "changelog_meta"),
+            (FileClass::TagMeta, 9, "tag_meta"),
+            (FileClass::ConsumerMeta, 10, "consumer_meta"),
+            (FileClass::Other, 11, "other"),
+        ];
+        assert_eq!(expected.len(), PAIMON_CLEANUP_FILE_CLASS_COUNT as usize);
+        assert_eq!(expected.len(), FileClass::ALL.len());
+        for (class, code, name) in expected {
+            assert_eq!(PaimonCleanupFileClass::from(class) as i32, code);
+            // The C name is the serde name the CLI's JSON uses.
+            assert_eq!(
+                serde_json::to_value(class).expect("json"),
+                serde_json::Value::String(name.into())
+            );
+            assert_eq!(text(paimon_cleanup_file_class_name(code)), Some(name.into()));
+        }
+        assert_eq!(text(paimon_cleanup_file_class_name(12)), Some("unknown".into()));
+        assert_eq!(text(paimon_cleanup_report_kind_name(99)), Some("unknown".into()));
+    }
+
+    #[test]
+    fn maintain_report_aggregates_its_steps() {
+        let tags = TagReport {
+            tags_deleted: vec!["t1".into()],
+            tags_not_found: vec![],
+            deletion: deletion(&[(FileClass::TagMeta, "tag/tag-t1", 5)], &[]),
+            elapsed_ms: 1,
+        };
+        let consumers = ConsumerReport {
+            expired: vec!["c1".into(), "c2".into()],
+            deletion: deletion(
+                &[
+                    (FileClass::ConsumerMeta, "consumer/consumer-c1", 3),
+                    (FileClass::ConsumerMeta, "consumer/consumer-c2", 3),
+                ],
+                &["consumer/consumer-c3"],
+            ),
+            elapsed_ms: 1,
+        };
+        let snapshots = ExpireReport {
+            snapshots_expired: 1,
+            first_expired: Some(1),
+            last_expired: Some(1),
+            earliest_after: Some(2),
+            deletion: deletion(&[(FileClass::SnapshotMeta, "snapshot/snapshot-1", 9)], &[]),
+            ..Default::default()
+        };
+        let report = MaintainReport {
+            tags: Some(tags),
+            consumers: Some(consumers),
+            snapshots: Some(snapshots),
+            changelogs: None,
+            elapsed_ms: 9,
+        };
+        let expected_json = serde_json::to_value(&report).expect("json");
+        let r = boxed(PaimonCleanupReport::from_maintain(report));
+        // SAFETY: a live report, freed once at the end.
+        unsafe {
+            assert_eq!(paimon_cleanup_report_kind(r), PaimonCleanupReportKind::Maintain);
+            assert_eq!(paimon_cleanup_report_step_count(r), 3);
+            let kinds: Vec<PaimonCleanupReportKind> = (0..3)
+                .map(|i| paimon_cleanup_report_kind(paimon_cleanup_report_step(r, i)))
+                .collect();
+            assert_eq!(
+                kinds,
+                [
+                    PaimonCleanupReportKind::ExpireTags,
+                    PaimonCleanupReportKind::ExpireConsumers,
+                    PaimonCleanupReportKind::ExpireSnapshots
+                ]
+            );
+            assert_eq!(paimon_cleanup_report_total_files(r), 4);
+            assert_eq!(paimon_cleanup_report_total_bytes(r), 20);
+            assert_eq!(paimon_cleanup_report_path_count(r), 4);
+            let paths: Vec<Option<String>> = (0..5)
+                .map(|i| text(paimon_cleanup_report_path(r, i)))
+                .collect();
+            assert_eq!(
+                paths,
+                [
+                    Some("tag/tag-t1".into()),
+                    Some("consumer/consumer-c1".into()),
+                    Some("consumer/consumer-c2".into()),
+                    Some("snapshot/snapshot-1".into()),
+                    None
+                ]
+            );
+            assert_eq!(paimon_cleanup_report_failed_count(r), 1);
+            assert_eq!(
+                text(paimon_cleanup_report_failed_path(r, 0)),
+                Some("consumer/consumer-c3".into())
+            );
+            let consumers = paimon_cleanup_report_step(r, 1);
+            assert_eq!(paimon_cleanup_report_name_count(consumers), 2);
+            assert_eq!(text(paimon_cleanup_report_name(consumers, 1)), Some("c2".into()));
+            assert_eq!(paimon_cleanup_report_expired_count(consumers), 2);
+            let json: serde_json::Value =
+                serde_json::from_str(&text(paimon_cleanup_report_json(r)).expect("json"))
+                    .expect("valid JSON");
+            assert_eq!(json, expected_json);
+            paimon_cleanup_report_free(r);
+        }
+    }
+
+    #[test]
+    fn partition_report_accessors() {
+        let mut p1 = std::collections::BTreeMap::new();
+        p1.insert("dt".to_string(), "2024-01-01".to_string());
+        p1.insert("hr".to_string(), "10".to_string());
+        let report = PartitionReport {
+            dry_run: false,
+            partitions: vec![p1],
+            files_marked_deleted: 4,
+            rows_marked_deleted: 40,
+            bytes_marked_deleted: 400,
+            index_entries_removed: 1,
+            snapshot_ids: vec![9],
+            retries: 0,
+            elapsed_ms: 3,
+        };
+        let r = boxed(PaimonCleanupReport::from_partitions(
+            PaimonCleanupReportKind::DropPartitions,
+            report,
+        ));
+        // SAFETY: a live report, freed once at the end.
+        unsafe {
+            assert_eq!(paimon_cleanup_report_expired_count(r), 1);
+            assert_eq!(
+                text(paimon_cleanup_report_name(r, 0)),
+                Some("dt=2024-01-01/hr=10".into())
+            );
+            assert_eq!(paimon_cleanup_report_partition_field_count(r, 0), 2);
+            assert_eq!(paimon_cleanup_report_partition_field_count(r, 1), 0);
+            assert_eq!(text(paimon_cleanup_report_partition_key(r, 0, 1)), Some("hr".into()));
+            assert_eq!(text(paimon_cleanup_report_partition_value(r, 0, 1)), Some("10".into()));
+            assert!(paimon_cleanup_report_partition_key(r, 0, 2).is_null());
+            assert_eq!(paimon_cleanup_report_files_marked_deleted(r), 4);
+            assert_eq!(paimon_cleanup_report_rows_marked_deleted(r), 40);
+            assert_eq!(paimon_cleanup_report_bytes_marked_deleted(r), 400);
+            assert_eq!(paimon_cleanup_report_committed_snapshot_count(r), 1);
+            assert_eq!(paimon_cleanup_report_committed_snapshot_id(r, 0), 9);
+            assert_eq!(paimon_cleanup_report_committed_snapshot_id(r, 1), 0);
+            assert_eq!(paimon_cleanup_report_path_count(r), 0);
+            assert!(text(paimon_cleanup_report_json(r))
+                .is_some_and(|j| j.contains("\"index_entries_removed\":1")));
+            paimon_cleanup_report_free(r);
+        }
+    }
+
+    #[test]
+    fn operations_check_their_arguments() {
+        let uri = CString::new("/nonexistent/paimon-cleanup/ffi-ops-table").expect("no NUL");
+        let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
+        let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
+        let mut cfg: *mut PaimonCleanupExpireConfig = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        let mut out: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: every pointer is valid for the call or NULL.
+        unsafe {
+            paimon_cleanup_context_new(uri.as_ptr(), ptr::null(), ptr::null(), 0, &mut ctx, &mut err);
+            paimon_cleanup_executor_new(1, &mut exec, &mut err);
+            paimon_cleanup_expire_config_new(&mut cfg, &mut err);
+            let status = paimon_cleanup_expire_snapshots(ctx, exec, ptr::null(), ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::NullPointer);
+            assert!(message(err).contains("config"));
+            paimon_cleanup_error_free(err);
+            let status = paimon_cleanup_expire_changelogs(ctx, exec, cfg, ptr::null(), ptr::null_mut(), &mut err);
+            assert_eq!(status, PaimonCleanupStatus::NullPointer);
+            assert!(message(err).contains("out"));
+            paimon_cleanup_error_free(err);
+            let status = paimon_cleanup_delete_tag(ctx, exec, ptr::null(), false, ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::NullPointer);
+            assert!(message(err).contains("tag"));
+            paimon_cleanup_error_free(err);
+            let empty = CString::new("").expect("no NUL");
+            let status = paimon_cleanup_delete_tag(ctx, exec, empty.as_ptr(), false, ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+            paimon_cleanup_error_free(err);
+            let status = paimon_cleanup_expire_tags(ctx, exec, -1, false, ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+            paimon_cleanup_error_free(err);
+            let status = paimon_cleanup_expire_tags(ctx, exec, i64::MAX, false, ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+            paimon_cleanup_error_free(err);
+            let status = paimon_cleanup_drop_partitions(ctx, exec, ptr::null(), 0, ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+            paimon_cleanup_error_free(err);
+            let status = paimon_cleanup_drop_partitions(ctx, exec, ptr::null(), 1, ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::NullPointer);
+            assert!(message(err).contains("specs"));
+            paimon_cleanup_error_free(err);
+            let key = CString::new("dt").expect("no NUL");
+            let keys = [key.as_ptr(), key.as_ptr()];
+            let values: [*const c_char; 2] = [ptr::null(), ptr::null()];
+            let spec = PaimonCleanupPartitionSpec {
+                keys: keys.as_ptr(),
+                values: values.as_ptr(),
+                field_count: 2,
+            };
+            let status = paimon_cleanup_drop_partitions(ctx, exec, &spec, 1, ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+            assert!(message(err).contains("more than once"), "{}", message(err));
+            paimon_cleanup_error_free(err);
+            // Every operation on a missing table: NOT_FOUND, nothing handed out.
+            let status = paimon_cleanup_maintain(ctx, exec, ptr::null(), ptr::null(), &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::NotFound, "{}", message(err));
+            assert!(out.is_null());
+            paimon_cleanup_error_free(err);
+            paimon_cleanup_expire_config_free(cfg);
+            paimon_cleanup_context_free(ctx);
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+
+    #[test]
+    fn a_cancelled_token_stops_an_operation_before_it_reads_anything() {
+        let uri = CString::new("/nonexistent/paimon-cleanup/ffi-cancel-table").expect("no NUL");
+        let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
+        let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
+        let mut opts: *mut PaimonCleanupRunOptions = ptr::null_mut();
+        let mut token: *mut PaimonCleanupCancelToken = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        let mut out: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: every pointer is valid for the call or NULL.
+        unsafe {
+            paimon_cleanup_context_new(uri.as_ptr(), ptr::null(), ptr::null(), 0, &mut ctx, &mut err);
+            paimon_cleanup_executor_new(1, &mut exec, &mut err);
+            paimon_cleanup_run_options_new(&mut opts, &mut err);
+            paimon_cleanup_cancel_token_new(&mut token, &mut err);
+            paimon_cleanup_run_options_set_cancel_token(opts, token, &mut err);
+            paimon_cleanup_cancel_token_cancel(token);
+            // The table does not exist, but the cancellation is seen first.
+            let status = paimon_cleanup_maintain(ctx, exec, ptr::null(), opts, &mut out, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::Cancelled);
+            assert!(out.is_null());
+            paimon_cleanup_error_free(err);
+            paimon_cleanup_cancel_token_free(token);
+            paimon_cleanup_run_options_free(opts);
+            paimon_cleanup_context_free(ctx);
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+}

@@ -316,8 +316,10 @@ impl Storage {
     /// Creates the file only if nothing exists there yet: `Ok(true)` if this call created it,
     /// `Ok(false)` if it already existed. Exclusive across processes: local disks write a temp
     /// file and hard-link it onto the target (falling back to `O_EXCL` where links are not
-    /// supported); object stores use a conditional put (`PutMode::Create`). The delete guard
-    /// applies.
+    /// supported); object stores use a conditional put (`PutMode::Create`; when it reports
+    /// "exists", the object is read back and byte-identical content counts as created by this
+    /// call, since object_store may have retried a create whose first answer was lost). The
+    /// delete guard applies.
     pub async fn put_if_absent(&self, loc: &Location, data: bytes::Bytes) -> Result<bool> {
         self.check_deletable(loc)?;
         tracing::debug!(path = %loc, bytes = data.len(), "put_if_absent");

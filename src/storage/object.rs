@@ -132,6 +132,12 @@ pub(crate) async fn put(store: &dyn ObjectStore, loc: &Location, data: bytes::By
 }
 
 /// Conditional create (`If-None-Match: *` on S3); `Ok(false)` if the object already exists.
+///
+/// object_store retries a request whose answer was lost (connection closed after sending, or
+/// a 5xx from a server that had applied it): the retry of a conditional create that did land
+/// then gets 412, which alone would read as "someone else created it" and make a committer
+/// discard files its own published snapshot references. So on "already exists" the object is
+/// read back: byte-identical content means this call's earlier try created it (`Ok(true)`).
 pub(crate) async fn put_if_absent(
     store: &dyn ObjectStore,
     loc: &Location,
@@ -142,10 +148,21 @@ pub(crate) async fn put_if_absent(
         mode: PutMode::Create,
         ..Default::default()
     };
-    match store.put_opts(&key, PutPayload::from(data), opts).await {
+    match store
+        .put_opts(&key, PutPayload::from(data.clone()), opts)
+        .await
+    {
         Ok(_) => Ok(true),
         Err(object_store::Error::AlreadyExists { .. })
-        | Err(object_store::Error::Precondition { .. }) => Ok(false),
+        | Err(object_store::Error::Precondition { .. }) => match get(store, loc).await {
+            Ok(existing) if existing == data => {
+                tracing::info!(path = %loc, "conditional put: the object holds exactly our bytes (an earlier try landed)");
+                Ok(true)
+            }
+            Ok(_) => Ok(false),
+            Err(Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        },
         Err(e) => Err(os_error(loc, e)),
     }
 }

@@ -294,7 +294,9 @@ pub fn all_versions_many(
 
 /// Names every version of each table references, read with fastavro only
 /// (`tests/py/referenced_files.py`), keyed by table directory.
-pub fn referenced_files(tables: &[&Path]) -> std::collections::BTreeMap<PathBuf, serde_json::Value> {
+pub fn referenced_files(
+    tables: &[&Path],
+) -> std::collections::BTreeMap<PathBuf, serde_json::Value> {
     let py = python().expect("python");
     let args: Vec<&str> = tables.iter().map(|t| t.to_str().unwrap()).collect();
     let out = run_py(&py, "referenced_files.py", &args)
@@ -309,9 +311,7 @@ pub fn referenced_files(tables: &[&Path]) -> std::collections::BTreeMap<PathBuf,
 /// Builds one opt-in pypaimon table (`make_tables.py --only NAME`, e.g. `external_paths`) in a
 /// fresh warehouse (such tables hold absolute paths and cannot be copied). Returns (warehouse
 /// guard, table dir, tables.json entry) or None without pypaimon.
-pub fn pypaimon_fresh_table(
-    name: &str,
-) -> Option<(tempfile::TempDir, PathBuf, serde_json::Value)> {
+pub fn pypaimon_fresh_table(name: &str) -> Option<(tempfile::TempDir, PathBuf, serde_json::Value)> {
     let py = python()?;
     let wh = tempfile::Builder::new()
         .prefix("pypaimon-wh-")
@@ -334,4 +334,366 @@ pub fn pypaimon_fresh_table(
         .clone();
     let path = PathBuf::from(entry["path"].as_str().unwrap());
     Some((wh, path, entry))
+}
+
+// ---------------------------------------------------------------------------------------------
+// A real S3-compatible server on loopback (moto, started by tests/py/s3_server.py) and a
+// fault-injecting proxy in front of it (tests/py/faulty_proxy.py). Only 127.0.0.1 is used.
+
+/// The bucket the test server creates.
+pub const S3_BUCKET: &str = "paimon";
+
+/// The server's ListObjectsV2 page size (real S3: 1000). object_store sends no `max-keys`, so
+/// every listing of more than this many entries goes through continuation tokens.
+pub const S3_PAGE_SIZE: usize = 7;
+
+/// The loopback S3 server of this test binary.
+pub struct S3Server {
+    /// `http://127.0.0.1:<port>`.
+    pub endpoint: String,
+    /// Its port.
+    pub port: u16,
+    /// The server's stderr.
+    pub log: PathBuf,
+    // Held open for the life of the process: the server exits when it reads EOF here, so it
+    // ends with this process however that ends.
+    _stdin: std::sync::Mutex<std::process::ChildStdin>,
+    _child: std::sync::Mutex<std::process::Child>,
+}
+
+fn require_fixtures() -> bool {
+    std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref() == Ok("1")
+}
+
+/// Spawns `python tests/py/<script> args...` with a stdin pipe (EOF = exit), waits for its
+/// `PORT <n>` line (at most `wait`), then for the port to answer HTTP.
+fn spawn_port_process(
+    python: &Path,
+    script: &str,
+    args: &[String],
+    log: &Path,
+    wait: std::time::Duration,
+) -> Result<(std::process::Child, std::process::ChildStdin, u16), String> {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let err = std::fs::File::create(log).map_err(|e| e.to_string())?;
+    let mut child = Command::new(python)
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/py")
+                .join(script),
+        )
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(err))
+        .spawn()
+        .map_err(|e| format!("cannot start {script}: {e}"))?;
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let fail = |child: &mut std::process::Child, why: String| {
+        let _ = child.kill();
+        let _ = child.wait();
+        let tail = std::fs::read_to_string(log).unwrap_or_default();
+        let tail: String = tail
+            .lines()
+            .rev()
+            .take(15)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n");
+        Err(format!("{script}: {why}; its stderr ends with:\n{tail}"))
+    };
+    let port = match rx.recv_timeout(wait) {
+        Ok(line) => match line.trim().strip_prefix("PORT ").map(str::parse::<u16>) {
+            Some(Ok(p)) => p,
+            _ => return fail(&mut child, format!("unexpected first line {line:?}")),
+        },
+        Err(_) => return fail(&mut child, format!("no port within {wait:?}")),
+    };
+    let deadline = std::time::Instant::now() + wait;
+    while http_request(port, "GET", "/", b"").is_err() {
+        if std::time::Instant::now() > deadline {
+            return fail(&mut child, format!("port {port} does not answer"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Ok((child, stdin, port))
+}
+
+/// One HTTP/1.1 request to `127.0.0.1:port` (connection closed after it); (status, body).
+pub fn http_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: &[u8],
+) -> std::io::Result<(u16, Vec<u8>)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    s.write_all(body)?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out)?;
+    let text = String::from_utf8_lossy(&out);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| std::io::Error::other(format!("not an HTTP answer: {text:.80}")))?;
+    let body = match out.windows(4).position(|w| w == b"\r\n\r\n") {
+        Some(i) => out[i + 4..].to_vec(),
+        None => Vec::new(),
+    };
+    Ok((status, body))
+}
+
+/// The loopback S3 server, started once per test binary (bucket [`S3_BUCKET`], page size
+/// [`S3_PAGE_SIZE`]). None (with a SKIP notice) when it cannot start — no venv, no moto;
+/// with PAIMON_REQUIRE_FIXTURES=1 that panics instead.
+pub fn s3_server() -> Option<&'static S3Server> {
+    static SERVER: std::sync::OnceLock<Option<S3Server>> = std::sync::OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            let py = python()?;
+            let log = std::env::temp_dir().join(format!(
+                "paimon-cleanup-s3-server-{}.log",
+                std::process::id()
+            ));
+            let mut args: Vec<String> = [
+                "--bucket",
+                S3_BUCKET,
+                "--page-size",
+                &S3_PAGE_SIZE.to_string(),
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            // Request log in the server's log file, for debugging.
+            if std::env::var("PAIMON_S3_SERVER_VERBOSE").as_deref() == Ok("1") {
+                args.push("--verbose".into());
+            }
+            match spawn_port_process(
+                &py,
+                "s3_server.py",
+                &args,
+                &log,
+                std::time::Duration::from_secs(60),
+            ) {
+                Ok((child, stdin, port)) => Some(S3Server {
+                    endpoint: format!("http://127.0.0.1:{port}"),
+                    port,
+                    log,
+                    _stdin: std::sync::Mutex::new(stdin),
+                    _child: std::sync::Mutex::new(child),
+                }),
+                Err(e) => {
+                    if require_fixtures() {
+                        panic!("PAIMON_REQUIRE_FIXTURES=1 but the loopback S3 server did not start (run scripts/setup-python.sh): {e}");
+                    }
+                    eprintln!("SKIP: loopback S3 server did not start (run scripts/setup-python.sh): {e}");
+                    None
+                }
+            }
+        })
+        .as_ref()
+}
+
+/// Storage options for the test server at `endpoint` (path style, plain HTTP, dummy keys,
+/// short retry backoff).
+pub fn s3_options(endpoint: &str) -> std::collections::HashMap<String, String> {
+    [
+        ("s3.endpoint", endpoint),
+        ("s3.region", "us-east-1"),
+        ("s3.access-key", "test"),
+        ("s3.secret-key", "test"),
+        ("s3.path-style-access", "true"),
+        ("s3.allow-http", "true"),
+        ("storage.retry.init-backoff", "10 ms"),
+        ("storage.retry.max-backoff", "200 ms"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// A fresh `s3://paimon/wh/<name>-<uuid>` table root.
+pub fn s3_table_uri(name: &str) -> String {
+    format!(
+        "s3://{S3_BUCKET}/wh/{name}-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    )
+}
+
+/// Every regular file under `dir`, relative paths ("/"-separated).
+fn local_files(dir: &Path) -> Vec<String> {
+    tree(dir).into_keys().collect()
+}
+
+/// Uploads every file under `local` to the table root `uri` (object keys = relative paths,
+/// byte-exact), 16 puts in flight.
+pub fn s3_upload(
+    rt: &tokio::runtime::Runtime,
+    local: &Path,
+    uri: &str,
+    options: &std::collections::HashMap<String, String>,
+) {
+    use futures::StreamExt;
+    let storage = paimon_cleanup::storage::Storage::open(uri, options).unwrap();
+    let files = local_files(local);
+    rt.block_on(async {
+        let results: Vec<_> = futures::stream::iter(files)
+            .map(|rel| {
+                let storage = &storage;
+                async move {
+                    let data = std::fs::read(local.join(&rel)).unwrap();
+                    let loc = storage.root().join(&rel);
+                    storage
+                        .put(&loc, bytes::Bytes::from(data))
+                        .await
+                        .map_err(|e| format!("{loc}: {e}"))
+                }
+            })
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        for r in results {
+            r.unwrap();
+        }
+    });
+}
+
+/// Every object under the table root `uri`: relative key → size.
+pub fn s3_tree(
+    rt: &tokio::runtime::Runtime,
+    uri: &str,
+    options: &std::collections::HashMap<String, String>,
+) -> std::collections::BTreeMap<String, u64> {
+    let storage = paimon_cleanup::storage::Storage::open(uri, options).unwrap();
+    let files = rt.block_on(storage.list_tree(storage.root())).unwrap();
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.location.relative_to(storage.root()).unwrap().to_string();
+            (rel, f.size)
+        })
+        .collect()
+}
+
+/// Downloads every object under the table root `uri` into a fresh local directory; returns
+/// (guard, table dir).
+pub fn s3_download(
+    rt: &tokio::runtime::Runtime,
+    uri: &str,
+    options: &std::collections::HashMap<String, String>,
+) -> (tempfile::TempDir, PathBuf) {
+    use futures::StreamExt;
+    let storage = paimon_cleanup::storage::Storage::open(uri, options).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join(storage.root().name());
+    std::fs::create_dir_all(&dst).unwrap();
+    rt.block_on(async {
+        let files = storage.list_tree(storage.root()).await.unwrap();
+        let results: Vec<_> = futures::stream::iter(files)
+            .map(|f| {
+                let storage = &storage;
+                let dst = &dst;
+                async move {
+                    let rel = f.location.relative_to(storage.root()).unwrap().to_string();
+                    let data = storage.get(&f.location).await.map_err(|e| e.to_string())?;
+                    let to = dst.join(&rel);
+                    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                    std::fs::write(&to, &data).unwrap();
+                    Ok::<_, String>(())
+                }
+            })
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        for r in results {
+            r.unwrap();
+        }
+    });
+    (tmp, dst)
+}
+
+/// A fault-injecting loopback proxy in front of the S3 server (tests/py/faulty_proxy.py),
+/// one per test; killed when dropped.
+pub struct FaultyProxy {
+    /// `http://127.0.0.1:<port>`.
+    pub endpoint: String,
+    /// Its port.
+    pub port: u16,
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+}
+
+impl FaultyProxy {
+    /// Starts a proxy to `server` with `faulty_proxy.py` options such as `--p-503 0.1`.
+    pub fn start(server: &S3Server, args: &[&str]) -> FaultyProxy {
+        let py = python().expect("python");
+        let log = std::env::temp_dir().join(format!(
+            "paimon-cleanup-faulty-proxy-{}-{}.log",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        let mut all = vec![
+            "--upstream".to_string(),
+            format!("127.0.0.1:{}", server.port),
+        ];
+        all.extend(args.iter().map(|s| s.to_string()));
+        let (child, stdin, port) = spawn_port_process(
+            &py,
+            "faulty_proxy.py",
+            &all,
+            &log,
+            std::time::Duration::from_secs(30),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        FaultyProxy {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            port,
+            child,
+            stdin: Some(stdin),
+        }
+    }
+
+    /// The proxy's counters (see faulty_proxy.py).
+    pub fn stats(&self) -> serde_json::Value {
+        let (status, body) = http_request(self.port, "GET", "/__proxy/stats", b"").unwrap();
+        assert_eq!(status, 200);
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    /// Changes the faults of later requests (`{"p_503": 0.0, ...}`).
+    pub fn configure(&self, cfg: serde_json::Value) {
+        let (status, body) = http_request(
+            self.port,
+            "POST",
+            "/__proxy/config",
+            cfg.to_string().as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    }
+}
+
+impl Drop for FaultyProxy {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

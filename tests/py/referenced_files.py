@@ -16,7 +16,8 @@ Prints one JSON object keyed by the given directories:
   manifests. index: `_FILE_NAME` of every index-manifest entry. statistics: `statistics`.
   data: `_FILE._FILE_NAME` and every `_FILE._EXTRA_FILES` name of every manifest entry
   (ADD or DELETE). All names, sorted.
-* Avro only (pypaimon writes Avro). A file that cannot be read is an error (exit 1).
+* Avro (fastavro), and the legacy ORC / Parquet manifests of older Java tables (pyarrow),
+  told apart by their magic bytes. A file that cannot be read is an error (exit 1).
 """
 
 import json
@@ -28,7 +29,17 @@ import fastavro
 
 def _records(path):
     with open(path, "rb") as f:
-        return list(fastavro.reader(f))
+        magic = f.read(4)
+        f.seek(0)
+        if magic == b"Obj\x01":
+            return list(fastavro.reader(f))
+    if magic[:3] == b"ORC":
+        import pyarrow.orc as orc
+        return orc.read_table(path).to_pylist()
+    if magic == b"PAR1":
+        import pyarrow.parquet as pq
+        return pq.read_table(path).to_pylist()
+    raise ValueError(f"{path}: not an Avro, ORC or Parquet file")
 
 
 def _versions(branch_root):

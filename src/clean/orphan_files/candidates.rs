@@ -50,7 +50,7 @@ pub(crate) struct Layout {
 pub(crate) struct Listed {
     /// Candidates, sorted by location, each once.
     pub candidates: Vec<CandidateFile>,
-    /// Every regular file seen in the candidate directories (any age).
+    /// Files seen in the candidate directories that would be candidates if old enough.
     pub files_listed: u64,
     /// Data directories that were empty when listed, with their data root.
     pub empty_dirs: Vec<(Location, Location)>,
@@ -94,14 +94,14 @@ pub(crate) async fn list_candidates(
     let mut by_location: BTreeMap<Location, CandidateFile> = BTreeMap::new();
     for ((_, kind), listing) in listed.into_iter().chain(data) {
         for f in listing.files {
-            out.files_listed += 1;
             let name = f.location.name();
-            if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
-                continue;
-            }
             let Some(class) = classify(&kind, name) else {
                 continue;
             };
+            out.files_listed += 1;
+            if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
+                continue;
+            }
             let data_root = match &kind {
                 DirKind::Data(root) => Some(root.clone()),
                 _ => None,

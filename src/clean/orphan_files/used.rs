@@ -17,7 +17,7 @@
 //!   that a version still present needs but that cannot be read (missing included, P3) is an
 //!   error: nothing may be deleted then.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
@@ -79,14 +79,18 @@ pub(crate) struct Collector<'a> {
     concurrency: usize,
     branches: Vec<Branch>,
     seen: HashSet<VersionKey>,
-    /// Manifest list name → manifest names.
-    lists: HashMap<String, Arc<Vec<String>>>,
-    /// Manifest name → its entries that name a candidate.
-    manifests: HashMap<String, Arc<Vec<ManifestEntry>>>,
+    /// Manifest names, interned: a list holds ids, so memory grows with the distinct manifests
+    /// and one integer per list entry, not one string per list entry.
+    manifest_names: Vec<String>,
+    manifest_ids: HashMap<String, usize>,
+    /// Manifest list name → manifest ids.
+    lists: HashMap<String, Arc<Vec<usize>>>,
+    /// Manifest id → its entries that name a candidate.
+    manifests: HashMap<usize, Arc<Vec<ManifestEntry>>>,
     /// Index manifest name → its entries that name a candidate.
     index_manifests: HashMap<String, Arc<Vec<IndexManifestEntry>>>,
-    /// (manifest, branch) pairs already resolved.
-    resolved: HashSet<(String, usize)>,
+    /// (manifest id, branch) pairs already resolved.
+    resolved: HashSet<(usize, usize)>,
     /// (index manifest, branch) pairs already resolved.
     resolved_index: HashSet<(String, usize)>,
     /// Snapshot files seen in listings (any branch).
@@ -119,6 +123,8 @@ impl<'a> Collector<'a> {
             concurrency: concurrency.max(1),
             branches: Vec::new(),
             seen: HashSet::new(),
+            manifest_names: Vec::new(),
+            manifest_ids: HashMap::new(),
             lists: HashMap::new(),
             manifests: HashMap::new(),
             index_manifests: HashMap::new(),
@@ -291,10 +297,22 @@ impl<'a> Collector<'a> {
         Ok(out)
     }
 
+    /// The id of manifest `name`, interned.
+    fn manifest_id(&mut self, name: String) -> usize {
+        if let Some(id) = self.manifest_ids.get(&name) {
+            return *id;
+        }
+        let id = self.manifest_names.len();
+        self.manifest_ids.insert(name.clone(), id);
+        self.manifest_names.push(name);
+        id
+    }
+
     /// Reads the references of `versions`.
     async fn process(&mut self, versions: Vec<Version>) -> Result<()> {
         let main = self.main;
         let paths = main.paths();
+        let mut dropped: HashSet<usize> = HashSet::new();
 
         // 1. Manifest lists.
         let mut need: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -320,11 +338,11 @@ impl<'a> Collector<'a> {
             .buffer_unordered(self.concurrency)
             .collect()
             .await;
-        let mut dropped: HashSet<usize> = HashSet::new();
         for (l, r) in read {
             match r {
                 Ok(names) => {
-                    self.lists.insert(l, Arc::new(names));
+                    let ids = names.into_iter().map(|n| self.manifest_id(n)).collect();
+                    self.lists.insert(l, Arc::new(ids));
                 }
                 Err(e) => {
                     let loc = paths.manifest(&l)?;
@@ -335,28 +353,25 @@ impl<'a> Collector<'a> {
             }
         }
 
-        // 2. Manifests (read once), resolved with the path factory of every branch using them.
-        let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        // 2. Manifests, each read once, keeping only the entries that name a candidate.
+        let mut needed: BTreeSet<usize> = BTreeSet::new();
         for (i, v) in versions.iter().enumerate() {
             if dropped.contains(&i) {
                 continue;
             }
             for l in v.snapshot.manifest_lists() {
-                if let Some(ms) = self.lists.get(l) {
-                    for m in ms.iter() {
-                        users.entry(m.clone()).or_default().push(i);
-                    }
+                if let Some(ids) = self.lists.get(l) {
+                    needed.extend(ids.iter().filter(|id| !self.manifests.contains_key(*id)));
                 }
             }
         }
-        let todo: Vec<String> = users
-            .keys()
-            .filter(|m| !self.manifests.contains_key(*m))
-            .cloned()
+        let todo: Vec<(usize, String)> = needed
+            .into_iter()
+            .filter_map(|id| Some((id, self.manifest_names.get(id)?.clone())))
             .collect();
         let names = self.candidate_names;
-        let read: Vec<(String, Result<Hits>)> = stream::iter(todo)
-            .map(|m| async move {
+        let read: Vec<(usize, String, Result<Hits>)> = stream::iter(todo)
+            .map(|(id, m)| async move {
                 let r = main.reader().manifest(main.paths(), &m).await.map(|all| {
                     let n = all.len();
                     let hits = all
@@ -368,22 +383,30 @@ impl<'a> Collector<'a> {
                         .collect();
                     (n, hits)
                 });
-                (m, r)
+                (id, m, r)
             })
             .buffer_unordered(self.concurrency)
             .collect()
             .await;
-        for (m, r) in read {
+        for (id, m, r) in read {
             match r {
                 Ok((n, hits)) => {
                     self.entries_seen += n as u64;
                     self.used.manifests_read += 1;
-                    self.manifests.insert(m, Arc::new(hits));
+                    self.manifests.insert(id, Arc::new(hits));
                 }
                 Err(e) => {
                     let loc = paths.manifest(&m)?;
-                    let needed_by = users.get(&m).map(Vec::as_slice).unwrap_or(&[]);
-                    self.fail_or_drop(e, "manifest", &loc, needed_by, &versions, &mut dropped)
+                    let needed_by: Vec<usize> = (0..versions.len())
+                        .filter(|i| !dropped.contains(i))
+                        .filter(|i| {
+                            versions[*i]
+                                .snapshot
+                                .manifest_lists()
+                                .any(|l| self.lists.get(l).is_some_and(|ids| ids.contains(&id)))
+                        })
+                        .collect();
+                    self.fail_or_drop(e, "manifest", &loc, &needed_by, &versions, &mut dropped)
                         .await?
                 }
             }
@@ -450,14 +473,17 @@ impl<'a> Collector<'a> {
             let b = v.branch;
             for l in v.snapshot.manifest_lists() {
                 self.note_metadata(l, |p, n| p.manifest(n));
-                let manifests = self.lists.get(l).cloned().unwrap_or_default();
-                for m in manifests.iter() {
-                    self.note_metadata(m, |p, n| p.manifest(n));
-                    if self.resolved.insert((m.clone(), b)) {
-                        let hits = self.manifests.get(m).cloned().unwrap_or_default();
-                        for e in hits.iter() {
-                            self.note_entry(b, e);
-                        }
+                let ids = self.lists.get(l).cloned().unwrap_or_default();
+                for &id in ids.iter() {
+                    if !self.resolved.insert((id, b)) {
+                        continue;
+                    }
+                    if let Some(m) = self.manifest_names.get(id).cloned() {
+                        self.note_metadata(&m, |p, n| p.manifest(n));
+                    }
+                    let hits = self.manifests.get(&id).cloned().unwrap_or_default();
+                    for e in hits.iter() {
+                        self.note_entry(b, e);
                     }
                 }
             }
@@ -490,11 +516,30 @@ impl<'a> Collector<'a> {
         dropped: &mut HashSet<usize>,
     ) -> Result<()> {
         if !err.is_not_found() {
-            return Err(err);
+            let by = needed_by
+                .first()
+                .and_then(|i| versions.get(*i))
+                .map_or("a version", |v| v.label.as_str());
+            let context = |message: String| format!("{message} (needed by {by}); nothing deleted");
+            return Err(match err {
+                Error::Malformed {
+                    kind,
+                    path,
+                    message,
+                } => Error::Malformed {
+                    kind,
+                    path,
+                    message: context(message),
+                },
+                Error::Storage { path, message } => Error::Storage {
+                    path,
+                    message: context(message),
+                },
+                other => other,
+            });
         }
         let storage = self.main.storage();
-        for &i in needed_by {
-            let v = &versions[i];
+        for v in needed_by.iter().filter_map(|i| versions.get(*i)) {
             if storage.exists(&v.file).await? {
                 return Err(Error::NotFound {
                     path: format!(
@@ -505,7 +550,9 @@ impl<'a> Collector<'a> {
             }
         }
         for &i in needed_by {
-            tracing::info!(version = %versions[i].label, missing = %loc, "version expired while being read; skipped");
+            if let Some(v) = versions.get(i) {
+                tracing::info!(version = %v.label, missing = %loc, "version expired while being read; skipped");
+            }
             dropped.insert(i);
         }
         Ok(())

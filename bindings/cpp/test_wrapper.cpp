@@ -1,0 +1,290 @@
+// Tests of the header-only C++ wrapper (include/paimon_cleanup.hpp): RAII and moves, Error and
+// Result, argument errors, a missing table, and on a copy of a Java-written fixture table the
+// summary, a dry-run and a real snapshot expiry, the progress callback, cancellation (before the
+// run and from the callback), and an exception thrown by the callback.
+//
+// Fixtures: $PAIMON_FIXTURES, else PAIMON_FIXTURES_DEFAULT (set by CMake). Without them the
+// fixture part is skipped (exit 77) unless PAIMON_REQUIRE_FIXTURES=1.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "paimon_cleanup.hpp"
+#include "scenario_format.hpp"
+
+namespace fs = std::filesystem;
+namespace pc = paimon_cleanup;
+
+static_assert(!std::is_copy_constructible<pc::Executor>::value, "move-only");
+static_assert(std::is_nothrow_move_constructible<pc::Executor>::value, "movable");
+static_assert(!std::is_copy_constructible<pc::Context>::value, "move-only");
+static_assert(!std::is_copy_constructible<pc::ExpireConfig>::value, "move-only");
+static_assert(!std::is_copy_constructible<pc::Report>::value, "move-only");
+static_assert(std::is_copy_constructible<pc::CancelToken>::value, "shared flag");
+static_assert(std::is_base_of<std::runtime_error, pc::Error>::value, "std exception");
+
+namespace {
+
+int failures = 0;
+int checks = 0;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        checks++;                                                                       \
+        if (!(cond)) {                                                                  \
+            failures++;                                                                 \
+            std::fprintf(stderr, "FAIL %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #cond); \
+        }                                                                               \
+    } while (0)
+
+/** Runs `f`, which must throw pc::Error with `expected`. */
+template <class F>
+void expect_error(pc::Status expected, F &&f, const char *what) {
+    checks++;
+    try {
+        f();
+        failures++;
+        std::fprintf(stderr, "FAIL %s: no exception, expected %s\n", what, pc::status_name(expected));
+    } catch (const pc::Error &e) {
+        if (e.status() != expected || e.message().empty() ||
+            std::string(e.what()).find(pc::status_name(expected)) != 0) {
+            failures++;
+            std::fprintf(stderr, "FAIL %s: got %s, expected %s\n", what, e.what(),
+                         pc::status_name(expected));
+        } else {
+            std::printf("  %s -> %s\n", what, e.what());
+        }
+    }
+}
+
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "paimon-cleanup-cpp-XXXXXX").string();
+        std::vector<char> buf(tmpl.begin(), tmpl.end());
+        buf.push_back('\0');
+        if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        path = buf.data();
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+std::string fixtures_dir() {
+    const char *env = std::getenv("PAIMON_FIXTURES");
+    std::string dir = (env != nullptr && env[0] != '\0') ? env : PAIMON_FIXTURES_DEFAULT;
+    return fs::is_directory(dir) ? dir : std::string();
+}
+
+fs::path copy_table(const std::string &fixtures, const std::string &relative, const TempDir &tmp,
+                    const std::string &name) {
+    fs::path dst = tmp.path / name;
+    fs::copy(fs::path(fixtures) / relative, dst, fs::copy_options::recursive);
+    for (auto &e : fs::recursive_directory_iterator(dst))
+        fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    return dst;
+}
+
+pc::ExpireConfig expire_all(bool dry_run) {
+    pc::ExpireConfig cfg;
+    cfg.retain_min(1).older_than(std::chrono::system_clock::now()).max_expires(1000).dry_run(dry_run);
+    return cfg;
+}
+
+void test_basics() {
+    std::printf("basics\n");
+    CHECK(pc::abi_compatible());
+    CHECK(std::string(pc::version()) == PAIMON_CLEANUP_VERSION);
+    CHECK(std::string(pc::status_name(pc::Status::NotFound)) == "not_found");
+    CHECK(std::string(pc::file_class_name(pc::FileClass::ManifestList)) == "manifest_list");
+    CHECK(std::string(pc::report_kind_name(pc::ReportKind::ExpireSnapshots)) == "expire_snapshots");
+
+    pc::Executor exec(2);
+    CHECK(exec.worker_threads() == 2);
+    CHECK(exec.io_concurrency() == 0);
+    exec.set_io_concurrency(16);
+    CHECK(exec.io_concurrency() == 16);
+    expect_error(pc::Status::InvalidArgument, [&] { exec.set_io_concurrency(1u << 30); },
+                 "io concurrency out of range");
+
+    // Moves transfer ownership; the moved-from object is empty.
+    pc::Executor moved = std::move(exec);
+    CHECK(moved.get() != nullptr);
+    CHECK(exec.get() == nullptr);  // NOLINT(bugprone-use-after-move): documented state
+    expect_error(pc::Status::NullPointer, [&] { exec.set_io_concurrency(1); }, "moved-from executor");
+
+    pc::Result<pc::Executor> bad = pc::Executor::create(100000);
+    CHECK(!bad);
+    CHECK(bad.status() == pc::Status::InvalidArgument);
+    CHECK(!bad.message().empty());
+    expect_error(pc::Status::InvalidArgument, [&] { (void)bad.value(); }, "Result::value()");
+
+    expect_error(pc::Status::InvalidArgument, [] { pc::Context c(""); }, "empty uri");
+    expect_error(pc::Status::InvalidArgument, [] { pc::Context c("/tmp/t", {{"", "v"}}); },
+                 "empty option key");
+    pc::Result<pc::Context> ok = pc::Context::create("/tmp/t", {{"a", "b"}});
+    CHECK(ok.ok());
+
+    expect_error(pc::Status::InvalidArgument, [] { pc::ExpireConfig().retain_min(0); },
+                 "retain_min 0");
+    expect_error(pc::Status::InvalidArgument,
+                 [] { pc::ExpireConfig().time_retained(std::chrono::milliseconds(-1)); },
+                 "negative time retained");
+
+    // A missing table: NOT_FOUND, through exceptions and through Result.
+    TempDir tmp;
+    pc::Context missing((tmp.path / "no-such-table").string());
+    expect_error(pc::Status::NotFound, [&] { (void)missing.summary(moved); }, "missing table summary");
+    pc::Result<pc::TableSummary> s = missing.try_summary(moved);
+    CHECK(!s && s.status() == pc::Status::NotFound);
+    pc::Result<pc::Report> r = missing.try_expire_snapshots(moved, expire_all(true));
+    CHECK(!r && r.status() == pc::Status::NotFound);
+    expect_error(pc::Status::NotFound, [&] { (void)missing.expire_snapshots(moved, expire_all(false)); },
+                 "missing table expire");
+
+    // Errors can be copied and read on another thread.
+    pc::Error copy = s.error();
+    std::string seen;
+    std::thread t([&] { seen = copy.message(); });
+    t.join();
+    CHECK(seen == s.message());
+
+    // A cancelled token: CANCELLED before anything is read.
+    pc::CancelToken token;
+    pc::CancelToken alias = token;
+    alias.cancel();
+    CHECK(token.is_cancelled());
+    pc::RunOptions run;
+    run.cancel_token(token);
+    expect_error(pc::Status::Cancelled,
+                 [&] { (void)missing.expire_snapshots(moved, expire_all(true), run); },
+                 "cancelled before the run");
+}
+
+void test_fixture(const std::string &fixtures) {
+    const std::string rel = "parquet/pk_09.db/pk_09";
+    std::printf("fixture %s\n", rel.c_str());
+    TempDir tmp;
+    pc::Executor exec(2);
+
+    // Summary, dry run, real run with progress.
+    fs::path a = copy_table(fixtures, rel, tmp, "a");
+    pc::Context ctx(a.string(), {});
+    pc::TableSummary before = ctx.summary(exec);
+    CHECK(before.has_snapshots);
+    CHECK(before.snapshot_count > 1);
+    std::printf("  summary %s\n", scenario::summary_json(before).c_str());
+
+    pc::Report dry = ctx.expire_snapshots(exec, expire_all(true));
+    CHECK(dry.dry_run());
+    CHECK(dry.kind() == pc::ReportKind::ExpireSnapshots);
+    CHECK(dry.expired_count() == before.snapshot_count - 1);
+    CHECK(dry.paths().size() == dry.total_files());
+    CHECK(ctx.summary(exec).snapshot_count == before.snapshot_count);  // nothing changed
+
+    std::mutex m;
+    std::vector<std::string> phases;
+    uint64_t last_bytes = 0;
+    pc::RunOptions run;
+    run.on_progress([&](const pc::Progress &p) {
+        std::lock_guard<std::mutex> lock(m);
+        if (phases.empty() || phases.back() != p.phase) phases.emplace_back(p.phase);
+        CHECK(p.total == 0 || p.done <= p.total);
+        last_bytes = p.bytes;
+    });
+    pc::Report real = ctx.expire_snapshots(exec, expire_all(false), run);
+    CHECK(!real.dry_run());
+    CHECK(real.expired_count() == dry.expired_count());
+    CHECK(real.files_by_class() == dry.files_by_class());
+    CHECK(real.bytes_by_class() == dry.bytes_by_class());
+    CHECK(real.failures().empty());
+    CHECK(real.expired_range().has_value());
+    CHECK(real.earliest_after() == std::optional<int64_t>(before.latest_snapshot_id));
+    CHECK(!phases.empty());
+    std::printf("  expire %s\n  progress phases:", scenario::report_json(real).c_str());
+    for (const auto &p : phases) std::printf(" [%s]", p.c_str());
+    std::printf(" last bytes %llu\n", static_cast<unsigned long long>(last_bytes));
+    pc::TableSummary after = ctx.summary(exec);
+    CHECK(after.snapshot_count == 1);
+    CHECK(after.live_file_count == before.live_file_count);
+
+    // Cancellation from inside the progress callback.
+    fs::path b = copy_table(fixtures, rel, tmp, "b");
+    pc::Context ctx_b(b.string());
+    pc::CancelToken token;
+    pc::RunOptions cancelling;
+    cancelling.cancel_token(token).on_progress([&](const pc::Progress &) { token.cancel(); });
+    expect_error(pc::Status::Cancelled,
+                 [&] { (void)ctx_b.expire_snapshots(exec, expire_all(false), cancelling); },
+                 "cancelled from the callback");
+    // A rerun converges to the same end state as the uninterrupted run.
+    pc::Report rerun = ctx_b.expire_snapshots(exec, expire_all(false));
+    (void)rerun;
+    pc::TableSummary after_b = ctx_b.summary(exec);
+    CHECK(after_b.snapshot_count == after.snapshot_count);
+    CHECK(after_b.live_file_count == after.live_file_count);
+
+    // An exception from the callback stops the run and reaches the caller unchanged; the
+    // non-throwing variant reports it as CANCELLED.
+    struct Stop : std::runtime_error {
+        Stop() : std::runtime_error("stop requested by the host") {}
+    };
+    fs::path c = copy_table(fixtures, rel, tmp, "c");
+    pc::Context ctx_c(c.string());
+    pc::RunOptions throwing;
+    throwing.on_progress([](const pc::Progress &) { throw Stop(); });
+    checks++;
+    try {
+        (void)ctx_c.expire_snapshots(exec, expire_all(true), throwing);
+        failures++;
+        std::fprintf(stderr, "FAIL: callback exception not rethrown\n");
+    } catch (const Stop &) {
+        std::printf("  callback exception rethrown\n");
+    }
+    pc::Result<pc::Report> res = ctx_c.try_expire_snapshots(exec, expire_all(true), throwing);
+    CHECK(!res && res.status() == pc::Status::Cancelled);
+    CHECK(res.message().find("stop requested by the host") != std::string::npos);
+
+    // Executors and contexts are shared by threads.
+    std::atomic<int> ok{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; i++)
+        threads.emplace_back([&] {
+            if (ctx.try_summary(exec)) ok++;
+        });
+    for (auto &t : threads) t.join();
+    CHECK(ok == 4);
+}
+
+}  // namespace
+
+int main() {
+    try {
+        test_basics();
+        std::string fixtures = fixtures_dir();
+        const char *require = std::getenv("PAIMON_REQUIRE_FIXTURES");
+        if (fixtures.empty()) {
+            bool required = require != nullptr && std::string(require) == "1";
+            std::printf("%s: fixture tables not found\n", required ? "FAIL" : "SKIP");
+            if (required) return 1;
+            std::printf("test_cpp_wrapper: %d checks, %d failed\n", checks, failures);
+            return failures == 0 ? 77 : 1;
+        }
+        test_fixture(fixtures);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "FAIL: uncaught exception: %s\n", e.what());
+        return 1;
+    }
+    std::printf("test_cpp_wrapper: %d checks, %d failed\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,54 @@
+package paimoncleanup
+
+// The C entry points of the Go callbacks. They are called by the library on the thread that
+// called the operation or on one of the executor's native worker threads; cgo runs them on a Go
+// stack either way. The user data is a cgo.Handle (an integer), so no Go pointer is kept by C.
+
+// #include <stdbool.h>
+// #include <stdint.h>
+import "C"
+
+import (
+	"runtime/cgo"
+	"unsafe"
+)
+
+//export paimonCleanupGoProgress
+func paimonCleanupGoProgress(userData unsafe.Pointer, phase *C.char, done, total, bytes C.uint64_t) {
+	run, ok := cgo.Handle(uintptr(userData)).Value().(*runCall)
+	if !ok || run.progress == nil {
+		return
+	}
+	run.mu.Lock()
+	stopping := run.didPanic
+	run.mu.Unlock()
+	if stopping {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			run.recordPanic(v)
+		}
+	}()
+	run.progress(Progress{
+		Phase: C.GoString(phase),
+		Done:  uint64(done),
+		Total: uint64(total),
+		Bytes: uint64(bytes),
+	})
+}
+
+//export paimonCleanupGoVeto
+func paimonCleanupGoVeto(userData unsafe.Pointer, path *C.char) (keep C.bool) {
+	call, ok := cgo.Handle(uintptr(userData)).Value().(*vetoCall)
+	if !ok {
+		return true // keep: the safe answer
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			call.run.recordPanic(v)
+			keep = true
+		}
+	}()
+	return C.bool(call.veto(C.GoString(path)))
+}

@@ -1,0 +1,3 @@
+module github.com/paimon-cleanup/paimon-cleanup/bindings/go
+
+go 1.19

@@ -1,0 +1,12 @@
+//go:build !paimon_cleanup_pkgconfig
+
+package paimoncleanup
+
+// Default linking: the library built in this repository by `cargo build --release --lib`
+// (target/release/libpaimon_cleanup.so, found at run time through the rpath) and the header in
+// include/. Build with `-tags paimon_cleanup_pkgconfig` to use an installed copy instead
+// (link_pkgconfig.go), or add flags through CGO_CFLAGS / CGO_LDFLAGS.
+
+// #cgo CFLAGS: -I${SRCDIR}/../../include
+// #cgo LDFLAGS: -L${SRCDIR}/../../target/release -lpaimon_cleanup -Wl,-rpath,${SRCDIR}/../../target/release
+import "C"

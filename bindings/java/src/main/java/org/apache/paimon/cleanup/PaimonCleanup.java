@@ -1,0 +1,176 @@
+package org.apache.paimon.cleanup;
+
+import java.nio.charset.Charset;
+
+/**
+ * Entry point of the Java binding of paimon-cleanup (Apache Paimon table maintenance through the
+ * library's C ABI and a small JNI glue, libpaimon_cleanup_jni).
+ *
+ * <pre>{@code
+ * try (Executor exec = new Executor(4);                       // one per JVM, shared
+ *      TableContext table = new TableContext("s3://bucket/wh/db.db/t", options)) {
+ *     Report r = table.expireSnapshots(exec, new ExpireConfig().retainMin(10), null);
+ * } catch (PaimonCleanupException e) {
+ *     if (e.status() == PaimonCleanupException.NOT_FOUND) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>Loading: the class loads {@code libpaimon_cleanup_jni.so} with {@code System.loadLibrary}
+ * (so {@code -Djava.library.path=<dir>}), or the file named by the system property
+ * {@code paimon.cleanup.jni.library}. The JNI library links the Rust library statically, so it is
+ * the only native file to ship. At start-up it checks that the library implements the ABI the
+ * glue was compiled against.
+ *
+ * <p>Threads: {@link Executor} and {@link TableContext} are thread-safe; operations block the
+ * calling thread. Listeners may be called on native worker threads, which the glue attaches to
+ * the JVM as daemon threads (once per thread; detached when the thread ends).
+ *
+ * <p>Java 8 compatible. Every string crosses the boundary as UTF-8 bytes.
+ */
+public final class PaimonCleanup {
+    /** System property naming the JNI library file to load instead of java.library.path. */
+    public static final String LIBRARY_PROPERTY = "paimon.cleanup.jni.library";
+
+    static final Charset UTF8 = Charset.forName("UTF-8");
+
+    static {
+        String path = System.getProperty(LIBRARY_PROPERTY);
+        if (path != null && !path.isEmpty()) {
+            System.load(path);
+        } else {
+            System.loadLibrary("paimon_cleanup_jni");
+        }
+        if (abiVersion0() != glueAbiVersion0()) {
+            throw new UnsatisfiedLinkError("paimon-cleanup: library ABI " + abiVersion0()
+                    + " differs from the ABI " + glueAbiVersion0() + " of the JNI glue");
+        }
+    }
+
+    private PaimonCleanup() {}
+
+    /** @return the version of the loaded library, e.g. {@code "0.1.0"} */
+    public static String version() {
+        return decode(version0());
+    }
+
+    /** @return the C ABI version of the loaded library */
+    public static int abiVersion() {
+        return abiVersion0();
+    }
+
+    /** @param status a status code @return its name, e.g. {@code "not_found"} ("unknown" if unknown) */
+    public static String statusName(int status) {
+        return decode(statusName0(status));
+    }
+
+    /** UTF-8 bytes of a string for the glue; a NUL character is refused. */
+    static byte[] encode(String s, String what) {
+        if (s == null) {
+            throw new PaimonCleanupException(PaimonCleanupException.NULL_POINTER, what + " is null");
+        }
+        if (s.indexOf('\0') >= 0) {
+            throw new PaimonCleanupException(
+                    PaimonCleanupException.INVALID_ARGUMENT, what + " contains a NUL character");
+        }
+        return s.getBytes(UTF8);
+    }
+
+    static String decode(byte[] b) {
+        return b == null ? null : new String(b, UTF8);
+    }
+
+    // ---- natives (bindings/java/jni/paimon_cleanup_jni.c). Failing calls throw
+    // PaimonCleanupException; handles are the native pointers as longs.
+
+    static native byte[] version0();
+
+    static native int abiVersion0();
+
+    static native int glueAbiVersion0();
+
+    static native byte[] statusName0(int status);
+
+    static native long executorNew(int workerThreads);
+
+    static native void executorSetIoConcurrency(long exec, int n);
+
+    static native int executorWorkerThreads(long exec);
+
+    static native int executorIoConcurrency(long exec);
+
+    static native void executorFree(long exec);
+
+    static native long contextNew(byte[] uri, byte[][] keys, byte[][] values);
+
+    static native void contextFree(long ctx);
+
+    static native long[] tableSummary(long ctx, long exec);
+
+    static native long tokenNew();
+
+    static native void tokenCancel(long token);
+
+    static native void tokenFree(long token);
+
+    static native long expireConfigNew();
+
+    static native void expireConfigSet(long cfg, int field, long value);
+
+    static native void expireConfigFree(long cfg);
+
+    static native long orphanConfigNew();
+
+    static native void orphanConfigSet(long cfg, int field, long value);
+
+    static native void orphanConfigFree(long cfg);
+
+    static native long partitionExpireConfigNew();
+
+    static native void partitionExpireConfigSet(long cfg, int field, long value);
+
+    static native void partitionExpireConfigSetString(long cfg, int field, byte[] value);
+
+    static native void partitionExpireConfigFree(long cfg);
+
+    static native long expire(
+            long ctx, long exec, long cfg, boolean changelogs, long token, ProgressListener p);
+
+    static native long deleteTag(
+            long ctx, long exec, byte[] tag, boolean dryRun, long token, ProgressListener p);
+
+    static native long expireTags(
+            long ctx, long exec, long olderThanMs, boolean dryRun, long token, ProgressListener p);
+
+    static native long expireConsumers(
+            long ctx, long exec, long expirationMs, boolean dryRun, long token, ProgressListener p);
+
+    static native long maintain(long ctx, long exec, boolean dryRun, long token, ProgressListener p);
+
+    static native long removeOrphanFiles(
+            long ctx, long exec, long cfg, VetoListener veto, long token, ProgressListener p);
+
+    static native long dropPartitions(
+            long ctx, long exec, byte[][][] keys, byte[][][] values, long token, ProgressListener p);
+
+    static native long expirePartitions(long ctx, long exec, long cfg, long token, ProgressListener p);
+
+    static native long reportLong(long report, int field);
+
+    static native long reportFiles(long report, int fileClass);
+
+    static native long reportBytes(long report, int fileClass);
+
+    static native byte[][] reportStrings(long report, int which);
+
+    static native int[] reportPathClasses(long report);
+
+    static native byte[][] reportPartition(long report, int index);
+
+    static native long[] reportCommitted(long report);
+
+    static native long reportStep(long report, int index);
+
+    static native byte[] reportJson(long report);
+
+    static native void reportFree(long report);
+}

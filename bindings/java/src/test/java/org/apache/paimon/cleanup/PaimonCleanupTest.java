@@ -1,0 +1,417 @@
+package org.apache.paimon.cleanup;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Tests of the Java binding, run by ctest (bindings/java/CMakeLists.txt): a plain main with
+ * checks, Java 8 source level.
+ *
+ * <pre>java -Djava.library.path=DIR -cp CLASSES org.apache.paimon.cleanup.PaimonCleanupTest</pre>
+ *
+ * Fixtures: $PAIMON_FIXTURES; without them the fixture part is skipped (exit 77) unless
+ * PAIMON_REQUIRE_FIXTURES=1.
+ */
+public final class PaimonCleanupTest {
+    private static int checks;
+    private static int failures;
+
+    private PaimonCleanupTest() {}
+
+    private static void check(boolean ok, String what) {
+        checks++;
+        if (!ok) {
+            failures++;
+            System.err.println("FAIL: " + what);
+        }
+    }
+
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs body, which must throw PaimonCleanupException with status. */
+    private static void expectStatus(int status, String what, Body body) {
+        checks++;
+        try {
+            body.run();
+            failures++;
+            System.err.println("FAIL: " + what + ": no exception, expected " + PaimonCleanup.statusName(status));
+        } catch (PaimonCleanupException e) {
+            if (e.status() != status || e.detail().isEmpty()
+                    || !e.getMessage().startsWith(PaimonCleanup.statusName(status) + ": ")) {
+                failures++;
+                System.err.println("FAIL: " + what + ": got " + e.getMessage());
+            } else {
+                System.out.println("  " + what + " -> " + e.getMessage());
+            }
+        } catch (Exception e) {
+            failures++;
+            System.err.println("FAIL: " + what + ": unexpected " + e);
+        }
+    }
+
+    private static Path copyTable(Path fixtures, String rel, Path tmp, String name) throws IOException {
+        final Path src = fixtures.resolve(rel);
+        final Path dst = tmp.resolve(name);
+        Files.walkFileTree(src, new SimpleFileVisitor<Path>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Files.createDirectories(dst.resolve(src.relativize(dir).toString()));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.copy(file, dst.resolve(src.relativize(file).toString()));
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        return dst;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        Files.walkFileTree(root, new SimpleFileVisitor<Path>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+                Files.delete(dir);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    private static void plant(Path table, String rel, int size) throws IOException {
+        Path p = table.resolve(rel);
+        Files.write(p, new byte[size]);
+        Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() - 72L * 3600 * 1000));
+    }
+
+    private static ExpireConfig expireAll(boolean dryRun) {
+        return new ExpireConfig().retainMin(1).olderThanMs(System.currentTimeMillis()).maxExpires(1000)
+                .dryRun(dryRun);
+    }
+
+    private static void testBasics(final Path tmp) {
+        System.out.println("basics");
+        check(!PaimonCleanup.version().isEmpty(), "version");
+        check(PaimonCleanup.statusName(PaimonCleanupException.NOT_FOUND).equals("not_found"), "status name");
+        expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "too many workers", new Body() {
+            @Override
+            public void run() {
+                new Executor(100000).close();
+            }
+        });
+        final Executor exec = new Executor(2);
+        try {
+            check(exec.workerThreads() == 2, "worker threads");
+            exec.setIoConcurrency(16);
+            check(exec.ioConcurrency() == 16, "io concurrency");
+            expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "io concurrency out of range", new Body() {
+                @Override
+                public void run() {
+                    exec.setIoConcurrency(1 << 30);
+                }
+            });
+            expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "empty uri", new Body() {
+                @Override
+                public void run() {
+                    new TableContext("").close();
+                }
+            });
+            expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "NUL in uri", new Body() {
+                @Override
+                public void run() {
+                    new TableContext("/tmp/a\0b").close();
+                }
+            });
+            expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "empty option key", new Body() {
+                @Override
+                public void run() {
+                    new TableContext("/tmp/t", Collections.singletonMap("", "v")).close();
+                }
+            });
+            final TableContext missing = new TableContext(tmp.resolve("no-such-table").toString());
+            try {
+                expectStatus(PaimonCleanupException.NOT_FOUND, "missing table summary", new Body() {
+                    @Override
+                    public void run() {
+                        missing.summary(exec);
+                    }
+                });
+                expectStatus(PaimonCleanupException.NOT_FOUND, "missing table expire", new Body() {
+                    @Override
+                    public void run() {
+                        missing.expireSnapshots(exec, expireAll(false), null);
+                    }
+                });
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "retain min 0", new Body() {
+                    @Override
+                    public void run() {
+                        missing.expireSnapshots(exec, new ExpireConfig().retainMin(0), null);
+                    }
+                });
+                final CancelToken token = new CancelToken();
+                token.cancel();
+                check(token.isCancelled(), "token cancelled");
+                expectStatus(PaimonCleanupException.CANCELLED, "cancelled before the run", new Body() {
+                    @Override
+                    public void run() {
+                        missing.expireSnapshots(exec, expireAll(true), new RunOptions().cancelToken(token));
+                    }
+                });
+            } finally {
+                missing.close();
+            }
+            final TableContext closed = new TableContext("/tmp/t");
+            closed.close();
+            closed.close();
+            expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "closed context", new Body() {
+                @Override
+                public void run() {
+                    closed.summary(exec);
+                }
+            });
+        } finally {
+            exec.close();
+            exec.close();
+        }
+    }
+
+    /** A listener's own exception type, to check it arrives unchanged. */
+    private static final class Stop extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Stop() {
+            super("stop requested by the host");
+        }
+    }
+
+    private static void testFixture(Path fixtures, Path tmp) throws Exception {
+        final String rel = "parquet/pk_09.db/pk_09";
+        System.out.println("fixture " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            Path a = copyTable(fixtures, rel, tmp, "a");
+            TableContext ctx = new TableContext(a.toString(), new HashMap<String, String>());
+            try {
+                TableSummary before = ctx.summary(exec);
+                check(before.hasSnapshots() && before.snapshotCount() == 8, "summary " + before);
+                Report dry = ctx.expireSnapshots(exec, expireAll(true), null);
+                check(dry.dryRun() && dry.kind() == ReportKind.EXPIRE_SNAPSHOTS && dry.expiredCount() == 7,
+                        "dry run " + dry);
+                check(dry.paths().size() == dry.totalFiles(), "dry run paths");
+                check(ctx.summary(exec).snapshotCount() == 8, "dry run changed nothing");
+
+                final List<String> phases = Collections.synchronizedList(new ArrayList<String>());
+                final List<String> threads = Collections.synchronizedList(new ArrayList<String>());
+                Report real = ctx.expireSnapshots(exec, expireAll(false), new RunOptions().progress(
+                        new ProgressListener() {
+                            @Override
+                            public void onProgress(String phase, long done, long total, long bytes) {
+                                if (phases.isEmpty() || !phases.get(phases.size() - 1).equals(phase)) {
+                                    phases.add(phase);
+                                }
+                                String t = Thread.currentThread().getName();
+                                if (!threads.contains(t)) {
+                                    threads.add(t);
+                                }
+                            }
+                        }));
+                check(!real.dryRun() && real.expiredCount() == 7 && real.totalFiles() == dry.totalFiles()
+                        && real.totalBytes() == dry.totalBytes(), "real run " + real);
+                check(real.hasExpiredRange() && real.firstExpiredId() == 1 && real.lastExpiredId() == 7,
+                        "expired range");
+                check(real.earliestAfter() != null && real.earliestAfter().longValue() == 8, "earliest after");
+                check(real.files(FileClass.SNAPSHOT_META) == 7 && real.failures().isEmpty(), "snapshot files");
+                for (Report.DeletedPath p : real.paths()) {
+                    check(!new File(a.toFile(), p.path()).exists(), p.path() + " deleted");
+                }
+                check(!phases.isEmpty(), "progress called");
+                System.out.println("  expire: " + ScenarioFormat.report(real));
+                System.out.println("  progress phases " + phases + " on threads " + threads);
+                check(ctx.summary(exec).snapshotCount() == 1, "one snapshot left");
+            } finally {
+                ctx.close();
+            }
+
+            // Cancellation from the listener, then a rerun that converges.
+            Path b = copyTable(fixtures, rel, tmp, "b");
+            final TableContext ctxB = new TableContext(b.toString());
+            try {
+                final CancelToken token = new CancelToken();
+                expectStatus(PaimonCleanupException.CANCELLED, "cancelled from the listener", new Body() {
+                    @Override
+                    public void run() {
+                        ctxB.expireSnapshots(exec, expireAll(false), new RunOptions().cancelToken(token)
+                                .progress(new ProgressListener() {
+                                    @Override
+                                    public void onProgress(String phase, long done, long total, long bytes) {
+                                        token.cancel();
+                                    }
+                                }));
+                    }
+                });
+                ctxB.expireSnapshots(exec, expireAll(false), null);
+                check(ctxB.summary(exec).snapshotCount() == 1, "rerun converges");
+            } finally {
+                ctxB.close();
+            }
+
+            // A listener's exception stops the run and reaches the caller unchanged.
+            Path c = copyTable(fixtures, rel, tmp, "c");
+            TableContext ctxC = new TableContext(c.toString());
+            try {
+                checks++;
+                try {
+                    ctxC.expireSnapshots(exec, expireAll(false), new RunOptions().progress(new ProgressListener() {
+                        @Override
+                        public void onProgress(String phase, long done, long total, long bytes) {
+                            throw new Stop();
+                        }
+                    }));
+                    failures++;
+                    System.err.println("FAIL: listener exception not rethrown");
+                } catch (Stop expected) {
+                    System.out.println("  listener exception rethrown");
+                }
+                check(ctxC.summary(exec).snapshotCount() > 1, "the run stopped early");
+            } finally {
+                ctxC.close();
+            }
+
+            // Orphan files: dry run, veto, a veto that throws, the real run.
+            Path d = copyTable(fixtures, rel, tmp, "d");
+            plant(d, "f1=10/bucket-0/data-planted-orphan-0.parquet", 20);
+            plant(d, "manifest/manifest-planted-orphan-0", 10);
+            TableContext ctxD = new TableContext(d.toString());
+            try {
+                Report od = ctxD.removeOrphanFiles(exec, new OrphanConfig().dryRun(true), null);
+                check(od.kind() == ReportKind.REMOVE_ORPHAN_FILES && od.dryRun() && od.totalFiles() == 2
+                        && od.cutoffMs() > 0, "orphan dry run " + od);
+                final AtomicInteger asked = new AtomicInteger();
+                final List<String> vetoThreads = Collections.synchronizedList(new ArrayList<String>());
+                Report ov = ctxD.removeOrphanFiles(exec, new OrphanConfig().veto(new VetoListener() {
+                    @Override
+                    public boolean keep(String path) {
+                        asked.incrementAndGet();
+                        vetoThreads.add(Thread.currentThread().getName());
+                        return path.startsWith("f1=10/");
+                    }
+                }), null);
+                System.out.println("  veto called on threads " + vetoThreads);
+                check(ov.vetoed() == 1 && ov.totalFiles() == 1 && ov.files(FileClass.MANIFEST) == 1
+                        && asked.get() == 2, "veto " + ov);
+                checks++;
+                try {
+                    ctxD.removeOrphanFiles(exec, new OrphanConfig().veto(new VetoListener() {
+                        @Override
+                        public boolean keep(String path) {
+                            throw new Stop();
+                        }
+                    }), null);
+                    failures++;
+                    System.err.println("FAIL: veto exception not rethrown");
+                } catch (Stop expected) {
+                    System.out.println("  veto exception rethrown");
+                }
+                check(Files.exists(d.resolve("f1=10/bucket-0/data-planted-orphan-0.parquet")),
+                        "file kept when the veto threw");
+                Report or = ctxD.removeOrphanFiles(exec, null, null);
+                check(or.totalFiles() == 1 && or.files(FileClass.DATA) == 1, "orphan run " + or);
+
+                // Drop a partition; the files stay until a snapshot expiry.
+                TableSummary before = ctxD.summary(exec);
+                Map<String, String> spec = new HashMap<String, String>();
+                spec.put("f1", "20");
+                Report dp = ctxD.dropPartitions(exec, Collections.singletonList(spec), null);
+                check(dp.kind() == ReportKind.DROP_PARTITIONS && dp.names().equals(Collections.singletonList("f1=20"))
+                        && dp.filesMarkedDeleted() > 0
+                        && dp.committedSnapshotIds().equals(Collections.singletonList(before.latestSnapshotId() + 1)),
+                        "drop " + dp);
+                check(dp.partitions().size() == 1 && dp.partitions().get(0).get(0)[0].equals("f1")
+                        && dp.partitions().get(0).get(0)[1].equals("20"), "dropped partition values");
+                check(Files.exists(d.resolve("f1=20")), "drop only commits");
+                final TableContext ctxD2 = ctxD;
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "drop by an unknown key", new Body() {
+                    @Override
+                    public void run() {
+                        ctxD2.dropPartitions(exec,
+                                Collections.singletonList(Collections.singletonMap("nope", "1")), null);
+                    }
+                });
+            } finally {
+                ctxD.close();
+            }
+
+            // Threads share the executor and a context.
+            Path e = copyTable(fixtures, rel, tmp, "e");
+            final TableContext ctxE = new TableContext(e.toString());
+            try {
+                final AtomicInteger ok = new AtomicInteger();
+                List<Thread> ts = new ArrayList<Thread>();
+                for (int i = 0; i < 4; i++) {
+                    Thread t = new Thread(new Runnable() {
+                        @Override
+                        public void run() {
+                            if (ctxE.summary(exec).snapshotCount() == 8) {
+                                ok.incrementAndGet();
+                            }
+                        }
+                    });
+                    t.start();
+                    ts.add(t);
+                }
+                for (Thread t : ts) {
+                    t.join();
+                }
+                check(ok.get() == 4, "concurrent summaries");
+            } finally {
+                ctxE.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path tmp = Files.createTempDirectory("paimon-cleanup-java");
+        try {
+            testBasics(tmp);
+            String env = System.getenv("PAIMON_FIXTURES");
+            Path fixtures = env == null || env.isEmpty() ? null : Paths.get(env);
+            if (fixtures == null || !Files.isDirectory(fixtures)) {
+                boolean required = "1".equals(System.getenv("PAIMON_REQUIRE_FIXTURES"));
+                System.out.println((required ? "FAIL" : "SKIP") + ": fixture tables not found");
+                System.out.println("java binding: " + checks + " checks, " + failures + " failed");
+                System.exit(required || failures > 0 ? 1 : 77);
+            }
+            testFixture(fixtures, tmp);
+        } finally {
+            deleteTree(tmp);
+        }
+        System.out.println("java binding: " + checks + " checks, " + failures + " failed");
+        System.exit(failures == 0 ? 0 : 1);
+    }
+}

@@ -1,0 +1,1258 @@
+/*
+ * paimon_cleanup.hpp - header-only C++17 wrapper of the paimon-cleanup C API.
+ * Licensed under the Apache License, Version 2.0.
+ *
+ * Everything here is inline code over paimon_cleanup.h; link the same library
+ * (CMake: PaimonCleanup::paimon_cleanup or PaimonCleanup::paimon_cleanup_shared).
+ *
+ *   #include <paimon_cleanup.hpp>
+ *   namespace pc = paimon_cleanup;
+ *
+ *   pc::Executor exec(4);                                   // one per process, shared
+ *   pc::Context table("s3://bucket/wh/db.db/t", {{"s3.region", "eu-west-1"}});
+ *   pc::TableSummary s = table.summary(exec);
+ *
+ *   pc::ExpireConfig cfg;
+ *   cfg.retain_min(10).time_retained(std::chrono::hours(24));
+ *   pc::CancelToken cancel;                                 // cancel.cancel() from any thread
+ *   pc::RunOptions run;
+ *   run.on_progress([](const pc::Progress &p) { std::cerr << p.phase << " " << p.done << "\n"; })
+ *      .cancel_token(cancel);
+ *   pc::Report r = table.expire_snapshots(exec, cfg, run);  // throws pc::Error on failure
+ *
+ *   pc::Result<pc::Report> res = table.try_expire_snapshots(exec, cfg);  // never throws Error
+ *   if (!res) std::cerr << res.status_name() << ": " << res.message() << "\n";
+ *
+ * Ownership: every class that owns a native handle (Executor, Context, ExpireConfig, Report) is
+ * move-only and frees its handle in its destructor; a moved-from object is empty (get() returns
+ * nullptr) and may only be destroyed or assigned to. CancelToken and RunOptions are ordinary
+ * values: copies of a CancelToken share one cancellation flag (like std::stop_source).
+ *
+ * Errors: the throwing methods throw paimon_cleanup::Error (a std::runtime_error carrying the
+ * Status and the library's message); the try_ methods return Result<T> instead and only throw
+ * std::bad_alloc. An exception thrown by a progress callback cancels the run that called it and
+ * is rethrown by the throwing method once the run has returned (the try_ methods report it as
+ * Status::Cancelled with the exception's what() in the message).
+ *
+ * Threads: the rules of paimon_cleanup.h apply. Executor and Context are thread-safe; one Report
+ * may be read from any thread. A progress callback runs on the calling thread or on one of the
+ * executor's worker threads; calls of one operation never overlap, calls of concurrent operations
+ * sharing one RunOptions may. CancelToken::cancel() may be called from any thread, including a
+ * progress callback.
+ */
+#ifndef PAIMON_CLEANUP_HPP
+#define PAIMON_CLEANUP_HPP
+
+#include "paimon_cleanup.h"
+
+#if !defined(__cplusplus) || (__cplusplus < 201703L && (!defined(_MSVC_LANG) || _MSVC_LANG < 201703L))
+#error "paimon_cleanup.hpp needs C++17 (use paimon_cleanup.h from C or older C++)"
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace paimon_cleanup {
+
+// ---------------------------------------------------------------------------------------------
+// Enumerations
+
+/** Status of a call; the same numbers as PaimonCleanupStatus. Unknown values may appear when the
+ *  library is newer than this header: treat them as errors. */
+enum class Status : int32_t {
+    Ok = PAIMON_CLEANUP_STATUS_OK,
+    InvalidArgument = PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT,
+    NotFound = PAIMON_CLEANUP_STATUS_NOT_FOUND,
+    Malformed = PAIMON_CLEANUP_STATUS_MALFORMED,
+    Unsupported = PAIMON_CLEANUP_STATUS_UNSUPPORTED,
+    Storage = PAIMON_CLEANUP_STATUS_STORAGE,
+    PathRefused = PAIMON_CLEANUP_STATUS_PATH_REFUSED,
+    Cancelled = PAIMON_CLEANUP_STATUS_CANCELLED,
+    Conflict = PAIMON_CLEANUP_STATUS_CONFLICT,
+    Internal = PAIMON_CLEANUP_STATUS_INTERNAL,
+    NullPointer = PAIMON_CLEANUP_STATUS_NULL_POINTER,
+    InvalidUtf8 = PAIMON_CLEANUP_STATUS_INVALID_UTF8,
+    Panic = PAIMON_CLEANUP_STATUS_PANIC,
+};
+
+/** Kind of file a report counts; the same numbers as PaimonCleanupFileClass. */
+enum class FileClass : int32_t {
+    Data = PAIMON_CLEANUP_FILE_CLASS_DATA,
+    ChangelogData = PAIMON_CLEANUP_FILE_CLASS_CHANGELOG_DATA,
+    Manifest = PAIMON_CLEANUP_FILE_CLASS_MANIFEST,
+    ManifestList = PAIMON_CLEANUP_FILE_CLASS_MANIFEST_LIST,
+    IndexManifest = PAIMON_CLEANUP_FILE_CLASS_INDEX_MANIFEST,
+    Index = PAIMON_CLEANUP_FILE_CLASS_INDEX,
+    Statistics = PAIMON_CLEANUP_FILE_CLASS_STATISTICS,
+    SnapshotMeta = PAIMON_CLEANUP_FILE_CLASS_SNAPSHOT_META,
+    ChangelogMeta = PAIMON_CLEANUP_FILE_CLASS_CHANGELOG_META,
+    TagMeta = PAIMON_CLEANUP_FILE_CLASS_TAG_META,
+    ConsumerMeta = PAIMON_CLEANUP_FILE_CLASS_CONSUMER_META,
+    Other = PAIMON_CLEANUP_FILE_CLASS_OTHER,
+};
+
+/** Number of FileClass values this header knows (0 .. kFileClassCount - 1). */
+inline constexpr int32_t kFileClassCount = PAIMON_CLEANUP_FILE_CLASS_COUNT;
+
+/** Which operation produced a report; the same numbers as PaimonCleanupReportKind. */
+enum class ReportKind : int32_t {
+    None = PAIMON_CLEANUP_REPORT_KIND_NONE,
+    ExpireSnapshots = PAIMON_CLEANUP_REPORT_KIND_EXPIRE_SNAPSHOTS,
+    ExpireChangelogs = PAIMON_CLEANUP_REPORT_KIND_EXPIRE_CHANGELOGS,
+    DeleteTag = PAIMON_CLEANUP_REPORT_KIND_DELETE_TAG,
+    ExpireTags = PAIMON_CLEANUP_REPORT_KIND_EXPIRE_TAGS,
+    ExpireConsumers = PAIMON_CLEANUP_REPORT_KIND_EXPIRE_CONSUMERS,
+    RemoveOrphanFiles = PAIMON_CLEANUP_REPORT_KIND_REMOVE_ORPHAN_FILES,
+    DropPartitions = PAIMON_CLEANUP_REPORT_KIND_DROP_PARTITIONS,
+    ExpirePartitions = PAIMON_CLEANUP_REPORT_KIND_EXPIRE_PARTITIONS,
+    Maintain = PAIMON_CLEANUP_REPORT_KIND_MAINTAIN,
+};
+
+/** How a partition expiry decides that a partition expired (partition.expiration-strategy). */
+enum class PartitionExpireStrategy : int32_t {
+    /** The time in the partition values (Paimon's default). */
+    ValuesTime = 0,
+    /** The last time a file was added to the partition. */
+    UpdateTime = 1,
+};
+
+/** "ok", "not_found", ... ("unknown" for a value the library does not know). Static string. */
+inline const char *status_name(Status status) noexcept {
+    return paimon_cleanup_status_name(static_cast<int32_t>(status));
+}
+
+/** "data", "manifest_list", ... ("unknown" for a value the library does not know). */
+inline const char *file_class_name(FileClass file_class) noexcept {
+    return paimon_cleanup_file_class_name(static_cast<int32_t>(file_class));
+}
+
+/** "expire_snapshots", ... ("unknown" for a value the library does not know). */
+inline const char *report_kind_name(ReportKind kind) noexcept {
+    return paimon_cleanup_report_kind_name(static_cast<int32_t>(kind));
+}
+
+/** Version of the loaded library, e.g. "0.1.0". */
+inline const char *version() noexcept { return paimon_cleanup_version(); }
+
+/** True when the loaded library implements the ABI this header was compiled against. */
+inline bool abi_compatible() noexcept {
+    return paimon_cleanup_abi_version() == PAIMON_CLEANUP_ABI_VERSION;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** A failed call: the library's status code and message. what() is "<status name>: <message>". */
+class Error : public std::runtime_error {
+public:
+    Error(Status status, std::string message)
+        : std::runtime_error(std::string(status_name(status)) + ": " + message),
+          status_(status),
+          message_(std::move(message)) {}
+
+    /** The status code (never Status::Ok). */
+    Status status() const noexcept { return status_; }
+    /** The library's message without the status prefix. */
+    const std::string &message() const noexcept { return message_; }
+
+private:
+    Status status_;
+    std::string message_;
+};
+
+/**
+ * The outcome of a try_ call: a value, or a status and a message. Converting to bool tells
+ * whether it holds a value; value() throws Error when it does not.
+ */
+template <class T>
+class [[nodiscard]] Result {
+public:
+    /** A successful result holding `value`. */
+    static Result success(T value) {
+        Result r;
+        r.value_.emplace(std::move(value));
+        return r;
+    }
+    /** A failed result; `status` must not be Status::Ok. */
+    static Result failure(Status status, std::string message) {
+        Result r;
+        r.status_ = status;
+        r.message_ = std::move(message);
+        return r;
+    }
+
+    bool ok() const noexcept { return value_.has_value(); }
+    explicit operator bool() const noexcept { return ok(); }
+    /** Status::Ok on success. */
+    Status status() const noexcept { return status_; }
+    const char *status_name() const noexcept { return paimon_cleanup::status_name(status_); }
+    /** Empty on success. */
+    const std::string &message() const noexcept { return message_; }
+
+    /** The value; throws Error when the call failed. */
+    T &value() & {
+        throw_if_failed();
+        return *value_;
+    }
+    const T &value() const & {
+        throw_if_failed();
+        return *value_;
+    }
+    T &&value() && {
+        throw_if_failed();
+        return std::move(*value_);
+    }
+    /** The failure as an exception object (to throw or to store); only when !ok(). */
+    Error error() const { return Error(status_, message_); }
+
+private:
+    Result() = default;
+    void throw_if_failed() const {
+        if (!value_) throw error();
+    }
+
+    Status status_ = Status::Ok;
+    std::string message_;
+    std::optional<T> value_;
+};
+
+/** Result of a try_ call that returns nothing. */
+template <>
+class [[nodiscard]] Result<void> {
+public:
+    static Result success() { return Result(); }
+    static Result failure(Status status, std::string message) {
+        Result r;
+        r.status_ = status;
+        r.message_ = std::move(message);
+        return r;
+    }
+    bool ok() const noexcept { return status_ == Status::Ok; }
+    explicit operator bool() const noexcept { return ok(); }
+    Status status() const noexcept { return status_; }
+    const char *status_name() const noexcept { return paimon_cleanup::status_name(status_); }
+    const std::string &message() const noexcept { return message_; }
+    /** Throws Error when the call failed. */
+    void value() const {
+        if (!ok()) throw error();
+    }
+    Error error() const { return Error(status_, message_); }
+
+private:
+    Result() = default;
+    Status status_ = Status::Ok;
+    std::string message_;
+};
+
+namespace detail {
+
+/** Owns a PaimonCleanupError out-parameter for one call. */
+class ErrorSlot {
+public:
+    ErrorSlot() = default;
+    ErrorSlot(const ErrorSlot &) = delete;
+    ErrorSlot &operator=(const ErrorSlot &) = delete;
+    ~ErrorSlot() { paimon_cleanup_error_free(err_); }
+
+    PaimonCleanupError **out() noexcept {
+        paimon_cleanup_error_free(err_);
+        err_ = nullptr;
+        return &err_;
+    }
+    /** The message of the error (or a generic text when the library gave none). */
+    std::string message(PaimonCleanupStatus status) const {
+        const char *m = paimon_cleanup_error_message(err_);
+        if (m != nullptr && m[0] != '\0') return m;
+        return std::string("call failed with status ") +
+               paimon_cleanup_status_name(static_cast<int32_t>(status));
+    }
+
+private:
+    PaimonCleanupError *err_ = nullptr;
+};
+
+/** Runs `call(PaimonCleanupError **)`, returning Result<void>. */
+template <class F>
+Result<void> try_call(F &&call) {
+    ErrorSlot err;
+    PaimonCleanupStatus status = call(err.out());
+    if (status == PAIMON_CLEANUP_STATUS_OK) return Result<void>::success();
+    return Result<void>::failure(static_cast<Status>(status), err.message(status));
+}
+
+/** Runs `call(PaimonCleanupError **)` and throws Error when it fails. */
+template <class F>
+void check(F &&call) {
+    try_call(std::forward<F>(call)).value();
+}
+
+template <class T, void (*Free)(T *)>
+struct Deleter {
+    void operator()(T *p) const noexcept { Free(p); }
+};
+
+template <class T, void (*Free)(T *)>
+using Owned = std::unique_ptr<T, Deleter<T, Free>>;
+
+/** Shared state of a CancelToken: the flag plus the native tokens of the runs watching it. */
+struct CancelState {
+    std::mutex mutex;
+    std::atomic<bool> cancelled{false};
+    std::vector<const PaimonCleanupCancelToken *> runs;
+
+    void cancel() noexcept {
+        std::lock_guard<std::mutex> lock(mutex);
+        cancelled.store(true);
+        for (const PaimonCleanupCancelToken *t : runs) paimon_cleanup_cancel_token_cancel(t);
+    }
+    void attach(const PaimonCleanupCancelToken *t) {
+        std::lock_guard<std::mutex> lock(mutex);
+        runs.push_back(t);
+        if (cancelled.load()) paimon_cleanup_cancel_token_cancel(t);
+    }
+    void detach(const PaimonCleanupCancelToken *t) noexcept {
+        std::lock_guard<std::mutex> lock(mutex);
+        runs.erase(std::remove(runs.begin(), runs.end(), t), runs.end());
+    }
+};
+
+class RunCall;
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// Executor
+
+/**
+ * An executor: the library's worker threads and I/O concurrency. A process normally creates one
+ * and shares it between threads and tables. Move-only; the destructor joins the worker threads,
+ * so destroy it only after every call using it has returned, and never from a progress callback.
+ */
+class Executor {
+public:
+    /** Creates an executor with `worker_threads` threads (0 = one per CPU). Throws Error. */
+    explicit Executor(uint32_t worker_threads = 0) : Executor(create(worker_threads).value()) {}
+
+    /** Non-throwing constructor. */
+    static Result<Executor> create(uint32_t worker_threads = 0) {
+        PaimonCleanupExecutor *raw = nullptr;
+        Result<void> r = detail::try_call([&](PaimonCleanupError **err) {
+            return paimon_cleanup_executor_new(worker_threads, &raw, err);
+        });
+        if (!r) return Result<Executor>::failure(r.status(), r.message());
+        return Result<Executor>::success(Executor(Handle(raw)));
+    }
+
+    /** Storage requests kept in flight by operations started afterwards (0 = automatic:
+     *  8 on a local file system, 64 on object stores). Throws Error when out of range. */
+    void set_io_concurrency(uint32_t io_concurrency) {
+        check_live();
+        detail::check([&](PaimonCleanupError **err) {
+            return paimon_cleanup_executor_set_io_concurrency(handle_.get(), io_concurrency, err);
+        });
+    }
+    /** The resolved worker thread count. */
+    uint32_t worker_threads() const noexcept {
+        return paimon_cleanup_executor_worker_threads(handle_.get());
+    }
+    /** The configured I/O concurrency (0 = automatic). */
+    uint32_t io_concurrency() const noexcept {
+        return paimon_cleanup_executor_io_concurrency(handle_.get());
+    }
+
+    /** The native handle (still owned by this object); nullptr after a move. */
+    const PaimonCleanupExecutor *get() const noexcept { return handle_.get(); }
+    PaimonCleanupExecutor *get() noexcept { return handle_.get(); }
+
+private:
+    using Handle = detail::Owned<PaimonCleanupExecutor, paimon_cleanup_executor_free>;
+    explicit Executor(Handle h) noexcept : handle_(std::move(h)) {}
+    void check_live() const {
+        if (!handle_) throw Error(Status::NullPointer, "use of a moved-from Executor");
+    }
+    Handle handle_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Cancellation and progress
+
+/**
+ * A cancellation flag shared by its copies (like std::stop_source). cancel() stops every running
+ * operation whose RunOptions carry this token at its next check (they fail with
+ * Status::Cancelled) and makes later operations fail at once, before they read anything.
+ * Thread-safe; cancel() may be called from a progress callback.
+ */
+class CancelToken {
+public:
+    CancelToken() : state_(std::make_shared<detail::CancelState>()) {}
+
+    /** Requests cancellation; calling it again has no further effect. */
+    void cancel() const noexcept { state_->cancel(); }
+    /** True once cancel() has been called on this token or a copy of it. */
+    bool is_cancelled() const noexcept { return state_->cancelled.load(); }
+
+private:
+    friend class detail::RunCall;
+    std::shared_ptr<detail::CancelState> state_;
+};
+
+/** One progress report of a running operation. */
+struct Progress {
+    /** Current step, e.g. "data files"; valid only during the callback (copy it to keep it). */
+    std::string_view phase;
+    /** Items of the step processed so far. */
+    uint64_t done;
+    /** Items of the step in all (0 = unknown). */
+    uint64_t total;
+    /** Bytes deleted (in a dry run: deletable) so far in the whole run. */
+    uint64_t bytes;
+};
+
+/** Progress callback type. Must return quickly and must not call a blocking operation of this
+ *  library; it may call CancelToken::cancel(). An exception it throws cancels the run. */
+using ProgressCallback = std::function<void(const Progress &)>;
+
+/**
+ * Options of one long operation: an optional progress callback and an optional cancellation
+ * token. A plain value: an operation copies what it needs when it starts, so the options may be
+ * changed or destroyed while it runs.
+ */
+class RunOptions {
+public:
+    RunOptions() = default;
+
+    /** Sets (or, with an empty function, removes) the progress callback. */
+    RunOptions &on_progress(ProgressCallback callback) {
+        progress_ = std::move(callback);
+        return *this;
+    }
+    /** Attaches a cancellation token (a copy sharing the caller's flag). */
+    RunOptions &cancel_token(const CancelToken &token) {
+        cancel_ = token;
+        return *this;
+    }
+    /** Detaches the cancellation token. */
+    RunOptions &no_cancel_token() noexcept {
+        cancel_.reset();
+        return *this;
+    }
+
+    const ProgressCallback &progress() const noexcept { return progress_; }
+    const std::optional<CancelToken> &token() const noexcept { return cancel_; }
+
+private:
+    ProgressCallback progress_;
+    std::optional<CancelToken> cancel_;
+};
+
+namespace detail {
+
+/**
+ * The native run options of one operation call. Each call gets its own native cancellation
+ * token, attached to the caller's CancelToken for the duration of the call, so that a progress
+ * callback that throws can stop its own run without cancelling other runs sharing the token.
+ */
+class RunCall {
+public:
+    explicit RunCall(const RunOptions *options) {
+        if (options == nullptr || (!options->progress() && !options->token())) return;
+        progress_ = options->progress();
+        PaimonCleanupCancelToken *token = nullptr;
+        check([&](PaimonCleanupError **err) { return paimon_cleanup_cancel_token_new(&token, err); });
+        token_.reset(token);
+        PaimonCleanupRunOptions *opts = nullptr;
+        check([&](PaimonCleanupError **err) { return paimon_cleanup_run_options_new(&opts, err); });
+        options_.reset(opts);
+        check([&](PaimonCleanupError **err) {
+            return paimon_cleanup_run_options_set_cancel_token(options_.get(), token_.get(), err);
+        });
+        if (progress_) {
+            check([&](PaimonCleanupError **err) {
+                return paimon_cleanup_run_options_set_progress(options_.get(), &RunCall::trampoline,
+                                                               this, err);
+            });
+        }
+        if (options->token()) {
+            options->token()->state_->attach(token_.get());
+            shared_ = options->token()->state_;  // only once attached: the destructor detaches
+        }
+    }
+    RunCall(const RunCall &) = delete;
+    RunCall &operator=(const RunCall &) = delete;
+    ~RunCall() {
+        if (shared_) shared_->detach(token_.get());
+    }
+
+    /** The native run options (nullptr when the caller set nothing). */
+    const PaimonCleanupRunOptions *get() const noexcept { return options_.get(); }
+    /** The exception a progress callback threw, if any. */
+    std::exception_ptr callback_error() const noexcept { return callback_error_; }
+    /** what() of that exception, for the try_ methods. */
+    std::string callback_error_message() const {
+        try {
+            std::rethrow_exception(callback_error_);
+        } catch (const std::exception &e) {
+            return std::string("progress callback threw: ") + e.what();
+        } catch (...) {
+            return "progress callback threw a non-std exception";
+        }
+    }
+
+private:
+    static void trampoline(void *user_data, const char *phase, uint64_t done, uint64_t total,
+                           uint64_t bytes) noexcept {
+        RunCall *self = static_cast<RunCall *>(user_data);
+        if (self->callback_error_) return;  // the run is stopping; stay quiet
+        try {
+            self->progress_(Progress{phase != nullptr ? std::string_view(phase) : std::string_view(),
+                                     done, total, bytes});
+        } catch (...) {
+            self->callback_error_ = std::current_exception();
+            paimon_cleanup_cancel_token_cancel(self->token_.get());
+        }
+    }
+
+    ProgressCallback progress_;
+    Owned<PaimonCleanupCancelToken, paimon_cleanup_cancel_token_free> token_;
+    Owned<PaimonCleanupRunOptions, paimon_cleanup_run_options_free> options_;
+    std::shared_ptr<CancelState> shared_;
+    std::exception_ptr callback_error_;
+};
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// Reports
+
+/** A file a run deleted (in a dry run: would delete). */
+struct DeletedPath {
+    /** Relative to the table root when under it, else the full URI. */
+    std::string path;
+    FileClass file_class;
+};
+
+/** A deletion that failed (the file is still there; a later run retries it). */
+struct FailedDeletion {
+    std::string path;
+    std::string error;
+};
+
+/** A dropped partition: its (key, value) fields in partition-key order; values as in the
+ *  partition directory name (the default partition name for NULL). */
+using PartitionValues = std::vector<std::pair<std::string, std::string>>;
+
+/**
+ * Read access to a report (every operation shares this type; accessors that do not apply to
+ * kind() return 0 / false / empty). Does not own the report: a ReportView is valid as long as
+ * the Report it came from (Report::steps() hands out views of the sub-reports).
+ */
+class ReportView {
+public:
+    explicit ReportView(const PaimonCleanupReport *raw = nullptr) noexcept : r_(raw) {}
+
+    ReportKind kind() const noexcept {
+        return static_cast<ReportKind>(paimon_cleanup_report_kind(r_));
+    }
+    /** "expire_snapshots", "remove_orphan_files", ... */
+    const char *kind_name() const noexcept {
+        return paimon_cleanup_report_kind_name(paimon_cleanup_report_kind(r_));
+    }
+    /** True when nothing was changed and the report describes what a real run would do. */
+    bool dry_run() const noexcept { return paimon_cleanup_report_dry_run(r_); }
+    /** Items removed: snapshots, changelogs, tags, consumers or partitions by kind. */
+    uint64_t expired_count() const noexcept { return paimon_cleanup_report_expired_count(r_); }
+    /** First and last expired snapshot / changelog id, when at least one expired. */
+    std::optional<std::pair<int64_t, int64_t>> expired_range() const noexcept {
+        if (!paimon_cleanup_report_has_expired_range(r_)) return std::nullopt;
+        return std::make_pair(paimon_cleanup_report_first_expired_id(r_),
+                              paimon_cleanup_report_last_expired_id(r_));
+    }
+    /** Earliest snapshot left by a snapshot expiry, when the table had snapshots. */
+    std::optional<int64_t> earliest_after() const noexcept {
+        if (!paimon_cleanup_report_has_earliest_after(r_)) return std::nullopt;
+        return paimon_cleanup_report_earliest_after_id(r_);
+    }
+    /** Long-lived changelog files written by a snapshot expiry. */
+    uint64_t changelogs_written() const noexcept {
+        return paimon_cleanup_report_changelogs_written(r_);
+    }
+    uint64_t files(FileClass c) const noexcept {
+        return paimon_cleanup_report_files(r_, static_cast<int32_t>(c));
+    }
+    uint64_t bytes(FileClass c) const noexcept {
+        return paimon_cleanup_report_bytes(r_, static_cast<int32_t>(c));
+    }
+    /** Files per class name ("data", "manifest", ...), non-zero classes only. */
+    std::map<std::string, uint64_t> files_by_class() const { return by_class(false); }
+    /** Bytes per class name, for the classes with at least one file. */
+    std::map<std::string, uint64_t> bytes_by_class() const { return by_class(true); }
+    uint64_t total_files() const noexcept { return paimon_cleanup_report_total_files(r_); }
+    uint64_t total_bytes() const noexcept { return paimon_cleanup_report_total_bytes(r_); }
+    /** Directories removed because they were left empty. */
+    uint64_t dirs_removed() const noexcept { return paimon_cleanup_report_dirs_removed(r_); }
+    std::chrono::milliseconds elapsed() const noexcept {
+        return std::chrono::milliseconds(paimon_cleanup_report_elapsed_ms(r_));
+    }
+    /** Every file deleted (dry run: deletable), in deletion order. */
+    std::vector<DeletedPath> paths() const {
+        std::vector<DeletedPath> out;
+        size_t n = paimon_cleanup_report_path_count(r_);
+        out.reserve(n);
+        for (size_t i = 0; i < n; i++)
+            out.push_back(DeletedPath{str(paimon_cleanup_report_path(r_, i)),
+                                      static_cast<FileClass>(paimon_cleanup_report_path_class(r_, i))});
+        return out;
+    }
+    size_t failed_count() const noexcept { return paimon_cleanup_report_failed_count(r_); }
+    std::vector<FailedDeletion> failures() const {
+        std::vector<FailedDeletion> out;
+        size_t n = failed_count();
+        out.reserve(n);
+        for (size_t i = 0; i < n; i++)
+            out.push_back(FailedDeletion{str(paimon_cleanup_report_failed_path(r_, i)),
+                                         str(paimon_cleanup_report_failed_error(r_, i))});
+        return out;
+    }
+    /** Tags deleted, consumer ids expired, or partitions dropped (`k=v/k2=v2`). */
+    std::vector<std::string> names() const {
+        return list(paimon_cleanup_report_name_count(r_), paimon_cleanup_report_name);
+    }
+    /** Requested items that did not exist (the tag of a delete_tag that is not there). */
+    std::vector<std::string> missing() const {
+        return list(paimon_cleanup_report_missing_count(r_), paimon_cleanup_report_missing);
+    }
+    /** Partitions dropped by drop_partitions / expire_partitions, with exact values. */
+    std::vector<PartitionValues> partitions() const {
+        std::vector<PartitionValues> out;
+        size_t n = paimon_cleanup_report_name_count(r_);
+        for (size_t i = 0; i < n; i++) {
+            size_t fields = paimon_cleanup_report_partition_field_count(r_, i);
+            if (fields == 0) continue;
+            PartitionValues p;
+            for (size_t f = 0; f < fields; f++)
+                p.emplace_back(str(paimon_cleanup_report_partition_key(r_, i, f)),
+                               str(paimon_cleanup_report_partition_value(r_, i, f)));
+            out.push_back(std::move(p));
+        }
+        return out;
+    }
+    /** Data files a partition drop / expiry marked deleted (and their rows and bytes). */
+    uint64_t files_marked_deleted() const noexcept {
+        return paimon_cleanup_report_files_marked_deleted(r_);
+    }
+    uint64_t rows_marked_deleted() const noexcept {
+        return paimon_cleanup_report_rows_marked_deleted(r_);
+    }
+    uint64_t bytes_marked_deleted() const noexcept {
+        return paimon_cleanup_report_bytes_marked_deleted(r_);
+    }
+    /** Snapshots the run committed (partition drop / expiry), in commit order. */
+    std::vector<int64_t> committed_snapshot_ids() const {
+        std::vector<int64_t> out;
+        size_t n = paimon_cleanup_report_committed_snapshot_count(r_);
+        for (size_t i = 0; i < n; i++) out.push_back(paimon_cleanup_report_committed_snapshot_id(r_, i));
+        return out;
+    }
+    /** Cut-off of an orphan-file removal, milliseconds since the Unix epoch. */
+    int64_t cutoff_ms() const noexcept { return paimon_cleanup_report_cutoff_ms(r_); }
+    /** Orphan-file removal: files examined / kept as referenced / kept by the veto. */
+    uint64_t candidates() const noexcept { return paimon_cleanup_report_candidates(r_); }
+    uint64_t referenced() const noexcept { return paimon_cleanup_report_referenced(r_); }
+    uint64_t vetoed() const noexcept { return paimon_cleanup_report_vetoed(r_); }
+    /** Things the run deliberately left alone, and why. */
+    std::vector<std::string> warnings() const {
+        return list(paimon_cleanup_report_warning_count(r_), paimon_cleanup_report_warning);
+    }
+    /** Sub-reports of maintain(), one per step that ran (views into this report). */
+    std::vector<ReportView> steps() const {
+        std::vector<ReportView> out;
+        size_t n = paimon_cleanup_report_step_count(r_);
+        for (size_t i = 0; i < n; i++) out.emplace_back(paimon_cleanup_report_step(r_, i));
+        return out;
+    }
+    /** The whole report as the CLI's --json document. */
+    std::string json() const { return str(paimon_cleanup_report_json(r_)); }
+
+    /** The native handle (not owned by the view). */
+    const PaimonCleanupReport *get() const noexcept { return r_; }
+
+protected:
+    const PaimonCleanupReport *r_;
+
+private:
+    static std::string str(const char *s) { return s != nullptr ? std::string(s) : std::string(); }
+    std::vector<std::string> list(size_t n,
+                                  const char *(*at)(const PaimonCleanupReport *, size_t)) const {
+        std::vector<std::string> out;
+        out.reserve(n);
+        for (size_t i = 0; i < n; i++) out.push_back(str(at(r_, i)));
+        return out;
+    }
+    std::map<std::string, uint64_t> by_class(bool bytes) const {
+        std::map<std::string, uint64_t> out;
+        for (int32_t c = 0; c < kFileClassCount; c++) {
+            uint64_t files = paimon_cleanup_report_files(r_, c);
+            if (files == 0) continue;
+            out[paimon_cleanup_file_class_name(c)] = bytes ? paimon_cleanup_report_bytes(r_, c) : files;
+        }
+        return out;
+    }
+};
+
+/** The outcome of a maintenance operation: owns the native report. Move-only; readable from any
+ *  thread; the views from steps() stay valid while it lives. */
+class Report : public ReportView {
+public:
+    /** Takes ownership of a native report (nullptr gives an empty report). */
+    explicit Report(PaimonCleanupReport *raw = nullptr) noexcept : ReportView(raw) {}
+    Report(Report &&other) noexcept : ReportView(other.release()) {}
+    Report &operator=(Report &&other) noexcept {
+        if (this != &other) {
+            paimon_cleanup_report_free(const_cast<PaimonCleanupReport *>(r_));
+            r_ = other.release();
+        }
+        return *this;
+    }
+    Report(const Report &) = delete;
+    Report &operator=(const Report &) = delete;
+    ~Report() { paimon_cleanup_report_free(const_cast<PaimonCleanupReport *>(r_)); }
+
+    /** Gives up ownership of the native handle; the Report becomes empty. */
+    PaimonCleanupReport *release() noexcept {
+        PaimonCleanupReport *raw = const_cast<PaimonCleanupReport *>(r_);
+        r_ = nullptr;
+        return raw;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Configurations
+
+/**
+ * Settings of a snapshot expiry. Every field starts unset: the table's option applies (schema
+ * options overridden by the Context's options), then Paimon's default. Setters throw Error for
+ * out-of-range values and return *this for chaining. Move-only; an operation copies the settings
+ * when it starts.
+ */
+class ExpireConfig {
+public:
+    /** An empty config. Throws Error (only on allocation failure in the library). */
+    ExpireConfig() {
+        PaimonCleanupExpireConfig *raw = nullptr;
+        detail::check([&](PaimonCleanupError **err) {
+            return paimon_cleanup_expire_config_new(&raw, err);
+        });
+        handle_.reset(raw);
+    }
+
+    /** snapshot.num-retained.min (>= 1). */
+    ExpireConfig &retain_min(int64_t n) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_retain_min(handle_.get(), n, e);
+        });
+    }
+    /** snapshot.num-retained.max (>= 1). */
+    ExpireConfig &retain_max(int64_t n) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_retain_max(handle_.get(), n, e);
+        });
+    }
+    /** snapshot.time-retained: snapshots younger than this are kept (0 = no age protection). */
+    ExpireConfig &time_retained(std::chrono::milliseconds d) {
+        if (d.count() < 0) throw Error(Status::InvalidArgument, "time_retained must not be negative");
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_time_retained_ms(
+                handle_.get(), static_cast<uint64_t>(d.count()), e);
+        });
+    }
+    /** An absolute cut-off instead of time_retained: snapshots committed at or after `t` are
+     *  kept. A cut-off in the future is refused when the operation runs. */
+    ExpireConfig &older_than(std::chrono::system_clock::time_point t) {
+        int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+        return older_than_ms(ms);
+    }
+    /** older_than() in milliseconds since the Unix epoch. */
+    ExpireConfig &older_than_ms(int64_t epoch_ms) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_older_than_ms(handle_.get(), epoch_ms, e);
+        });
+    }
+    /** snapshot.expire.limit: at most this many snapshots per run (>= 1). */
+    ExpireConfig &max_expires(int64_t n) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_max_expires(handle_.get(), n, e);
+        });
+    }
+    /** snapshot.clean-empty-directories. */
+    ExpireConfig &clean_empty_dirs(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_clean_empty_dirs(handle_.get(), on, e);
+        });
+    }
+    /** Compute and report, change nothing. */
+    ExpireConfig &dry_run(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_dry_run(handle_.get(), on, e);
+        });
+    }
+    /** Refuse (Status::Conflict) when a tag pins a snapshot that would expire. */
+    ExpireConfig &refuse_if_tags_pin(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_refuse_if_tags_pin(handle_.get(), on, e);
+        });
+    }
+
+    /** expire_changelogs only: remove every changelog older than the earliest snapshot. */
+    ExpireConfig &delete_all_changelogs(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_expire_config_set_delete_all_changelogs(handle_.get(), on, e);
+        });
+    }
+
+    const PaimonCleanupExpireConfig *get() const noexcept { return handle_.get(); }
+
+private:
+    template <class F>
+    ExpireConfig &set(F &&f) {
+        if (!handle_) throw Error(Status::NullPointer, "use of a moved-from ExpireConfig");
+        detail::check(std::forward<F>(f));
+        return *this;
+    }
+    detail::Owned<PaimonCleanupExpireConfig, paimon_cleanup_expire_config_free> handle_;
+};
+
+/** Veto callback of an orphan-file removal: return true to KEEP the file. `path` is relative
+ *  to the table root when under it (the report's path form), valid during the call only. */
+using VetoCallback = std::function<bool(std::string_view path)>;
+
+/**
+ * Settings of an orphan-file removal. Defaults: cut-off now - 1 day, writers assumed running
+ * (a cut-off within the last hour is refused), no veto, not a dry run. Move-only; setters throw
+ * Error for out-of-range values.
+ */
+class OrphanConfig {
+public:
+    OrphanConfig() : vetoes_(std::make_unique<Vetoes>()) {
+        PaimonCleanupOrphanConfig *raw = nullptr;
+        detail::check([&](PaimonCleanupError **err) {
+            return paimon_cleanup_orphan_config_new(&raw, err);
+        });
+        handle_.reset(raw);
+    }
+
+    /** Only files last modified before `t` may be deleted. */
+    OrphanConfig &older_than(std::chrono::system_clock::time_point t) {
+        return older_than_ms(
+            std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count());
+    }
+    /** older_than() in milliseconds since the Unix epoch. */
+    OrphanConfig &older_than_ms(int64_t epoch_ms) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_older_than_ms(handle_.get(), epoch_ms, e);
+        });
+    }
+    OrphanConfig &dry_run(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_dry_run(handle_.get(), on, e);
+        });
+    }
+    /** DANGER: declares that nothing writes to the table during the run, which allows a cut-off
+     *  within the last hour. See paimon_cleanup_orphan_config_set_no_writers_running. */
+    OrphanConfig &no_writers_running(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_no_writers_running(handle_.get(), on, e);
+        });
+    }
+    /** Directory listings in flight (0 = the executor's I/O concurrency). */
+    OrphanConfig &list_concurrency(uint32_t n) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_list_concurrency(handle_.get(), n, e);
+        });
+    }
+    /** Deletions in flight (0 = the executor's I/O concurrency). */
+    OrphanConfig &delete_concurrency(uint32_t n) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_delete_concurrency(handle_.get(), n, e);
+        });
+    }
+    /**
+     * Sets (or, with an empty function, removes) the veto. It runs on the calling thread or an
+     * executor worker thread, once per file that would be deleted; calls of one run never
+     * overlap. An exception it throws keeps the file (the safe answer). Callbacks set earlier stay
+     * alive with the config, so runs already started with them are not disturbed.
+     */
+    OrphanConfig &veto(VetoCallback callback) {
+        if (!handle_) throw Error(Status::NullPointer, "use of a moved-from OrphanConfig");
+        if (!callback) {
+            return set([&](PaimonCleanupError **e) {
+                return paimon_cleanup_orphan_config_set_veto(handle_.get(), nullptr, nullptr, e);
+            });
+        }
+        std::lock_guard<std::mutex> lock(vetoes_->mutex);
+        vetoes_->callbacks.push_back(std::make_unique<VetoCallback>(std::move(callback)));
+        void *user_data = vetoes_->callbacks.back().get();
+        detail::check([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_veto(handle_.get(), &OrphanConfig::trampoline,
+                                                         user_data, e);
+        });
+        return *this;
+    }
+
+    const PaimonCleanupOrphanConfig *get() const noexcept { return handle_.get(); }
+
+private:
+    struct Vetoes {
+        std::mutex mutex;
+        std::vector<std::unique_ptr<VetoCallback>> callbacks;
+    };
+    static bool trampoline(void *user_data, const char *path) noexcept {
+        try {
+            return (*static_cast<VetoCallback *>(user_data))(
+                path != nullptr ? std::string_view(path) : std::string_view());
+        } catch (...) {
+            return true;  // keep the file
+        }
+    }
+    template <class F>
+    OrphanConfig &set(F &&f) {
+        if (!handle_) throw Error(Status::NullPointer, "use of a moved-from OrphanConfig");
+        detail::check(std::forward<F>(f));
+        return *this;
+    }
+    // Declared before the handle: destroyed after it, so no run can see a freed callback.
+    std::unique_ptr<Vetoes> vetoes_;
+    detail::Owned<PaimonCleanupOrphanConfig, paimon_cleanup_orphan_config_free> handle_;
+};
+
+/**
+ * Settings of a partition expiry. Every field starts unset: the table's partition.expiration-*
+ * and partition.timestamp-* options apply, then Paimon's defaults (an expiration time is
+ * required somewhere). Move-only; setters throw Error for out-of-range values.
+ */
+class PartitionExpireConfig {
+public:
+    PartitionExpireConfig() {
+        PaimonCleanupPartitionExpireConfig *raw = nullptr;
+        detail::check([&](PaimonCleanupError **err) {
+            return paimon_cleanup_partition_expire_config_new(&raw, err);
+        });
+        handle_.reset(raw);
+    }
+    /** partition.expiration-time (> 0). */
+    PartitionExpireConfig &expiration_time(std::chrono::milliseconds d) {
+        if (d.count() <= 0) throw Error(Status::InvalidArgument, "expiration_time must be positive");
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_expiration_time_ms(
+                handle_.get(), static_cast<uint64_t>(d.count()), e);
+        });
+    }
+    /** partition.expiration-strategy. */
+    PartitionExpireConfig &strategy(PartitionExpireStrategy s) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_strategy(
+                handle_.get(), static_cast<int32_t>(s), e);
+        });
+    }
+    /** partition.timestamp-formatter (a Java DateTimeFormatter pattern such as "yyyyMMdd"). */
+    PartitionExpireConfig &timestamp_formatter(const std::string &pattern) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_timestamp_formatter(
+                handle_.get(), pattern.c_str(), e);
+        });
+    }
+    /** partition.timestamp-pattern, e.g. "$dt $hr:00:00". */
+    PartitionExpireConfig &timestamp_pattern(const std::string &pattern) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_timestamp_pattern(
+                handle_.get(), pattern.c_str(), e);
+        });
+    }
+    /** partition.expiration-max-num (> 0). */
+    PartitionExpireConfig &max_expires(uint64_t n) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_max_expires(handle_.get(), n, e);
+        });
+    }
+    /** partition.expiration-batch-size (> 0). */
+    PartitionExpireConfig &batch_size(uint64_t n) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_batch_size(handle_.get(), n, e);
+        });
+    }
+    PartitionExpireConfig &dry_run(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_dry_run(handle_.get(), on, e);
+        });
+    }
+    /** Measure expiry from `t` instead of the wall clock (not in the future). */
+    PartitionExpireConfig &now(std::chrono::system_clock::time_point t) {
+        int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_partition_expire_config_set_now_ms(handle_.get(), ms, e);
+        });
+    }
+
+    const PaimonCleanupPartitionExpireConfig *get() const noexcept { return handle_.get(); }
+
+private:
+    template <class F>
+    PartitionExpireConfig &set(F &&f) {
+        if (!handle_) throw Error(Status::NullPointer, "use of a moved-from PartitionExpireConfig");
+        detail::check(std::forward<F>(f));
+        return *this;
+    }
+    detail::Owned<PaimonCleanupPartitionExpireConfig, paimon_cleanup_partition_expire_config_free>
+        handle_;
+};
+
+/** Settings of maintain(): everything else comes from the table's options. Move-only. */
+class MaintainConfig {
+public:
+    MaintainConfig() {
+        PaimonCleanupMaintainConfig *raw = nullptr;
+        detail::check([&](PaimonCleanupError **err) {
+            return paimon_cleanup_maintain_config_new(&raw, err);
+        });
+        handle_.reset(raw);
+    }
+    MaintainConfig &dry_run(bool on) {
+        if (!handle_) throw Error(Status::NullPointer, "use of a moved-from MaintainConfig");
+        detail::check([&](PaimonCleanupError **e) {
+            return paimon_cleanup_maintain_config_set_dry_run(handle_.get(), on, e);
+        });
+        return *this;
+    }
+    const PaimonCleanupMaintainConfig *get() const noexcept { return handle_.get(); }
+
+private:
+    detail::Owned<PaimonCleanupMaintainConfig, paimon_cleanup_maintain_config_free> handle_;
+};
+
+/** A partition spec for drop_partitions: key -> value (as in the directory name or SQL; an
+ *  empty value or the default partition name stands for NULL). A prefix of the keys matches
+ *  every partition below it. */
+using PartitionSpec = std::map<std::string, std::string>;
+
+// ---------------------------------------------------------------------------------------------
+// Context and operations
+
+/** Overview of a table's main branch (the C struct; plain data). */
+using TableSummary = PaimonCleanupTableSummary;
+
+/**
+ * A table context: the table location and the options used to reach and read it (storage
+ * credentials, endpoint, ... and overrides of table options). Immutable and thread-safe;
+ * move-only. Every maintenance operation is a method taking the Executor to run on.
+ */
+class Context {
+public:
+    /** Creates a context; throws Error (empty URI, empty key, invalid UTF-8, ...). The table is
+     *  not opened here: a missing table is reported by the operations (Status::NotFound). */
+    explicit Context(const std::string &table_uri,
+                     const std::map<std::string, std::string> &options = {})
+        : Context(create(table_uri, options).value()) {}
+
+    /** Non-throwing constructor. */
+    static Result<Context> create(const std::string &table_uri,
+                                  const std::map<std::string, std::string> &options = {}) {
+        std::vector<const char *> keys, values;
+        keys.reserve(options.size());
+        values.reserve(options.size());
+        for (const auto &kv : options) {
+            keys.push_back(kv.first.c_str());
+            values.push_back(kv.second.c_str());
+        }
+        PaimonCleanupContext *raw = nullptr;
+        Result<void> r = detail::try_call([&](PaimonCleanupError **err) {
+            return paimon_cleanup_context_new(table_uri.c_str(), keys.data(), values.data(),
+                                              keys.size(), &raw, err);
+        });
+        if (!r) return Result<Context>::failure(r.status(), r.message());
+        return Result<Context>::success(Context(Handle(raw)));
+    }
+
+    /** Overview of main: snapshots, tags, branches, live files. Read-only. Throws Error. */
+    TableSummary summary(const Executor &executor) const { return try_summary(executor).value(); }
+    Result<TableSummary> try_summary(const Executor &executor) const {
+        TableSummary s{};
+        Result<void> r = detail::try_call([&](PaimonCleanupError **err) {
+            return paimon_cleanup_table_summary(handle_.get(), executor.get(), &s, err);
+        });
+        if (!r) return Result<TableSummary>::failure(r.status(), r.message());
+        return Result<TableSummary>::success(s);
+    }
+
+// Each operation has a throwing form returning Report and a try_ form returning Result<Report>.
+#define PAIMON_CLEANUP_HPP_OP(name, params, call)                                         \
+    Report name params const {                                                              \
+        return run_report(&run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out, \
+                                    PaimonCleanupError **err) { return call; });            \
+    }                                                                                       \
+    Result<Report> try_##name params const {                                                \
+        return try_run_report(&run, nullptr,                                                \
+                              [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out, \
+                                  PaimonCleanupError **err) { return call; });              \
+    }
+
+    /** Expires old snapshots of main and deletes the files only they referenced, in crash-safe
+     *  order. Files needed by retained snapshots, tags, branches, changelogs are never deleted. */
+    PAIMON_CLEANUP_HPP_OP(expire_snapshots,
+                          (const Executor &executor, const ExpireConfig &config,
+                           const RunOptions &run = RunOptions()),
+                          paimon_cleanup_expire_snapshots(handle_.get(), executor.get(),
+                                                          config.get(), o, out, err))
+
+    /** Expires long-lived changelogs (decoupled changelog lifecycle) and their files. */
+    PAIMON_CLEANUP_HPP_OP(expire_changelogs,
+                          (const Executor &executor, const ExpireConfig &config,
+                           const RunOptions &run = RunOptions()),
+                          paimon_cleanup_expire_changelogs(handle_.get(), executor.get(),
+                                                           config.get(), o, out, err))
+
+    /** Deletes a tag and the files only it kept. A missing tag is listed in Report::missing(). */
+    PAIMON_CLEANUP_HPP_OP(delete_tag,
+                          (const Executor &executor, const std::string &tag, bool dry_run = false,
+                           const RunOptions &run = RunOptions()),
+                          paimon_cleanup_delete_tag(handle_.get(), executor.get(), tag.c_str(),
+                                                    dry_run, o, out, err))
+
+    /** Expires tags whose retention passed and, when `older_than_ms` > 0, tags created before it
+     *  (milliseconds since the Unix epoch). */
+    PAIMON_CLEANUP_HPP_OP(expire_tags,
+                          (const Executor &executor, int64_t older_than_ms = 0,
+                           bool dry_run = false, const RunOptions &run = RunOptions()),
+                          paimon_cleanup_expire_tags(handle_.get(), executor.get(), older_than_ms,
+                                                     dry_run, o, out, err))
+
+    /** Expires consumers that have not advanced for `expiration` (0 = the table's
+     *  consumer.expiration-time). */
+    PAIMON_CLEANUP_HPP_OP(expire_consumers,
+                          (const Executor &executor,
+                           std::chrono::milliseconds expiration = std::chrono::milliseconds(0),
+                           bool dry_run = false, const RunOptions &run = RunOptions()),
+                          paimon_cleanup_expire_consumers(
+                              handle_.get(), executor.get(),
+                              static_cast<uint64_t>(std::max<int64_t>(0, expiration.count())),
+                              dry_run, o, out, err))
+
+    /** Removes files older than the cut-off that nothing references (see OrphanConfig). */
+    PAIMON_CLEANUP_HPP_OP(remove_orphan_files,
+                          (const Executor &executor, const OrphanConfig &config,
+                           const RunOptions &run = RunOptions()),
+                          paimon_cleanup_remove_orphan_files(handle_.get(), executor.get(),
+                                                             config.get(), o, out, err))
+
+    /** Expires partitions older than the expiration time (one OVERWRITE commit per batch). */
+    PAIMON_CLEANUP_HPP_OP(expire_partitions,
+                          (const Executor &executor, const PartitionExpireConfig &config,
+                           const RunOptions &run = RunOptions()),
+                          paimon_cleanup_expire_partitions(handle_.get(), executor.get(),
+                                                           config.get(), o, out, err))
+
+    /** Runs what the table's options ask for: tag, consumer, snapshot, changelog expiry. The
+     *  steps are Report::steps(). */
+    PAIMON_CLEANUP_HPP_OP(maintain,
+                          (const Executor &executor, const MaintainConfig &config = MaintainConfig(),
+                           const RunOptions &run = RunOptions()),
+                          paimon_cleanup_maintain(handle_.get(), executor.get(), config.get(), o,
+                                                  out, err))
+
+#undef PAIMON_CLEANUP_HPP_OP
+
+    /** Drops partitions with one OVERWRITE commit marking their live files deleted (the files
+     *  go with a later snapshot expiry). Nothing is committed on failure. */
+    Report drop_partitions(const Executor &executor, const std::vector<PartitionSpec> &specs,
+                           const RunOptions &run = RunOptions()) const {
+        SpecArrays a(specs);
+        return run_report(&run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out,
+                                    PaimonCleanupError **err) {
+            return paimon_cleanup_drop_partitions(handle_.get(), executor.get(), a.specs.data(),
+                                                  a.specs.size(), o, out, err);
+        });
+    }
+    Result<Report> try_drop_partitions(const Executor &executor,
+                                       const std::vector<PartitionSpec> &specs,
+                                       const RunOptions &run = RunOptions()) const {
+        SpecArrays a(specs);
+        return try_run_report(&run, nullptr, [&](const PaimonCleanupRunOptions *o,
+                                                 PaimonCleanupReport **out, PaimonCleanupError **err) {
+            return paimon_cleanup_drop_partitions(handle_.get(), executor.get(), a.specs.data(),
+                                                  a.specs.size(), o, out, err);
+        });
+    }
+
+    const PaimonCleanupContext *get() const noexcept { return handle_.get(); }
+
+private:
+    using Handle = detail::Owned<PaimonCleanupContext, paimon_cleanup_context_free>;
+    explicit Context(Handle h) noexcept : handle_(std::move(h)) {}
+
+    /** The C view of partition specs (pointers into `specs`, which must outlive it). */
+    struct SpecArrays {
+        std::vector<std::vector<const char *>> keys, values;
+        std::vector<PaimonCleanupPartitionSpec> specs;
+        explicit SpecArrays(const std::vector<PartitionSpec> &in) {
+            keys.resize(in.size());
+            values.resize(in.size());
+            for (size_t i = 0; i < in.size(); i++) {
+                for (const auto &kv : in[i]) {
+                    keys[i].push_back(kv.first.c_str());
+                    values[i].push_back(kv.second.c_str());
+                }
+                specs.push_back(PaimonCleanupPartitionSpec{keys[i].data(), values[i].data(),
+                                                           keys[i].size()});
+            }
+        }
+    };
+
+    /** Runs an operation that hands out a report; `thrown` receives a progress callback's
+     *  exception (when not NULL, instead of reporting it in the result). */
+    template <class F>
+    static Result<Report> try_run_report(const RunOptions *run, std::exception_ptr *thrown, F &&op) {
+        std::optional<detail::RunCall> call;
+        try {
+            call.emplace(run);
+        } catch (const Error &e) {
+            return Result<Report>::failure(e.status(), e.message());
+        }
+        PaimonCleanupReport *raw = nullptr;
+        Result<void> r = detail::try_call(
+            [&](PaimonCleanupError **err) { return op(call->get(), &raw, err); });
+        Report report(raw);  // owns it before anything else can throw
+        if (call->callback_error()) {
+            if (thrown != nullptr) {
+                *thrown = call->callback_error();
+                return Result<Report>::failure(Status::Cancelled, "progress callback threw");
+            }
+            return Result<Report>::failure(Status::Cancelled, call->callback_error_message());
+        }
+        if (!r) return Result<Report>::failure(r.status(), r.message());
+        return Result<Report>::success(std::move(report));
+    }
+    template <class F>
+    static Report run_report(const RunOptions *run, F &&op) {
+        std::exception_ptr thrown;
+        Result<Report> r = try_run_report(run, &thrown, std::forward<F>(op));
+        if (thrown) std::rethrow_exception(thrown);
+        return std::move(r).value();
+    }
+
+    Handle handle_;
+};
+
+}  // namespace paimon_cleanup
+
+#endif  // PAIMON_CLEANUP_HPP

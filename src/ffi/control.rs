@@ -1,0 +1,337 @@
+//! Run options shared by every long operation: a progress callback and a cancellation token,
+//! mapped onto [`RunControl`].
+
+use std::ffi::{c_void, CStr, CString};
+use std::os::raw::c_char;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::clean::control::{CancelToken, ProgressFn, RunControl};
+
+use super::status::PaimonCleanupStatus;
+use super::status::{boundary, boundary_infallible, FfiError, PaimonCleanupError};
+use super::util::{handle_ref, out_arg};
+
+/// Progress callback of a long operation.
+///
+/// Arguments: the `user_data` given to `paimon_cleanup_run_options_set_progress`; `phase`, a
+/// short NUL-terminated UTF-8 description of the current step (for example `"data files"`,
+/// `"manifests"`), borrowed for the duration of the call only (copy it to keep it); `done` and
+/// `total`, the items of that phase processed so far and in all (`total` may be 0 when unknown);
+/// `bytes`, the bytes deleted (or, in a dry run, deletable) so far in the whole run.
+///
+/// Thread rules: called on the thread that called the operation or on one of the executor's
+/// worker threads, never after the operation has returned. Calls belonging to one operation
+/// never overlap (the library serializes them), but two operations running at once may call the
+/// same callback at the same time, so shared state in `user_data` needs its own locking. The
+/// callback must return quickly, must not throw a C++ exception or `longjmp` out, and must not
+/// call a blocking operation of this library (it may call `paimon_cleanup_cancel_token_cancel`).
+pub type PaimonCleanupProgressFn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        phase: *const c_char,
+        done: u64,
+        total: u64,
+        bytes: u64,
+    ),
+>;
+
+/// A cancellation token: a flag a host sets from any thread to stop the operations that watch it.
+///
+/// Created by `paimon_cleanup_cancel_token_new`, owned by the caller, released with
+/// `paimon_cleanup_cancel_token_free`. Thread-safe (`Send + Sync`). Attach it to a run-options
+/// handle with `paimon_cleanup_run_options_set_cancel_token`; one token may be attached to many
+/// run options (cancelling it stops all of their operations). Once cancelled it stays cancelled.
+pub struct PaimonCleanupCancelToken {
+    token: CancelToken,
+}
+
+/// A C callback plus its user data. The host promises (see [`PaimonCleanupProgressFn`]) that the
+/// callback may be called with this user data from any thread.
+#[derive(Clone, Copy)]
+pub(crate) struct CCallback<F> {
+    pub(crate) function: F,
+    pub(crate) user_data: *mut c_void,
+}
+
+// SAFETY: the documented contract of every callback setter is that the function and its user data
+// may be used from any thread while a handle holding them is in use.
+unsafe impl<F: Send> Send for CCallback<F> {}
+// SAFETY: as above.
+unsafe impl<F: Sync> Sync for CCallback<F> {}
+
+type ProgressCallback =
+    CCallback<unsafe extern "C" fn(user_data: *mut c_void, phase: *const c_char, u64, u64, u64)>;
+
+impl ProgressCallback {
+    fn call(&self, phase: &CStr, done: u64, total: u64, bytes: u64) {
+        // SAFETY: the host guarantees the callback may be called with its user data from any
+        // thread while the operation runs; `phase` outlives the call.
+        unsafe { (self.function)(self.user_data, phase.as_ptr(), done, total, bytes) }
+    }
+}
+
+#[derive(Clone, Default)]
+struct RunSettings {
+    progress: Option<ProgressCallback>,
+    cancel: Option<CancelToken>,
+}
+
+/// Options of one long operation: a progress callback and a cancellation token, both optional.
+///
+/// Created by `paimon_cleanup_run_options_new`, owned by the caller, released with
+/// `paimon_cleanup_run_options_free`. Thread-safe (`Send + Sync`): the setters may be called
+/// while other threads run operations with the same options; an operation uses the settings as
+/// they were when it started. Every operation taking run options also accepts NULL (no progress,
+/// no cancellation).
+pub struct PaimonCleanupRunOptions {
+    settings: Mutex<RunSettings>,
+}
+
+impl PaimonCleanupRunOptions {
+    fn settings(&self) -> RunSettings {
+        self.settings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn update(&self, change: impl FnOnce(&mut RunSettings)) {
+        change(&mut self.settings.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+}
+
+/// The [`RunControl`] of one operation: the run options' callback and token (or none) and the
+/// executor's I/O concurrency.
+pub(crate) fn run_control(
+    options: Option<&PaimonCleanupRunOptions>,
+    io_concurrency: u32,
+) -> RunControl {
+    let settings = options
+        .map(PaimonCleanupRunOptions::settings)
+        .unwrap_or_default();
+    let progress = settings.progress.map(|callback| {
+        // Serializes the calls of one operation.
+        let serial = Arc::new(Mutex::new(()));
+        let progress: ProgressFn = Arc::new(move |phase: &str, done, total, bytes| {
+            let _guard = serial.lock().unwrap_or_else(PoisonError::into_inner);
+            let phase = CString::new(phase.replace('\0', "\u{FFFD}")).unwrap_or_default();
+            callback.call(&phase, done, total, bytes);
+        });
+        progress
+    });
+    RunControl {
+        cancel: settings.cancel.unwrap_or_default(),
+        progress,
+        io_concurrency: io_concurrency.max(1) as usize,
+        fail_after_deletes: None,
+    }
+}
+
+/// Creates an untriggered cancellation token.
+///
+/// Ownership: on success `*out` receives a new token owned by the caller, released with
+/// `paimon_cleanup_cancel_token_free`; on failure `*out` is left untouched.
+/// Thread-safety: may be called from any thread.
+/// Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+/// success and to a new error object on failure.
+///
+/// # Safety
+/// `out` and `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_cancel_token_new(
+    out: *mut *mut PaimonCleanupCancelToken,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_cancel_token_new";
+    let body = || -> Result<(), FfiError> {
+        let out = out_arg(out, F, "out")?;
+        let token = Box::new(PaimonCleanupCancelToken {
+            token: CancelToken::new(),
+        });
+        // SAFETY: `out` is non-NULL and writable.
+        unsafe { out.write(Box::into_raw(token)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Requests cancellation: every operation whose run options carry this token stops at its next
+/// check (before each step and each batch of deletions) and returns `PAIMON_CLEANUP_STATUS_CANCELLED`.
+/// An operation started after the token was cancelled returns `CANCELLED` at once, before it
+/// reads or changes anything. Files already deleted by a cancelled run stay deleted; the table is
+/// left in a consistent state (deletions run in crash-safe order) and a later run finishes the
+/// work. Calling it again has no further effect. NULL is accepted and ignored.
+///
+/// Thread-safety: may be called from any thread at any time, including from a progress callback,
+/// while operations watch the token.
+///
+/// # Safety
+/// `token` must be NULL or a live token.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_cancel_token_cancel(
+    token: *const PaimonCleanupCancelToken,
+) {
+    boundary_infallible((), || {
+        // SAFETY: NULL or live (caller's guarantee).
+        if let Some(token) = unsafe { token.as_ref() } {
+            token.token.cancel();
+        }
+    })
+}
+
+/// Returns true once `paimon_cleanup_cancel_token_cancel` has been called on the token; false
+/// for a NULL token.
+///
+/// Thread-safety: may be called from any thread at any time.
+///
+/// # Safety
+/// `token` must be NULL or a live token.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_cancel_token_is_cancelled(
+    token: *const PaimonCleanupCancelToken,
+) -> bool {
+    boundary_infallible(false, || {
+        // SAFETY: NULL or live (caller's guarantee).
+        unsafe { token.as_ref() }.is_some_and(|t| t.token.is_cancelled())
+    })
+}
+
+/// Frees a cancellation token. NULL is accepted and ignored.
+///
+/// Run options the token was attached to keep their own reference to the flag, so freeing the
+/// token does not disturb them or the operations using them; it only means nobody can cancel them
+/// through this handle any more.
+/// Ownership: takes back ownership of `token`. Free each token exactly once.
+/// Thread-safety: may be called from any thread, but not concurrently with another use of the
+/// same token handle.
+///
+/// # Safety
+/// `token` must be NULL or a pointer from `paimon_cleanup_cancel_token_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_cancel_token_free(token: *mut PaimonCleanupCancelToken) {
+    boundary_infallible((), || {
+        if !token.is_null() {
+            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_cancel_token_new`.
+            drop(unsafe { Box::from_raw(token) });
+        }
+    })
+}
+
+/// Creates run options with no progress callback and no cancellation token.
+///
+/// Ownership: on success `*out` receives new run options owned by the caller, released with
+/// `paimon_cleanup_run_options_free`; on failure `*out` is left untouched.
+/// Thread-safety: may be called from any thread.
+/// Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+/// success and to a new error object on failure.
+///
+/// # Safety
+/// `out` and `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_run_options_new(
+    out: *mut *mut PaimonCleanupRunOptions,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_run_options_new";
+    let body = || -> Result<(), FfiError> {
+        let out = out_arg(out, F, "out")?;
+        let options = Box::new(PaimonCleanupRunOptions {
+            settings: Mutex::new(RunSettings::default()),
+        });
+        // SAFETY: `out` is non-NULL and writable.
+        unsafe { out.write(Box::into_raw(options)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Sets (or, with `callback` NULL, removes) the progress callback of operations run with these
+/// options. See `PaimonCleanupProgressFn` for when and on which threads it is called.
+///
+/// `user_data` is passed back unchanged to every call; the library never reads, writes or frees
+/// it. It must stay valid, and usable from the library's threads, until every operation started
+/// with these options has returned (the callback is never called after that).
+/// Ownership: `options` stays owned by the caller.
+/// Thread-safety: may be called while other threads run operations with the same options; those
+/// keep the callback they started with.
+/// Errors: `NULL_POINTER` if `options` is NULL.
+///
+/// # Safety
+/// `options` must be NULL or live; `callback` must be NULL or a function with the signature of
+/// `PaimonCleanupProgressFn` that follows its thread rules; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_run_options_set_progress(
+    options: *mut PaimonCleanupRunOptions,
+    callback: PaimonCleanupProgressFn,
+    user_data: *mut c_void,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_run_options_set_progress";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let options = unsafe { handle_ref(options.cast_const(), F, "options") }?;
+        options.update(|s| {
+            s.progress = callback.map(|function| CCallback {
+                function,
+                user_data,
+            });
+        });
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Attaches `token` to these options (or, with `token` NULL, detaches the current one).
+/// Operations run with the options stop with `PAIMON_CLEANUP_STATUS_CANCELLED` once the token is
+/// cancelled; see `paimon_cleanup_cancel_token_cancel`.
+///
+/// The options keep their own reference to the token's flag: the token handle may be freed at any
+/// time afterwards (but then can no longer be used to cancel).
+/// Ownership: `options` and `token` stay owned by the caller.
+/// Thread-safety: may be called while other threads run operations with the same options; those
+/// keep the token they started with.
+/// Errors: `NULL_POINTER` if `options` is NULL.
+///
+/// # Safety
+/// `options` must be NULL or live; `token` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_run_options_set_cancel_token(
+    options: *mut PaimonCleanupRunOptions,
+    token: *const PaimonCleanupCancelToken,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_run_options_set_cancel_token";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let options = unsafe { handle_ref(options.cast_const(), F, "options") }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let token = unsafe { token.as_ref() }.map(|t| t.token.clone());
+        options.update(|s| s.cancel = token);
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Frees run options. NULL is accepted and ignored.
+///
+/// Every operation using the options must have returned before they are freed.
+/// Ownership: takes back ownership of `options` (not of the attached token or of `user_data`).
+/// Free each run-options handle exactly once.
+/// Thread-safety: may be called from any thread, but not concurrently with any other use of the
+/// same options.
+///
+/// # Safety
+/// `options` must be NULL or a pointer from `paimon_cleanup_run_options_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_run_options_free(options: *mut PaimonCleanupRunOptions) {
+    boundary_infallible((), || {
+        if !options.is_null() {
+            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_run_options_new`.
+            drop(unsafe { Box::from_raw(options) });
+        }
+    })
+}

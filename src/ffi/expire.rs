@@ -1,0 +1,508 @@
+//! Snapshot and changelog expiry: the expire-config handle, `paimon_cleanup_expire_snapshots`
+//! and `paimon_cleanup_expire_changelogs`.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::clean::{expire_changelogs, expire_snapshots, ChangelogExpireConfig, ExpireConfig};
+
+use super::context::PaimonCleanupContext;
+use super::control::PaimonCleanupRunOptions;
+use super::executor::PaimonCleanupExecutor;
+use super::ops::Call;
+use super::report::PaimonCleanupReport;
+use super::status::{
+    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
+};
+use super::util::{handle_ref, out_arg};
+
+/// Settings of a snapshot expiry (`paimon_cleanup_expire_snapshots`) or of a long-lived
+/// changelog expiry (`paimon_cleanup_expire_changelogs`).
+///
+/// Every field starts unset; an unset field takes the table's option (the schema's options,
+/// overridden by the context's options), then Paimon's default. For a changelog expiry the
+/// retention fields fall back to `changelog.num-retained.min/max` and `changelog.time-retained`
+/// first, then to the snapshot options below.
+///
+/// | setter | table option | default | used by |
+/// | --- | --- | --- | --- |
+/// | `_set_retain_min` | `snapshot.num-retained.min` | 10 | both |
+/// | `_set_retain_max` | `snapshot.num-retained.max` | 2147483647 | both |
+/// | `_set_time_retained_ms` / `_set_older_than_ms` | `snapshot.time-retained` | 1 hour | both |
+/// | `_set_max_expires` | `snapshot.expire.limit` | 50 | both |
+/// | `_set_dry_run` | (none) | false | both |
+/// | `_set_clean_empty_dirs` | `snapshot.clean-empty-directories` | false | snapshots |
+/// | `_set_refuse_if_tags_pin` | (none) | false | snapshots |
+/// | `_set_delete_all_changelogs` | (none) | false | changelogs |
+///
+/// Created by `paimon_cleanup_expire_config_new`, owned by the caller, released with
+/// `paimon_cleanup_expire_config_free`. Thread-safe (`Send + Sync`): setters may be called while
+/// other threads run operations with the same config; an operation uses the values as they were
+/// when it started.
+pub struct PaimonCleanupExpireConfig {
+    config: Mutex<ExpireSettings>,
+}
+
+/// Everything an expire config holds: the snapshot settings plus the changelog-only ones.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExpireSettings {
+    snapshots: ExpireConfig,
+    delete_all_changelogs: bool,
+}
+
+impl ExpireSettings {
+    /// The settings of a snapshot expiry.
+    pub(crate) fn snapshots(&self) -> ExpireConfig {
+        self.snapshots.clone()
+    }
+
+    /// The settings of a changelog expiry.
+    pub(crate) fn changelogs(&self) -> ChangelogExpireConfig {
+        ChangelogExpireConfig {
+            retention: self.snapshots.retention.clone(),
+            delete_all: self.delete_all_changelogs,
+            dry_run: self.snapshots.dry_run,
+        }
+    }
+}
+
+impl PaimonCleanupExpireConfig {
+    /// A copy of the current settings.
+    pub(crate) fn get(&self) -> ExpireSettings {
+        self.config
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn update(&self, change: impl FnOnce(&mut ExpireSettings)) {
+        change(&mut self.config.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+}
+
+/// Runs a setter body on a checked config handle.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+unsafe fn set(
+    function: &'static str,
+    config: *mut PaimonCleanupExpireConfig,
+    err: *mut *mut PaimonCleanupError,
+    change: impl FnOnce(&mut ExpireConfig) -> Result<(), FfiError>,
+) -> PaimonCleanupStatus {
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set_all(function, config, err, |s| change(&mut s.snapshots)) }
+}
+
+/// Runs a setter body on a checked config handle, with access to every setting.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+unsafe fn set_all(
+    function: &'static str,
+    config: *mut PaimonCleanupExpireConfig,
+    err: *mut *mut PaimonCleanupError,
+    change: impl FnOnce(&mut ExpireSettings) -> Result<(), FfiError>,
+) -> PaimonCleanupStatus {
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { handle_ref(config.cast_const(), function, "config") }?;
+        let mut result = Ok(());
+        config.update(|c| result = change(c));
+        result
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(function, err, body) }
+}
+
+/// `Err(INVALID_ARGUMENT)` unless `value >= min`.
+fn at_least(function: &str, name: &str, value: i64, min: i64) -> Result<i64, FfiError> {
+    if value < min {
+        Err(FfiError::invalid_argument(format!(
+            "{function}: {name} = {value} is out of range (at least {min})"
+        )))
+    } else {
+        Ok(value)
+    }
+}
+
+/// Creates an expire config with every field unset (table options, then Paimon's defaults).
+///
+/// Ownership: on success `*out` receives a new config owned by the caller, released with
+/// `paimon_cleanup_expire_config_free`; on failure `*out` is left untouched.
+/// Thread-safety: may be called from any thread.
+/// Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+/// success and to a new error object on failure.
+///
+/// # Safety
+/// `out` and `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_new(
+    out: *mut *mut PaimonCleanupExpireConfig,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_new";
+    let body = || -> Result<(), FfiError> {
+        let out = out_arg(out, F, "out")?;
+        let config = Box::new(PaimonCleanupExpireConfig {
+            config: Mutex::new(ExpireSettings::default()),
+        });
+        // SAFETY: `out` is non-NULL and writable.
+        unsafe { out.write(Box::into_raw(config)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Sets the minimum number of snapshots kept, whatever their age (`snapshot.num-retained.min`).
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_min` < 1 (the
+/// config is then unchanged). Whether it exceeds the maximum is checked when an operation runs.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_min(
+    config: *mut PaimonCleanupExpireConfig,
+    retain_min: i64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_retain_min";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.retention.retain_min = Some(at_least(F, "retain_min", retain_min, 1)?);
+            Ok(())
+        })
+    }
+}
+
+/// Sets the maximum number of snapshots kept, whatever their age (`snapshot.num-retained.max`):
+/// older ones expire even when they are younger than the time retained.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_max` < 1. Whether it
+/// is at least the minimum is checked when an operation runs (`INVALID_ARGUMENT` then).
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_max(
+    config: *mut PaimonCleanupExpireConfig,
+    retain_max: i64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_retain_max";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.retention.retain_max = Some(at_least(F, "retain_max", retain_max, 1)?);
+            Ok(())
+        })
+    }
+}
+
+/// Sets how long snapshots are kept, in milliseconds (`snapshot.time-retained`): snapshots
+/// committed less than `time_retained_ms` before the run starts are kept. 0 means no age
+/// protection (only the minimum count protects).
+///
+/// The cut-off can be given either as this duration or as an absolute time
+/// (`paimon_cleanup_expire_config_set_older_than_ms`); the setter called last wins.
+/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_time_retained_ms(
+    config: *mut PaimonCleanupExpireConfig,
+    time_retained_ms: u64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_time_retained_ms";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.retention.time_retained = Some(Duration::from_millis(time_retained_ms));
+            c.retention.older_than_ms = None;
+            Ok(())
+        })
+    }
+}
+
+/// Sets an absolute cut-off instead of a duration: snapshots committed at or after
+/// `older_than_ms` (milliseconds since the Unix epoch, UTC) are kept.
+///
+/// The setter called last of this one and `paimon_cleanup_expire_config_set_time_retained_ms`
+/// wins. A cut-off in the future is refused when the operation runs (`INVALID_ARGUMENT`), so that
+/// a clock or unit mistake cannot expire everything.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `older_than_ms` < 0.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_older_than_ms(
+    config: *mut PaimonCleanupExpireConfig,
+    older_than_ms: i64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_older_than_ms";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.retention.older_than_ms = Some(at_least(F, "older_than_ms", older_than_ms, 0)?);
+            c.retention.time_retained = None;
+            Ok(())
+        })
+    }
+}
+
+/// Sets the maximum number of snapshots one run expires (`snapshot.expire.limit`); a later run
+/// continues where this one stopped.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` < 1.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_max_expires(
+    config: *mut PaimonCleanupExpireConfig,
+    max_expires: i64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_max_expires";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.retention.limit = Some(at_least(F, "max_expires", max_expires, 1)?);
+            Ok(())
+        })
+    }
+}
+
+/// Sets whether bucket and partition directories left empty by the run are removed
+/// (`snapshot.clean-empty-directories`). Never above the table's data root; never in a dry run.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_clean_empty_dirs(
+    config: *mut PaimonCleanupExpireConfig,
+    clean_empty_dirs: bool,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_clean_empty_dirs";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.clean_empty_dirs = Some(clean_empty_dirs);
+            Ok(())
+        })
+    }
+}
+
+/// Sets dry-run mode: the run computes everything and reports what it would delete (counts and
+/// the path listing) but changes nothing at all, not even hint files.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_dry_run(
+    config: *mut PaimonCleanupExpireConfig,
+    dry_run: bool,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_dry_run";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.dry_run = dry_run;
+            Ok(())
+        })
+    }
+}
+
+/// Sets whether the run refuses to start (`CONFLICT`, naming the tags, nothing deleted) when a
+/// tag pins a snapshot that would otherwise expire. When false (the default, as in Paimon) the
+/// snapshot expires and the tag keeps the files it needs.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_refuse_if_tags_pin(
+    config: *mut PaimonCleanupExpireConfig,
+    refuse: bool,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_refuse_if_tags_pin";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.refuse_if_tags_pin_expired = refuse;
+            Ok(())
+        })
+    }
+}
+
+/// Sets whether a changelog expiry removes every long-lived changelog older than the earliest
+/// snapshot, whatever the retention (for a table whose changelog lifecycle was decoupled and no
+/// longer is). Refused with `CONFLICT` when a changelog is not older than the earliest snapshot.
+/// Ignored by snapshot expiry.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Thread-safety: see `PaimonCleanupExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_set_delete_all_changelogs(
+    config: *mut PaimonCleanupExpireConfig,
+    delete_all: bool,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_config_set_delete_all_changelogs";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set_all(F, config, err, |s| {
+            s.delete_all_changelogs = delete_all;
+            Ok(())
+        })
+    }
+}
+
+/// Frees an expire config. NULL is accepted and ignored.
+///
+/// Operations that already started with the config are not affected (they copied it).
+/// Ownership: takes back ownership of `config`. Free each config exactly once.
+/// Thread-safety: may be called from any thread, but not concurrently with any other use of the
+/// same config.
+///
+/// # Safety
+/// `config` must be NULL or a pointer from `paimon_cleanup_expire_config_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_config_free(config: *mut PaimonCleanupExpireConfig) {
+    boundary_infallible((), || {
+        if !config.is_null() {
+            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_expire_config_new`.
+            drop(unsafe { Box::from_raw(config) });
+        }
+    })
+}
+
+/// Expires old snapshots of the table's main branch and deletes every file only they referenced
+/// (data, changelog, manifest, manifest-list, index and statistics files, then the snapshot
+/// files), in crash-safe order. A file still needed by a retained snapshot, a tag, a branch, a
+/// long-lived changelog or a consumer is never deleted.
+///
+/// `config`: required; unset fields take the table's options (see `PaimonCleanupExpireConfig`).
+/// `run_options`: may be NULL (no progress callback, no cancellation).
+/// Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+///
+/// Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+/// (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_SNAPSHOTS`), owned by the caller and released with
+/// `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+/// Thread-safety: any number of host threads may call it at once with the same executor and
+/// configs; two runs on the same table at once are safe for the table but the second may find
+/// files already gone (they are then not counted).
+/// Errors: `NULL_POINTER` if `context`, `executor`, `config` or `out` is NULL; `INVALID_ARGUMENT`
+/// for an invalid combination of settings (retain max < retain min, a cut-off in the future, a bad
+/// table option) or when called from a thread running an async runtime; `NOT_FOUND` if the table
+/// does not exist; `CANCELLED` when the run options' token is cancelled (before the call: nothing
+/// is read or deleted); `CONFLICT` when `refuse_if_tags_pin` is set and a tag pins an expiring
+/// snapshot, or when the snapshot to keep is missing; `MALFORMED`, `STORAGE`, `PATH_REFUSED`,
+/// `UNSUPPORTED` as their names say. Individual failed deletions are not errors: they are listed
+/// in the report. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
+/// object on failure.
+///
+/// # Safety
+/// `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and `err`
+/// must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_snapshots(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    config: *const PaimonCleanupExpireConfig,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_snapshots";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { handle_ref(config, F, "config") }?
+            .get()
+            .snapshots();
+        let report =
+            call.run(
+                |table, control| async move { expire_snapshots(&table, &config, &control).await },
+            )?;
+        call.deliver(PaimonCleanupReport::from_expire_snapshots(report));
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Expires long-lived changelogs of the table's main branch (tables whose changelog lifecycle is
+/// decoupled from snapshots: `changelog.num-retained.*` / `changelog.time-retained` above the
+/// snapshot values) and deletes the changelog files only they referenced. A file still needed by
+/// a snapshot, a tag, a branch or a retained changelog is never deleted. On a table without
+/// long-lived changelogs it succeeds with nothing expired.
+///
+/// `config`: required; retention fields unset take `changelog.*`, then the snapshot options (see
+/// `PaimonCleanupExpireConfig`); `_set_delete_all_changelogs` removes every changelog older than
+/// the earliest snapshot. `run_options`: may be NULL.
+/// Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+///
+/// Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+/// (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_CHANGELOGS`), owned by the caller and released with
+/// `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+/// Thread-safety: as `paimon_cleanup_expire_snapshots`.
+/// Errors: as `paimon_cleanup_expire_snapshots`; `CONFLICT` also when delete-all is set and a
+/// changelog is not older than the earliest snapshot. `*err` (when `err` is not NULL) is set to
+/// NULL on success and to a new error object on failure.
+///
+/// # Safety
+/// `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and `err`
+/// must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_changelogs(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    config: *const PaimonCleanupExpireConfig,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_changelogs";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { handle_ref(config, F, "config") }?
+            .get()
+            .changelogs();
+        let report = call.run(|table, control| async move {
+            expire_changelogs(&table, &config, &control).await
+        })?;
+        call.deliver(PaimonCleanupReport::from_expire_changelogs(report));
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}

@@ -1,0 +1,585 @@
+//! Partitions: `paimon_cleanup_drop_partitions` (specs as arrays of key/value arrays) and
+//! `paimon_cleanup_expire_partitions` with its config handle.
+
+use std::collections::BTreeMap;
+use std::os::raw::c_char;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::clean::retention::now_millis;
+use crate::clean::{
+    drop_partitions, expire_partitions, PartitionExpireConfig, PartitionExpireStrategy,
+};
+
+use super::context::PaimonCleanupContext;
+use super::control::PaimonCleanupRunOptions;
+use super::executor::PaimonCleanupExecutor;
+use super::ops::Call;
+use super::report::{PaimonCleanupReport, PaimonCleanupReportKind};
+use super::status::{
+    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
+};
+use super::util::{handle_ref, out_arg, str_arg};
+
+/// Largest number of partition specs (and of fields per spec) one call accepts.
+const MAX_SPECS: usize = 1 << 20;
+
+/// One partition spec for `paimon_cleanup_drop_partitions`: `field_count` key/value pairs given as
+/// two parallel arrays; key `i` goes with value `i`. A partition matches when every given key has
+/// the given value, so a spec naming a prefix of the partition keys (`dt` of `dt, hr`) matches
+/// all partitions below it.
+///
+/// Keys are partition key names (non-empty, unique within a spec). A value is written as in the
+/// partition directory name or in SQL (`2024-01-01`, `10`, `true`); NULL, an empty string or the
+/// table's default partition name (`__DEFAULT_PARTITION__`) stand for a NULL value.
+/// A plain struct the caller fills (no ownership passes; the strings are copied by the call).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct PaimonCleanupPartitionSpec {
+    /// `field_count` NUL-terminated UTF-8 key names.
+    pub keys: *const *const c_char,
+    /// `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value).
+    pub values: *const *const c_char,
+    /// Number of key/value pairs (at least 1).
+    pub field_count: usize,
+}
+
+/// How `paimon_cleanup_expire_partitions` decides that a partition has expired
+/// (`partition.expiration-strategy`). The numbers are stable.
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaimonCleanupPartitionExpireStrategy {
+    /// The time in the partition values (`values-time`, Paimon's default), read with the
+    /// timestamp formatter and pattern.
+    ValuesTime = 0,
+    /// The last time a file was added to the partition (`update-time`).
+    UpdateTime = 1,
+}
+
+/// Reads the caller's specs.
+///
+/// # Safety
+/// `specs` must be NULL or hold `spec_count` readable specs whose arrays hold `field_count`
+/// readable pointers, each NULL or NUL-terminated.
+unsafe fn read_specs(
+    function: &str,
+    specs: *const PaimonCleanupPartitionSpec,
+    spec_count: usize,
+) -> Result<Vec<BTreeMap<String, String>>, FfiError> {
+    if spec_count == 0 {
+        return Err(FfiError::invalid_argument(format!(
+            "{function}: spec_count is 0: give at least one partition"
+        )));
+    }
+    if spec_count > MAX_SPECS {
+        return Err(FfiError::invalid_argument(format!(
+            "{function}: spec_count = {spec_count} is out of range (at most {MAX_SPECS})"
+        )));
+    }
+    if specs.is_null() {
+        return Err(FfiError::null_pointer(function, "specs"));
+    }
+    let mut out = Vec::with_capacity(spec_count);
+    for i in 0..spec_count {
+        // SAFETY: `specs` holds `spec_count` specs (caller's guarantee).
+        let spec = unsafe { specs.add(i).read() };
+        if spec.field_count == 0 {
+            return Err(FfiError::invalid_argument(format!(
+                "{function}: specs[{i}] is empty: it would match every partition; name at least \
+                 one key"
+            )));
+        }
+        if spec.field_count > MAX_SPECS {
+            return Err(FfiError::invalid_argument(format!(
+                "{function}: specs[{i}].field_count = {} is out of range",
+                spec.field_count
+            )));
+        }
+        if spec.keys.is_null() {
+            return Err(FfiError::null_pointer(
+                function,
+                &format!("specs[{i}].keys"),
+            ));
+        }
+        if spec.values.is_null() {
+            return Err(FfiError::null_pointer(
+                function,
+                &format!("specs[{i}].values"),
+            ));
+        }
+        let mut fields = BTreeMap::new();
+        for j in 0..spec.field_count {
+            // SAFETY: both arrays hold `field_count` pointers (caller's guarantee).
+            let key_ptr = unsafe { spec.keys.add(j).read() };
+            // SAFETY: as above.
+            let value_ptr = unsafe { spec.values.add(j).read() };
+            // SAFETY: NULL or NUL-terminated (caller's guarantee).
+            let key = unsafe { str_arg(key_ptr, function, &format!("specs[{i}].keys[{j}]")) }?;
+            let value = if value_ptr.is_null() {
+                ""
+            } else {
+                // SAFETY: NUL-terminated (caller's guarantee).
+                unsafe { str_arg(value_ptr, function, &format!("specs[{i}].values[{j}]")) }?
+            };
+            if key.trim().is_empty() {
+                return Err(FfiError::invalid_argument(format!(
+                    "{function}: specs[{i}].keys[{j}] is empty"
+                )));
+            }
+            if fields
+                .insert(key.trim().to_owned(), value.to_owned())
+                .is_some()
+            {
+                return Err(FfiError::invalid_argument(format!(
+                    "{function}: specs[{i}] names key `{key}` more than once"
+                )));
+            }
+        }
+        out.push(fields);
+    }
+    Ok(out)
+}
+
+/// Drops partitions: one OVERWRITE commit marks every live data file of every partition matching
+/// one of the specs deleted, and removes the partitions' index entries. Nothing is deleted from
+/// storage: the files go when a later snapshot expiry expires the snapshots that still reference
+/// them (so readers of older snapshots keep working). Commits publish the snapshot atomically and
+/// retry on conflict.
+///
+/// `specs`: `spec_count` (at least 1) partition specs (see `PaimonCleanupPartitionSpec`).
+/// `run_options`: may be NULL. The commit user is a fresh UUID and the commit identifier
+/// `INT64_MAX` (a batch commit), as for Paimon's own `drop partition`.
+/// Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+///
+/// Ownership: all arguments stay owned by the caller (the strings are copied). On success `*out`
+/// receives a new report (`PAIMON_CLEANUP_REPORT_KIND_DROP_PARTITIONS`: the partitions dropped,
+/// files / rows / bytes marked deleted, the snapshot committed), owned by the caller and released
+/// with `paimon_cleanup_report_free`; on failure `*out` is left untouched and nothing is
+/// committed.
+/// Thread-safety: any number of host threads may call it at once; concurrent commits to one table
+/// are serialized by the commit protocol.
+/// Errors: `NULL_POINTER` if `context`, `executor`, `specs` (with `spec_count` > 0), `out`, a
+/// spec's arrays or a key is NULL; `INVALID_UTF8`; `INVALID_ARGUMENT` for no spec, an empty spec,
+/// an empty or repeated key, a key that is not a partition key, a value that cannot be of its
+/// key's type, or an unpartitioned table; `UNSUPPORTED` for tables whose manifests are ORC or
+/// Parquet; `CONFLICT` when the commit lost its race too many times; `NOT_FOUND`, `MALFORMED`,
+/// `STORAGE`, `CANCELLED` as their names say. `*err` (when `err` is not NULL) is set to NULL on
+/// success and to a new error object on failure.
+///
+/// # Safety
+/// `context`, `executor` and `run_options` must be NULL or live handles; `specs` must be NULL or
+/// hold `spec_count` readable specs, each with `field_count` readable pointers in `keys` and
+/// `values`, each NULL or NUL-terminated; `out` and `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_drop_partitions(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    specs: *const PaimonCleanupPartitionSpec,
+    spec_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_drop_partitions";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        // SAFETY: forwarded caller guarantee.
+        let specs = unsafe { read_specs(F, specs, spec_count) }?;
+        let report = call.run(|table, control| async move {
+            drop_partitions(&table, &specs, None, None, &control).await
+        })?;
+        call.deliver(PaimonCleanupReport::from_partitions(
+            PaimonCleanupReportKind::DropPartitions,
+            report,
+        ));
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Settings of a partition expiry (`paimon_cleanup_expire_partitions`). Every field starts unset;
+/// an unset field takes the table's option, then Paimon's default:
+///
+/// | setter | table option | default |
+/// | --- | --- | --- |
+/// | `_set_expiration_time_ms` | `partition.expiration-time` | none: required somewhere |
+/// | `_set_strategy` | `partition.expiration-strategy` | values-time |
+/// | `_set_timestamp_formatter` | `partition.timestamp-formatter` | `yyyy-MM-dd` forms |
+/// | `_set_timestamp_pattern` | `partition.timestamp-pattern` | the first key's value |
+/// | `_set_max_expires` | `partition.expiration-max-num` | 100 |
+/// | `_set_batch_size` | `partition.expiration-batch-size` | all in one commit |
+/// | `_set_dry_run` | (none) | false |
+/// | `_set_now_ms` | (none) | the wall clock |
+///
+/// Created by `paimon_cleanup_partition_expire_config_new`, owned by the caller, released with
+/// `paimon_cleanup_partition_expire_config_free`. Thread-safe (`Send + Sync`): setters may be
+/// called while other threads run with the same config; a run uses the values as they were when
+/// it started.
+pub struct PaimonCleanupPartitionExpireConfig {
+    config: Mutex<PartitionExpireConfig>,
+}
+
+impl PaimonCleanupPartitionExpireConfig {
+    fn get(&self) -> PartitionExpireConfig {
+        self.config
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+/// Runs a setter body on a checked config handle.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+unsafe fn set(
+    function: &'static str,
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    err: *mut *mut PaimonCleanupError,
+    change: impl FnOnce(&mut PartitionExpireConfig) -> Result<(), FfiError>,
+) -> PaimonCleanupStatus {
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { handle_ref(config.cast_const(), function, "config") }?;
+        change(&mut config.config.lock().unwrap_or_else(PoisonError::into_inner))
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(function, err, body) }
+}
+
+/// `value` as a positive count, or `INVALID_ARGUMENT`.
+fn positive(function: &str, name: &str, value: u64) -> Result<usize, FfiError> {
+    match usize::try_from(value) {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(FfiError::invalid_argument(format!(
+            "{function}: {name} = {value} is out of range (at least 1)"
+        ))),
+    }
+}
+
+/// Creates a partition-expire config with every field unset (table options, then defaults).
+///
+/// Ownership: on success `*out` receives a new config owned by the caller, released with
+/// `paimon_cleanup_partition_expire_config_free`; on failure `*out` is left untouched.
+/// Thread-safety: may be called from any thread.
+/// Errors: `NULL_POINTER` if `out` is NULL. `*err` (when `err` is not NULL) is set to NULL on
+/// success and to a new error object on failure.
+///
+/// # Safety
+/// `out` and `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_new(
+    out: *mut *mut PaimonCleanupPartitionExpireConfig,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_new";
+    let body = || -> Result<(), FfiError> {
+        let out = out_arg(out, F, "out")?;
+        let config = Box::new(PaimonCleanupPartitionExpireConfig {
+            config: Mutex::new(PartitionExpireConfig::default()),
+        });
+        // SAFETY: `out` is non-NULL and writable.
+        unsafe { out.write(Box::into_raw(config)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Sets the expiration time in milliseconds (`partition.expiration-time`): a partition whose time
+/// (by the strategy) is older than now minus this expires.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `expiration_time_ms` is 0.
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_expiration_time_ms(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    expiration_time_ms: u64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_expiration_time_ms";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            positive(F, "expiration_time_ms", expiration_time_ms)?;
+            c.expiration_time = Some(Duration::from_millis(expiration_time_ms));
+            Ok(())
+        })
+    }
+}
+
+/// Sets the strategy (`strategy`: a `PaimonCleanupPartitionExpireStrategy` value).
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` for an unknown value.
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_strategy(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    strategy: i32,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_strategy";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.strategy = Some(match strategy {
+                s if s == PaimonCleanupPartitionExpireStrategy::ValuesTime as i32 => {
+                    PartitionExpireStrategy::ValuesTime
+                }
+                s if s == PaimonCleanupPartitionExpireStrategy::UpdateTime as i32 => {
+                    PartitionExpireStrategy::UpdateTime
+                }
+                other => {
+                    return Err(FfiError::invalid_argument(format!(
+                        "{F}: strategy = {other} is not a PaimonCleanupPartitionExpireStrategy"
+                    )))
+                }
+            });
+            Ok(())
+        })
+    }
+}
+
+/// Sets the timestamp formatter (`partition.timestamp-formatter`): a Java `DateTimeFormatter`
+/// pattern such as `yyyyMMdd` for reading the partition time of the values-time strategy. NULL
+/// restores the table's option.
+///
+/// Ownership: the string is copied.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_UTF8`. A pattern the library cannot use
+/// is reported when the run starts (`INVALID_ARGUMENT`).
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `formatter` NULL or NUL-terminated; `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_timestamp_formatter(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    formatter: *const c_char,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_timestamp_formatter";
+    let change = |c: &mut PartitionExpireConfig| {
+        c.timestamp_formatter = if formatter.is_null() {
+            None
+        } else {
+            // SAFETY: NUL-terminated (caller's guarantee).
+            Some(unsafe { str_arg(formatter, F, "formatter") }?.to_owned())
+        };
+        Ok(())
+    };
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set(F, config, err, change) }
+}
+
+/// Sets the timestamp pattern (`partition.timestamp-pattern`): how the partition time string is
+/// built from the keys, e.g. `$dt $hr:00:00`. NULL restores the table's option.
+///
+/// Ownership: the string is copied.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_UTF8`. A pattern the library cannot use
+/// is reported when the run starts (`INVALID_ARGUMENT`).
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `pattern` NULL or NUL-terminated; `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_timestamp_pattern(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    pattern: *const c_char,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_timestamp_pattern";
+    let change = |c: &mut PartitionExpireConfig| {
+        c.timestamp_pattern = if pattern.is_null() {
+            None
+        } else {
+            // SAFETY: NUL-terminated (caller's guarantee).
+            Some(unsafe { str_arg(pattern, F, "pattern") }?.to_owned())
+        };
+        Ok(())
+    };
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set(F, config, err, change) }
+}
+
+/// Sets the maximum number of partitions one run expires (`partition.expiration-max-num`).
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is 0.
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_max_expires(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    max_expires: u64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_max_expires";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.max_expires = Some(positive(F, "max_expires", max_expires)?);
+            Ok(())
+        })
+    }
+}
+
+/// Sets how many partitions go into one commit (`partition.expiration-batch-size`); by default
+/// all expired partitions are dropped in one commit.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `batch_size` is 0.
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_batch_size(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    batch_size: u64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_batch_size";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.batch_size = Some(positive(F, "batch_size", batch_size)?);
+            Ok(())
+        })
+    }
+}
+
+/// Sets dry-run mode: the run selects and reports the partitions it would drop and the files it
+/// would mark deleted, and commits nothing.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_dry_run(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    dry_run: bool,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_dry_run";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            c.dry_run = dry_run;
+            Ok(())
+        })
+    }
+}
+
+/// Sets the time expiry is measured from (milliseconds since the Unix epoch) instead of the wall
+/// clock, e.g. to replay a schedule. It may not be in the future, so a clock or unit mistake
+/// cannot expire recent partitions.
+///
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `now_ms` is negative or
+/// later than the wall clock.
+/// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_now_ms(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+    now_ms: i64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_partition_expire_config_set_now_ms";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |c| {
+            let wall = now_millis();
+            if now_ms < 0 || now_ms > wall {
+                return Err(FfiError::invalid_argument(format!(
+                    "{F}: now_ms = {now_ms} is out of range (0..={wall}, the current time)"
+                )));
+            }
+            c.now_millis = Some(now_ms);
+            Ok(())
+        })
+    }
+}
+
+/// Frees a partition-expire config. NULL is accepted and ignored.
+///
+/// Ownership: takes back ownership of `config`. Free each config exactly once.
+/// Thread-safety: may be called from any thread, but not concurrently with any other use of the
+/// same config.
+///
+/// # Safety
+/// `config` must be NULL or a pointer from `paimon_cleanup_partition_expire_config_new` not yet
+/// freed.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_free(
+    config: *mut PaimonCleanupPartitionExpireConfig,
+) {
+    boundary_infallible((), || {
+        if !config.is_null() {
+            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_partition_expire_config_new`.
+            drop(unsafe { Box::from_raw(config) });
+        }
+    })
+}
+
+/// Expires partitions: finds the partitions older than the expiration time (by the values in the
+/// partition or by their last update) and drops them as `paimon_cleanup_drop_partitions` does
+/// (OVERWRITE commits marking their files deleted; the files go with a later snapshot expiry).
+///
+/// `config`: may be NULL (every setting from the table's options; `partition.expiration-time`
+/// must then be set). `run_options`: may be NULL.
+/// Blocks the calling thread until done; the work runs on `executor` with its I/O concurrency.
+///
+/// Ownership: all arguments stay owned by the caller. On success `*out` receives a new report
+/// (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_PARTITIONS`: the partitions, files / rows / bytes marked
+/// deleted, the snapshots committed), owned by the caller and released with
+/// `paimon_cleanup_report_free`; on failure `*out` is left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER` if `context`, `executor` or `out` is NULL; `INVALID_ARGUMENT` when no
+/// expiration time is set anywhere, for an unknown strategy or formatter, or an unpartitioned
+/// table; otherwise as `paimon_cleanup_drop_partitions`. `*err` (when `err` is not NULL) is set to
+/// NULL on success and to a new error object on failure.
+///
+/// # Safety
+/// `context`, `executor`, `config` and `run_options` must be NULL or live handles; `out` and
+/// `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expire_partitions(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    config: *const PaimonCleanupPartitionExpireConfig,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expire_partitions";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { config.as_ref() }
+            .map(PaimonCleanupPartitionExpireConfig::get)
+            .unwrap_or_default();
+        let report = call.run(|table, control| async move {
+            expire_partitions(&table, &config, &control).await
+        })?;
+        call.deliver(PaimonCleanupReport::from_partitions(
+            PaimonCleanupReportKind::ExpirePartitions,
+            report,
+        ));
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
