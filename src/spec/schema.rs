@@ -125,7 +125,13 @@ mod tests {
         let s = TableSchema::parse(json.as_bytes(), "schema-1").unwrap();
         assert_eq!(s.partition_fields()[0].data_type, DataType::String);
         assert_eq!(s.options["bucket"], "2");
-        assert_eq!(s.options["file.format"], "orc");
+        assert!(
+            !s.options.contains_key("file.format"),
+            "version 3 has no compat default"
+        );
+        let old = TableSchema::parse(br#"{"id":0,"fields":[],"options":{}}"#, "schema-0").unwrap();
+        assert_eq!(old.options["file.format"], "orc");
+        assert_eq!(old.options["bucket"], "1");
         assert!(TableSchema::parse(b"[]", "schema-0").is_err());
     }
 }
