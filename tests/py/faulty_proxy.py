@@ -118,6 +118,12 @@ def make_handler(state):
         def log_message(self, *a):
             pass
 
+        def setup(self):
+            super().setup()
+            # Headers and body go out in separate writes: without TCP_NODELAY each answer on
+            # a kept-alive connection can wait for a delayed ACK (40 ms).
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def _body(self):
             n = self.headers.get("Content-Length")
             if n is not None:

@@ -20,6 +20,7 @@ into the venv by scripts/setup-python.sh), in memory, on 127.0.0.1.
 
 import argparse
 import os
+import socket
 import sys
 import threading
 import urllib.request
@@ -56,6 +57,12 @@ def main():
         return app(environ, start_response)
 
     class Handler(MotoRequestHandler):
+        def setup(self):
+            super().setup()
+            # The server writes headers and body separately: without TCP_NODELAY each answer
+            # on a kept-alive connection can wait for a delayed ACK (40 ms).
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
         def log_request(self, *a, **k):
             if args.verbose:
                 super().log_request(*a, **k)
