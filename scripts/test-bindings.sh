@@ -48,6 +48,7 @@ fi
 # Go: the standard library only; never download modules or toolchains.
 export GOFLAGS="-mod=mod" GOPROXY=off GOTOOLCHAIN=local GOTELEMETRY=off
 export GOCACHE="${GOCACHE:-$ROOT/target/go-cache}"
+if [ -z "${HOME:-}" ]; then export GOPATH="${GOPATH:-$ROOT/target/go-path}"; fi
 
 BUILD_DIR="${PAIMON_CLEANUP_BUILD_DIR:-$ROOT/build/c-abi}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
@@ -139,8 +140,11 @@ installed_go() {
   local pc
   pc="$(find "$PREFIX" -name paimon_cleanup.pc -print -quit)"
   [ -n "$pc" ] || { echo "paimon_cleanup.pc not installed" >&2; return 1; }
+  # A fresh build cache: Go 1.19 does not key cached cgo packages on pkg-config's output, so a
+  # package cached for an earlier (since deleted) temp prefix would link against that path.
   (cd "$ROOT/bindings/go" &&
-    PKG_CONFIG_PATH="$(dirname "$pc")" go test -count=1 -tags paimon_cleanup_pkgconfig \
+    GOCACHE="$WORK/go-cache-installed" PKG_CONFIG_PATH="$(dirname "$pc")" \
+      go test -count=1 -tags paimon_cleanup_pkgconfig \
       -c -o "$WORK/go-pkgconfig.test" . &&
     LD_LIBRARY_PATH="$(dirname "$(dirname "$pc")")" "$WORK/go-pkgconfig.test" \
       -test.run '^(TestVersion|TestHandlesAndArgumentErrors)$')

@@ -36,13 +36,13 @@ namespace {
 int failures = 0;
 int checks = 0;
 
-#define CHECK(cond)                                                                     \
-    do {                                                                                \
-        checks++;                                                                       \
-        if (!(cond)) {                                                                  \
-            failures++;                                                                 \
-            std::fprintf(stderr, "FAIL %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #cond); \
-        }                                                                               \
+#define CHECK(...)                                                                            \
+    do {                                                                                      \
+        checks++;                                                                             \
+        if (!(__VA_ARGS__)) {                                                                 \
+            failures++;                                                                       \
+            std::fprintf(stderr, "FAIL %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #__VA_ARGS__); \
+        }                                                                                     \
     } while (0)
 
 /** Runs `f`, which must throw pc::Error with `expected`. */
@@ -254,6 +254,74 @@ void test_fixture(const std::string &fixtures) {
     pc::Result<pc::Report> res = ctx_c.try_expire_snapshots(exec, expire_all(true), throwing);
     CHECK(!res && res.status() == pc::Status::Cancelled);
     CHECK(res.message().find("stop requested by the host") != std::string::npos);
+
+    // Orphan files: dry run, a veto keeping one file, a throwing veto keeping everything.
+    fs::path d = copy_table(fixtures, rel, tmp, "d");
+    auto plant = [&](const char *name, size_t size) {
+        fs::path p = d / name;
+        FILE *f = std::fopen(p.c_str(), "wb");
+        CHECK(f != nullptr);
+        if (f == nullptr) return;
+        std::fwrite(std::string(size, '0').data(), 1, size, f);
+        std::fclose(f);
+        fs::last_write_time(p, fs::last_write_time(p) - std::chrono::hours(72));
+    };
+    plant("f1=10/bucket-0/data-planted-orphan-0.parquet", 20);
+    plant("manifest/manifest-planted-orphan-0", 10);
+    pc::Context ctx_d(d.string());
+    pc::OrphanConfig orphan_dry;
+    orphan_dry.dry_run(true);
+    pc::Report od = ctx_d.remove_orphan_files(exec, orphan_dry);
+    CHECK(od.kind() == pc::ReportKind::RemoveOrphanFiles && od.dry_run() && od.total_files() == 2);
+    CHECK(od.candidates() == 2 && od.cutoff_ms() > 0 && !od.json().empty());
+    pc::OrphanConfig throwing_veto;
+    throwing_veto.veto([](std::string_view) -> bool { throw std::runtime_error("veto failed"); });
+    pc::Report ot = ctx_d.remove_orphan_files(exec, throwing_veto);
+    CHECK(ot.total_files() == 0 && ot.vetoed() == 2);  // an exception keeps the file
+    std::vector<std::string> asked;
+    pc::OrphanConfig veto;
+    veto.veto([&](std::string_view path) {
+        asked.emplace_back(path);
+        return path.substr(0, 6) == "f1=10/";
+    });
+    pc::Report ov = ctx_d.remove_orphan_files(exec, veto);
+    CHECK(ov.vetoed() == 1 && ov.total_files() == 1 && ov.files(pc::FileClass::Manifest) == 1);
+    CHECK(asked.size() == 2);
+    CHECK(!fs::exists(d / "manifest/manifest-planted-orphan-0"));
+    CHECK(fs::exists(d / "f1=10/bucket-0/data-planted-orphan-0.parquet"));
+    pc::OrphanConfig recent;
+    recent.older_than(std::chrono::system_clock::now());
+    pc::Result<pc::Report> refused = ctx_d.try_remove_orphan_files(exec, recent);
+    CHECK(!refused && refused.status() == pc::Status::InvalidArgument);
+
+    // Partitions: an unknown key is refused, a drop commits, the files stay.
+    pc::TableSummary before_d = ctx_d.summary(exec);
+    pc::Result<pc::Report> bad_drop = ctx_d.try_drop_partitions(exec, {{{"nope", "1"}}});
+    CHECK(!bad_drop && bad_drop.status() == pc::Status::InvalidArgument);
+    pc::Report dp = ctx_d.drop_partitions(exec, {{{"f1", "20"}}});
+    CHECK(dp.kind() == pc::ReportKind::DropPartitions);
+    CHECK(dp.names() == std::vector<std::string>{"f1=20"});
+    CHECK(dp.partitions().size() == 1 && dp.partitions()[0] == pc::PartitionValues{{"f1", "20"}});
+    CHECK(dp.files_marked_deleted() > 0 && dp.total_files() == 0);
+    CHECK(dp.committed_snapshot_ids() == std::vector<int64_t>{before_d.latest_snapshot_id + 1});
+    CHECK(fs::exists(d / "f1=20"));
+    pc::PartitionExpireConfig no_time;
+    pc::Result<pc::Report> pe = ctx_d.try_expire_partitions(exec, no_time);
+    CHECK(!pe && pe.status() == pc::Status::InvalidArgument);  // no expiration time anywhere
+
+    // Tags, consumers, maintain.
+    pc::Report dt = ctx_d.delete_tag(exec, "no-such-tag");
+    CHECK(dt.kind() == pc::ReportKind::DeleteTag && dt.missing() == std::vector<std::string>{"no-such-tag"});
+    pc::Report et = ctx_d.expire_tags(exec, 0, true);
+    CHECK(et.kind() == pc::ReportKind::ExpireTags && et.expired_count() == 0);
+    pc::Report ec = ctx_d.expire_consumers(exec, std::chrono::hours(1), true);
+    CHECK(ec.kind() == pc::ReportKind::ExpireConsumers);
+    pc::MaintainConfig maintain_dry;
+    maintain_dry.dry_run(true);
+    pc::Report mt = ctx_d.maintain(exec, maintain_dry);
+    CHECK(mt.kind() == pc::ReportKind::Maintain && mt.dry_run());
+    for (const pc::ReportView &step : mt.steps()) std::printf("  maintain step %s\n", step.kind_name());
+    CHECK(!mt.steps().empty());
 
     // Executors and contexts are shared by threads.
     std::atomic<int> ok{0};

@@ -30,6 +30,9 @@ func paimonCleanupGoProgress(userData unsafe.Pointer, phase *C.char, done, total
 			run.recordPanic(v)
 		}
 	}()
+	// A context cancelled by the callback itself (or just before) stops the run at its next
+	// check, without waiting for the watching goroutine to be scheduled.
+	defer run.cancelIfDone()
 	run.progress(Progress{
 		Phase: C.GoString(phase),
 		Done:  uint64(done),
@@ -50,5 +53,6 @@ func paimonCleanupGoVeto(userData unsafe.Pointer, path *C.char) (keep C.bool) {
 			keep = true
 		}
 	}()
+	defer call.run.cancelIfDone()
 	return C.bool(call.veto(C.GoString(path)))
 }

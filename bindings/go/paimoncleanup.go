@@ -19,8 +19,9 @@
 //
 // Threads and cancellation: Executor and Context are safe for concurrent use by many goroutines.
 // Every operation blocks its goroutine (and its OS thread, as every cgo call does) until done.
-// Cancelling the context.Context given to an operation stops it at its next check; it then
-// returns an *Error with StatusCancelled that unwraps to ctx.Err(). Progress and veto callbacks
+// Cancelling the context.Context given to an operation stops it at its next check (at once when
+// the context is cancelled from inside a progress or veto callback); it then returns an *Error
+// with StatusCancelled that unwraps to ctx.Err(). Progress and veto callbacks
 // run on the calling goroutine's thread or on one of the executor's native worker threads (cgo
 // handles this; the Go function runs on a Go stack either way); calls of one operation never
 // overlap. A callback that panics stops the operation, and the panic is re-raised in the
@@ -440,6 +441,13 @@ func newRunCall(ctx context.Context, opts *RunOptions, needToken bool) (*runCall
 		}()
 	}
 	return r, nil
+}
+
+// cancelIfDone cancels the run's native token when its context is done.
+func (r *runCall) cancelIfDone() {
+	if r.token != nil && r.ctx.Err() != nil {
+		C.paimon_cleanup_cancel_token_cancel(r.token)
+	}
 }
 
 // recordPanic remembers the first panic of a callback and cancels the run.

@@ -376,3 +376,27 @@ func TestConcurrentSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestCallbacksFromNativeThreads(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	started := progressFromNativeThreads(&RunOptions{Progress: func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.Phase == "foreign thread" {
+			calls++
+		}
+	}}, 4, 25)
+	if started != 4 || calls != 100 {
+		t.Fatalf("%d threads, %d calls", started, calls)
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != "from a native thread" {
+				t.Fatalf("recovered %v", v)
+			}
+		}()
+		progressFromNativeThreads(&RunOptions{Progress: func(Progress) { panic("from a native thread") }}, 2, 5)
+		t.Fatal("no panic")
+	}()
+}

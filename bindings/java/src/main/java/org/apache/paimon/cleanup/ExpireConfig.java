@@ -17,19 +17,28 @@ public final class ExpireConfig {
     boolean refuseIfTagsPin;
     boolean deleteAllChangelogs;
 
-    /** @param n snapshot.num-retained.min (at least 1) @return this */
+    /**
+     * @param n snapshot.num-retained.min (at least 1)
+     * @return this
+     */
     public ExpireConfig retainMin(long n) {
         retainMin = Long.valueOf(n);
         return this;
     }
 
-    /** @param n snapshot.num-retained.max (at least 1) @return this */
+    /**
+     * @param n snapshot.num-retained.max (at least 1)
+     * @return this
+     */
     public ExpireConfig retainMax(long n) {
         retainMax = Long.valueOf(n);
         return this;
     }
 
-    /** @param ms snapshot.time-retained in milliseconds (0 = no age protection) @return this */
+    /**
+     * @param ms snapshot.time-retained in milliseconds (0 = no age protection)
+     * @return this
+     */
     public ExpireConfig timeRetainedMs(long ms) {
         timeRetainedMs = Long.valueOf(ms);
         olderThanMs = null;
@@ -47,31 +56,46 @@ public final class ExpireConfig {
         return this;
     }
 
-    /** @param n snapshot.expire.limit: at most this many per run (at least 1) @return this */
+    /**
+     * @param n snapshot.expire.limit: at most this many per run (at least 1)
+     * @return this
+     */
     public ExpireConfig maxExpires(long n) {
         maxExpires = Long.valueOf(n);
         return this;
     }
 
-    /** @param on snapshot.clean-empty-directories @return this */
+    /**
+     * @param on snapshot.clean-empty-directories
+     * @return this
+     */
     public ExpireConfig cleanEmptyDirs(boolean on) {
         cleanEmptyDirs = Boolean.valueOf(on);
         return this;
     }
 
-    /** @param on compute and report, change nothing @return this */
+    /**
+     * @param on compute and report, change nothing
+     * @return this
+     */
     public ExpireConfig dryRun(boolean on) {
         dryRun = on;
         return this;
     }
 
-    /** @param on refuse (CONFLICT) when a tag pins a snapshot that would expire @return this */
+    /**
+     * @param on refuse (CONFLICT) when a tag pins a snapshot that would expire
+     * @return this
+     */
     public ExpireConfig refuseIfTagsPin(boolean on) {
         refuseIfTagsPin = on;
         return this;
     }
 
-    /** @param on changelog expiry: remove every changelog older than the earliest snapshot @return this */
+    /**
+     * @param on changelog expiry: remove every changelog older than the earliest snapshot
+     * @return this
+     */
     public ExpireConfig deleteAllChangelogs(boolean on) {
         deleteAllChangelogs = on;
         return this;

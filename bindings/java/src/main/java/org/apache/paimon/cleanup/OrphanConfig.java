@@ -12,13 +12,19 @@ public final class OrphanConfig {
     int deleteConcurrency;
     VetoListener veto;
 
-    /** @param epochMs only files last modified before this may be deleted @return this */
+    /**
+     * @param epochMs only files last modified before this may be deleted
+     * @return this
+     */
     public OrphanConfig olderThanMs(long epochMs) {
         olderThanMs = Long.valueOf(epochMs);
         return this;
     }
 
-    /** @param on list and report, delete nothing @return this */
+    /**
+     * @param on list and report, delete nothing
+     * @return this
+     */
     public OrphanConfig dryRun(boolean on) {
         dryRun = on;
         return this;
@@ -36,19 +42,28 @@ public final class OrphanConfig {
         return this;
     }
 
-    /** @param n directory listings in flight (0 = the executor's I/O concurrency) @return this */
+    /**
+     * @param n directory listings in flight (0 = the executor's I/O concurrency)
+     * @return this
+     */
     public OrphanConfig listConcurrency(int n) {
         listConcurrency = n;
         return this;
     }
 
-    /** @param n deletions in flight (0 = the executor's I/O concurrency) @return this */
+    /**
+     * @param n deletions in flight (0 = the executor's I/O concurrency)
+     * @return this
+     */
     public OrphanConfig deleteConcurrency(int n) {
         deleteConcurrency = n;
         return this;
     }
 
-    /** @param listener asked before each deletion; true keeps the file (null = none) @return this */
+    /**
+     * @param listener asked before each deletion; true keeps the file (null = none)
+     * @return this
+     */
     public OrphanConfig veto(VetoListener listener) {
         veto = listener;
         return this;

@@ -58,7 +58,10 @@ public final class PaimonCleanup {
         return abiVersion0();
     }
 
-    /** @param status a status code @return its name, e.g. {@code "not_found"} ("unknown" if unknown) */
+    /**
+     * @param status a status code
+     * @return its name, e.g. {@code "not_found"} ("unknown" if unknown)
+     */
     public static String statusName(int status) {
         return decode(statusName0(status));
     }
@@ -173,4 +176,7 @@ public final class PaimonCleanup {
     static native byte[] reportJson(long report);
 
     static native void reportFree(long report);
+
+    /** Test hook: calls {@code p} from {@code threads} new native threads, {@code calls} times each. */
+    static native void foreignThreadSelfTest(ProgressListener p, int threads, int calls);
 }

@@ -23,49 +23,73 @@ public final class PartitionExpireConfig {
     boolean dryRun;
     Long nowMs;
 
-    /** @param ms partition.expiration-time in milliseconds (positive) @return this */
+    /**
+     * @param ms partition.expiration-time in milliseconds (positive)
+     * @return this
+     */
     public PartitionExpireConfig expirationTimeMs(long ms) {
         expirationTimeMs = Long.valueOf(ms);
         return this;
     }
 
-    /** @param s partition.expiration-strategy @return this */
+    /**
+     * @param s partition.expiration-strategy
+     * @return this
+     */
     public PartitionExpireConfig strategy(Strategy s) {
         strategy = s;
         return this;
     }
 
-    /** @param pattern partition.timestamp-formatter, e.g. {@code yyyyMMdd} @return this */
+    /**
+     * @param pattern partition.timestamp-formatter, e.g. {@code yyyyMMdd}
+     * @return this
+     */
     public PartitionExpireConfig timestampFormatter(String pattern) {
         timestampFormatter = pattern;
         return this;
     }
 
-    /** @param pattern partition.timestamp-pattern, e.g. {@code $dt $hr:00:00} @return this */
+    /**
+     * @param pattern partition.timestamp-pattern, e.g. {@code $dt $hr:00:00}
+     * @return this
+     */
     public PartitionExpireConfig timestampPattern(String pattern) {
         timestampPattern = pattern;
         return this;
     }
 
-    /** @param n partition.expiration-max-num (positive) @return this */
+    /**
+     * @param n partition.expiration-max-num (positive)
+     * @return this
+     */
     public PartitionExpireConfig maxExpires(long n) {
         maxExpires = Long.valueOf(n);
         return this;
     }
 
-    /** @param n partition.expiration-batch-size (positive) @return this */
+    /**
+     * @param n partition.expiration-batch-size (positive)
+     * @return this
+     */
     public PartitionExpireConfig batchSize(long n) {
         batchSize = Long.valueOf(n);
         return this;
     }
 
-    /** @param on select and report, commit nothing @return this */
+    /**
+     * @param on select and report, commit nothing
+     * @return this
+     */
     public PartitionExpireConfig dryRun(boolean on) {
         dryRun = on;
         return this;
     }
 
-    /** @param epochMs measure expiry from this time instead of the wall clock @return this */
+    /**
+     * @param epochMs measure expiry from this time instead of the wall clock
+     * @return this
+     */
     public PartitionExpireConfig nowMs(long epochMs) {
         nowMs = Long.valueOf(epochMs);
         return this;

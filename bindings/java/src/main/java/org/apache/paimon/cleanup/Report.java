@@ -240,13 +240,19 @@ public final class Report {
         return changelogsWritten;
     }
 
-    /** @param c a file class @return files of that class deleted (dry run: deletable) */
+    /**
+     * @param c a file class
+     * @return files of that class deleted (dry run: deletable)
+     */
     public long files(FileClass c) {
         long[] v = classes.get(c);
         return v == null ? 0 : v[0];
     }
 
-    /** @param c a file class @return bytes of that class deleted (dry run: deletable) */
+    /**
+     * @param c a file class
+     * @return bytes of that class deleted (dry run: deletable)
+     */
     public long bytes(FileClass c) {
         long[] v = classes.get(c);
         return v == null ? 0 : v[1];

@@ -42,7 +42,12 @@ public final class TableContext implements AutoCloseable {
         handle = PaimonCleanup.contextNew(PaimonCleanup.encode(tableUri, "tableUri"), keys, values);
     }
 
-    /** @param tableUri the table directory @see #TableContext(String, Map) */
+    /**
+     * Creates a context without options.
+     *
+     * @param tableUri the table directory
+     * @see #TableContext(String, Map)
+     */
     public TableContext(String tableUri) {
         this(tableUri, null);
     }

@@ -199,6 +199,47 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /** Listener calls from native threads the JVM never saw (as from the executor's workers). */
+    private static void testForeignThreads() throws InterruptedException {
+        System.out.println("foreign threads");
+        final List<String> names = Collections.synchronizedList(new ArrayList<String>());
+        PaimonCleanup.foreignThreadSelfTest(new ProgressListener() {
+            @Override
+            public void onProgress(String phase, long done, long total, long bytes) {
+                names.add(Thread.currentThread().getName() + (Thread.currentThread().isDaemon() ? "/daemon" : ""));
+            }
+        }, 4, 25);
+        check(names.size() == 100, "100 calls from 4 native threads, got " + names.size());
+        check(names.size() > 0 && Collections.frequency(names, "paimon-cleanup-worker/daemon") == names.size(),
+                "attached as daemon threads named paimon-cleanup-worker");
+        // The threads detached when they exited.
+        boolean attached = false;
+        for (int i = 0; i < 50; i++) {
+            attached = false;
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                attached |= t.getName().equals("paimon-cleanup-worker");
+            }
+            if (!attached) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        check(!attached, "native threads detached at exit");
+        checks++;
+        try {
+            PaimonCleanup.foreignThreadSelfTest(new ProgressListener() {
+                @Override
+                public void onProgress(String phase, long done, long total, long bytes) {
+                    throw new Stop();
+                }
+            }, 2, 5);
+            failures++;
+            System.err.println("FAIL: exception from a native thread not rethrown");
+        } catch (Stop expected) {
+            System.out.println("  exception from a native thread rethrown on the caller");
+        }
+    }
+
     /** A listener's own exception type, to check it arrives unchanged. */
     private static final class Stop extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -399,6 +440,7 @@ public final class PaimonCleanupTest {
         Path tmp = Files.createTempDirectory("paimon-cleanup-java");
         try {
             testBasics(tmp);
+            testForeignThreads();
             String env = System.getenv("PAIMON_FIXTURES");
             Path fixtures = env == null || env.isEmpty() ? null : Paths.get(env);
             if (fixtures == null || !Files.isDirectory(fixtures)) {
