@@ -473,6 +473,81 @@ done:
     free(b);
 }
 
+/* Host threads sharing one context, executor, config and run options run dry-run expiries at
+ * once; the shared progress callback sees calls from all of them; every run reports the same. */
+typedef struct {
+    PaimonCleanupContext *ctx;
+    PaimonCleanupExecutor *exec;
+    PaimonCleanupExpireConfig *cfg;
+    PaimonCleanupRunOptions *opts;
+    uint64_t total_files;
+    int status;
+} shared_run;
+
+static void *run_shared(void *arg) {
+    shared_run *run = (shared_run *)arg;
+    PaimonCleanupReport *r = NULL;
+    run->status = paimon_cleanup_expire_snapshots(run->ctx, run->exec, run->cfg, run->opts, &r, NULL);
+    run->total_files = paimon_cleanup_report_total_files(r);
+    paimon_cleanup_report_free(r);
+    return NULL;
+}
+
+static void check_concurrent_dry_runs(const char *fixtures, PaimonCleanupExecutor *exec) {
+    enum { THREADS = 4 };
+    char *tmp = NULL;
+    char *table = tu_copy_fixture_table(fixtures, TABLES[0], &tmp);
+    PaimonCleanupRunOptions *opts = NULL;
+    PaimonCleanupError *err = NULL;
+    progress_state progress;
+    shared_run runs[THREADS];
+    pthread_t threads[THREADS];
+    char *before, *after;
+    int i;
+
+    printf("concurrent dry runs\n");
+    if (table == NULL) {
+        tu_fail(__FILE__, __LINE__, "cannot copy %s", TABLES[0]);
+        return;
+    }
+    progress_init(&progress);
+    CHECK_OK(paimon_cleanup_run_options_new(&opts, &err), err);
+    CHECK_OK(paimon_cleanup_run_options_set_progress(opts, on_progress, &progress, &err), err);
+    runs[0].ctx = make_context(table);
+    runs[0].cfg = make_config(1);
+    before = tu_list_tree(table, 1);
+    for (i = 0; i < THREADS; i++) {
+        runs[i] = runs[0];
+        runs[i].exec = exec;
+        runs[i].opts = opts;
+        runs[i].status = -1;
+        CHECK(pthread_create(&threads[i], NULL, run_shared, &runs[i]) == 0);
+    }
+    for (i = 0; i < THREADS; i++) CHECK(pthread_join(threads[i], NULL) == 0);
+    for (i = 0; i < THREADS; i++) {
+        CHECK_EQ_I64(runs[i].status, PAIMON_CLEANUP_STATUS_OK);
+        CHECK(runs[i].total_files > 0);
+        CHECK_EQ_I64(runs[i].total_files, runs[0].total_files);
+    }
+    CHECK(progress.calls >= THREADS);
+    CHECK_EQ_I64(progress.bad_calls, 0);
+    after = tu_list_tree(table, 1);
+    CHECK_MSG(before != NULL && after != NULL && strcmp(before, after) == 0,
+              "concurrent dry runs changed the table");
+    printf("  %d threads, one context/executor/config/run options: %llu files each, %d progress "
+           "calls, table unchanged\n",
+           THREADS, (unsigned long long)runs[0].total_files, progress.calls);
+    free(before);
+    free(after);
+    paimon_cleanup_expire_config_free(runs[0].cfg);
+    paimon_cleanup_context_free(runs[0].ctx);
+    paimon_cleanup_run_options_free(opts);
+    pthread_mutex_destroy(&progress.lock);
+    tu_remove_tree(tmp);
+    free(tmp);
+    free(table);
+}
+
 /* Argument and setting errors. */
 static void check_errors(const char *fixtures, PaimonCleanupExecutor *exec) {
     char *tmp = NULL;
@@ -611,6 +686,7 @@ int main(void) {
     CHECK_OK(paimon_cleanup_executor_new(2, &exec, &err), err);
     if (exec == NULL) return tu_finish("test_expire");
     for (i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) check_table(fixtures, TABLES[i], exec);
+    check_concurrent_dry_runs(fixtures, exec);
     check_errors(fixtures, exec);
     paimon_cleanup_executor_free(exec);
     return tu_finish("test_expire");

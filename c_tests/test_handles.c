@@ -13,6 +13,15 @@ _Static_assert(sizeof(PaimonCleanupTableSummary) == 64, "PaimonCleanupTableSumma
 _Static_assert(offsetof(PaimonCleanupTableSummary, earliest_snapshot_id) == 8, "layout");
 _Static_assert(offsetof(PaimonCleanupTableSummary, live_file_bytes) == 56, "layout");
 _Static_assert(sizeof(PaimonCleanupStatus) == 4, "status is 32-bit");
+_Static_assert(sizeof(PaimonCleanupFileClass) == 4, "file class is 32-bit");
+_Static_assert(sizeof(PaimonCleanupReportKind) == 4, "report kind is 32-bit");
+/* The partition spec's layout is part of the ABI: three pointer-sized fields. */
+_Static_assert(sizeof(PaimonCleanupPartitionSpec) == 3 * sizeof(void *), "spec size");
+_Static_assert(offsetof(PaimonCleanupPartitionSpec, values) == sizeof(void *), "spec layout");
+_Static_assert(offsetof(PaimonCleanupPartitionSpec, field_count) == 2 * sizeof(void *),
+               "spec layout");
+_Static_assert(PAIMON_CLEANUP_FILE_CLASS_OTHER == PAIMON_CLEANUP_FILE_CLASS_COUNT - 1,
+               "file classes are 0..COUNT-1");
 
 static void test_version(void) {
     CHECK(strcmp(paimon_cleanup_version(), PAIMON_CLEANUP_VERSION) == 0);
@@ -55,6 +64,99 @@ static void test_null_tolerance(void) {
     CHECK(paimon_cleanup_error_message(NULL)[0] == '\0');
     CHECK_EQ_I64(paimon_cleanup_executor_worker_threads(NULL), 0);
     CHECK_EQ_I64(paimon_cleanup_executor_io_concurrency(NULL), 0);
+    paimon_cleanup_expire_config_free(NULL);
+    paimon_cleanup_orphan_config_free(NULL);
+    paimon_cleanup_partition_expire_config_free(NULL);
+    paimon_cleanup_maintain_config_free(NULL);
+    paimon_cleanup_run_options_free(NULL);
+    paimon_cleanup_cancel_token_free(NULL);
+    paimon_cleanup_cancel_token_cancel(NULL);
+    paimon_cleanup_report_free(NULL);
+    CHECK(!paimon_cleanup_cancel_token_is_cancelled(NULL));
+    CHECK_EQ_I64(paimon_cleanup_report_kind(NULL), PAIMON_CLEANUP_REPORT_KIND_NONE);
+    CHECK(paimon_cleanup_report_json(NULL) != NULL && paimon_cleanup_report_json(NULL)[0] == '\0');
+    CHECK(paimon_cleanup_report_step(NULL, 0) == NULL);
+}
+
+/* Every config handle: created, every setter with a good and (where there is one) a bad value,
+ * NULL handles, freed. */
+static void test_config_handles(void) {
+    PaimonCleanupExpireConfig *ec = NULL;
+    PaimonCleanupOrphanConfig *oc = NULL;
+    PaimonCleanupPartitionExpireConfig *pc = NULL;
+    PaimonCleanupMaintainConfig *mc = NULL;
+    PaimonCleanupRunOptions *ro = NULL;
+    PaimonCleanupCancelToken *tok = NULL;
+    PaimonCleanupError *err = NULL;
+
+    CHECK_OK(paimon_cleanup_expire_config_new(&ec, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_retain_min(ec, 1, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_retain_max(ec, 5, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_time_retained_ms(ec, 1000, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_older_than_ms(ec, 1000, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_max_expires(ec, 3, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_clean_empty_dirs(ec, true, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_dry_run(ec, true, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_refuse_if_tags_pin(ec, true, &err), err);
+    CHECK_OK(paimon_cleanup_expire_config_set_delete_all_changelogs(ec, true, &err), err);
+    CHECK_ERROR(paimon_cleanup_expire_config_set_retain_min(ec, 0, &err),
+                PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, err, "retain_min");
+    CHECK_ERROR(paimon_cleanup_expire_config_set_dry_run(NULL, true, &err),
+                PAIMON_CLEANUP_STATUS_NULL_POINTER, err, "config");
+    paimon_cleanup_expire_config_free(ec);
+
+    CHECK_OK(paimon_cleanup_orphan_config_new(&oc, &err), err);
+    CHECK_OK(paimon_cleanup_orphan_config_set_older_than_ms(oc, 1000, &err), err);
+    CHECK_OK(paimon_cleanup_orphan_config_set_dry_run(oc, true, &err), err);
+    CHECK_OK(paimon_cleanup_orphan_config_set_no_writers_running(oc, true, &err), err);
+    CHECK_OK(paimon_cleanup_orphan_config_set_veto(oc, NULL, NULL, &err), err);
+    CHECK_OK(paimon_cleanup_orphan_config_set_list_concurrency(oc, 0, &err), err);
+    CHECK_OK(paimon_cleanup_orphan_config_set_delete_concurrency(oc, 16, &err), err);
+    CHECK_ERROR(paimon_cleanup_orphan_config_set_delete_concurrency(oc, 5000, &err),
+                PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, err, "delete_concurrency");
+    CHECK_ERROR(paimon_cleanup_orphan_config_set_veto(NULL, NULL, NULL, &err),
+                PAIMON_CLEANUP_STATUS_NULL_POINTER, err, "config");
+    paimon_cleanup_orphan_config_free(oc);
+
+    CHECK_OK(paimon_cleanup_partition_expire_config_new(&pc, &err), err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_expiration_time_ms(pc, 1000, &err), err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_strategy(
+                 pc, PAIMON_CLEANUP_PARTITION_EXPIRE_STRATEGY_UPDATE_TIME, &err),
+             err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_timestamp_formatter(pc, "yyyyMMdd", &err),
+             err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_timestamp_formatter(pc, NULL, &err), err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_timestamp_pattern(pc, "$dt", &err), err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_max_expires(pc, 5, &err), err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_batch_size(pc, 2, &err), err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_dry_run(pc, true, &err), err);
+    CHECK_OK(paimon_cleanup_partition_expire_config_set_now_ms(pc, 1000, &err), err);
+    CHECK_ERROR(paimon_cleanup_partition_expire_config_set_expiration_time_ms(pc, 0, &err),
+                PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, err, "expiration_time_ms");
+    CHECK_ERROR(paimon_cleanup_partition_expire_config_set_batch_size(pc, 0, &err),
+                PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, err, "batch_size");
+    CHECK_ERROR(paimon_cleanup_partition_expire_config_set_strategy(pc, -1, &err),
+                PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, err, "strategy");
+    CHECK_ERROR(paimon_cleanup_partition_expire_config_set_timestamp_pattern(pc, "\xff", &err),
+                PAIMON_CLEANUP_STATUS_INVALID_UTF8, err, "pattern");
+    paimon_cleanup_partition_expire_config_free(pc);
+
+    CHECK_OK(paimon_cleanup_maintain_config_new(&mc, &err), err);
+    CHECK_OK(paimon_cleanup_maintain_config_set_dry_run(mc, true, &err), err);
+    paimon_cleanup_maintain_config_free(mc);
+
+    CHECK_OK(paimon_cleanup_run_options_new(&ro, &err), err);
+    CHECK_OK(paimon_cleanup_cancel_token_new(&tok, &err), err);
+    CHECK_OK(paimon_cleanup_run_options_set_cancel_token(ro, tok, &err), err);
+    CHECK_OK(paimon_cleanup_run_options_set_progress(ro, NULL, NULL, &err), err);
+    CHECK(!paimon_cleanup_cancel_token_is_cancelled(tok));
+    paimon_cleanup_cancel_token_cancel(tok);
+    paimon_cleanup_cancel_token_cancel(tok);
+    CHECK(paimon_cleanup_cancel_token_is_cancelled(tok));
+    paimon_cleanup_cancel_token_free(tok);
+    CHECK_ERROR(paimon_cleanup_run_options_set_cancel_token(NULL, NULL, &err),
+                PAIMON_CLEANUP_STATUS_NULL_POINTER, err, "options");
+    paimon_cleanup_run_options_free(ro);
 }
 
 static void test_executors(void) {
@@ -172,6 +274,7 @@ int main(void) {
     test_version();
     test_status_names();
     test_null_tolerance();
+    test_config_handles();
     test_executors();
     test_contexts();
     test_summary_arguments();

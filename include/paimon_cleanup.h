@@ -9,16 +9,19 @@
  *   enumerators are PAIMON_CLEANUP_<NAME>. Nothing else is exported.
  *
  * Handles and ownership
- *   PaimonCleanupExecutor, PaimonCleanupContext and PaimonCleanupError are opaque. The library
- *   creates them (paimon_cleanup_executor_new, paimon_cleanup_context_new, or a failed call
- *   handing out an error) and the caller owns them until it passes them to the matching
- *   paimon_cleanup_<object>_free, exactly once. Every _free accepts NULL.
+ *   Every PaimonCleanup<Object> handle (executor, context, error, the config handles, run
+ *   options, cancel token, report) is opaque. The library creates it (paimon_cleanup_<object>_new,
+ *   a failed call handing out an error, an operation handing out a report) and the caller owns it
+ *   until it passes it to the matching paimon_cleanup_<object>_free, exactly once. Every _free
+ *   accepts NULL. Sub-reports (paimon_cleanup_report_step) belong to their parent report.
  *   Arguments are borrowed for the duration of the call only: the library copies every string
  *   it keeps and never holds a caller pointer after returning. Strings returned by the library
- *   are either static (paimon_cleanup_version, paimon_cleanup_status_name: never free them) or
- *   borrowed from the object they came from (paimon_cleanup_error_message: valid until that
- *   error is freed). Plain structs such as PaimonCleanupTableSummary are allocated by the caller
- *   and hold no pointers.
+ *   are either static (paimon_cleanup_version, paimon_cleanup_status_name, ..._name: never free
+ *   them) or borrowed from the object they came from (paimon_cleanup_error_message, the
+ *   paimon_cleanup_report_* strings: valid until that object is freed). Plain structs
+ *   (PaimonCleanupTableSummary, PaimonCleanupPartitionSpec) are allocated by the caller.
+ *   Configuration grows through setters on opaque config handles, so that fields can be added
+ *   without an ABI break; unset fields take the table's options, then Paimon's defaults.
  *
  * Status codes and errors
  *   Every fallible function returns a PaimonCleanupStatus: PAIMON_CLEANUP_STATUS_OK (0) on
@@ -46,9 +49,23 @@
  *   No panic ever unwinds into the caller.
  *
  * Threads
- *   PaimonCleanupExecutor and PaimonCleanupContext are thread-safe: any number of host threads
- *   may use the same handles at once. Calls block the calling thread until done. A handle must
- *   not be freed while another thread still uses it. Each function documents its own rules.
+ *   Every handle is thread-safe: any number of host threads may use the same handles at once
+ *   (an operation copies a config when it starts; reports and errors are immutable). Calls block
+ *   the calling thread until done. A handle must not be freed while another thread still uses
+ *   it. Each function documents its own rules.
+ *
+ * Callbacks (progress, orphan veto)
+ *   Called on the calling thread or on one of the executor's worker threads, never after the
+ *   operation returned. Calls of one operation never overlap; concurrent operations may call the
+ *   same callback concurrently. user_data is never touched by the library and must stay valid
+ *   until the operations using it have returned. A callback must return quickly, must not throw
+ *   or longjmp across the library, and must not call a blocking operation of this library; it may
+ *   call paimon_cleanup_cancel_token_cancel.
+ *
+ * Cancellation
+ *   paimon_cleanup_cancel_token_cancel works from any thread at any time. An operation started
+ *   with a cancelled token returns CANCELLED before reading anything; a running one stops at its
+ *   next check (each step, each batch of deletions) with CANCELLED, leaving the table consistent.
  *
  * Choosing thread counts
  *   The executor's worker threads (paimon_cleanup_executor_new) decode metadata and drive I/O;

@@ -551,25 +551,34 @@ mod operations {
                 paimon_cleanup_expire_config_new(&mut cfg, &mut err),
                 PaimonCleanupStatus::Ok
             );
-            for (status, needle) in [
+            type Setter = unsafe extern "C" fn(
+                *mut PaimonCleanupExpireConfig,
+                i64,
+                *mut *mut PaimonCleanupError,
+            ) -> PaimonCleanupStatus;
+            let cases: [(Setter, i64, &str); 4] = [
                 (
-                    paimon_cleanup_expire_config_set_retain_min(cfg, 0, &mut err),
+                    paimon_cleanup_expire_config_set_retain_min,
+                    0,
                     "retain_min = 0",
                 ),
+                (paimon_cleanup_expire_config_set_retain_max, 0, "retain_max"),
                 (
-                    paimon_cleanup_expire_config_set_retain_max(cfg, 0, &mut err),
-                    "retain_max",
-                ),
-                (
-                    paimon_cleanup_expire_config_set_max_expires(cfg, -1, &mut err),
+                    paimon_cleanup_expire_config_set_max_expires,
+                    -1,
                     "max_expires",
                 ),
                 (
-                    paimon_cleanup_expire_config_set_older_than_ms(cfg, -5, &mut err),
+                    paimon_cleanup_expire_config_set_older_than_ms,
+                    -5,
                     "older_than_ms",
                 ),
-            ] {
-                assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+            ];
+            for (setter, value, needle) in cases {
+                assert_eq!(
+                    setter(cfg, value, &mut err),
+                    PaimonCleanupStatus::InvalidArgument
+                );
                 assert!(message(err).contains(needle), "{}", message(err));
                 paimon_cleanup_error_free(err);
             }
@@ -668,12 +677,7 @@ mod operations {
             assert!(ctl.cancel.check().is_err());
             assert!(run_control(opts.as_ref(), 1).cancel.is_cancelled());
             // Clearing both.
-            paimon_cleanup_run_options_set_progress(
-                opts,
-                None,
-                ptr::null_mut(),
-                ptr::null_mut(),
-            );
+            paimon_cleanup_run_options_set_progress(opts, None, ptr::null_mut(), ptr::null_mut());
             paimon_cleanup_run_options_set_cancel_token(opts, ptr::null(), ptr::null_mut());
             let ctl = run_control(opts.as_ref(), 1);
             assert!(ctl.progress.is_none() && !ctl.cancel.is_cancelled());
@@ -762,7 +766,10 @@ mod operations {
             // Cached: the same pointer twice.
             assert_eq!(paimon_cleanup_report_json(r), paimon_cleanup_report_json(r));
             paimon_cleanup_report_free(r);
-            assert_eq!(text(paimon_cleanup_report_json(ptr::null())), Some(String::new()));
+            assert_eq!(
+                text(paimon_cleanup_report_json(ptr::null())),
+                Some(String::new())
+            );
         }
     }
 
@@ -791,10 +798,19 @@ mod operations {
                 serde_json::to_value(class).expect("json"),
                 serde_json::Value::String(name.into())
             );
-            assert_eq!(text(paimon_cleanup_file_class_name(code)), Some(name.into()));
+            assert_eq!(
+                text(paimon_cleanup_file_class_name(code)),
+                Some(name.into())
+            );
         }
-        assert_eq!(text(paimon_cleanup_file_class_name(12)), Some("unknown".into()));
-        assert_eq!(text(paimon_cleanup_report_kind_name(99)), Some("unknown".into()));
+        assert_eq!(
+            text(paimon_cleanup_file_class_name(12)),
+            Some("unknown".into())
+        );
+        assert_eq!(
+            text(paimon_cleanup_report_kind_name(99)),
+            Some("unknown".into())
+        );
     }
 
     #[test]
@@ -835,7 +851,10 @@ mod operations {
         let r = boxed(PaimonCleanupReport::from_maintain(report));
         // SAFETY: a live report, freed once at the end.
         unsafe {
-            assert_eq!(paimon_cleanup_report_kind(r), PaimonCleanupReportKind::Maintain);
+            assert_eq!(
+                paimon_cleanup_report_kind(r),
+                PaimonCleanupReportKind::Maintain
+            );
             assert_eq!(paimon_cleanup_report_step_count(r), 3);
             let kinds: Vec<PaimonCleanupReportKind> = (0..3)
                 .map(|i| paimon_cleanup_report_kind(paimon_cleanup_report_step(r, i)))
@@ -871,7 +890,10 @@ mod operations {
             );
             let consumers = paimon_cleanup_report_step(r, 1);
             assert_eq!(paimon_cleanup_report_name_count(consumers), 2);
-            assert_eq!(text(paimon_cleanup_report_name(consumers, 1)), Some("c2".into()));
+            assert_eq!(
+                text(paimon_cleanup_report_name(consumers, 1)),
+                Some("c2".into())
+            );
             assert_eq!(paimon_cleanup_report_expired_count(consumers), 2);
             let json: serde_json::Value =
                 serde_json::from_str(&text(paimon_cleanup_report_json(r)).expect("json"))
@@ -910,8 +932,14 @@ mod operations {
             );
             assert_eq!(paimon_cleanup_report_partition_field_count(r, 0), 2);
             assert_eq!(paimon_cleanup_report_partition_field_count(r, 1), 0);
-            assert_eq!(text(paimon_cleanup_report_partition_key(r, 0, 1)), Some("hr".into()));
-            assert_eq!(text(paimon_cleanup_report_partition_value(r, 0, 1)), Some("10".into()));
+            assert_eq!(
+                text(paimon_cleanup_report_partition_key(r, 0, 1)),
+                Some("hr".into())
+            );
+            assert_eq!(
+                text(paimon_cleanup_report_partition_value(r, 0, 1)),
+                Some("10".into())
+            );
             assert!(paimon_cleanup_report_partition_key(r, 0, 2).is_null());
             assert_eq!(paimon_cleanup_report_files_marked_deleted(r), 4);
             assert_eq!(paimon_cleanup_report_rows_marked_deleted(r), 40);
@@ -936,35 +964,97 @@ mod operations {
         let mut out: *mut PaimonCleanupReport = ptr::null_mut();
         // SAFETY: every pointer is valid for the call or NULL.
         unsafe {
-            paimon_cleanup_context_new(uri.as_ptr(), ptr::null(), ptr::null(), 0, &mut ctx, &mut err);
+            paimon_cleanup_context_new(
+                uri.as_ptr(),
+                ptr::null(),
+                ptr::null(),
+                0,
+                &mut ctx,
+                &mut err,
+            );
             paimon_cleanup_executor_new(1, &mut exec, &mut err);
             paimon_cleanup_expire_config_new(&mut cfg, &mut err);
-            let status = paimon_cleanup_expire_snapshots(ctx, exec, ptr::null(), ptr::null(), &mut out, &mut err);
+            let status = paimon_cleanup_expire_snapshots(
+                ctx,
+                exec,
+                ptr::null(),
+                ptr::null(),
+                &mut out,
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::NullPointer);
             assert!(message(err).contains("config"));
             paimon_cleanup_error_free(err);
-            let status = paimon_cleanup_expire_changelogs(ctx, exec, cfg, ptr::null(), ptr::null_mut(), &mut err);
+            let status = paimon_cleanup_expire_changelogs(
+                ctx,
+                exec,
+                cfg,
+                ptr::null(),
+                ptr::null_mut(),
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::NullPointer);
             assert!(message(err).contains("out"));
             paimon_cleanup_error_free(err);
-            let status = paimon_cleanup_delete_tag(ctx, exec, ptr::null(), false, ptr::null(), &mut out, &mut err);
+            let status = paimon_cleanup_delete_tag(
+                ctx,
+                exec,
+                ptr::null(),
+                false,
+                ptr::null(),
+                &mut out,
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::NullPointer);
             assert!(message(err).contains("tag"));
             paimon_cleanup_error_free(err);
             let empty = CString::new("").expect("no NUL");
-            let status = paimon_cleanup_delete_tag(ctx, exec, empty.as_ptr(), false, ptr::null(), &mut out, &mut err);
+            let status = paimon_cleanup_delete_tag(
+                ctx,
+                exec,
+                empty.as_ptr(),
+                false,
+                ptr::null(),
+                &mut out,
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
             paimon_cleanup_error_free(err);
-            let status = paimon_cleanup_expire_tags(ctx, exec, -1, false, ptr::null(), &mut out, &mut err);
+            let status =
+                paimon_cleanup_expire_tags(ctx, exec, -1, false, ptr::null(), &mut out, &mut err);
             assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
             paimon_cleanup_error_free(err);
-            let status = paimon_cleanup_expire_tags(ctx, exec, i64::MAX, false, ptr::null(), &mut out, &mut err);
+            let status = paimon_cleanup_expire_tags(
+                ctx,
+                exec,
+                i64::MAX,
+                false,
+                ptr::null(),
+                &mut out,
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
             paimon_cleanup_error_free(err);
-            let status = paimon_cleanup_drop_partitions(ctx, exec, ptr::null(), 0, ptr::null(), &mut out, &mut err);
+            let status = paimon_cleanup_drop_partitions(
+                ctx,
+                exec,
+                ptr::null(),
+                0,
+                ptr::null(),
+                &mut out,
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
             paimon_cleanup_error_free(err);
-            let status = paimon_cleanup_drop_partitions(ctx, exec, ptr::null(), 1, ptr::null(), &mut out, &mut err);
+            let status = paimon_cleanup_drop_partitions(
+                ctx,
+                exec,
+                ptr::null(),
+                1,
+                ptr::null(),
+                &mut out,
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::NullPointer);
             assert!(message(err).contains("specs"));
             paimon_cleanup_error_free(err);
@@ -976,12 +1066,21 @@ mod operations {
                 values: values.as_ptr(),
                 field_count: 2,
             };
-            let status = paimon_cleanup_drop_partitions(ctx, exec, &spec, 1, ptr::null(), &mut out, &mut err);
+            let status = paimon_cleanup_drop_partitions(
+                ctx,
+                exec,
+                &spec,
+                1,
+                ptr::null(),
+                &mut out,
+                &mut err,
+            );
             assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
             assert!(message(err).contains("more than once"), "{}", message(err));
             paimon_cleanup_error_free(err);
             // Every operation on a missing table: NOT_FOUND, nothing handed out.
-            let status = paimon_cleanup_maintain(ctx, exec, ptr::null(), ptr::null(), &mut out, &mut err);
+            let status =
+                paimon_cleanup_maintain(ctx, exec, ptr::null(), ptr::null(), &mut out, &mut err);
             assert_eq!(status, PaimonCleanupStatus::NotFound, "{}", message(err));
             assert!(out.is_null());
             paimon_cleanup_error_free(err);
@@ -1002,7 +1101,14 @@ mod operations {
         let mut out: *mut PaimonCleanupReport = ptr::null_mut();
         // SAFETY: every pointer is valid for the call or NULL.
         unsafe {
-            paimon_cleanup_context_new(uri.as_ptr(), ptr::null(), ptr::null(), 0, &mut ctx, &mut err);
+            paimon_cleanup_context_new(
+                uri.as_ptr(),
+                ptr::null(),
+                ptr::null(),
+                0,
+                &mut ctx,
+                &mut err,
+            );
             paimon_cleanup_executor_new(1, &mut exec, &mut err);
             paimon_cleanup_run_options_new(&mut opts, &mut err);
             paimon_cleanup_cancel_token_new(&mut token, &mut err);

@@ -117,7 +117,12 @@ async fn read_versions(table: &Path, concurrency: usize) -> Result<(Versions, u6
     .await?;
     let mut n = snaps.len() as u64;
     v.main = snaps.into_iter().map(|s| (s.id, s)).collect();
-    v.main_tags = read_all(names_in(&table.join("tag"), "tag-"), concurrency, tag_snapshot).await?;
+    v.main_tags = read_all(
+        names_in(&table.join("tag"), "tag-"),
+        concurrency,
+        tag_snapshot,
+    )
+    .await?;
     n += v.main_tags.len() as u64;
     for b in names_in(&table.join("branch"), "branch-") {
         let mut files = names_in(&b.join("snapshot"), "snapshot-");
@@ -159,20 +164,21 @@ async fn decode(
         .filter(|(n, _)| manifest_lists.contains(*n))
         .flat_map(|(_, metas)| metas.iter().map(|m| m.file_name.clone()))
         .collect();
+    // Decoded entries are dropped at once: only the count is kept (streaming, as a floor).
     let entries = read_all(
         manifests.iter().map(|n| dir.join(n)).collect(),
         concurrency,
-        decode_manifest,
+        |b, p| decode_manifest(b, p).map(|v| v.len()),
     )
     .await?;
-    count += entries.iter().map(|e| e.len() as u64).sum::<u64>();
+    count += entries.iter().map(|n| *n as u64).sum::<u64>();
     let index = read_all(
         index_manifests.iter().map(|n| dir.join(n)).collect(),
         concurrency,
-        decode_index_manifest,
+        |b, p| decode_index_manifest(b, p).map(|v| v.len()),
     )
     .await?;
-    count += index.iter().map(|e| e.len() as u64).sum::<u64>();
+    count += index.iter().map(|n| *n as u64).sum::<u64>();
     Ok(count)
 }
 
@@ -276,7 +282,8 @@ pub fn floor(
             })?;
             let first = plan.first_expired.unwrap_or(i64::MAX);
             let last = plan.last_expired.unwrap_or(i64::MIN);
-            let expired: Vec<&Snapshot> = versions.main.range(first..=last).map(|(_, s)| s).collect();
+            let expired: Vec<&Snapshot> =
+                versions.main.range(first..=last).map(|(_, s)| s).collect();
             let protectors: Vec<&Snapshot> = versions
                 .main
                 .range(last + 1..)
@@ -314,18 +321,30 @@ pub fn floor(
         Op::Orphans => {
             clock.step("list directories", || {
                 let r = rt.block_on(async {
-                    let mut top: Vec<PathBuf> = ["manifest", "index", "statistics", "snapshot", "changelog", "tag", "branch"]
-                        .iter()
-                        .map(|d| table.join(d))
-                        .collect();
+                    let mut top: Vec<PathBuf> = [
+                        "manifest",
+                        "index",
+                        "statistics",
+                        "snapshot",
+                        "changelog",
+                        "tag",
+                        "branch",
+                    ]
+                    .iter()
+                    .map(|d| table.join(d))
+                    .collect();
                     top.push(table.to_path_buf());
                     let (sub, mut n) = list(top, concurrency).await?;
                     let mut branch_dirs = Vec::new();
                     let mut partitions = Vec::new();
                     for d in sub {
-                        let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                        let name = d
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
                         if name.starts_with("branch-") {
-                            branch_dirs.extend(["snapshot", "changelog", "tag"].iter().map(|x| d.join(x)));
+                            branch_dirs
+                                .extend(["snapshot", "changelog", "tag"].iter().map(|x| d.join(x)));
                         } else if name.contains('=') {
                             partitions.push(d);
                         }
@@ -346,7 +365,12 @@ pub fn floor(
             })?;
             let mut lists = BTreeSet::new();
             let mut index = BTreeSet::new();
-            for s in versions.main.values().chain(&versions.main_tags).chain(&versions.branches) {
+            for s in versions
+                .main
+                .values()
+                .chain(&versions.main_tags)
+                .chain(&versions.branches)
+            {
                 lists.extend(lists_of(s));
                 index.extend(s.index_manifest.clone());
             }
@@ -396,7 +420,8 @@ fn drop_floor(
             let s = Snapshot::parse(&bytes, &p.to_string_lossy()).map_err(|e| e.to_string())?;
             let p = table.join(format!("schema/schema-{}", s.schema_id));
             let bytes = std::fs::read(&p).map_err(|e| e.to_string())?;
-            let schema = TableSchema::parse(&bytes, &p.to_string_lossy()).map_err(|e| e.to_string())?;
+            let schema =
+                TableSchema::parse(&bytes, &p.to_string_lossy()).map_err(|e| e.to_string())?;
             Ok((s, schema.partition_fields()))
         })();
         (r, 1)
@@ -428,7 +453,11 @@ fn drop_floor(
                     .collect(),
                 None => Vec::new(),
             };
-            Ok::<_, String>((metas, entries.into_iter().flatten().collect::<Vec<_>>(), index))
+            Ok::<_, String>((
+                metas,
+                entries.into_iter().flatten().collect::<Vec<_>>(),
+                index,
+            ))
         });
         let n = r.as_ref().map(|(_, e, _)| e.len() as u64).unwrap_or(0);
         (r, n)
@@ -438,50 +467,61 @@ fn drop_floor(
         let n = r.as_ref().map(|v| v.len() as u64).unwrap_or(0);
         (r, n)
     })?;
-    clock.step("write the commit (manifest, lists, index manifest, snapshot)", || {
-        let r = (|| {
-            let mut per: BTreeMap<&[u8], u64> = BTreeMap::new();
-            for e in &live {
-                *per.entry(e.partition.as_slice()).or_default() += 1;
-            }
-            let part = per
-                .into_iter()
-                .max_by_key(|(_, n)| *n)
-                .map(|(p, _)| p.to_vec())
-                .ok_or("no live files")?;
-            let deletes: Vec<ManifestEntry> = live
-                .iter()
-                .filter(|e| e.partition == part)
-                .map(|e| ManifestEntry {
-                    kind: FileKind::Delete,
-                    ..e.clone()
-                })
-                .collect();
-            let out = mirror.join("manifest");
-            std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-            std::fs::create_dir_all(mirror.join("snapshot")).map_err(|e| e.to_string())?;
-            let c = ManifestCompression::default();
-            let bytes = encode_manifest(&deletes, None, c).map_err(|e| e.to_string())?;
-            std::fs::write(out.join("manifest-floor-0"), &bytes).map_err(|e| e.to_string())?;
-            let meta =
-                manifest_file_meta("manifest-floor-0", bytes.len() as i64, &deletes, &fields, 0)
-                    .map_err(|e| e.to_string())?;
-            let delta = encode_manifest_list(&[meta], None, c).map_err(|e| e.to_string())?;
-            std::fs::write(out.join("manifest-list-floor-0"), &delta).map_err(|e| e.to_string())?;
-            let base = encode_manifest_list(&metas, None, c).map_err(|e| e.to_string())?;
-            std::fs::write(out.join("manifest-list-floor-1"), &base).map_err(|e| e.to_string())?;
-            let kept: Vec<_> = index.into_iter().filter(|e| e.partition != part).collect();
-            let im = encode_index_manifest(&kept, None, c).map_err(|e| e.to_string())?;
-            std::fs::write(out.join("index-manifest-floor-0"), &im).map_err(|e| e.to_string())?;
-            let mut s = latest.clone();
-            s.id += 1;
-            let text = s.to_json().map_err(|e| e.to_string())?;
-            std::fs::write(mirror.join(format!("snapshot/snapshot-{}", s.id)), text)
+    clock.step(
+        "write the commit (manifest, lists, index manifest, snapshot)",
+        || {
+            let r = (|| {
+                let mut per: BTreeMap<&[u8], u64> = BTreeMap::new();
+                for e in &live {
+                    *per.entry(e.partition.as_slice()).or_default() += 1;
+                }
+                let part = per
+                    .into_iter()
+                    .max_by_key(|(_, n)| *n)
+                    .map(|(p, _)| p.to_vec())
+                    .ok_or("no live files")?;
+                let deletes: Vec<ManifestEntry> = live
+                    .iter()
+                    .filter(|e| e.partition == part)
+                    .map(|e| ManifestEntry {
+                        kind: FileKind::Delete,
+                        ..e.clone()
+                    })
+                    .collect();
+                let out = mirror.join("manifest");
+                std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+                std::fs::create_dir_all(mirror.join("snapshot")).map_err(|e| e.to_string())?;
+                let c = ManifestCompression::default();
+                let bytes = encode_manifest(&deletes, None, c).map_err(|e| e.to_string())?;
+                std::fs::write(out.join("manifest-floor-0"), &bytes).map_err(|e| e.to_string())?;
+                let meta = manifest_file_meta(
+                    "manifest-floor-0",
+                    bytes.len() as i64,
+                    &deletes,
+                    &fields,
+                    0,
+                )
                 .map_err(|e| e.to_string())?;
-            Ok::<_, String>(deletes.len() as u64)
-        })();
-        let n = *r.as_ref().unwrap_or(&0);
-        (r, n)
-    })?;
+                let delta = encode_manifest_list(&[meta], None, c).map_err(|e| e.to_string())?;
+                std::fs::write(out.join("manifest-list-floor-0"), &delta)
+                    .map_err(|e| e.to_string())?;
+                let base = encode_manifest_list(&metas, None, c).map_err(|e| e.to_string())?;
+                std::fs::write(out.join("manifest-list-floor-1"), &base)
+                    .map_err(|e| e.to_string())?;
+                let kept: Vec<_> = index.into_iter().filter(|e| e.partition != part).collect();
+                let im = encode_index_manifest(&kept, None, c).map_err(|e| e.to_string())?;
+                std::fs::write(out.join("index-manifest-floor-0"), &im)
+                    .map_err(|e| e.to_string())?;
+                let mut s = latest.clone();
+                s.id += 1;
+                let text = s.to_json().map_err(|e| e.to_string())?;
+                std::fs::write(mirror.join(format!("snapshot/snapshot-{}", s.id)), text)
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>(deletes.len() as u64)
+            })();
+            let n = *r.as_ref().unwrap_or(&0);
+            (r, n)
+        },
+    )?;
     Ok(())
 }

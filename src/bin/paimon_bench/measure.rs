@@ -21,6 +21,9 @@ pub struct Step {
     pub end_ms: f64,
     /// Items handled (files, entries, events).
     pub count: u64,
+    /// Resident set size at the end of the step, KiB (0 when not sampled).
+    #[serde(default)]
+    pub rss_kb: u64,
 }
 
 /// What a child process measured.
@@ -49,6 +52,18 @@ pub fn vmhwm_kb() -> u64 {
         .and_then(|s| {
             s.lines()
                 .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Current resident set size of this process in KiB (`VmRSS`; 0 where unavailable).
+pub fn vmrss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(0)
@@ -98,6 +113,7 @@ impl Clock {
             start_ms,
             end_ms: self.now_ms(),
             count,
+            rss_kb: vmrss_kb(),
         });
         out
     }
@@ -148,6 +164,7 @@ impl ProgressLog {
                     start_ms: t,
                     end_ms: t,
                     count: 0,
+                    rss_kb: 0,
                 });
                 s.end_ms = t;
                 s.count = done;
@@ -269,6 +286,7 @@ pub mod events {
                     start_ms: t,
                     end_ms: t,
                     count: 0,
+                    rss_kb: 0,
                 });
                 s.end_ms = t;
                 s.count += 1;

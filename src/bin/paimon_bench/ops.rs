@@ -120,8 +120,11 @@ pub fn baseline(table: &Path, threads: usize) -> Result<Measure, String> {
 /// The dry run of `op`, profiled by the library's own tracing events; writes the plan.
 pub fn plan(op: Op, table: &Path, out: &Path, threads: usize) -> Result<Measure, String> {
     let events = EventLog::new(Instant::now());
-    let subscriber = tracing_subscriber::registry()
-        .with(events.clone().with_filter(tracing::level_filters::LevelFilter::DEBUG));
+    let subscriber = tracing_subscriber::registry().with(
+        events
+            .clone()
+            .with_filter(tracing::level_filters::LevelFilter::DEBUG),
+    );
     tracing::subscriber::set_global_default(subscriber).map_err(|e| e.to_string())?;
     let rt = runtime(threads)?;
     let mut clock = Clock::start();
@@ -245,4 +248,128 @@ pub fn run(
     })?;
     clock.extend(progress.steps());
     Ok(clock.finish("op", files, extra))
+}
+
+/// Where expiry's time goes: `clean::expire_snapshots` replayed step by step through the same
+/// public building blocks (`clean::plan`, `clean::references`, `clean::protectors`), timed
+/// per step, in dry-run mode (the deletion steps only compute sizes). The real operation is one
+/// call; this replica exists to attribute its time.
+pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<Measure, String> {
+    use paimon_cleanup::clean::deleter::Deleter;
+    use paimon_cleanup::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
+    use paimon_cleanup::clean::protectors::{other_protectors, snapshot_line};
+    use paimon_cleanup::clean::references::ReferenceReader;
+    use paimon_cleanup::clean::FileClass;
+
+    let rt = runtime(threads)?;
+    let mut clock = Clock::start();
+    let e = |e: paimon_cleanup::Error| e.to_string();
+    rt.block_on(async {
+        let t0 = clock.now_ms();
+        let t = open(table).await?;
+        let all = t.all_snapshots().await.map_err(e)?;
+        let step = |clock: &mut Clock, name: &str, start: f64, count: u64| {
+            clock.extend([super::measure::Step {
+                name: name.to_string(),
+                start_ms: start,
+                end_ms: clock.now_ms(),
+                count,
+                rss_kb: super::measure::vmrss_kb(),
+            }]);
+        };
+        step(&mut clock, "open table, read every snapshot", t0, all.len() as u64);
+        let first = plan.first_expired.ok_or("nothing expired")?;
+        let last = plan.last_expired.ok_or("nothing expired")?;
+        let expired: Vec<_> = all.iter().filter(|s| s.id >= first && s.id <= last).cloned().collect();
+        let kept: Vec<_> = all.iter().filter(|s| s.id > last).cloned().collect();
+
+        let t1 = clock.now_ms();
+        let mut rr = ReferenceReader::new(&t);
+        let deltas: Vec<String> = all
+            .iter()
+            .filter(|s| s.id > first && s.id <= last + 1)
+            .map(|s| s.delta_manifest_list.clone())
+            .collect();
+        let mut candidates = deleted_by_deltas(&mut rr, &t, &deltas).await.map_err(e)?;
+        step(&mut clock, "candidates: delta lists + manifests decoded in full (deleted_by_deltas)", t1, candidates.len() as u64);
+        let t2 = clock.now_ms();
+        let cl: Vec<String> = expired.iter().filter_map(|s| s.changelog_manifest_list.clone()).collect();
+        for (loc, c) in added_by_lists(&mut rr, &t, &cl, FileClass::ChangelogData).await.map_err(e)? {
+            candidates.entry(loc).or_insert(c);
+        }
+        step(&mut clock, "candidates: changelog lists (added_by_lists)", t2, candidates.len() as u64);
+
+        let t3 = clock.now_ms();
+        let mut protectors = snapshot_line("main", &kept);
+        protectors.extend(other_protectors(&t).await.map_err(e)?);
+        step(&mut clock, "protectors: tags, branches, changelogs (other_protectors)", t3, protectors.len() as u64);
+
+        let set: std::collections::HashSet<_> = candidates.keys().cloned().collect();
+        let t4 = clock.now_ms();
+        let protected = rr.protected_files(&protectors, &set).await.map_err(e)?;
+        step(&mut clock, "protected_files (protector lists + slim manifests)", t4, protected.len() as u64);
+        let t5 = clock.now_ms();
+        let again = rr.protected_files(&protectors, &set).await.map_err(e)?;
+        step(&mut clock, "protected_files again (caches warm: merge work only)", t5, again.len() as u64);
+        let t6 = clock.now_ms();
+        let referenced = rr.referenced_metadata(&protectors).await.map_err(e)?;
+        step(&mut clock, "referenced_metadata (protector index manifests, sequential)", t6, referenced.manifest_dir_names.len() as u64);
+
+        let t7 = clock.now_ms();
+        let built = DeletionPlan::build(&mut rr, &t, candidates, &expired, MetadataScope::All, &protectors)
+            .await
+            .map_err(e)?;
+        let planned = (built.data.len() + built.changelog_data.len() + built.manifests.len()
+            + built.index_files.len() + built.lists.len()) as u64;
+        step(&mut clock, "DeletionPlan::build (repeats the two above, + removed lists and index manifests)", t7, planned);
+
+        let t8 = clock.now_ms();
+        let ctl = RunControl::default();
+        let mut deleter = Deleter::new(t.storage(), &ctl, true);
+        built.execute(&t, &mut deleter, false).await.map_err(e)?;
+        step(&mut clock, "execute, dry run (per-file guard + HEAD of files without a known size)", t8, deleter.report.total_files());
+        Ok::<_, String>(())
+    })?;
+    Ok(clock.finish("profile", 0, json!({})))
+}
+
+/// Deletion-path probe: removes a copy of the planned files through `clean::deleter::Deleter`
+/// (the path every operation deletes through), on a storage rooted at the copy.
+pub fn probe_delete(copy: &Path, plan: &PlanFile, threads: usize, concurrency: usize) -> Result<Measure, String> {
+    use paimon_cleanup::clean::deleter::{Deleter, Planned};
+    use paimon_cleanup::clean::FileClass;
+    use paimon_cleanup::storage::Location;
+
+    let rt = runtime(threads)?;
+    let storage = Storage::open(copy.to_str().ok_or("non-UTF-8 path")?, &HashMap::new())
+        .map_err(|e| e.to_string())?;
+    let root = Location::from_local_path(copy).map_err(|e| e.to_string())?;
+    let planned: Vec<Planned> = plan
+        .paths
+        .iter()
+        .map(|p| Planned {
+            location: root.join(p),
+            class: FileClass::Data,
+            bytes: Some(0),
+        })
+        .collect();
+    let n = planned.len() as u64;
+    let mut clock = Clock::start();
+    let ctl = RunControl {
+        io_concurrency: concurrency,
+        ..Default::default()
+    };
+    let failed = rt.block_on(async {
+        let mut d = Deleter::new(&storage, &ctl, false);
+        d.delete("probe", planned).await.map_err(|e| e.to_string())?;
+        Ok::<_, String>(d.report.failed.len())
+    })?;
+    clock.extend([super::measure::Step {
+        name: "Deleter::delete of the copy (sizes known)".into(),
+        start_ms: 0.0,
+        end_ms: clock.now_ms(),
+        count: n,
+        rss_kb: super::measure::vmrss_kb(),
+    }]);
+    Ok(clock.finish("probe-delete", n, json!({"failed": failed})))
 }

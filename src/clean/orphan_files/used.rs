@@ -46,6 +46,22 @@ struct Version {
     snapshot: Snapshot,
     /// Index into `Collector::branches`.
     branch: usize,
+    /// A long-lived changelog (`changelog/changelog-<id>`).
+    changelog: bool,
+}
+
+impl Version {
+    /// Whether this version needs manifest list `list`. A long-lived changelog with a
+    /// changelog manifest list needs only that one (what an incremental reader of it uses,
+    /// as the expiry protectors say); its base and delta lists are deleted when its snapshot
+    /// expires (decoupled lifecycle, as in Java), so they are read when present, never
+    /// required.
+    fn requires_list(&self, list: &str) -> bool {
+        match (&self.snapshot.changelog_manifest_list, self.changelog) {
+            (Some(c), true) => c == list,
+            _ => true,
+        }
+    }
 }
 
 /// One branch as read: its table (its own schema and path factory, or main's when it has none).
@@ -240,6 +256,7 @@ impl<'a> Collector<'a> {
                             file: dir.location(id),
                             snapshot,
                             branch: b,
+                            changelog: !snapshots,
                         }),
                         None => {
                             tracing::info!(branch = %name, id, "{what} vanished while listed (expired); skipped")
@@ -291,6 +308,7 @@ impl<'a> Collector<'a> {
                     file: loc,
                     snapshot,
                     branch: b,
+                    changelog: false,
                 });
             }
         }
@@ -318,7 +336,10 @@ impl<'a> Collector<'a> {
         let mut need: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, v) in versions.iter().enumerate() {
             for l in v.snapshot.manifest_lists() {
-                need.entry(l.to_string()).or_default().push(i);
+                let users = need.entry(l.to_string()).or_default();
+                if v.requires_list(l) {
+                    users.push(i);
+                }
             }
         }
         let todo: Vec<String> = need
@@ -400,10 +421,11 @@ impl<'a> Collector<'a> {
                     let needed_by: Vec<usize> = (0..versions.len())
                         .filter(|i| !dropped.contains(i))
                         .filter(|i| {
-                            versions[*i]
-                                .snapshot
-                                .manifest_lists()
-                                .any(|l| self.lists.get(l).is_some_and(|ids| ids.contains(&id)))
+                            let v = &versions[*i];
+                            v.snapshot.manifest_lists().any(|l| {
+                                v.requires_list(l)
+                                    && self.lists.get(l).is_some_and(|ids| ids.contains(&id))
+                            })
                         })
                         .collect();
                     self.fail_or_drop(e, "manifest", &loc, &needed_by, &versions, &mut dropped)
