@@ -431,6 +431,14 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
             report.changelogs.as_ref().map(|r| &r.deletion),
         ),
     ];
+    match &report.partitions {
+        Some(p) => println!(
+            "partition expiry: {} partitions dropped, {} files marked deleted",
+            p.partitions.len(),
+            p.files_marked_deleted
+        ),
+        None => println!("partition expiry: not configured"),
+    }
     for (name, d) in steps {
         match d {
             Some(d) => {

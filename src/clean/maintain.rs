@@ -12,6 +12,7 @@ use crate::clean::expire_changelogs::{
     expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport,
 };
 use crate::clean::expire_snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
+use crate::clean::partitions::{expire_partitions, PartitionExpireConfig, PartitionReport};
 use crate::clean::retention::{now_millis, Retention, RetentionOverrides};
 use crate::clean::tags::{expire_tags, TagReport};
 use crate::error::Result;
@@ -29,6 +30,8 @@ pub struct MaintainConfig {
 pub struct MaintainReport {
     /// Tag expiry (always runs; only tags with a retention time expire).
     pub tags: Option<TagReport>,
+    /// Partition expiry (when `partition.expiration-time` is set on a partitioned table).
+    pub partitions: Option<PartitionReport>,
     /// Consumer expiry (when `consumer.expiration-time` is set).
     pub consumers: Option<ConsumerReport>,
     /// Snapshot expiry.
@@ -50,6 +53,15 @@ pub async fn maintain(
         tags: Some(expire_tags(table, None, cfg.dry_run, ctl).await?),
         ..Default::default()
     };
+    if table.options().get("partition.expiration-time").is_some()
+        && !table.schema().partition_keys.is_empty()
+    {
+        let cfg = PartitionExpireConfig {
+            dry_run: cfg.dry_run,
+            ..Default::default()
+        };
+        report.partitions = Some(expire_partitions(table, &cfg, ctl).await?);
+    }
     if table.options().get("consumer.expiration-time").is_some() {
         report.consumers = Some(expire_consumers(table, None, cfg.dry_run, ctl).await?);
     }

@@ -445,6 +445,12 @@ impl PaimonCleanupReport {
                 Self::from_tags(PaimonCleanupReportKind::ExpireTags, r),
             );
         }
+        if let Some(r) = report.partitions.take() {
+            out.add_step(
+                "partitions",
+                Self::from_partitions(PaimonCleanupReportKind::ExpirePartitions, r),
+            );
+        }
         if let Some(r) = report.consumers.take() {
             out.add_step("consumers", Self::from_consumers(r));
         }
