@@ -842,6 +842,7 @@ mod operations {
         };
         let report = MaintainReport {
             tags: Some(tags),
+            partitions: None,
             consumers: Some(consumers),
             snapshots: Some(snapshots),
             changelogs: None,
