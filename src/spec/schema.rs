@@ -134,4 +134,23 @@ mod tests {
         assert_eq!(old.options["bucket"], "1");
         assert!(TableSchema::parse(b"[]", "schema-0").is_err());
     }
+
+    /// Fuzzing regression (json_metadata): the partition path of a DECIMAL key with a scale of
+    /// 4294967295 used to allocate a 4 GiB string of zeros; the key type is now refused.
+    #[test]
+    fn absurd_decimal_partition_key_is_refused() {
+        use crate::spec::binary_row::BinaryRowWriter;
+        use crate::spec::partition::{PartitionComputer, DEFAULT_PARTITION_NAME};
+        let json = br#"{"id":0,"fields":[{"id":0,"name":"d","type":"DECIMAL(38, 4294967295)"}],"partitionKeys":["d"]}"#;
+        let s = TableSchema::parse(json, "schema-0").unwrap();
+        let fields = s.partition_fields();
+        for legacy in [false, true] {
+            let err =
+                PartitionComputer::new(fields.clone(), DEFAULT_PARTITION_NAME, legacy).unwrap_err();
+            assert!(matches!(err, Error::Unsupported(_)), "{err}");
+            assert!(err.to_string().contains("DECIMAL(38, 4294967295)"), "{err}");
+        }
+        let zero_row = BinaryRowWriter::new(1).finish();
+        assert!(crate::spec::partition::partition_path(&zero_row, &fields, "x", true).is_err());
+    }
 }

@@ -202,6 +202,25 @@ mod tests {
         assert_eq!(round, s);
     }
 
+    /// Fuzzing regression (json_metadata): a float under an unknown key must survive
+    /// parse → `to_json` → parse bit for bit. serde_json's default float parser may be off by
+    /// one ULP, so a snapshot copied by this library (changelog decoupling, commits) could
+    /// change such a value; the `float_roundtrip` feature makes parsing exact.
+    #[test]
+    fn floats_in_unknown_keys_round_trip_exactly() {
+        let text = "92233720369223372036854775807854775.07";
+        let json = JAVA.trim_end_matches('}').to_string() + r#","someFloat":"# + text + "}";
+        let s = Snapshot::parse(json.as_bytes(), "snapshot-4").unwrap();
+        let exact: f64 = text.parse().unwrap();
+        assert_eq!(s.extra["someFloat"].as_f64(), Some(exact));
+        let round = Snapshot::parse(s.to_json().unwrap().as_bytes(), "x").unwrap();
+        assert_eq!(round, s);
+        assert_eq!(
+            round.extra["someFloat"].as_f64().map(f64::to_bits),
+            Some(exact.to_bits())
+        );
+    }
+
     #[test]
     fn id_mismatch_is_an_error() {
         let e =

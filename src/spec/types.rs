@@ -50,7 +50,8 @@ pub enum DataType {
         /// Fractional-second precision.
         precision: u32,
     },
-    /// ARRAY, MAP, MULTISET, ROW, VECTOR, VARIANT, BLOB, ... (by root name)
+    /// ARRAY, MAP, MULTISET, ROW, VECTOR, VARIANT, BLOB, ... (by root name), and a DECIMAL
+    /// outside Java's limits (`DECIMAL(p, s)`: precision 1..=38, scale <= precision)
     Other(String),
 }
 
@@ -66,6 +67,12 @@ pub struct DataField {
     /// Whether the type admits NULL.
     pub nullable: bool,
 }
+
+/// Smallest DECIMAL precision Java accepts.
+pub const MIN_DECIMAL_PRECISION: u32 = 1;
+
+/// Largest DECIMAL precision Java accepts.
+pub const MAX_DECIMAL_PRECISION: u32 = 38;
 
 fn parse_paren_args(s: &str) -> Vec<u32> {
     match (s.find('('), s.rfind(')')) {
@@ -120,10 +127,19 @@ impl DataType {
             "BIGINT" => DataType::BigInt,
             "FLOAT" => DataType::Float,
             "DOUBLE" => DataType::Double,
-            "DECIMAL" | "NUMERIC" | "DEC" => DataType::Decimal {
-                precision: args.first().copied().unwrap_or(10),
-                scale: args.get(1).copied().unwrap_or(0),
-            },
+            "DECIMAL" | "NUMERIC" | "DEC" => {
+                let precision = args.first().copied().unwrap_or(10);
+                let scale = args.get(1).copied().unwrap_or(0);
+                // Java's DecimalType refuses anything else; a huge scale would make every value
+                // print as a string of `scale` digits (4 GiB for DECIMAL(38, 4294967295)).
+                if (MIN_DECIMAL_PRECISION..=MAX_DECIMAL_PRECISION).contains(&precision)
+                    && scale <= precision
+                {
+                    DataType::Decimal { precision, scale }
+                } else {
+                    DataType::Other(format!("DECIMAL({precision}, {scale})"))
+                }
+            }
             "CHAR" | "VARCHAR" | "STRING" => DataType::String,
             "BINARY" | "VARBINARY" | "BYTES" => DataType::Binary,
             "DATE" => DataType::Date,
@@ -175,5 +191,38 @@ mod tests {
             (DataType::String, true)
         );
         assert_eq!(DataType::parse_atomic("DATE"), (DataType::Date, true));
+    }
+
+    /// Fuzzing regression (json_metadata): a DECIMAL outside Java's limits is not a DECIMAL this
+    /// library computes with (partition keys of such a type are refused), so a schema with
+    /// `DECIMAL(38, 4294967295)` cannot make a partition path 4 GiB long.
+    #[test]
+    fn invalid_decimals_are_other_types() {
+        for (s, p, sc) in [
+            ("DECIMAL", 10, 0),
+            ("DECIMAL(1)", 1, 0),
+            ("DEC(38, 38)", 38, 38),
+        ] {
+            assert_eq!(
+                DataType::parse_atomic(s).0,
+                DataType::Decimal {
+                    precision: p,
+                    scale: sc
+                },
+                "{s}"
+            );
+        }
+        for (s, name) in [
+            ("DECIMAL(38, 4294967295)", "DECIMAL(38, 4294967295)"),
+            ("DECIMAL(39, 0)", "DECIMAL(39, 0)"),
+            ("DECIMAL(0)", "DECIMAL(0, 0)"),
+            ("NUMERIC(5, 6) NOT NULL", "DECIMAL(5, 6)"),
+        ] {
+            assert_eq!(
+                DataType::parse_atomic(s).0,
+                DataType::Other(name.to_string()),
+                "{s}"
+            );
+        }
     }
 }

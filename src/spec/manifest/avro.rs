@@ -332,18 +332,47 @@ impl Schema {
             _ => &[],
         }
     }
+
+    /// Whether a value of node `id` can be encoded in zero bytes (null, fixed(0), records of
+    /// such fields).
+    pub(crate) fn can_be_empty(&self, id: NodeId) -> bool {
+        self.can_be_empty[id]
+    }
 }
+
+/// How many array items of a zero-byte type (`null`, `fixed(0)`, empty records) one file may
+/// hold. Their count is not bounded by the bytes left, so without a limit per file a few bytes
+/// of block headers could make a reader loop (or allocate) for ever. Paimon's schemas have no
+/// such arrays at all.
+pub(crate) const MAX_EMPTY_ITEMS: u64 = 1 << 20;
 
 /// A bounds-checked reader over Avro binary data.
 #[derive(Debug, Clone)]
 pub(crate) struct Cursor<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// Zero-byte array items still allowed (see [`MAX_EMPTY_ITEMS`]).
+    empty_items_left: u64,
 }
 
 impl<'a> Cursor<'a> {
     pub(crate) fn new(buf: &'a [u8]) -> Self {
-        Cursor { buf, pos: 0 }
+        Self::with_empty_items(buf, MAX_EMPTY_ITEMS)
+    }
+
+    /// A cursor allowed `empty_items_left` zero-byte array items: the budget left by the
+    /// previous block's cursor, so the limit holds for a whole file.
+    pub(crate) fn with_empty_items(buf: &'a [u8], empty_items_left: u64) -> Self {
+        Cursor {
+            buf,
+            pos: 0,
+            empty_items_left,
+        }
+    }
+
+    /// Zero-byte array items this cursor still allows.
+    pub(crate) fn empty_items_left(&self) -> u64 {
+        self.empty_items_left
     }
 
     pub(crate) fn remaining(&self) -> usize {
@@ -432,14 +461,18 @@ impl<'a> Cursor<'a> {
         Ok(count as u64)
     }
 
-    /// Checks a block item count against the bytes left (when items take at least one byte).
-    pub(crate) fn check_count(&self, count: u64, item_can_be_empty: bool) -> DResult<usize> {
-        let limit = if item_can_be_empty {
-            1 << 24
-        } else {
-            self.remaining() as u64
-        };
-        if count > limit {
+    /// Checks a block item count against the bytes left when items take at least one byte, and
+    /// against the file's budget of zero-byte items (which it consumes) when they can be empty.
+    pub(crate) fn check_count(&mut self, count: u64, item_can_be_empty: bool) -> DResult<usize> {
+        if item_can_be_empty {
+            if count > self.empty_items_left {
+                return Err(DecodeError::malformed(format!(
+                    "block claims {count} items of a type that takes no bytes; \
+                     more than {MAX_EMPTY_ITEMS} such items in one file are refused"
+                )));
+            }
+            self.empty_items_left -= count;
+        } else if count > self.remaining() as u64 {
             return Err(DecodeError::malformed(format!(
                 "block claims {count} items but only {} bytes remain",
                 self.remaining()
@@ -859,6 +892,42 @@ mod tests {
         let s = Schema::parse(br#"{"type":"array","items":"long"}"#).unwrap();
         let data = zigzag(1000);
         assert!(Cursor::new(&data).skip_value(&s, s.root, 0).is_err());
+    }
+
+    /// Fuzzing regression: array blocks of zero-byte items (`array<null>`) are bounded by a
+    /// budget for the whole cursor, not per block, so a few bytes of block headers cannot make
+    /// the skipper loop 2^24 times per header.
+    #[test]
+    fn zero_byte_items_are_bounded_across_blocks() {
+        let s = Schema::parse(br#"{"type":"array","items":"null"}"#).unwrap();
+        let Node::Array(item) = s.node(s.root) else {
+            panic!("not an array")
+        };
+        assert!(s.can_be_empty(*item) && !s.can_be_empty(s.root));
+        // 1000 headers of 2^24 items each: 2^34 iterations before the fix.
+        let mut data = Vec::new();
+        for _ in 0..1000 {
+            data.extend(zigzag(1 << 24));
+        }
+        data.extend(zigzag(0));
+        let err = Cursor::new(&data).skip_value(&s, s.root, 0).unwrap_err();
+        assert!(format!("{err:?}").contains("takes no bytes"), "{err:?}");
+        // Up to the budget is fine, across blocks and across cursors sharing the budget.
+        let half = MAX_EMPTY_ITEMS as i64 / 2;
+        let mut data = Vec::new();
+        data.extend(zigzag(half));
+        data.extend(zigzag(half));
+        data.extend(zigzag(0));
+        let mut c = Cursor::new(&data);
+        c.skip_value(&s, s.root, 0).unwrap();
+        assert_eq!(c.empty_items_left(), 0);
+        let one = [zigzag(1), zigzag(0)].concat();
+        assert!(Cursor::with_empty_items(&one, 0)
+            .skip_value(&s, s.root, 0)
+            .is_err());
+        Cursor::with_empty_items(&one, 1)
+            .skip_value(&s, s.root, 0)
+            .unwrap();
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use bytes::Bytes;
 
-use super::avro::{Container, Cursor, DResult, DecodeError, Node, NodeId, Schema};
+use super::avro::{Container, Cursor, DResult, DecodeError, Node, NodeId, Schema, MAX_EMPTY_ITEMS};
 use super::{
     DataFileMeta, DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexManifestEntry, ManifestEntry,
     ManifestFileMeta, SimpleStats,
@@ -33,11 +33,12 @@ struct Rd<'s, 'b> {
 }
 
 impl<'s, 'b> Rd<'s, 'b> {
-    fn new(s: &'s Schema, block: &'b Bytes) -> Self {
+    /// A reader of `block` allowed `empty_items` zero-byte array items (the file's budget).
+    fn new(s: &'s Schema, block: &'b Bytes, empty_items: u64) -> Self {
         Rd {
             s,
             block,
-            c: Cursor::new(block.as_ref()),
+            c: Cursor::with_empty_items(block.as_ref(), empty_items),
         }
     }
 
@@ -154,8 +155,8 @@ impl<'s, 'b> Rd<'s, 'b> {
             if count == 0 {
                 return Ok(Some(out));
             }
-            // Every element this decoder reads takes at least one byte.
-            let count = self.c.check_count(count, false)?;
+            // Elements of a zero-byte type (an `array<null>`) count against the file's budget.
+            let count = self.c.check_count(count, self.s.can_be_empty(item_node))?;
             out.reserve(count);
             for _ in 0..count {
                 if let Some(v) = item(self, item_node)? {
@@ -879,6 +880,7 @@ fn decode_file<P, T>(
     let plan = plan(&schema, record).map_err(|e| e.context("writer schema"))?;
     let mut out = Vec::new();
     let mut block_no = 0usize;
+    let mut empty_items = MAX_EMPTY_ITEMS;
     while let Some((count, raw)) = blocks
         .next_raw_block()
         .map_err(|e| e.context(format!("block #{block_no}")))?
@@ -893,7 +895,7 @@ fn decode_file<P, T>(
             )));
         }
         out.reserve(count as usize);
-        let mut rd = Rd::new(&schema, &data);
+        let mut rd = Rd::new(&schema, &data, empty_items);
         for i in 0..count {
             let ctx = || format!("block #{block_no} record #{i}");
             if !rd
@@ -910,6 +912,7 @@ fn decode_file<P, T>(
                 rd.c.remaining()
             )));
         }
+        empty_items = rd.c.empty_items_left();
         block_no += 1;
     }
     Ok(out)

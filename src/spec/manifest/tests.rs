@@ -519,6 +519,71 @@ fn raw_container(schema: &str, codec_name: &str, blocks: &[(i64, Vec<u8>)]) -> V
     out
 }
 
+/// Fuzzing regression: a manifest list whose `_NULL_COUNTS` items are `"null"` (zero bytes
+/// each). Before the fix every array block could claim as many items as bytes were left, so a
+/// 64 KiB block of headers decoded into ~10^9 items (quadratic time and memory); now a file
+/// holds at most `MAX_EMPTY_ITEMS` such items, whatever its blocks.
+#[test]
+fn zero_byte_array_items_are_bounded_per_file() {
+    fn long(out: &mut Vec<u8>, v: i64) {
+        let mut n = ((v << 1) ^ (v >> 63)) as u64;
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+    let schema = JAVA_LIST.replace(
+        r#"{"type":"array","items":["null","long"]}"#,
+        r#"{"type":"array","items":"null"}"#,
+    );
+    assert_ne!(schema, JAVA_LIST);
+    // One record whose _NULL_COUNTS holds `items` nulls in one array block.
+    let record = |items: i64| {
+        let mut r = Vec::new();
+        long(&mut r, 2); // _VERSION
+        long(&mut r, 1); // _FILE_NAME
+        r.push(b'm');
+        for v in [1, 0, 0] {
+            long(&mut r, v); // _FILE_SIZE, _NUM_ADDED_FILES, _NUM_DELETED_FILES
+        }
+        long(&mut r, 0); // _MIN_VALUES
+        long(&mut r, 0); // _MAX_VALUES
+        long(&mut r, 1); // _NULL_COUNTS: the array branch
+        long(&mut r, items);
+        long(&mut r, 0);
+        long(&mut r, 0); // _SCHEMA_ID
+        r.extend([0u8; 6]); // _MIN_BUCKET .. _MAX_ROW_ID: null
+        r
+    };
+    let n = avro::MAX_EMPTY_ITEMS as i64 * 3 / 5;
+    // Within the budget: decodes (one item per null).
+    let one = raw_container(&schema, "null", &[(1, record(n))]);
+    let metas = decode_manifest_list(&one, "l").unwrap();
+    assert_eq!(
+        metas[0].partition_stats.null_counts.as_ref().unwrap().len(),
+        n as usize
+    );
+    // Over the budget of the file, spread over two blocks: refused, by every reader.
+    let two = raw_container(&schema, "null", &[(1, record(n)), (1, record(n))]);
+    let err = decode_manifest_list(&two, "l").unwrap_err();
+    assert!(message(&err).contains("takes no bytes"), "{err}");
+    let err = read_raw_records(MetadataFileKind::ManifestList, &two, "l").unwrap_err();
+    assert!(message(&err).contains("takes no bytes"), "{err}");
+    // Many small array blocks in one record (the quadratic case): refused, not looped over.
+    let mut r = record(1);
+    let tail = r.split_off(r.len() - 7); // _SCHEMA_ID and the six nulls
+    r.truncate(r.len() - 2); // the block of one item and the end marker
+    for _ in 0..2000 {
+        long(&mut r, 1000);
+    }
+    r.push(0);
+    r.extend(tail);
+    let f = raw_container(&schema, "null", &[(1, r)]);
+    let err = decode_manifest_list(&f, "l").unwrap_err();
+    assert!(message(&err).contains("takes no bytes"), "{err}");
+}
+
 #[test]
 fn unknown_codec_is_named() {
     let f = raw_container(JAVA_LIST, "bzip2", &[(1, vec![0; 10])]);

@@ -7,7 +7,7 @@
 //! (unless the caller allows dropping). Unions take the null branch for null and otherwise the
 //! first branch of the value's kind. Record names are never compared.
 
-use super::avro::{Container, Cursor, DResult, DecodeError, Node, NodeId, Schema};
+use super::avro::{Container, Cursor, DResult, DecodeError, Node, NodeId, Schema, MAX_EMPTY_ITEMS};
 
 /// One Avro datum of any type.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,7 +161,7 @@ fn read_value(c: &mut Cursor<'_>, s: &Schema, node: NodeId, depth: usize) -> DRe
                 if n == 0 {
                     break AvroValue::Array(out);
                 }
-                let n = c.check_count(n, false)?;
+                let n = c.check_count(n, s.can_be_empty(*item))?;
                 for _ in 0..n {
                     out.push(read_value(c, s, *item, depth + 1)?);
                 }
@@ -194,6 +194,7 @@ pub(crate) fn read_container(bytes: &[u8]) -> DResult<(String, Vec<AvroValue>)> 
     } = Container::parse(bytes)?;
     let mut out = Vec::new();
     let mut block_no = 0usize;
+    let mut empty_items = MAX_EMPTY_ITEMS;
     while let Some((count, raw)) = blocks
         .next_raw_block()
         .map_err(|e| e.context(format!("block #{block_no}")))?
@@ -207,7 +208,7 @@ pub(crate) fn read_container(bytes: &[u8]) -> DResult<(String, Vec<AvroValue>)> 
                 data.len()
             )));
         }
-        let mut c = Cursor::new(&data);
+        let mut c = Cursor::with_empty_items(&data, empty_items);
         for i in 0..count {
             out.push(
                 read_value(&mut c, &schema, schema.root, 0)
@@ -220,6 +221,7 @@ pub(crate) fn read_container(bytes: &[u8]) -> DResult<(String, Vec<AvroValue>)> 
                 c.remaining()
             )));
         }
+        empty_items = c.empty_items_left();
         block_no += 1;
     }
     Ok((schema_json, out))
