@@ -1,0 +1,460 @@
+//! `paimon-bench`: benchmarks of the cleanup operations against their floor, on tables made by
+//! the generator (`paimon-gen`), at three sizes.
+//!
+//! ```text
+//! cargo run --release --bin paimon-bench -- expire-snapshots --size small
+//! cargo run --release --bin paimon-bench -- all --size all --results bench.jsonl
+//! ```
+//!
+//! For each operation and size: generate the table (not timed), then, each in a fresh process
+//! so that peak memory (`VmHWM`) is clean:
+//! 1. `baseline` — start the runtime and open the table (memory baseline);
+//! 2. `plan` — the operation's dry run, profiled by the library's tracing events; it names the
+//!    files the operation will delete (not part of the comparison);
+//! 3. `floor` — list the same directories, read and decode the same metadata with the crate's
+//!    decoders at the same concurrency, and `std::fs::remove_file` a copy of exactly the files
+//!    the operation deletes (drop partition: write the same commit into a scratch directory);
+//! 4. `op` — the operation through the crate's API (`clean::expire_snapshots` keeping only the
+//!    latest snapshot, `clean::remove_orphan_files` with cut-off now, `clean::drop_partitions`
+//!    of the largest live partition).
+//!
+//! Printed: wall and CPU time per phase, the ratio op / floor, files deleted per second, peak
+//! memory, and bytes per referenced file = (op peak − baseline peak) / files referenced by the
+//! table (data + changelog + index files).
+
+mod paimon_bench;
+#[allow(dead_code)]
+mod paimon_gen;
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use clap::Parser;
+use serde_json::json;
+
+use paimon_bench::floor::{floor, prepare_mirror};
+use paimon_bench::measure::{Measure, RESULT_PREFIX};
+use paimon_bench::ops::{self, Op, PlanFile};
+use paimon_gen::{GenConfig, GenSummary, Size};
+
+/// Benchmark cleanup operations against their floor.
+#[derive(Parser)]
+#[command(name = "paimon-bench")]
+struct Cli {
+    /// expire-snapshots, remove-orphan-files, drop-partition or all.
+    op: String,
+    /// small, medium, large or all.
+    #[arg(long, default_value = "small")]
+    size: String,
+    /// Working directory (default: $PAIMON_BENCH_DIR or the system temp dir).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Keep the generated tables.
+    #[arg(long)]
+    keep: bool,
+    /// Runtime worker threads (default: number of cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// I/O concurrency of the operation and the floor (the library's default is 32).
+    #[arg(long, default_value_t = 32)]
+    concurrency: usize,
+    /// Threads removing files in the floor.
+    #[arg(long, default_value_t = 4)]
+    unlink_threads: usize,
+    /// Also profile: replay expiry step by step, and delete a second copy of the planned files
+    /// through the crate's `Deleter` (costs extra, unmeasured, preparation time).
+    #[arg(long)]
+    profile: bool,
+    /// Runs per operation and size (fresh table each time); a summary gives the median.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
+    /// Append one JSON line per run to this file.
+    #[arg(long)]
+    results: Option<PathBuf>,
+    #[arg(long, hide = true)]
+    phase: Option<String>,
+    #[arg(long, hide = true)]
+    table: Option<PathBuf>,
+    #[arg(long, hide = true)]
+    plan: Option<PathBuf>,
+    #[arg(long, hide = true)]
+    mirror: Option<PathBuf>,
+}
+
+type Res<T> = Result<T, Box<dyn Error>>;
+
+fn threads(cli: &Cli) -> usize {
+    cli.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    })
+}
+
+fn read_plan(path: &Path) -> Res<PlanFile> {
+    Ok(serde_json::from_slice(&std::fs::read(path)?)?)
+}
+
+/// Child mode: one phase, result on stdout.
+fn child(cli: &Cli, op: Op, phase: &str) -> Res<()> {
+    let table = cli.table.clone().ok_or("--table is required")?;
+    let plan_path = cli.plan.clone().ok_or("--plan is required")?;
+    let n = threads(cli);
+    let m = match phase {
+        "baseline" => ops::baseline(&table, n)?,
+        "plan" => ops::plan(op, &table, &plan_path, n)?,
+        "floor" => {
+            let plan = read_plan(&plan_path)?;
+            let mirror = cli.mirror.clone().ok_or("--mirror is required")?;
+            floor(
+                op,
+                &table,
+                &plan,
+                &mirror,
+                n,
+                cli.concurrency,
+                cli.unlink_threads,
+            )?
+        }
+        "op" => {
+            let plan = read_plan(&plan_path)?;
+            ops::run(op, &table, &plan, n, cli.concurrency)?
+        }
+        "profile" => {
+            let plan = read_plan(&plan_path)?;
+            ops::profile_expire(&table, &plan, n)?
+        }
+        "probe-delete" => {
+            let plan = read_plan(&plan_path)?;
+            let mirror = cli.mirror.clone().ok_or("--mirror is required")?;
+            ops::probe_delete(&mirror, &plan, n, cli.concurrency)?
+        }
+        other => return Err(format!("unknown phase {other}").into()),
+    };
+    println!("{RESULT_PREFIX}{}", serde_json::to_string(&m)?);
+    Ok(())
+}
+
+/// Runs one phase in a fresh process.
+fn spawn(cli: &Cli, op: Op, phase: &str, work: &Path) -> Res<Measure> {
+    spawn_with(cli, op, phase, work, &work.join("floor-copy"))
+}
+
+/// Runs one phase in a fresh process with another copy directory.
+fn spawn_with(cli: &Cli, op: Op, phase: &str, work: &Path, mirror: &Path) -> Res<Measure> {
+    let exe = std::env::current_exe()?;
+    let out = Command::new(exe)
+        .arg(op.name())
+        .args(["--phase", phase])
+        .arg("--table")
+        .arg(work.join("table"))
+        .arg("--plan")
+        .arg(work.join("plan.json"))
+        .arg("--mirror")
+        .arg(mirror)
+        .args(["--threads", &threads(cli).to_string()])
+        .args(["--concurrency", &cli.concurrency.to_string()])
+        .args(["--unlink-threads", &cli.unlink_threads.to_string()])
+        .stderr(Stdio::inherit())
+        .output()?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(RESULT_PREFIX))
+        .ok_or_else(|| format!("phase {phase} failed ({}): {stdout}", out.status))?;
+    Ok(serde_json::from_str(line)?)
+}
+
+fn secs(ms: f64) -> String {
+    format!("{:.2}", ms / 1000.0)
+}
+
+fn mib(kb: u64) -> String {
+    format!("{:.0}", kb as f64 / 1024.0)
+}
+
+fn print_steps(title: &str, m: &Measure) {
+    println!("  {title}:");
+    for s in &m.steps {
+        let rss = if s.rss_kb > 0 {
+            format!("{:>6} MiB", mib(s.rss_kb))
+        } else {
+            " ".repeat(10)
+        };
+        println!(
+            "    {:>9.1} .. {:>9.1} ms  {:>9}  {rss}  {}",
+            s.start_ms, s.end_ms, s.count, s.name
+        );
+    }
+}
+
+/// A marker that makes a directory ours to delete.
+const MARKER: &str = ".paimon-bench";
+
+fn fresh_dir(work: &Path) -> Res<()> {
+    if work.exists() {
+        if !work.join(MARKER).exists() {
+            return Err(
+                format!("{} exists and was not made by paimon-bench", work.display()).into(),
+            );
+        }
+        std::fs::remove_dir_all(work)?;
+    }
+    std::fs::create_dir_all(work)?;
+    std::fs::write(work.join(MARKER), b"")?;
+    Ok(())
+}
+
+fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value> {
+    let work = base.join(format!("{}-{}", op.name(), size.name()));
+    fresh_dir(&work)?;
+    let table = work.join("table");
+    let mut cfg = GenConfig::sized(table.clone(), size);
+    if op == Op::Orphans {
+        // 10 % of the data files are orphans.
+        cfg.orphans = cfg.snapshots * cfg.files_per_commit * 8 / 100;
+    }
+    eprintln!(
+        "[{} {}] generating {}",
+        op.name(),
+        size.name(),
+        table.display()
+    );
+    let generated = paimon_gen::generate(&cfg)?;
+    let g: &GenSummary = &generated.summary;
+    eprintln!(
+        "[{} {}] generated in {} s: {} snapshots, {} data + {} changelog + {} index files, {} orphans, {} manifests",
+        op.name(),
+        size.name(),
+        secs(g.elapsed_ms as f64),
+        g.snapshots,
+        g.data_files,
+        g.changelog_files,
+        g.index_files,
+        g.orphan_files,
+        g.manifests
+    );
+    let baseline = spawn(cli, op, "baseline", &work)?;
+    eprintln!("[{} {}] dry run", op.name(), size.name());
+    let plan_m = spawn(cli, op, "plan", &work)?;
+    let plan = read_plan(&work.join("plan.json"))?;
+    prepare_mirror(&table, &work.join("floor-copy"), &plan.paths)?;
+    let mut extra_phases = Vec::new();
+    if cli.profile {
+        if op == Op::Expire {
+            eprintln!(
+                "[{} {}] profile (expiry replayed step by step)",
+                op.name(),
+                size.name()
+            );
+            extra_phases.push(spawn(cli, op, "profile", &work)?);
+        }
+        if op != Op::Drop {
+            let probe = work.join("probe-copy");
+            prepare_mirror(&table, &probe, &plan.paths)?;
+            eprintln!("[{} {}] probe: Deleter on a copy", op.name(), size.name());
+            extra_phases.push(spawn_with(cli, op, "probe-delete", &work, &probe)?);
+        }
+    }
+    eprintln!("[{} {}] floor", op.name(), size.name());
+    let floor_m = spawn(cli, op, "floor", &work)?;
+    eprintln!("[{} {}] operation", op.name(), size.name());
+    let op_m = spawn(cli, op, "op", &work)?;
+
+    // Checks: the run did what the dry run planned, and the latest version is intact.
+    let mut problems = Vec::new();
+    if op_m.files != plan_m.files {
+        problems.push(format!(
+            "the run handled {} files, the dry run planned {}",
+            op_m.files, plan_m.files
+        ));
+    }
+    if op_m.extra["failed"].as_u64().unwrap_or(0) > 0 {
+        problems.push(format!("{} deletions failed", op_m.extra["failed"]));
+    }
+    if op != Op::Drop {
+        if let Err(e) = paimon_gen::verify(&table, &generated.live_latest) {
+            problems.push(e);
+        }
+        let missing = generated
+            .live_latest
+            .iter()
+            .filter(|p| !table.join(p).exists())
+            .count();
+        if missing > 0 {
+            problems.push(format!(
+                "{missing} live files of the latest snapshot are gone"
+            ));
+        }
+    }
+
+    let ratio = op_m.wall_ms / floor_m.wall_ms.max(0.001);
+    let per_sec = op_m.files as f64 / (op_m.wall_ms / 1000.0).max(1e-9);
+    let referenced = g.referenced_files.max(1);
+    let bytes_per_ref =
+        (op_m.vmhwm_kb.saturating_sub(baseline.vmhwm_kb) * 1024) as f64 / referenced as f64;
+    println!(
+        "\n== {} / {}: {} snapshots, {} data + {} changelog + {} index files referenced, {} orphans; generated in {} s",
+        op.name(),
+        size.name(),
+        g.snapshots,
+        g.data_files,
+        g.changelog_files,
+        g.index_files,
+        g.orphan_files,
+        secs(g.elapsed_ms as f64)
+    );
+    println!("  phase      wall s   cpu s  peak MiB      files   files/s");
+    for m in [&baseline, &plan_m, &floor_m, &op_m] {
+        println!(
+            "  {:<8} {:>8} {:>7} {:>9} {:>10} {:>9.0}",
+            m.phase,
+            secs(m.wall_ms),
+            secs(m.cpu_ms),
+            mib(m.vmhwm_kb),
+            m.files,
+            m.files as f64 / (m.wall_ms / 1000.0).max(1e-9)
+        );
+    }
+    println!(
+        "  op / floor = {ratio:.2}; {per_sec:.0} files/s; {bytes_per_ref:.0} bytes per referenced file ({referenced} referenced)"
+    );
+    if let Some(inner) = op_m.extra["elapsed_ms"].as_f64() {
+        println!(
+            "  the operation's own elapsed_ms: {inner:.0} ms; opening the table before and dropping its state after: {:.0} ms",
+            op_m.wall_ms - inner
+        );
+    }
+    print_steps("floor steps", &floor_m);
+    print_steps("op steps (progress callbacks)", &op_m);
+    print_steps("dry-run profile (library tracing events)", &plan_m);
+    for m in &extra_phases {
+        print_steps(
+            &format!(
+                "{} ({} s wall, {} MiB)",
+                m.phase,
+                secs(m.wall_ms),
+                mib(m.vmhwm_kb)
+            ),
+            m,
+        );
+    }
+    if problems.is_empty() {
+        println!("  checks: ok");
+    } else {
+        println!("  CHECKS FAILED: {}", problems.join("; "));
+    }
+    println!(
+        "  | {} | {} | {} | {} | {} | {} | {:.2} | {:.0} | {} | {} | {:.0} |",
+        size.name(),
+        g.snapshots,
+        g.data_files + g.changelog_files + g.index_files,
+        op_m.files,
+        secs(floor_m.wall_ms),
+        secs(op_m.wall_ms),
+        ratio,
+        per_sec,
+        mib(floor_m.vmhwm_kb),
+        mib(op_m.vmhwm_kb),
+        bytes_per_ref
+    );
+    if !cli.keep {
+        std::fs::remove_dir_all(&work)?;
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("; ").into());
+    }
+    Ok(json!({
+        "op": op.name(), "size": size.name(), "generated": g,
+        "baseline": baseline, "plan": plan_m, "floor": floor_m, "run": op_m,
+        "profile": extra_phases,
+        "ratio": ratio, "files_per_sec": per_sec, "bytes_per_referenced_file": bytes_per_ref,
+    }))
+}
+
+/// Median of `v` (which must not be empty).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// One markdown row over repeated runs: medians, and the ratio's range.
+fn summarize(op: Op, size: Size, runs: &[serde_json::Value]) -> String {
+    let get = |f: &dyn Fn(&serde_json::Value) -> Option<f64>| -> Vec<f64> {
+        runs.iter().filter_map(f).collect()
+    };
+    let ratios = get(&|r| r["ratio"].as_f64());
+    let floor = get(&|r| r["floor"]["wall_ms"].as_f64());
+    let op_ms = get(&|r| r["run"]["wall_ms"].as_f64());
+    let fps = get(&|r| r["files_per_sec"].as_f64());
+    let peak = get(&|r| r["run"]["vmhwm_kb"].as_f64());
+    let bpr = get(&|r| r["bytes_per_referenced_file"].as_f64());
+    let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = ratios.iter().copied().fold(0.0, f64::max);
+    format!(
+        "| {} | {} | {} | {:.2} | {:.2} | {:.2} ({min:.2}–{max:.2}) | {:.0} | {:.0} | {:.0} |",
+        op.name(),
+        size.name(),
+        runs.len(),
+        median(floor) / 1000.0,
+        median(op_ms) / 1000.0,
+        median(ratios),
+        median(fps),
+        median(peak) / 1024.0,
+        median(bpr)
+    )
+}
+
+fn main() -> Res<()> {
+    let cli = Cli::parse();
+    let ops: Vec<Op> = match cli.op.as_str() {
+        "all" => Op::ALL.to_vec(),
+        o => vec![Op::parse(o).ok_or_else(|| format!("unknown operation {o}"))?],
+    };
+    if let Some(phase) = cli.phase.clone() {
+        return child(&cli, ops[0], &phase);
+    }
+    let sizes: Vec<Size> = match cli.size.as_str() {
+        "all" => vec![Size::Small, Size::Medium, Size::Large],
+        s => vec![Size::parse(s).ok_or_else(|| format!("unknown size {s}"))?],
+    };
+    let base = cli
+        .dir
+        .clone()
+        .or_else(|| std::env::var_os("PAIMON_BENCH_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| std::env::temp_dir().join("paimon-bench"));
+    std::fs::create_dir_all(&base)?;
+    let base = base.canonicalize()?;
+    let mut summary = Vec::new();
+    for op in ops {
+        for &size in &sizes {
+            let mut runs = Vec::new();
+            for _ in 0..cli.repeat.max(1) {
+                let result = run_one(&cli, &base, op, size)?;
+                if let Some(path) = &cli.results {
+                    use std::io::Write;
+                    let mut f = std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(path)?;
+                    writeln!(f, "{}", serde_json::to_string(&result)?)?;
+                }
+                runs.push(result);
+            }
+            summary.push(summarize(op, size, &runs));
+        }
+    }
+    println!("\n| operation | size | runs | floor s | op s | op/floor median (min–max) | files/s | op peak MiB | bytes/ref file |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for line in summary {
+        println!("{line}");
+    }
+    Ok(())
+}

@@ -1,0 +1,11 @@
+//! Pieces of the `paimon-bench` binary: per-process measurements, the measured operations and
+//! their floors.
+
+pub mod floor;
+pub mod measure;
+pub mod ops;
+
+/// Current wall-clock time in epoch milliseconds.
+pub fn now_millis() -> i64 {
+    paimon_cleanup::clean::retention::now_millis()
+}

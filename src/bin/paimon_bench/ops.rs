@@ -1,0 +1,451 @@
+//! The measured operations through the crate's public API, their dry-run plans, and the
+//! baseline process.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use paimon_cleanup::clean::{
+    drop_partitions, expire_snapshots, remove_orphan_files, ExpireConfig, OrphanConfig,
+    RetentionOverrides, RunControl,
+};
+use paimon_cleanup::storage::Storage;
+use paimon_cleanup::table::Table;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::Layer;
+
+use super::measure::{events::EventLog, Clock, Measure, ProgressLog};
+
+/// A benchmarked operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `clean::expire_snapshots`, everything but the latest snapshot.
+    Expire,
+    /// `clean::remove_orphan_files`, cut-off now, no writers running.
+    Orphans,
+    /// `clean::drop_partitions` of the largest live partition.
+    Drop,
+}
+
+impl Op {
+    /// Every operation, in report order.
+    pub const ALL: [Op; 3] = [Op::Expire, Op::Orphans, Op::Drop];
+
+    /// Parses a command-line name.
+    pub fn parse(s: &str) -> Option<Op> {
+        match s {
+            "expire-snapshots" | "expire" => Some(Op::Expire),
+            "remove-orphan-files" | "orphans" => Some(Op::Orphans),
+            "drop-partition" | "drop" => Some(Op::Drop),
+            _ => None,
+        }
+    }
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Expire => "expire-snapshots",
+            Op::Orphans => "remove-orphan-files",
+            Op::Drop => "drop-partition",
+        }
+    }
+}
+
+/// What the dry run found: the input of the floor and of the checks after the real run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PlanFile {
+    /// Files the operation deletes, relative to the table root.
+    pub paths: Vec<String>,
+    /// First expired snapshot (expire).
+    pub first_expired: Option<i64>,
+    /// Last expired snapshot (expire).
+    pub last_expired: Option<i64>,
+    /// Partition to drop (drop), key → value.
+    pub partition: Option<BTreeMap<String, String>>,
+    /// Live files of that partition (drop).
+    pub partition_files: u64,
+}
+
+/// A multi-threaded runtime like the CLI's.
+pub fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+async fn open(table: &Path) -> Result<Table, String> {
+    let storage = Storage::open(table.to_str().ok_or("non-UTF-8 path")?, &HashMap::new())
+        .map_err(|e| e.to_string())?;
+    Table::open(Arc::new(storage), &HashMap::new())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+fn expire_config(dry_run: bool) -> ExpireConfig {
+    ExpireConfig {
+        retention: RetentionOverrides {
+            retain_min: Some(1),
+            older_than_ms: Some(super::now_millis()),
+            limit: Some(i64::MAX),
+            ..Default::default()
+        },
+        clean_empty_dirs: Some(false),
+        dry_run,
+        refuse_if_tags_pin_expired: false,
+    }
+}
+
+fn orphan_config(dry_run: bool) -> OrphanConfig {
+    OrphanConfig {
+        older_than_ms: Some(super::now_millis()),
+        dry_run,
+        no_writers_running: true,
+        ..Default::default()
+    }
+}
+
+/// The baseline: a process that starts a runtime and opens the table, nothing else.
+pub fn baseline(table: &Path, threads: usize) -> Result<Measure, String> {
+    let rt = runtime(threads)?;
+    let clock = Clock::start();
+    rt.block_on(open(table))?;
+    Ok(clock.finish("baseline", 0, json!({})))
+}
+
+/// The dry run of `op`, profiled by the library's own tracing events; writes the plan.
+pub fn plan(op: Op, table: &Path, out: &Path, threads: usize) -> Result<Measure, String> {
+    let events = EventLog::new(Instant::now());
+    let subscriber = tracing_subscriber::registry().with(
+        events
+            .clone()
+            .with_filter(tracing::level_filters::LevelFilter::DEBUG),
+    );
+    tracing::subscriber::set_global_default(subscriber).map_err(|e| e.to_string())?;
+    let rt = runtime(threads)?;
+    let mut clock = Clock::start();
+    let mut plan = PlanFile::default();
+    let extra = rt.block_on(async {
+        let t = open(table).await?;
+        let ctl = RunControl::default();
+        Ok::<_, String>(match op {
+            Op::Expire => {
+                let r = expire_snapshots(&t, &expire_config(true), &ctl)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                plan.paths = r.deletion.paths.iter().map(|p| p.path.clone()).collect();
+                plan.first_expired = r.first_expired;
+                plan.last_expired = r.last_expired;
+                json!({"snapshots_expired": r.snapshots_expired, "deleted": r.deletion.deleted})
+            }
+            Op::Orphans => {
+                let r = remove_orphan_files(&t, &orphan_config(true), &ctl)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                plan.paths = r.deletion.paths.iter().map(|p| p.path.clone()).collect();
+                json!({"files_listed": r.files_listed, "candidates": r.candidates,
+                       "referenced": r.referenced, "manifests_read": r.manifests_read,
+                       "versions_read": r.versions_read, "deleted": r.deletion.deleted})
+            }
+            Op::Drop => {
+                let latest = t
+                    .snapshots()
+                    .latest_id(t.storage())
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .ok_or("no snapshot")?;
+                let s = t
+                    .snapshots()
+                    .read(t.storage(), latest)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let live = t.live_data_files(&s).await.map_err(|e| e.to_string())?;
+                let mut per: BTreeMap<Vec<u8>, u64> = BTreeMap::new();
+                for e in &live {
+                    *per.entry(e.partition.clone()).or_default() += 1;
+                }
+                let (row, n) = per
+                    .into_iter()
+                    .max_by_key(|(_, n)| *n)
+                    .ok_or("no live files")?;
+                let path = t.paths().partition_path(&row).map_err(|e| e.to_string())?;
+                let spec: BTreeMap<String, String> = path
+                    .trim_end_matches('/')
+                    .split('/')
+                    .filter_map(|kv| kv.split_once('='))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                plan.partition = Some(spec.clone());
+                plan.partition_files = n;
+                json!({"partition": spec, "live_files": live.len(), "partition_files": n})
+            }
+        })
+    })?;
+    let files = match op {
+        Op::Drop => plan.partition_files,
+        _ => plan.paths.len() as u64,
+    };
+    let bytes = serde_json::to_vec(&plan).map_err(|e| e.to_string())?;
+    std::fs::write(out, bytes).map_err(|e| format!("write {}: {e}", out.display()))?;
+    clock.extend(events.steps());
+    Ok(clock.finish("plan", files, extra))
+}
+
+/// The real run of `op` through the crate's API.
+pub fn run(
+    op: Op,
+    table: &Path,
+    plan: &PlanFile,
+    threads: usize,
+    concurrency: usize,
+) -> Result<Measure, String> {
+    let rt = runtime(threads)?;
+    let progress = ProgressLog::new(Instant::now());
+    let mut clock = Clock::start();
+    let ctl = RunControl {
+        progress: Some(progress.callback()),
+        io_concurrency: concurrency,
+        ..Default::default()
+    };
+    let (files, extra) = rt.block_on(async {
+        let t = open(table).await?;
+        Ok::<_, String>(match op {
+            Op::Expire => {
+                let r = expire_snapshots(&t, &expire_config(false), &ctl)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                (
+                    r.deletion.total_files(),
+                    json!({"snapshots_expired": r.snapshots_expired, "elapsed_ms": r.elapsed_ms,
+                           "failed": r.deletion.failed.len(), "deleted": r.deletion.deleted}),
+                )
+            }
+            Op::Orphans => {
+                let r = remove_orphan_files(&t, &orphan_config(false), &ctl)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                (
+                    r.deletion.total_files(),
+                    json!({"files_listed": r.files_listed, "candidates": r.candidates,
+                           "elapsed_ms": r.elapsed_ms,
+                           "failed": r.deletion.failed.len(), "deleted": r.deletion.deleted}),
+                )
+            }
+            Op::Drop => {
+                let spec = plan.partition.clone().ok_or("plan has no partition")?;
+                let r = drop_partitions(&t, &[spec], None, None, &ctl)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                (
+                    r.files_marked_deleted,
+                    json!({"snapshots": r.snapshot_ids, "partitions": r.partitions.len(),
+                           "elapsed_ms": r.elapsed_ms}),
+                )
+            }
+        })
+    })?;
+    clock.extend(progress.steps());
+    Ok(clock.finish("op", files, extra))
+}
+
+/// Where expiry's time goes: `clean::expire_snapshots` replayed step by step through the same
+/// public building blocks (`clean::plan`, `clean::references`, `clean::protectors`), timed
+/// per step, in dry-run mode (the deletion steps only compute sizes). The real operation is one
+/// call; this replica exists to attribute its time.
+pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<Measure, String> {
+    use paimon_cleanup::clean::deleter::Deleter;
+    use paimon_cleanup::clean::plan::{
+        added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope,
+    };
+    use paimon_cleanup::clean::protectors::{other_protectors, snapshot_line};
+    use paimon_cleanup::clean::references::ReferenceReader;
+    use paimon_cleanup::clean::FileClass;
+
+    let rt = runtime(threads)?;
+    let mut clock = Clock::start();
+    let e = |e: paimon_cleanup::Error| e.to_string();
+    rt.block_on(async {
+        let t0 = clock.now_ms();
+        let t = open(table).await?;
+        let all = t.all_snapshots().await.map_err(e)?;
+        let step = |clock: &mut Clock, name: &str, start: f64, count: u64| {
+            clock.extend([super::measure::Step {
+                name: name.to_string(),
+                start_ms: start,
+                end_ms: clock.now_ms(),
+                count,
+                rss_kb: super::measure::vmrss_kb(),
+            }]);
+        };
+        step(
+            &mut clock,
+            "open table, read every snapshot",
+            t0,
+            all.len() as u64,
+        );
+        let first = plan.first_expired.ok_or("nothing expired")?;
+        let last = plan.last_expired.ok_or("nothing expired")?;
+        let expired: Vec<_> = all
+            .iter()
+            .filter(|s| s.id >= first && s.id <= last)
+            .cloned()
+            .collect();
+        let kept: Vec<_> = all.iter().filter(|s| s.id > last).cloned().collect();
+
+        let t1 = clock.now_ms();
+        let mut rr = ReferenceReader::new(&t);
+        let deltas: Vec<String> = all
+            .iter()
+            .filter(|s| s.id > first && s.id <= last + 1)
+            .map(|s| s.delta_manifest_list.clone())
+            .collect();
+        let mut candidates = deleted_by_deltas(&mut rr, &t, &deltas).await.map_err(e)?;
+        step(
+            &mut clock,
+            "candidates: delta lists + manifests decoded in full (deleted_by_deltas)",
+            t1,
+            candidates.len() as u64,
+        );
+        let t2 = clock.now_ms();
+        let cl: Vec<String> = expired
+            .iter()
+            .filter_map(|s| s.changelog_manifest_list.clone())
+            .collect();
+        for (loc, c) in added_by_lists(&mut rr, &t, &cl, FileClass::ChangelogData)
+            .await
+            .map_err(e)?
+        {
+            candidates.entry(loc).or_insert(c);
+        }
+        step(
+            &mut clock,
+            "candidates: changelog lists (added_by_lists)",
+            t2,
+            candidates.len() as u64,
+        );
+
+        let t3 = clock.now_ms();
+        let mut protectors = snapshot_line("main", &kept);
+        protectors.extend(other_protectors(&t).await.map_err(e)?);
+        step(
+            &mut clock,
+            "protectors: tags, branches, changelogs (other_protectors)",
+            t3,
+            protectors.len() as u64,
+        );
+
+        let set: std::collections::HashSet<_> = candidates.keys().cloned().collect();
+        let t4 = clock.now_ms();
+        let protected = rr.protected_files(&protectors, &set).await.map_err(e)?;
+        step(
+            &mut clock,
+            "protected_files (protector lists + slim manifests)",
+            t4,
+            protected.len() as u64,
+        );
+        let t5 = clock.now_ms();
+        let again = rr.protected_files(&protectors, &set).await.map_err(e)?;
+        step(
+            &mut clock,
+            "protected_files again (caches warm: merge work only)",
+            t5,
+            again.len() as u64,
+        );
+        let t6 = clock.now_ms();
+        let referenced = rr.referenced_metadata(&protectors).await.map_err(e)?;
+        step(
+            &mut clock,
+            "referenced_metadata (protector index manifests, sequential)",
+            t6,
+            referenced.manifest_dir_names.len() as u64,
+        );
+
+        let t7 = clock.now_ms();
+        let built = DeletionPlan::build(
+            &mut rr,
+            &t,
+            candidates,
+            &expired,
+            MetadataScope::All,
+            &protectors,
+        )
+        .await
+        .map_err(e)?;
+        let planned = (built.data.len()
+            + built.changelog_data.len()
+            + built.manifests.len()
+            + built.index_files.len()
+            + built.lists.len()) as u64;
+        step(
+            &mut clock,
+            "DeletionPlan::build (repeats the two above, + removed lists and index manifests)",
+            t7,
+            planned,
+        );
+
+        let t8 = clock.now_ms();
+        let ctl = RunControl::default();
+        let mut deleter = Deleter::new(t.storage(), &ctl, true);
+        built.execute(&t, &mut deleter, false).await.map_err(e)?;
+        step(
+            &mut clock,
+            "execute, dry run (per-file guard + HEAD of files without a known size)",
+            t8,
+            deleter.report.total_files(),
+        );
+        Ok::<_, String>(())
+    })?;
+    Ok(clock.finish("profile", 0, json!({})))
+}
+
+/// Deletion-path probe: removes a copy of the planned files through `clean::deleter::Deleter`
+/// (the path every operation deletes through), on a storage rooted at the copy.
+pub fn probe_delete(
+    copy: &Path,
+    plan: &PlanFile,
+    threads: usize,
+    concurrency: usize,
+) -> Result<Measure, String> {
+    use paimon_cleanup::clean::deleter::{Deleter, Planned};
+    use paimon_cleanup::clean::FileClass;
+    use paimon_cleanup::storage::Location;
+
+    let rt = runtime(threads)?;
+    let storage = Storage::open(copy.to_str().ok_or("non-UTF-8 path")?, &HashMap::new())
+        .map_err(|e| e.to_string())?;
+    let root = Location::from_local_path(copy).map_err(|e| e.to_string())?;
+    let planned: Vec<Planned> = plan
+        .paths
+        .iter()
+        .map(|p| Planned {
+            location: root.join(p),
+            class: FileClass::Data,
+            bytes: Some(0),
+        })
+        .collect();
+    let n = planned.len() as u64;
+    let mut clock = Clock::start();
+    let ctl = RunControl {
+        io_concurrency: concurrency,
+        ..Default::default()
+    };
+    let failed = rt.block_on(async {
+        let mut d = Deleter::new(&storage, &ctl, false);
+        d.delete("probe", planned)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>(d.report.failed.len())
+    })?;
+    clock.extend([super::measure::Step {
+        name: "Deleter::delete of the copy (sizes known)".into(),
+        start_ms: 0.0,
+        end_ms: clock.now_ms(),
+        count: n,
+        rss_kb: super::measure::vmrss_kb(),
+    }]);
+    Ok(clock.finish("probe-delete", n, json!({"failed": failed})))
+}
