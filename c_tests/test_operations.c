@@ -675,7 +675,26 @@ static void check_drop_partitions(void) {
     spec.keys = keys;
     spec.values = values;
     spec.field_count = 1;
-    CHECK_OK(paimon_cleanup_drop_partitions(ctx, exec, &spec, 1, NULL, &r, &err), err);
+    /* A preview commits nothing and names what the drop then marks. */
+    CHECK_OK(paimon_cleanup_table_summary(ctx, exec, &summary, &err), err);
+    {
+        int64_t latest_before = summary.latest_snapshot_id;
+        PaimonCleanupReport *preview = NULL;
+        CHECK_OK(paimon_cleanup_preview_drop_partitions(ctx, exec, &spec, 1, NULL, &preview, &err),
+                 err);
+        CHECK(paimon_cleanup_report_dry_run(preview));
+        CHECK_EQ_I64(paimon_cleanup_report_committed_snapshot_count(preview), 0);
+        CHECK_EQ_I64(paimon_cleanup_report_expired_count(preview), 1);
+        CHECK_OK(paimon_cleanup_table_summary(ctx, exec, &summary, &err), err);
+        CHECK_EQ_I64(summary.latest_snapshot_id, latest_before);
+        CHECK_OK(paimon_cleanup_drop_partitions(ctx, exec, &spec, 1, NULL, &r, &err), err);
+        CHECK(!paimon_cleanup_report_dry_run(r));
+        CHECK_EQ_I64(paimon_cleanup_report_files_marked_deleted(preview),
+                     paimon_cleanup_report_files_marked_deleted(r));
+        CHECK_EQ_I64(paimon_cleanup_report_rows_marked_deleted(preview),
+                     paimon_cleanup_report_rows_marked_deleted(r));
+        paimon_cleanup_report_free(preview);
+    }
     cli = cli_json("drop-partitions '%s' --partition f1=10", p.b);
     ours = check_json_matches_cli(r, cli, SKIP_TIMES, "drop_partitions");
     if (ours != NULL) {

@@ -2010,6 +2010,27 @@ PaimonCleanupStatus paimon_cleanup_drop_partitions(const struct PaimonCleanupCon
                                                    struct PaimonCleanupError **err);
 
 /**
+ * Previews `paimon_cleanup_drop_partitions`: reads the latest snapshot and reports what a drop
+ * of `specs` would mark deleted (partitions, files, rows, bytes, index entries), committing
+ * nothing. The report is of kind `PAIMON_CLEANUP_REPORT_KIND_DROP_PARTITIONS` with
+ * `paimon_cleanup_report_dry_run` true and no snapshot. A writer committing between the preview
+ * and a later drop can change what the drop marks.
+ *
+ * Arguments, ownership, thread-safety and errors: as `paimon_cleanup_drop_partitions` (the
+ * same input checks, minus the commit errors `UNSUPPORTED` and `CONFLICT`).
+ *
+ * # Safety
+ * As `paimon_cleanup_drop_partitions`.
+ */
+PaimonCleanupStatus paimon_cleanup_preview_drop_partitions(const struct PaimonCleanupContext *context,
+                                                           const struct PaimonCleanupExecutor *executor,
+                                                           const struct PaimonCleanupPartitionSpec *specs,
+                                                           size_t spec_count,
+                                                           const struct PaimonCleanupRunOptions *run_options,
+                                                           struct PaimonCleanupReport **out,
+                                                           struct PaimonCleanupError **err);
+
+/**
  * Creates a partition-expire config with every field unset (table options, then defaults).
  *
  * Ownership: on success `*out` receives a new config owned by the caller, released with

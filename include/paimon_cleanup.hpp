@@ -1193,6 +1193,19 @@ public:
                                                   a.specs.size(), o, out, err);
         });
     }
+    /** What drop_partitions would mark deleted at the latest snapshot; commits nothing
+     *  (report.dry_run() is true, no committed snapshot). */
+    Report preview_drop_partitions(const Executor &executor,
+                                   const std::vector<PartitionSpec> &specs,
+                                   const RunOptions &run = RunOptions()) const {
+        SpecArrays a(specs);
+        return run_report(&run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out,
+                                    PaimonCleanupError **err) {
+            return paimon_cleanup_preview_drop_partitions(handle_.get(), executor.get(),
+                                                          a.specs.data(), a.specs.size(), o, out,
+                                                          err);
+        });
+    }
 
     const PaimonCleanupContext *get() const noexcept { return handle_.get(); }
 

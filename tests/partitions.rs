@@ -19,8 +19,9 @@ use serde_json::{json, Value};
 
 use paimon_cleanup::clean::partition_filter::parse_partition_spec;
 use paimon_cleanup::clean::{
-    drop_partitions, expire_partitions, expire_snapshots, ExpireConfig, PartitionExpireConfig,
-    PartitionExpireStrategy, PartitionReport, RetentionOverrides, RunControl,
+    drop_partitions, expire_partitions, expire_snapshots, preview_drop_partitions, ExpireConfig,
+    PartitionExpireConfig, PartitionExpireStrategy, PartitionReport, RetentionOverrides,
+    RunControl,
 };
 use paimon_cleanup::spec::manifest::{
     decode_index_manifest, decode_manifest, decode_manifest_list, detect_format, encode_records,
@@ -70,6 +71,33 @@ fn drop_with(
 fn drop(table: &Path, specs: &[Spec]) -> PartitionReport {
     drop_with(table, &HashMap::new(), specs)
         .unwrap_or_else(|e| panic!("drop {specs:?} failed: {e}"))
+}
+
+/// Previews a drop (commits nothing: the snapshot ids stay the same), drops, and checks that
+/// the preview named exactly what the drop committed.
+fn preview_then_drop(table: &Path, specs: &[Spec]) -> PartitionReport {
+    let before = snapshot_ids(table);
+    let preview = common::rt()
+        .block_on(async {
+            let t = open(table, &HashMap::new()).await?;
+            preview_drop_partitions(&t, specs, &RunControl::default()).await
+        })
+        .unwrap_or_else(|e| panic!("preview {specs:?} failed: {e}"));
+    assert_eq!(snapshot_ids(table), before, "a preview committed");
+    assert!(
+        preview.dry_run && preview.snapshot_ids.is_empty(),
+        "{preview:?}"
+    );
+    let done = drop(table, specs);
+    let comparable = |r: &PartitionReport| PartitionReport {
+        dry_run: false,
+        snapshot_ids: Vec::new(),
+        retries: 0,
+        elapsed_ms: 0,
+        ..r.clone()
+    };
+    assert_eq!(comparable(&preview), comparable(&done));
+    done
 }
 
 fn expire(table: &Path, cfg: &PartitionExpireConfig) -> PartitionReport {
@@ -406,7 +434,7 @@ fn drops_int_date_and_string_keys_with_partial_specs() {
         ),
     ];
     for (specs, _) in &steps {
-        let r = drop(&table, specs);
+        let r = preview_then_drop(&table, specs);
         assert!(r.files_marked_deleted > 0, "{specs:?}: {r:?}");
     }
     let snaps: Vec<Option<i64>> = (2..=6).map(Some).collect();
@@ -427,9 +455,9 @@ fn index_manifests_lose_dropped_partitions_and_pypaimon_keeps_writing() {
         return;
     };
     let (_t2, dv, _) = common::pypaimon_table("dv_table").unwrap();
-    let r = drop(&pk, &[spec(&[("p", "0")])]);
+    let r = preview_then_drop(&pk, &[spec(&[("p", "0")])]);
     assert!(r.index_entries_removed >= 1, "{r:?}");
-    let r2 = drop(&dv, &[spec(&[("dt", "a")])]);
+    let r2 = preview_then_drop(&dv, &[spec(&[("dt", "a")])]);
     assert_eq!(r2.index_entries_removed, 1, "{r2:?}");
     // Our own reader: no index entry of a dropped partition is left.
     common::rt().block_on(async {
@@ -1258,6 +1286,25 @@ fn cli_drop_and_expire_partitions() {
     let bin = env!("CARGO_BIN_EXE_paimon-cleanup");
     let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
     let t = table.to_str().unwrap();
+    let before = snapshot_ids(&table);
+    let out = run(&[
+        "drop-partitions",
+        t,
+        "--partition",
+        "p=0",
+        "--dry-run",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let preview: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(preview["partitions"], json!([{"p": "0"}]));
+    assert_eq!(preview["dry_run"], true);
+    assert!(preview["files_marked_deleted"].as_u64().unwrap() > 0);
+    assert_eq!(snapshot_ids(&table), before, "a dry run committed");
     let out = run(&["drop-partitions", t, "--partition", "p=0", "--json"]);
     assert!(
         out.status.success(),
@@ -1267,6 +1314,10 @@ fn cli_drop_and_expire_partitions() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["partitions"], json!([{"p": "0"}]));
     assert_eq!(report["snapshot_ids"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        report["files_marked_deleted"],
+        preview["files_marked_deleted"]
+    );
     let out = run(&["drop-partitions", t, "--partition", "nokey=1"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a partition key"));

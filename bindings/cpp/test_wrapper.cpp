@@ -298,7 +298,11 @@ void test_fixture(const std::string &fixtures) {
     pc::TableSummary before_d = ctx_d.summary(exec);
     pc::Result<pc::Report> bad_drop = ctx_d.try_drop_partitions(exec, {{{"nope", "1"}}});
     CHECK(!bad_drop && bad_drop.status() == pc::Status::InvalidArgument);
+    pc::Report preview = ctx_d.preview_drop_partitions(exec, {{{"f1", "20"}}});
+    CHECK(preview.dry_run() && preview.committed_snapshot_ids().empty());
+    CHECK(ctx_d.summary(exec).latest_snapshot_id == before_d.latest_snapshot_id);
     pc::Report dp = ctx_d.drop_partitions(exec, {{{"f1", "20"}}});
+    CHECK(!dp.dry_run() && dp.files_marked_deleted() == preview.files_marked_deleted());
     CHECK(dp.kind() == pc::ReportKind::DropPartitions);
     CHECK(dp.names() == std::vector<std::string>{"f1=20"});
     CHECK(dp.partitions().size() == 1 && dp.partitions()[0] == pc::PartitionValues{{"f1", "20"}});

@@ -13,7 +13,8 @@ use paimon_cleanup::clean::{
     ChangelogExpireReport, ConsumerReport, MaintainConfig, TagReport,
 };
 use paimon_cleanup::clean::{
-    drop_partitions, expire_partitions, PartitionExpireConfig, PartitionReport,
+    drop_partitions, expire_partitions, preview_drop_partitions, PartitionExpireConfig,
+    PartitionReport,
 };
 use paimon_cleanup::clean::{
     expire_snapshots, DeletionReport, ExpireConfig, RetentionOverrides, RunControl,
@@ -158,6 +159,9 @@ enum Command {
         /// an empty value or the default partition name means NULL). Repeatable.
         #[arg(long = "partition", value_name = "K=V[,K2=V2]", required = true)]
         partitions: Vec<String>,
+        /// Report what the drop would mark deleted at the latest snapshot; commit nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Drop the partitions older than the expiration time (values-time or update-time).
     ExpirePartitions {
@@ -397,13 +401,17 @@ where
     Ok(())
 }
 
-fn run_drop_partitions(args: &TableArgs, partitions: &[String]) -> Result<()> {
+fn run_drop_partitions(args: &TableArgs, partitions: &[String], dry_run: bool) -> Result<()> {
     let specs = partitions
         .iter()
         .map(|p| parse_partition_spec(p))
         .collect::<Result<Vec<_>>>()?;
     run_partition_op(args, "drop partitions", |t| async move {
-        drop_partitions(&t, &specs, None, None, &RunControl::default()).await
+        if dry_run {
+            preview_drop_partitions(&t, &specs, &RunControl::default()).await
+        } else {
+            drop_partitions(&t, &specs, None, None, &RunControl::default()).await
+        }
     })
 }
 
@@ -623,7 +631,11 @@ fn main() -> ExitCode {
                     )
                 })
         }
-        Command::DropPartitions { table, partitions } => run_drop_partitions(table, partitions),
+        Command::DropPartitions {
+            table,
+            partitions,
+            dry_run,
+        } => run_drop_partitions(table, partitions, *dry_run),
         Command::ExpirePartitions {
             table,
             expiration_time,

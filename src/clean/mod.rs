@@ -24,8 +24,8 @@ pub use expire_snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 pub use maintain::{maintain, MaintainConfig, MaintainReport};
 pub use orphan_files::{remove_orphan_files, OrphanConfig, OrphanReport};
 pub use partitions::{
-    drop_partitions, expire_partitions, PartitionExpireConfig, PartitionExpireStrategy,
-    PartitionReport,
+    drop_partitions, expire_partitions, preview_drop_partitions, PartitionExpireConfig,
+    PartitionExpireStrategy, PartitionReport,
 };
 pub use report::{DeletionReport, FileClass};
 pub use retention::RetentionOverrides;

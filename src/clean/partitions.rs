@@ -236,6 +236,60 @@ pub async fn drop_partitions(
     Ok(report)
 }
 
+/// What [`drop_partitions`] would do now, without committing: the partitions of the latest
+/// snapshot matching any of `specs`, the live files / rows / bytes it would mark deleted and the
+/// index entries it would remove. The report has `dry_run` set and no snapshot ids. Input is
+/// checked exactly as by [`drop_partitions`] (same errors), so a preview that succeeds names
+/// what a drop started at the same snapshot commits; a writer that commits in between can
+/// change that.
+pub async fn preview_drop_partitions(
+    table: &Table,
+    specs: &[BTreeMap<String, String>],
+    ctl: &RunControl,
+) -> Result<PartitionReport> {
+    let started = Instant::now();
+    let o = table.options();
+    let mut changes = DropChanges {
+        filter: PartitionFilter::from_specs(
+            computer(table)?,
+            specs,
+            o.partition_default_name(),
+            o.partition_legacy_name()?,
+        )?,
+        postpone: postpone(table)?,
+    };
+    let mut report = PartitionReport {
+        dry_run: true,
+        ..Default::default()
+    };
+    let storage = table.storage();
+    if let Some(latest) = table.snapshots().latest_id(storage).await? {
+        ctl.cancel.check()?;
+        let snapshot = table.snapshots().read(storage, latest).await?;
+        let live = table.live_data_files(&snapshot).await?;
+        let mut parts: BTreeMap<Vec<u8>, ()> = BTreeMap::new();
+        for e in changes.delta(&live)? {
+            report.files_marked_deleted += 1;
+            report.rows_marked_deleted += e.file.row_count.max(0) as u64;
+            report.bytes_marked_deleted += e.file.file_size.max(0) as u64;
+            parts.insert(e.partition, ());
+        }
+        for p in parts.keys() {
+            report.partitions.push(changes.filter.spec_of(p)?);
+        }
+        report.partitions.sort();
+        report.partitions.dedup();
+        if let Some(name) = &snapshot.index_manifest {
+            ctl.cancel.check()?;
+            let entries = table.reader().index_manifest(table.paths(), name).await?;
+            report.index_entries_removed =
+                entries.iter().filter(|e| changes.removes_index(e)).count() as u64;
+        }
+    }
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
 /// Per-partition totals of the live files.
 #[derive(Debug, Default, Clone)]
 struct PartitionStat {

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use crate::clean::retention::now_millis;
 use crate::clean::{
-    drop_partitions, expire_partitions, PartitionExpireConfig, PartitionExpireStrategy,
+    drop_partitions, expire_partitions, preview_drop_partitions, PartitionExpireConfig,
+    PartitionExpireStrategy,
 };
 
 use super::context::PaimonCleanupContext;
@@ -180,14 +181,87 @@ pub unsafe extern "C" fn paimon_cleanup_drop_partitions(
     out: *mut *mut PaimonCleanupReport,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_drop_partitions";
+    // SAFETY: forwarded caller guarantee.
+    unsafe {
+        drop_or_preview(
+            "paimon_cleanup_drop_partitions",
+            false,
+            (context, executor, run_options),
+            specs,
+            spec_count,
+            out,
+            err,
+        )
+    }
+}
+
+/// Previews `paimon_cleanup_drop_partitions`: reads the latest snapshot and reports what a drop
+/// of `specs` would mark deleted (partitions, files, rows, bytes, index entries), committing
+/// nothing. The report is of kind `PAIMON_CLEANUP_REPORT_KIND_DROP_PARTITIONS` with
+/// `paimon_cleanup_report_dry_run` true and no snapshot. A writer committing between the preview
+/// and a later drop can change what the drop marks.
+///
+/// Arguments, ownership, thread-safety and errors: as `paimon_cleanup_drop_partitions` (the
+/// same input checks, minus the commit errors `UNSUPPORTED` and `CONFLICT`).
+///
+/// # Safety
+/// As `paimon_cleanup_drop_partitions`.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_preview_drop_partitions(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    specs: *const PaimonCleanupPartitionSpec,
+    spec_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    // SAFETY: forwarded caller guarantee.
+    unsafe {
+        drop_or_preview(
+            "paimon_cleanup_preview_drop_partitions",
+            true,
+            (context, executor, run_options),
+            specs,
+            spec_count,
+            out,
+            err,
+        )
+    }
+}
+
+/// The handles every operation takes: context, executor, run options (may be NULL).
+type Handles = (
+    *const PaimonCleanupContext,
+    *const PaimonCleanupExecutor,
+    *const PaimonCleanupRunOptions,
+);
+
+/// The body of `paimon_cleanup_drop_partitions` (`preview` false) and
+/// `paimon_cleanup_preview_drop_partitions` (`preview` true).
+///
+/// # Safety
+/// As `paimon_cleanup_drop_partitions`.
+unsafe fn drop_or_preview(
+    function: &'static str,
+    preview: bool,
+    (context, executor, run_options): Handles,
+    specs: *const PaimonCleanupPartitionSpec,
+    spec_count: usize,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
     let body = || -> Result<(), FfiError> {
         // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        let call = unsafe { Call::new(function, context, executor, run_options, out) }?;
         // SAFETY: forwarded caller guarantee.
-        let specs = unsafe { read_specs(F, specs, spec_count) }?;
+        let specs = unsafe { read_specs(function, specs, spec_count) }?;
         let report = call.run(|table, control| async move {
-            drop_partitions(&table, &specs, None, None, &control).await
+            if preview {
+                preview_drop_partitions(&table, &specs, &control).await
+            } else {
+                drop_partitions(&table, &specs, None, None, &control).await
+            }
         })?;
         call.deliver(PaimonCleanupReport::from_partitions(
             PaimonCleanupReportKind::DropPartitions,
@@ -196,7 +270,7 @@ pub unsafe extern "C" fn paimon_cleanup_drop_partitions(
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    unsafe { boundary(function, err, body) }
 }
 
 /// Settings of a partition expiry (`paimon_cleanup_expire_partitions`). Every field starts unset;
