@@ -59,18 +59,32 @@ impl<'a> Deleter<'a> {
     /// whole run (it means metadata points outside the table), raised before anything in its
     /// batch is deleted.
     pub async fn delete(&mut self, phase: &str, files: Vec<Planned>) -> Result<()> {
+        // Each location at most once: not seen in an earlier call, nor earlier in this one.
+        let keep: Vec<bool> = {
+            let mut here: HashSet<&Location> = HashSet::new();
+            files
+                .iter()
+                .map(|p| !self.seen.contains(&p.location) && here.insert(&p.location))
+                .collect()
+        };
         let files: Vec<Planned> = files
             .into_iter()
-            .filter(|p| self.seen.insert(p.location.clone()))
+            .zip(keep)
+            .filter_map(|(p, k)| k.then_some(p))
             .collect();
         let total = files.len() as u64;
         let mut done = 0u64;
-        for chunk in files.chunks(BATCH) {
+        let mut rest = files.into_iter();
+        loop {
+            let chunk: Vec<Planned> = rest.by_ref().take(BATCH).collect();
+            if chunk.is_empty() {
+                break;
+            }
             self.control.cancel.check()?;
-            for p in chunk {
+            for p in &chunk {
                 self.storage.check_deletable(&p.location)?;
             }
-            let sizes = self.sizes(chunk).await;
+            let sizes = self.sizes(&chunk).await;
             if self.dry_run {
                 for (p, size) in chunk.iter().zip(sizes) {
                     self.report.record(p.class, self.display(&p.location), size);
@@ -112,6 +126,7 @@ impl<'a> Deleter<'a> {
                 }
             }
             done += chunk.len() as u64;
+            self.seen.extend(chunk.into_iter().map(|p| p.location));
             self.control
                 .progress(phase, done, total, self.report.total_bytes());
         }
@@ -132,8 +147,13 @@ impl<'a> Deleter<'a> {
         }
     }
 
+    /// Sizes for the report: from metadata where the plan has them; a `HEAD` only for the
+    /// rest (extra files, index manifests, version files), concurrently.
     async fn sizes(&self, chunk: &[Planned]) -> Vec<u64> {
         use futures::stream::{self, StreamExt};
+        if chunk.iter().all(|p| p.bytes.is_some()) {
+            return chunk.iter().map(|p| p.bytes.unwrap_or(0)).collect();
+        }
         stream::iter(chunk.iter())
             .map(|p| async move {
                 match p.bytes {

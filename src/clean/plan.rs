@@ -4,8 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use futures::stream::{self, StreamExt};
+
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::references::{Protector, ReferenceReader};
+use crate::clean::references::{read_index_files, Protector, ReferenceReader};
 use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
 use crate::spec::manifest::{FileKind, ManifestEntry};
@@ -47,13 +49,15 @@ fn candidate(
     ))
 }
 
-fn manifests_of(rr: &ReferenceReader, lists: &[String]) -> Vec<String> {
+/// The manifests of `lists` in list order, each with the index of the list naming it.
+fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(usize, String)> {
     lists
         .iter()
-        .flat_map(|l| {
+        .enumerate()
+        .flat_map(|(i, l)| {
             rr.list(l)
                 .iter()
-                .map(|m| m.file_name.clone())
+                .map(|m| (i, m.file_name.clone()))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -62,36 +66,50 @@ fn manifests_of(rr: &ReferenceReader, lists: &[String]) -> Vec<String> {
 /// Files the given delta lists delete: per list, DELETE entries keyed by location, cancelled
 /// by an ADD of the same location in that list (a level upgrade). Missing lists and manifests
 /// read as empty (an interrupted earlier run may have removed them after their data).
+///
+/// Manifests are read concurrently and consumed in list order; each is reduced to its
+/// candidates as soon as it is decoded, and its entries are dropped.
 pub async fn deleted_by_deltas(
     rr: &mut ReferenceReader<'_>,
     table: &Table,
     delta_lists: &[String],
 ) -> Result<Candidates> {
     rr.load_lists(delta_lists, true).await?;
-    rr.load_full(&manifests_of(rr, delta_lists), true).await?;
+    let tasks = manifests_by_list(rr, delta_lists);
+    let rr = &*rr;
+    let mut read = stream::iter(tasks)
+        .map(|(i, n)| async move { Ok::<_, Error>((i, rr.manifest(&n, true).await?)) })
+        .buffered(rr.concurrency());
     let mut out = Candidates::new();
-    for list in delta_lists {
-        let mut per_list = Candidates::new();
-        for m in rr.list(list).iter() {
-            for e in rr.full(&m.file_name).iter() {
-                match e.kind {
-                    FileKind::Delete => {
-                        let (loc, c) = candidate(table, e, FileClass::Data, true)?;
-                        per_list.insert(loc, c);
-                    }
-                    FileKind::Add => {
+    let mut per_list = Candidates::new();
+    let mut current = None;
+    while let Some(next) = read.next().await {
+        let (i, entries) = next?;
+        if current != Some(i) {
+            out.extend(per_list.drain());
+            current = Some(i);
+        }
+        for e in &entries {
+            match e.kind {
+                FileKind::Delete => {
+                    let (loc, c) = candidate(table, e, FileClass::Data, true)?;
+                    per_list.insert(loc, c);
+                }
+                FileKind::Add => {
+                    if !per_list.is_empty() {
                         per_list.remove(&rr.location(e)?);
                     }
                 }
             }
         }
-        out.extend(per_list);
     }
+    out.extend(per_list);
     Ok(out)
 }
 
 /// Files the given lists ADD (changelog lists; Java deletes changelog files without extras).
-/// Missing lists and manifests read as empty.
+/// Missing lists and manifests read as empty. Manifests are reduced to candidates as they are
+/// decoded.
 pub async fn added_by_lists(
     rr: &mut ReferenceReader<'_>,
     table: &Table,
@@ -99,18 +117,16 @@ pub async fn added_by_lists(
     class: FileClass,
 ) -> Result<Candidates> {
     rr.load_lists(lists, true).await?;
-    rr.load_full(&manifests_of(rr, lists), true).await?;
+    let tasks = manifests_by_list(rr, lists);
+    let rr = &*rr;
+    let mut read = stream::iter(tasks)
+        .map(|(_, n)| async move { rr.manifest(&n, true).await })
+        .buffered(rr.concurrency());
     let mut out = Candidates::new();
-    for list in lists {
-        for m in rr.list(list).iter() {
-            for e in rr
-                .full(&m.file_name)
-                .iter()
-                .filter(|e| e.kind == FileKind::Add)
-            {
-                let (loc, c) = candidate(table, e, class, class == FileClass::Data)?;
-                out.entry(loc).or_insert(c);
-            }
+    while let Some(entries) = read.next().await {
+        for e in entries?.iter().filter(|e| e.kind == FileKind::Add) {
+            let (loc, c) = candidate(table, e, class, class == FileClass::Data)?;
+            out.entry(loc).or_insert(c);
         }
     }
     Ok(out)
@@ -154,8 +170,11 @@ impl DeletionPlan {
         scope: MetadataScope,
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
-        let candidate_set: HashSet<Location> = candidates.keys().cloned().collect();
-        let protected = rr.protected_files(protectors, &candidate_set).await?;
+        let protected = {
+            let names: HashSet<&str> = candidates.keys().map(|l| l.name()).collect();
+            rr.protected_among(protectors, &names, |l| candidates.contains_key(l))
+                .await?
+        };
         let referenced = rr.referenced_metadata(protectors).await?;
         let mut plan = DeletionPlan::default();
 
@@ -163,7 +182,8 @@ impl DeletionPlan {
             .into_iter()
             .filter(|(l, _)| !protected.contains(l))
             .collect();
-        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        drop(protected);
+        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (loc, c) in sorted {
             let target = if c.class == FileClass::ChangelogData {
                 &mut plan.changelog_data
@@ -184,18 +204,34 @@ impl DeletionPlan {
             }
         }
 
-        let removed_lists: Vec<String> = removed
-            .iter()
-            .flat_map(|s| lists_in_scope(s, scope))
-            .collect();
-        rr.load_lists(&removed_lists, true).await?;
+        // Lists (and their manifests) of the removed versions, read concurrently, each once,
+        // not kept; sizes from the snapshot and the lists.
         let mut planned: HashSet<String> = HashSet::new();
+        let mut removed_lists: Vec<(String, Option<u64>)> = Vec::new();
         for s in removed {
             for l in lists_in_scope(s, scope) {
-                for m in rr.list(&l).iter() {
+                if !referenced.manifest_dir_names.contains(&l) && !planned.contains(&l) {
+                    planned.insert(l.clone());
+                    let size = list_size(s, &l);
+                    removed_lists.push((l, size));
+                }
+            }
+        }
+        {
+            let rr_ref = &*rr;
+            let mut read = stream::iter(removed_lists)
+                .map(|(l, size)| async move {
+                    let metas = rr_ref.list_uncached(&l, true).await?;
+                    Ok::<_, Error>((l, size, metas))
+                })
+                .buffered(rr_ref.concurrency());
+            while let Some(next) = read.next().await {
+                let (l, size, metas) = next?;
+                for m in metas.iter() {
                     if !referenced.manifest_dir_names.contains(&m.file_name)
-                        && planned.insert(m.file_name.clone())
+                        && !planned.contains(&m.file_name)
                     {
+                        planned.insert(m.file_name.clone());
                         plan.manifests.push(Planned {
                             location: table.paths().manifest(&m.file_name)?,
                             class: FileClass::Manifest,
@@ -203,35 +239,59 @@ impl DeletionPlan {
                         });
                     }
                 }
-                if !referenced.manifest_dir_names.contains(&l) && planned.insert(l.clone()) {
-                    plan.lists.push(Planned {
-                        location: table.paths().manifest(&l)?,
-                        class: FileClass::ManifestList,
-                        bytes: None,
-                    });
-                }
+                plan.lists.push(Planned {
+                    location: table.paths().manifest(&l)?,
+                    class: FileClass::ManifestList,
+                    bytes: size,
+                });
             }
-            if scope == MetadataScope::ChangelogOnly {
-                continue;
-            }
+        }
+        if scope == MetadataScope::ChangelogOnly {
+            return Ok(plan);
+        }
+
+        // Index manifests of the removed versions (each distinct one read once, concurrently,
+        // not kept) and the index files no protector names.
+        let mut index_manifests: Vec<String> = Vec::new();
+        for s in removed {
             if let Some(im) = &s.index_manifest {
-                if !referenced.manifest_dir_names.contains(im) && planned.insert(im.clone()) {
-                    for f in rr.index_files_of(im, true).await?.iter() {
-                        if !referenced.index_files.contains(f) {
-                            plan.index_files.push(Planned {
-                                location: f.clone(),
-                                class: FileClass::Index,
-                                bytes: None,
-                            });
-                        }
-                    }
-                    plan.lists.push(Planned {
-                        location: table.paths().manifest(im)?,
-                        class: FileClass::IndexManifest,
-                        bytes: None,
-                    });
+                if !referenced.manifest_dir_names.contains(im) && !planned.contains(im) {
+                    planned.insert(im.clone());
+                    index_manifests.push(im.clone());
                 }
             }
+        }
+        let mut planned_index: HashSet<Location> = HashSet::new();
+        {
+            let table_ref = table;
+            let mut read = stream::iter(index_manifests)
+                .map(|im| async move {
+                    let files = read_index_files(table_ref, &im, true).await?;
+                    Ok::<_, Error>((im, files))
+                })
+                .buffered(rr.concurrency());
+            while let Some(next) = read.next().await {
+                let (im, files) = next?;
+                for f in files {
+                    if !referenced.index_files.contains(&f.location)
+                        && !planned_index.contains(&f.location)
+                    {
+                        planned_index.insert(f.location.clone());
+                        plan.index_files.push(Planned {
+                            location: f.location,
+                            class: FileClass::Index,
+                            bytes: Some(f.bytes),
+                        });
+                    }
+                }
+                plan.lists.push(Planned {
+                    location: table.paths().manifest(&im)?,
+                    class: FileClass::IndexManifest,
+                    bytes: None,
+                });
+            }
+        }
+        for s in removed {
             if let Some(st) = &s.statistics {
                 if !referenced.statistics.contains(st) && planned.insert(format!("statistics/{st}"))
                 {
@@ -310,6 +370,25 @@ pub(crate) fn stop_if_failed(deleter: &Deleter<'_>) -> Result<()> {
             ),
         )),
     }
+}
+
+/// The size a snapshot records for one of its manifest lists (`baseManifestListSize`,
+/// `deltaManifestListSize`, `changelogManifestListSize`), if any.
+fn list_size(s: &Snapshot, list: &str) -> Option<u64> {
+    let key = if list == s.base_manifest_list {
+        "baseManifestListSize"
+    } else if list == s.delta_manifest_list {
+        "deltaManifestListSize"
+    } else if s.changelog_manifest_list.as_deref() == Some(list) {
+        "changelogManifestListSize"
+    } else {
+        return None;
+    };
+    s.extra
+        .get(key)
+        .and_then(|v| v.as_i64())
+        .filter(|n| *n >= 0)
+        .map(|n| n as u64)
 }
 
 fn lists_in_scope(s: &Snapshot, scope: MetadataScope) -> Vec<String> {

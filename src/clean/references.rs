@@ -2,9 +2,10 @@
 //! every branch, other branches' snapshots, long-lived changelogs), and for a set of candidate
 //! files, which of them any such version still needs.
 //!
-//! Every manifest list and manifest is read at most once per run; manifests are decoded and
-//! immediately filtered down to the candidates, so memory follows the candidate set, not the
-//! table.
+//! Protectors' manifest lists and manifests are read at most once per run; their manifests are
+//! decoded and immediately filtered down to the candidates, so memory follows the candidate
+//! set, not the table. Manifests read to find candidates (`clean::plan`) are reduced to
+//! candidates as they are decoded and not kept; a protector naming one of them reads it again.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -51,14 +52,21 @@ struct Slim {
     location: Location,
 }
 
+/// An index file named by an index manifest, with its size from the entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexFile {
+    /// Where it is.
+    pub location: Location,
+    /// `_FILE_SIZE`.
+    pub bytes: u64,
+}
+
 /// Caches and reads for one run.
 pub struct ReferenceReader<'t> {
     table: &'t Table,
     lists: HashMap<String, Arc<Vec<ManifestFileMeta>>>,
-    /// Fully decoded manifests (those read to find candidates), reused for protection.
-    full: HashMap<String, Arc<Vec<ManifestEntry>>>,
     slim: HashMap<String, Arc<Vec<Slim>>>,
-    index_files: HashMap<String, Arc<Vec<Location>>>,
+    index_files: HashMap<String, Arc<Vec<IndexFile>>>,
 }
 
 /// Metadata a set of versions references.
@@ -78,13 +86,13 @@ impl<'t> ReferenceReader<'t> {
         ReferenceReader {
             table,
             lists: HashMap::new(),
-            full: HashMap::new(),
             slim: HashMap::new(),
             index_files: HashMap::new(),
         }
     }
 
-    fn concurrency(&self) -> usize {
+    /// The number of reads kept in flight.
+    pub fn concurrency(&self) -> usize {
         self.table.reader().concurrency()
     }
 
@@ -115,30 +123,36 @@ impl<'t> ReferenceReader<'t> {
         self.lists.get(name).cloned().unwrap_or_default()
     }
 
-    /// Read (once) manifests in full. With `tolerate_missing`, absent ones read as empty.
-    pub async fn load_full(&mut self, names: &[String], tolerate_missing: bool) -> Result<()> {
-        let todo: Vec<String> = distinct(names.iter().filter(|n| !self.full.contains_key(*n)));
-        let table = self.table;
-        let read: Vec<(String, Vec<ManifestEntry>)> = stream::iter(todo)
-            .map(|n| async move {
-                match table.reader().manifest(table.paths(), &n).await {
-                    Ok(v) => Ok((n, v)),
-                    Err(e) if tolerate_missing && e.is_not_found() => Ok((n, Vec::new())),
-                    Err(e) => Err(e),
-                }
-            })
-            .buffer_unordered(self.concurrency())
-            .try_collect()
-            .await?;
-        for (n, v) in read {
-            self.full.insert(n, Arc::new(v));
+    /// A list from the cache, else read (and not cached: used for lists read once, such as
+    /// those of removed versions). With `tolerate_missing`, an absent list reads as empty.
+    pub async fn list_uncached(
+        &self,
+        name: &str,
+        tolerate_missing: bool,
+    ) -> Result<Arc<Vec<ManifestFileMeta>>> {
+        if let Some(v) = self.lists.get(name) {
+            return Ok(v.clone());
         }
-        Ok(())
+        match self
+            .table
+            .reader()
+            .manifest_list(self.table.paths(), name)
+            .await
+        {
+            Ok(v) => Ok(Arc::new(v)),
+            Err(e) if tolerate_missing && e.is_not_found() => Ok(Arc::default()),
+            Err(e) => Err(e),
+        }
     }
 
-    /// A fully loaded manifest (empty if never loaded).
-    pub fn full(&self, name: &str) -> Arc<Vec<ManifestEntry>> {
-        self.full.get(name).cloned().unwrap_or_default()
+    /// Read one manifest in full (not cached). With `tolerate_missing`, an absent one reads as
+    /// empty.
+    pub async fn manifest(&self, name: &str, tolerate_missing: bool) -> Result<Vec<ManifestEntry>> {
+        match self.table.reader().manifest(self.table.paths(), name).await {
+            Ok(v) => Ok(v),
+            Err(e) if tolerate_missing && e.is_not_found() => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Resolve an entry's data file location.
@@ -148,23 +162,8 @@ impl<'t> ReferenceReader<'t> {
             .data_file(&e.partition, e.bucket, &e.file)
     }
 
-    async fn load_slim(
-        &mut self,
-        names: &[String],
-        candidate_names: &HashSet<String>,
-    ) -> Result<()> {
-        let mut todo = Vec::new();
-        for n in distinct(names.iter()) {
-            if self.slim.contains_key(&n) {
-                continue;
-            }
-            if let Some(full) = self.full.get(&n).cloned() {
-                let slim = slim_of(self.table, &full, candidate_names)?;
-                self.slim.insert(n, Arc::new(slim));
-            } else {
-                todo.push(n);
-            }
-        }
+    async fn load_slim(&mut self, names: &[String], candidate_names: &HashSet<&str>) -> Result<()> {
+        let todo: Vec<String> = distinct(names.iter().filter(|n| !self.slim.contains_key(*n)));
         let table = self.table;
         let read: Vec<(String, Vec<Slim>)> = stream::iter(todo)
             .map(|n| async move {
@@ -201,12 +200,26 @@ impl<'t> ReferenceReader<'t> {
         protectors: &[Protector],
         candidates: &HashSet<Location>,
     ) -> Result<HashSet<Location>> {
+        let names: HashSet<&str> = candidates.iter().map(|l| l.name()).collect();
+        self.protected_among(protectors, &names, |l| candidates.contains(l))
+            .await
+    }
+
+    /// Of the candidates (files named in `candidate_names`, located where `is_candidate`
+    /// says), those that some protector still needs. Any metadata a protector needs that
+    /// cannot be read is an error (nothing may then be deleted). Slim entries are cached per
+    /// manifest for the candidate names of the first call; later calls must pass the same
+    /// (or a smaller) candidate set.
+    pub async fn protected_among(
+        &mut self,
+        protectors: &[Protector],
+        candidate_names: &HashSet<&str>,
+        is_candidate: impl Fn(&Location) -> bool,
+    ) -> Result<HashSet<Location>> {
         let mut protected = HashSet::new();
-        if candidates.is_empty() {
+        if candidate_names.is_empty() {
             return Ok(protected);
         }
-        let candidate_names: HashSet<String> =
-            candidates.iter().map(|l| l.name().to_string()).collect();
         let all_lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
         self.load_lists(&all_lists, false).await?;
         let manifests: Vec<String> = all_lists
@@ -218,7 +231,7 @@ impl<'t> ReferenceReader<'t> {
                     .collect::<Vec<_>>()
             })
             .collect();
-        self.load_slim(&manifests, &candidate_names).await?;
+        self.load_slim(&manifests, candidate_names).await?;
 
         for p in protectors {
             let s = &p.snapshot;
@@ -232,14 +245,14 @@ impl<'t> ReferenceReader<'t> {
             match p.mode {
                 ProtectMode::Full => {
                     // Merge base then delta by (location, level).
-                    let mut live: HashMap<(Location, i32), ()> = HashMap::new();
+                    let mut live: HashSet<(Location, i32)> = HashSet::new();
                     for list in [&s.base_manifest_list, &s.delta_manifest_list] {
                         for m in slim_of_list(list) {
                             for e in m.iter() {
                                 let key = (e.location.clone(), e.level);
                                 match e.kind {
                                     FileKind::Add => {
-                                        live.insert(key, ());
+                                        live.insert(key);
                                     }
                                     FileKind::Delete => {
                                         live.remove(&key);
@@ -248,7 +261,7 @@ impl<'t> ReferenceReader<'t> {
                             }
                         }
                     }
-                    protected.extend(live.into_keys().map(|(l, _)| l));
+                    protected.extend(live.into_iter().map(|(l, _)| l).filter(|l| is_candidate(l)));
                     adds_only.extend(s.changelog_manifest_list.clone());
                 }
                 ProtectMode::DeltaAdds => {
@@ -259,45 +272,54 @@ impl<'t> ReferenceReader<'t> {
             }
             for list in adds_only {
                 for m in slim_of_list(&list) {
-                    protected.extend(
-                        m.iter()
-                            .filter(|e| e.kind == FileKind::Add)
-                            .map(|e| e.location.clone()),
-                    );
+                    for e in m.iter().filter(|e| e.kind == FileKind::Add) {
+                        if !protected.contains(&e.location) && is_candidate(&e.location) {
+                            protected.insert(e.location.clone());
+                        }
+                    }
                 }
             }
         }
-        protected.retain(|l| candidates.contains(l));
         Ok(protected)
     }
 
-    /// Index file locations named by an index manifest (read once). With `tolerate_missing`
-    /// an absent index manifest names nothing.
+    /// Read (once, concurrently) the given index manifests. With `tolerate_missing` an absent
+    /// index manifest names nothing.
+    pub async fn load_index_manifests(
+        &mut self,
+        names: &[String],
+        tolerate_missing: bool,
+    ) -> Result<()> {
+        let todo: Vec<String> =
+            distinct(names.iter().filter(|n| !self.index_files.contains_key(*n)));
+        let table = self.table;
+        let read: Vec<(String, Vec<IndexFile>)> = stream::iter(todo)
+            .map(|n| async move {
+                let files = read_index_files(table, &n, tolerate_missing).await?;
+                Ok::<_, crate::error::Error>((n, files))
+            })
+            .buffer_unordered(self.concurrency())
+            .try_collect()
+            .await?;
+        for (n, v) in read {
+            self.index_files.insert(n, Arc::new(v));
+        }
+        Ok(())
+    }
+
+    /// Index files named by an index manifest (read once). With `tolerate_missing` an absent
+    /// index manifest names nothing.
     pub async fn index_files_of(
         &mut self,
         name: &str,
         tolerate_missing: bool,
-    ) -> Result<Arc<Vec<Location>>> {
+    ) -> Result<Arc<Vec<IndexFile>>> {
         if let Some(v) = self.index_files.get(name) {
             return Ok(v.clone());
         }
-        let entries = match self
-            .table
-            .reader()
-            .index_manifest(self.table.paths(), name)
-            .await
-        {
-            Ok(v) => v,
-            Err(e) if tolerate_missing && e.is_not_found() => Vec::new(),
-            Err(e) => return Err(e),
-        };
-        let mut locs = Vec::with_capacity(entries.len());
-        for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
-            locs.push(self.table.paths().index_file(e)?);
-        }
-        let locs = Arc::new(locs);
-        self.index_files.insert(name.to_string(), locs.clone());
-        Ok(locs)
+        let files = Arc::new(read_index_files(self.table, name, tolerate_missing).await?);
+        self.index_files.insert(name.to_string(), files.clone());
+        Ok(files)
     }
 
     /// Every metadata file the protectors reference (strict: unreadable metadata is an error).
@@ -309,10 +331,21 @@ impl<'t> ReferenceReader<'t> {
         let lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
         self.load_lists(&lists, false).await?;
         for l in &lists {
-            out.manifest_dir_names.insert(l.clone());
-            out.manifest_dir_names
-                .extend(self.list(l).iter().map(|m| m.file_name.clone()));
+            if !out.manifest_dir_names.contains(l) {
+                out.manifest_dir_names.insert(l.clone());
+            }
+            for m in self.list(l).iter() {
+                if !out.manifest_dir_names.contains(&m.file_name) {
+                    out.manifest_dir_names.insert(m.file_name.clone());
+                }
+            }
         }
+        let index_manifests: Vec<String> = protectors
+            .iter()
+            .filter(|p| p.mode != ProtectMode::Changelog)
+            .filter_map(|p| p.snapshot.index_manifest.clone())
+            .collect();
+        self.load_index_manifests(&index_manifests, false).await?;
         for p in protectors {
             if let Some(s) = &p.snapshot.statistics {
                 out.statistics.insert(s.clone());
@@ -321,23 +354,49 @@ impl<'t> ReferenceReader<'t> {
                 continue;
             }
             if let Some(im) = &p.snapshot.index_manifest {
+                if out.manifest_dir_names.contains(im) {
+                    // Read already (same index manifest as an earlier protector).
+                    continue;
+                }
                 out.manifest_dir_names.insert(im.clone());
                 let files = self.index_files_of(im, false).await?;
-                out.index_files.extend(files.iter().cloned());
+                out.index_files
+                    .extend(files.iter().map(|f| f.location.clone()));
             }
         }
         Ok(out)
     }
 }
 
+/// The ADD entries of an index manifest as index files.
+pub(crate) async fn read_index_files(
+    table: &Table,
+    name: &str,
+    tolerate_missing: bool,
+) -> Result<Vec<IndexFile>> {
+    let entries = match table.reader().index_manifest(table.paths(), name).await {
+        Ok(v) => v,
+        Err(e) if tolerate_missing && e.is_not_found() => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let mut files = Vec::with_capacity(entries.len());
+    for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
+        files.push(IndexFile {
+            location: table.paths().index_file(e)?,
+            bytes: e.file_size.max(0) as u64,
+        });
+    }
+    Ok(files)
+}
+
 fn slim_of(
     table: &Table,
     entries: &[ManifestEntry],
-    candidate_names: &HashSet<String>,
+    candidate_names: &HashSet<&str>,
 ) -> Result<Vec<Slim>> {
     let mut out = Vec::new();
     for e in entries {
-        if !candidate_names.contains(&e.file.file_name) {
+        if !candidate_names.contains(e.file.file_name.as_str()) {
             continue;
         }
         out.push(Slim {

@@ -78,6 +78,12 @@ impl fmt::Debug for Storage {
 }
 
 /// Runs blocking local I/O on tokio's blocking pool.
+/// Per-file outcomes of one group of local deletes, by index into the batch.
+type IndexedResults = Vec<(usize, Result<()>)>;
+
+/// Local deletes of one batch run in at most this many blocking tasks.
+const LOCAL_DELETE_GROUPS: usize = 4;
+
 async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
 where
     T: Send + 'static,
@@ -397,18 +403,38 @@ impl Storage {
                     }
                 }
             }
-            let locs_ref = &locs;
-            let deleted: Vec<(usize, Result<()>)> = futures::stream::iter(to_delete)
-                .map(|i| async move {
-                    let l = locs_ref[i].clone();
-                    let r = blocking(&locs_ref[i], move || local::remove_file(&l)).await;
-                    (i, r)
+            // Unlink in a few groups, each inside one blocking task (a task per file costs
+            // more than the unlink itself on a local disk).
+            let groups = concurrency.clamp(1, LOCAL_DELETE_GROUPS);
+            let per_group = to_delete.len().div_ceil(groups).max(1);
+            let work: Vec<Vec<(usize, Location)>> = to_delete
+                .chunks(per_group)
+                .map(|c| c.iter().map(|i| (*i, locs[*i].clone())).collect())
+                .collect();
+            let root = &self.root;
+            let deleted: Vec<Result<IndexedResults>> = futures::stream::iter(work)
+                .map(|group| async move {
+                    blocking(root, move || {
+                        Ok(group
+                            .into_iter()
+                            .map(|(i, l)| (i, local::remove_file(&l)))
+                            .collect())
+                    })
+                    .await
                 })
-                .buffer_unordered(concurrency)
+                .buffer_unordered(groups)
                 .collect()
                 .await;
-            for (i, r) in deleted {
-                results[i] = Some(r);
+            for group in deleted {
+                match group {
+                    Ok(rs) => {
+                        for (i, r) in rs {
+                            results[i] = Some(r);
+                        }
+                    }
+                    // A failed task leaves its files without a result: reported as failed.
+                    Err(e) => tracing::warn!(error = %e, "local delete task failed"),
+                }
             }
         }
 

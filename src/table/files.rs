@@ -8,7 +8,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::{Error, Result};
 use crate::spec::manifest::{self, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
-use crate::storage::Storage;
+use crate::storage::{Location, Storage};
 use crate::table::paths::PathFactory;
 
 /// Reads metadata files of one table. Cheap to clone.
@@ -40,14 +40,14 @@ impl MetadataReader {
     ) -> Result<Vec<ManifestFileMeta>> {
         let loc = paths.manifest(name)?;
         let bytes = self.storage.get(&loc).await?;
-        manifest::decode_manifest_list(&bytes, loc.as_str())
+        decode_blocking(loc, bytes, manifest::decode_manifest_list).await
     }
 
     /// Read and decode one manifest.
     pub async fn manifest(&self, paths: &PathFactory, name: &str) -> Result<Vec<ManifestEntry>> {
         let loc = paths.manifest(name)?;
         let bytes = self.storage.get(&loc).await?;
-        manifest::decode_manifest(&bytes, loc.as_str())
+        decode_blocking(loc, bytes, manifest::decode_manifest).await
     }
 
     /// Read many manifests concurrently; results keep the order of `names`.
@@ -71,7 +71,20 @@ impl MetadataReader {
     ) -> Result<Vec<IndexManifestEntry>> {
         let loc = paths.manifest(name)?;
         let bytes = self.storage.get(&loc).await?;
-        manifest::decode_index_manifest(&bytes, loc.as_str())
+        decode_blocking(loc, bytes, manifest::decode_index_manifest).await
+    }
+}
+
+/// Decode on the blocking pool, so that many reads in flight (one task polling a
+/// `buffer_unordered` stream) decode on every core instead of the polling thread only.
+async fn decode_blocking<T: Send + 'static>(
+    loc: Location,
+    bytes: bytes::Bytes,
+    decode: fn(&[u8], &str) -> Result<T>,
+) -> Result<T> {
+    match tokio::task::spawn_blocking(move || decode(&bytes, loc.as_str())).await {
+        Ok(r) => r,
+        Err(e) => Err(Error::Internal(format!("decode task failed: {e}"))),
     }
 }
 

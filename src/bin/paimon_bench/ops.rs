@@ -306,7 +306,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
         let mut candidates = deleted_by_deltas(&mut rr, &t, &deltas).await.map_err(e)?;
         step(
             &mut clock,
-            "candidates: delta lists + manifests decoded in full (deleted_by_deltas)",
+            "candidates: delta lists + manifests, reduced per manifest (deleted_by_deltas)",
             t1,
             candidates.len() as u64,
         );
@@ -359,7 +359,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
         let referenced = rr.referenced_metadata(&protectors).await.map_err(e)?;
         step(
             &mut clock,
-            "referenced_metadata (protector index manifests, sequential)",
+            "referenced_metadata (protector index manifests)",
             t6,
             referenced.manifest_dir_names.len() as u64,
         );
