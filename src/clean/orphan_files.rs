@@ -41,10 +41,12 @@
 //! external root would see each other's files as orphans: never share an external root.
 
 mod candidates;
+mod hits;
+mod interned;
 mod prune;
 mod used;
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -59,7 +61,8 @@ use crate::clean::retention::now_millis;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{branch_root, list_branches, Table, MAIN_BRANCH};
-use candidates::{CandidateFile, Layout};
+use candidates::Layout;
+use interned::CandidateTable;
 
 /// One day in milliseconds: the default age of the youngest file that may be deleted.
 pub const DEFAULT_OLDER_THAN_MS: i64 = 24 * 60 * 60 * 1000;
@@ -220,7 +223,7 @@ pub async fn remove_orphan_files(
     let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
     let listed = candidates::list_candidates(&storage, &layout, cutoff, list_conc).await;
     report.files_listed = listed.files_listed;
-    report.candidates = listed.candidates.len() as u64;
+    report.candidates = listed.table.len() as u64;
     report.skipped.extend(listed.errors);
     ctl.progress("list candidates", report.candidates, report.candidates, 0);
     tracing::info!(
@@ -230,21 +233,12 @@ pub async fn remove_orphan_files(
         "orphan candidates listed"
     );
     ctl.cancel.check()?;
+    let table = Arc::new(listed.table);
 
     // Phase 2: references of every version of every branch, filtered to the candidates.
-    let mut deletable = Vec::new();
-    if !listed.candidates.is_empty() {
-        let names: HashSet<String> = listed
-            .candidates
-            .iter()
-            .map(|c| c.status.location.name().to_string())
-            .collect();
-        let locations: HashSet<Location> = listed
-            .candidates
-            .iter()
-            .map(|c| c.status.location.clone())
-            .collect();
-        let collector = used::Collector::new(&main, &names, &locations, ctl.io_concurrency);
+    let mut deletable: Vec<u32> = Vec::new();
+    if !table.is_empty() {
+        let collector = used::Collector::new(&main, Arc::clone(&table), ctl.io_concurrency);
         let used = collector.collect(|| ctl.cancel.check()).await?;
         report.versions_read = used.versions_read;
         report.manifests_read = used.manifests_read;
@@ -258,21 +252,31 @@ pub async fn remove_orphan_files(
         ctl.cancel.check()?;
 
         // Phase 3: decide.
-        for c in listed.candidates {
-            let loc = &c.status.location;
-            if used.locations.contains(loc) {
+        let mut kept_elsewhere: Vec<Location> = Vec::new();
+        for id in 0..table.len() {
+            let Ok(id) = u32::try_from(id) else { break };
+            let i = id as usize;
+            if used.location.get(i).copied().unwrap_or(true) {
                 report.referenced += 1;
-            } else if used.names.contains(loc.name()) {
+                continue;
+            }
+            let Some(loc) = table.location(id) else {
+                continue;
+            };
+            if used.name.get(i).copied().unwrap_or(true) {
                 tracing::warn!(path = %loc, "kept: its name is referenced at another location");
-                report
-                    .kept_name_referenced_elsewhere
-                    .push(main.paths().display(loc));
-            } else if vetoed(cfg, loc)? {
+                kept_elsewhere.push(loc);
+            } else if vetoed(cfg, &loc)? {
                 report.vetoed += 1;
             } else {
-                deletable.push(c);
+                deletable.push(id);
             }
         }
+        kept_elsewhere.sort();
+        report.kept_name_referenced_elsewhere = kept_elsewhere
+            .iter()
+            .map(|l| main.paths().display(l))
+            .collect();
     }
     ctl.cancel.check()?;
 
@@ -281,11 +285,12 @@ pub async fn remove_orphan_files(
     dctl.io_concurrency = cfg.delete_concurrency.unwrap_or(ctl.io_concurrency).max(1);
     let mut deleter = Deleter::new(&delete_storage, &dctl, cfg.dry_run);
     let mut prune: Vec<(Location, Location)> = listed.empty_dirs;
-    prune.extend(deletable.iter().filter_map(|c| {
-        let root = c.data_root.clone()?;
-        Some((c.status.location.parent()?, root))
+    let dirs: BTreeSet<u32> = deletable.iter().map(|id| table.dir_of(*id)).collect();
+    prune.extend(dirs.into_iter().filter_map(|d| {
+        let dir = table.dir(d)?;
+        Some((dir.location.clone(), dir.data_root.clone()?))
     }));
-    for (phase, group) in delete_order(deletable) {
+    for (phase, group) in delete_order(&table, deletable) {
         deleter.delete(phase, group).await?;
     }
     if !cfg.dry_run {
@@ -359,9 +364,9 @@ fn vetoed(cfg: &OrphanConfig, loc: &Location) -> Result<bool> {
     })
 }
 
-/// Groups deletable files into phases: data directories first, manifest lists and temp files
-/// last.
-fn delete_order(files: Vec<CandidateFile>) -> Vec<(&'static str, Vec<Planned>)> {
+/// Groups deletable candidates into phases, each sorted by location: data directories first,
+/// manifest lists and temp files last.
+fn delete_order(table: &CandidateTable, ids: Vec<u32>) -> Vec<(&'static str, Vec<Planned>)> {
     let mut groups: Vec<(&'static str, Vec<Planned>)> = vec![
         ("orphan data files", Vec::new()),
         ("orphan index files", Vec::new()),
@@ -370,8 +375,15 @@ fn delete_order(files: Vec<CandidateFile>) -> Vec<(&'static str, Vec<Planned>)> 
         ("orphan manifest lists", Vec::new()),
         ("orphan temp files", Vec::new()),
     ];
-    for c in files {
-        let slot = match (c.data_root.is_some(), c.class) {
+    for id in ids {
+        let Some(location) = table.location(id) else {
+            continue;
+        };
+        let in_data_dir = table
+            .dir(table.dir_of(id))
+            .is_some_and(|d| d.data_root.is_some());
+        let class = table.class(id);
+        let slot = match (in_data_dir, class) {
             (true, _) => 0,
             (false, FileClass::Index) => 1,
             (false, FileClass::Statistics) => 2,
@@ -380,10 +392,13 @@ fn delete_order(files: Vec<CandidateFile>) -> Vec<(&'static str, Vec<Planned>)> 
             (false, _) => 5,
         };
         groups[slot].1.push(Planned {
-            location: c.status.location,
-            class: c.class,
-            bytes: Some(c.status.size),
+            location,
+            class,
+            bytes: Some(table.size(id)),
         });
+    }
+    for (_, g) in &mut groups {
+        g.sort_by(|a, b| a.location.cmp(&b.location));
     }
     groups.retain(|(_, g)| !g.is_empty());
     groups

@@ -12,25 +12,18 @@
 //!
 //! A directory that cannot be listed counts as empty (deleting less is always safe); the error
 //! is reported.
+//!
+//! Candidates go into one interned [`CandidateTable`] as each listing arrives; a listing's
+//! per-file locations are dropped right away.
 
-use std::collections::BTreeMap;
+use std::collections::HashSet;
 
 use futures::stream::{self, StreamExt};
 
+use super::interned::CandidateTable;
 use crate::clean::report::FileClass;
-use crate::storage::{DirListing, FileStatus, Location, Storage};
+use crate::storage::{DirListing, Location, Storage};
 use crate::table::VersionedDir;
-
-/// A file that is deleted unless something references it.
-#[derive(Debug, Clone)]
-pub(crate) struct CandidateFile {
-    /// Location, size and modification time from the listing.
-    pub status: FileStatus,
-    /// What kind of file it looks like (for the report).
-    pub class: FileClass,
-    /// The data root it lies under, for files in data directories (empty-directory pruning).
-    pub data_root: Option<Location>,
-}
 
 /// Where candidates are looked for.
 #[derive(Debug, Clone)]
@@ -48,13 +41,13 @@ pub(crate) struct Layout {
 /// Result of the listing phase.
 #[derive(Debug, Default)]
 pub(crate) struct Listed {
-    /// Candidates, sorted by location, each once.
-    pub candidates: Vec<CandidateFile>,
+    /// Candidates, each location once.
+    pub table: CandidateTable,
     /// Files seen in the candidate directories that would be candidates if old enough.
     pub files_listed: u64,
     /// Data directories that were empty when listed, with their data root.
     pub empty_dirs: Vec<(Location, Location)>,
-    /// Directories that could not be listed (`"<dir>: <error>"`).
+    /// Directories that could not be listed (`"<dir>: <error>"`), sorted.
     pub errors: Vec<String>,
 }
 
@@ -71,6 +64,7 @@ enum DirKind {
 }
 
 /// Lists every candidate older than `cutoff_ms` with at most `concurrency` listings in flight.
+/// Each listing is added to the candidate table as soon as it arrives and then dropped.
 pub(crate) async fn list_candidates(
     storage: &Storage,
     layout: &Layout,
@@ -88,42 +82,103 @@ pub(crate) async fn list_candidates(
             dirs.push((v.dir().clone(), DirKind::Versioned(v)));
         }
     }
-    let listed = list_tolerant(storage, dirs, concurrency, &mut out.errors).await;
-    let data = list_data_dirs(storage, layout, concurrency, &mut out).await;
-
-    let mut by_location: BTreeMap<Location, CandidateFile> = BTreeMap::new();
-    for ((_, kind), listing) in listed.into_iter().chain(data) {
-        for f in listing.files {
-            let name = f.location.name();
-            let Some(class) = classify(&kind, name) else {
-                continue;
-            };
-            out.files_listed += 1;
-            if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
-                continue;
+    for ((dir, kind), listing) in list_tolerant(storage, dirs, concurrency, &mut out.errors).await {
+        absorb(&mut out, &dir, &kind, listing, cutoff_ms);
+    }
+    let (ready, buckets) = find_data_dirs(storage, layout, concurrency, &mut out).await;
+    for ((dir, kind), listing) in ready {
+        absorb(&mut out, &dir, &kind, listing, cutoff_ms);
+    }
+    let mut stream = stream::iter(buckets)
+        .map(|(dir, kind)| async move {
+            let r = storage.list_dir(&dir).await;
+            (dir, kind, r)
+        })
+        .buffer_unordered(concurrency.max(1));
+    while let Some((dir, kind, r)) = stream.next().await {
+        match r {
+            Ok(listing) => {
+                if let DirKind::Data(root) = &kind {
+                    if listing.files.is_empty() && listing.dirs.is_empty() {
+                        out.empty_dirs.push((dir.clone(), root.clone()));
+                    }
+                }
+                absorb(&mut out, &dir, &kind, listing, cutoff_ms);
             }
-            let data_root = match &kind {
-                DirKind::Data(root) => Some(root.clone()),
-                _ => None,
-            };
-            by_location.insert(
-                f.location.clone(),
-                CandidateFile {
-                    status: f,
-                    class,
-                    data_root,
-                },
-            );
+            Err(e) => {
+                tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
+                out.errors.push(format!("{dir}: {e}"));
+            }
         }
     }
-    out.candidates = by_location.into_values().collect();
+    out.errors.sort();
+    out.empty_dirs.sort();
     tracing::debug!(
         files = out.files_listed,
-        candidates = out.candidates.len(),
+        candidates = out.table.len(),
         errors = out.errors.len(),
         "listed orphan candidates"
     );
     out
+}
+
+/// Adds the candidates of one listing of `dir` to the table. A directory already added (listed
+/// twice through two roots) is skipped, so each location is a candidate once.
+fn absorb(out: &mut Listed, dir: &Location, kind: &DirKind, listing: DirListing, cutoff_ms: i64) {
+    if out.table.dir_id(dir).is_some() {
+        tracing::debug!(dir = %dir, "directory reached twice; listed once");
+        return;
+    }
+    let data_root = match kind {
+        DirKind::Data(root) => Some(root),
+        _ => None,
+    };
+    let Some(dir_id) = out.table.add_dir(dir, data_root) else {
+        out.errors
+            .push(format!("{dir}: too many candidate directories; not listed"));
+        return;
+    };
+    let prefix = dir.as_str();
+    for f in listing.files {
+        let name = f.location.name();
+        let Some(class) = classify(kind, name) else {
+            continue;
+        };
+        out.files_listed += 1;
+        if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
+            continue;
+        }
+        // The listing's location is `dir/name` unless a store spells keys differently; then
+        // the file's own parent is its directory (location equality stays exact).
+        let full = f.location.as_str();
+        let at = if full.len() == prefix.len() + 1 + name.len()
+            && full.starts_with(prefix)
+            && full.as_bytes().get(prefix.len()) == Some(&b'/')
+        {
+            Some(dir_id)
+        } else {
+            f.location.parent().and_then(|p| {
+                let known = out.table.dir_id(&p).is_some();
+                let id = out.table.add_dir(&p, data_root)?;
+                // Keep each location once even on this unusual path.
+                let dup = known
+                    && out.table.find(name).is_some_and(|first| {
+                        out.table
+                            .same_name(first)
+                            .any(|c| out.table.dir_of(c) == id)
+                    });
+                (!dup).then_some(id)
+            })
+        };
+        let Some(at) = at else { continue };
+        if !out.table.push(at, name, f.size, class) {
+            out.errors.push(format!(
+                "{}: too many candidates; the rest of the directory is not a candidate",
+                f.location
+            ));
+            return;
+        }
+    }
 }
 
 /// The class of a file named `name` in a directory of `kind`; `None` if it is never a candidate.
@@ -162,15 +217,21 @@ fn classify(kind: &DirKind, name: &str) -> Option<FileClass> {
     })
 }
 
-/// Finds and lists the data directories: `partition_levels` levels of `k=v` directories under
-/// each data root, then their `bucket-*` directories (or the partition directory itself when it
-/// has none). Also records data directories that are empty.
-async fn list_data_dirs(
+/// Listed data directories (with their listing) and data directories still to list.
+type DataDirs = (
+    Vec<((Location, DirKind), DirListing)>,
+    Vec<(Location, DirKind)>,
+);
+
+/// Finds the data directories: `partition_levels` levels of `k=v` directories under each data
+/// root, then their `bucket-*` directories (or the partition directory itself when it has
+/// none, which is then already listed). Also records data directories that are empty.
+async fn find_data_dirs(
     storage: &Storage,
     layout: &Layout,
     concurrency: usize,
     out: &mut Listed,
-) -> Vec<((Location, DirKind), DirListing)> {
+) -> DataDirs {
     let mut roots = layout.data_roots.clone();
     roots.sort();
     roots.dedup();
@@ -199,7 +260,7 @@ async fn list_data_dirs(
 
     // `frontier` now holds the last-level partition directories (or the data roots).
     let listed = list_tolerant(storage, frontier, concurrency, &mut out.errors).await;
-    let mut result = Vec::new();
+    let mut ready = Vec::new();
     let mut buckets = Vec::new();
     for ((dir, kind), listing) in listed {
         let DirKind::Data(root) = &kind else { continue };
@@ -215,7 +276,7 @@ async fn list_data_dirs(
                 if listing.files.is_empty() && listing.dirs.is_empty() {
                     out.empty_dirs.push((dir.clone(), root.clone()));
                 }
-                result.push(((dir, kind), listing));
+                ready.push(((dir, kind), listing));
             }
         } else {
             buckets.extend(
@@ -225,17 +286,10 @@ async fn list_data_dirs(
             );
         }
     }
-    for ((dir, kind), listing) in
-        list_tolerant(storage, buckets, concurrency, &mut out.errors).await
-    {
-        if let DirKind::Data(root) = &kind {
-            if listing.files.is_empty() && listing.dirs.is_empty() {
-                out.empty_dirs.push((dir.clone(), root.clone()));
-            }
-        }
-        result.push(((dir, kind), listing));
-    }
-    result
+    // A bucket directory reached twice is listed once.
+    let mut seen: HashSet<Location> = HashSet::with_capacity(buckets.len());
+    buckets.retain(|(d, _)| seen.insert(d.clone()));
+    (ready, buckets)
 }
 
 /// Lists `dirs` concurrently; a directory whose listing fails counts as empty and its error is

@@ -12,7 +12,12 @@
 //!   factory; the names are recorded as well so that the caller can keep a candidate whose name
 //!   is referenced at another location (a disagreement between our path resolution and the
 //!   writer's must never delete a file).
-//! * Each manifest list, manifest and index manifest is read once, with bounded concurrency.
+//! * Each manifest list, manifest and index manifest is read once, with bounded concurrency,
+//!   and decoded on a blocking thread; a manifest's entries are turned into compact [`Hits`]
+//!   (candidate ids grouped by directory) right there and dropped, so memory follows the
+//!   candidates, not the entries. Each group's directory is resolved once per branch.
+//! * What is referenced is recorded as two flags per candidate (location referenced, name
+//!   referenced), not as sets of strings.
 //! * A version that disappears between listing and reading is skipped (it was expired). Metadata
 //!   that a version still present needs but that cannot be read (missing included, P3) is an
 //!   error: nothing may be deleted then.
@@ -22,11 +27,13 @@ use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
+use super::hits::{self, DirRef, Hits};
+use super::interned::CandidateTable;
 use crate::error::{Error, Result};
-use crate::spec::manifest::{IndexManifestEntry, ManifestEntry};
+use crate::spec::manifest;
 use crate::spec::snapshot::Snapshot;
-use crate::storage::Location;
-use crate::table::{list_branches, PathFactory, Table, VersionedDir, MAIN_BRANCH};
+use crate::storage::{Location, Storage};
+use crate::table::{list_branches, Table, VersionedDir, MAIN_BRANCH};
 
 /// Identity of a version, so each is read once even when the table is listed again.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -68,15 +75,20 @@ impl Version {
 struct Branch {
     name: String,
     table: Table,
+    /// Directories resolved with this branch's path factory: the candidate directory id
+    /// (`None`: not a candidate directory), or `Err` when it cannot be computed.
+    dirs: HashMap<DirRef, std::result::Result<Option<u32>, ()>>,
+    /// Manifest lists whose manifests are all resolved for this branch.
+    lists_done: HashSet<String>,
 }
 
 /// What phase 2 found.
 #[derive(Debug, Default)]
 pub(crate) struct UsedFiles {
-    /// Referenced locations that are candidates.
-    pub locations: HashSet<Location>,
-    /// Referenced names that are names of candidates.
-    pub names: HashSet<String>,
+    /// Per candidate id: its location is referenced.
+    pub location: Vec<bool>,
+    /// Per candidate id: its name is referenced (at any location).
+    pub name: Vec<bool>,
     /// Snapshots, tags and changelogs read (all branches).
     pub versions_read: u64,
     /// Manifests read.
@@ -90,8 +102,7 @@ pub(crate) struct UsedFiles {
 /// Reads references for one run.
 pub(crate) struct Collector<'a> {
     main: &'a Table,
-    candidate_names: &'a HashSet<String>,
-    candidate_locations: &'a HashSet<Location>,
+    table: Arc<CandidateTable>,
     concurrency: usize,
     branches: Vec<Branch>,
     seen: HashSet<VersionKey>,
@@ -101,14 +112,18 @@ pub(crate) struct Collector<'a> {
     manifest_ids: HashMap<String, usize>,
     /// Manifest list name → manifest ids.
     lists: HashMap<String, Arc<Vec<usize>>>,
-    /// Manifest id → its entries that name a candidate.
-    manifests: HashMap<usize, Arc<Vec<ManifestEntry>>>,
-    /// Index manifest name → its entries that name a candidate.
-    index_manifests: HashMap<String, Arc<Vec<IndexManifestEntry>>>,
+    /// Manifest id → its references to candidates.
+    manifests: HashMap<usize, Arc<Hits>>,
+    /// Index manifest name → its references to candidates.
+    index_manifests: HashMap<String, Arc<Hits>>,
     /// (manifest id, branch) pairs already resolved.
     resolved: HashSet<(usize, usize)>,
     /// (index manifest, branch) pairs already resolved.
     resolved_index: HashSet<(String, usize)>,
+    /// Candidate directory of manifests, manifest lists and index manifests, and of
+    /// statistics files (`None`: no candidate there).
+    manifest_dir: Option<u32>,
+    statistics_dir: Option<u32>,
     /// Snapshot files seen in listings (any branch).
     snapshots_listed: u64,
     /// Manifest entries decoded.
@@ -118,24 +133,39 @@ pub(crate) struct Collector<'a> {
     used: UsedFiles,
 }
 
-/// A manifest read: its entry count and the entries that name a candidate.
-type Hits = (usize, Vec<ManifestEntry>);
+/// A manifest read: its entry count and its references to candidates.
+type Read = (usize, Hits);
 
 /// How many times the table is listed again for versions that appeared meanwhile.
 const MAX_ROUNDS: usize = 10;
 
+/// Reads `loc` and decodes it with `decode` on a blocking thread (decoding is CPU work; the
+/// async workers keep issuing reads meanwhile).
+async fn read_decoded<T: Send + 'static>(
+    storage: &Storage,
+    loc: Location,
+    decode: impl FnOnce(&[u8], &str) -> Result<T> + Send + 'static,
+) -> Result<T> {
+    let bytes = storage.get(&loc).await?;
+    tokio::task::spawn_blocking(move || decode(&bytes, loc.as_str()))
+        .await
+        .map_err(|e| Error::Internal(format!("decoding task failed: {e}")))?
+}
+
 impl<'a> Collector<'a> {
-    /// A collector for the table whose main branch is `main`.
-    pub fn new(
-        main: &'a Table,
-        candidate_names: &'a HashSet<String>,
-        candidate_locations: &'a HashSet<Location>,
-        concurrency: usize,
-    ) -> Self {
+    /// A collector for the table whose main branch is `main`, keeping references to the
+    /// candidates of `table`.
+    pub fn new(main: &'a Table, table: Arc<CandidateTable>, concurrency: usize) -> Self {
+        let dir_of = |l: Result<Location>| {
+            l.ok()
+                .and_then(|l| l.parent())
+                .and_then(|d| table.dir_id(&d))
+        };
+        let manifest_dir = dir_of(main.paths().manifest("probe"));
+        let statistics_dir = dir_of(main.paths().statistics("probe"));
+        let n = table.len();
         Collector {
             main,
-            candidate_names,
-            candidate_locations,
             concurrency: concurrency.max(1),
             branches: Vec::new(),
             seen: HashSet::new(),
@@ -146,10 +176,17 @@ impl<'a> Collector<'a> {
             index_manifests: HashMap::new(),
             resolved: HashSet::new(),
             resolved_index: HashSet::new(),
+            manifest_dir,
+            statistics_dir,
             snapshots_listed: 0,
             entries_seen: 0,
             records_claimed: false,
-            used: UsedFiles::default(),
+            used: UsedFiles {
+                location: vec![false; n],
+                name: vec![false; n],
+                ..Default::default()
+            },
+            table,
         }
     }
 
@@ -207,6 +244,8 @@ impl<'a> Collector<'a> {
         self.branches.push(Branch {
             name: name.to_string(),
             table,
+            dirs: HashMap::new(),
+            lists_done: HashSet::new(),
         });
         Ok(self.branches.len() - 1)
     }
@@ -330,6 +369,7 @@ impl<'a> Collector<'a> {
     async fn process(&mut self, versions: Vec<Version>) -> Result<()> {
         let main = self.main;
         let paths = main.paths();
+        let storage = main.storage();
         let mut dropped: HashSet<usize> = HashSet::new();
 
         // 1. Manifest lists.
@@ -349,11 +389,16 @@ impl<'a> Collector<'a> {
             .collect();
         let read: Vec<(String, Result<Vec<String>>)> = stream::iter(todo)
             .map(|l| async move {
-                let r = main
-                    .reader()
-                    .manifest_list(main.paths(), &l)
-                    .await
-                    .map(|v| v.into_iter().map(|m| m.file_name).collect());
+                let r = match paths.manifest(&l) {
+                    Ok(loc) => {
+                        read_decoded(storage, loc, |b, p| {
+                            let list = manifest::decode_manifest_list(b, p)?;
+                            Ok(list.into_iter().map(|m| m.file_name).collect())
+                        })
+                        .await
+                    }
+                    Err(e) => Err(e),
+                };
                 (l, r)
             })
             .buffer_unordered(self.concurrency)
@@ -374,7 +419,7 @@ impl<'a> Collector<'a> {
             }
         }
 
-        // 2. Manifests, each read once, keeping only the entries that name a candidate.
+        // 2. Manifests, each read once, kept as their references to candidates.
         let mut needed: BTreeSet<usize> = BTreeSet::new();
         for (i, v) in versions.iter().enumerate() {
             if dropped.contains(&i) {
@@ -390,48 +435,50 @@ impl<'a> Collector<'a> {
             .into_iter()
             .filter_map(|id| Some((id, self.manifest_names.get(id)?.clone())))
             .collect();
-        let names = self.candidate_names;
-        let read: Vec<(usize, String, Result<Hits>)> = stream::iter(todo)
-            .map(|(id, m)| async move {
-                let r = main.reader().manifest(main.paths(), &m).await.map(|all| {
-                    let n = all.len();
-                    let hits = all
-                        .into_iter()
-                        .filter(|e| {
-                            names.contains(&e.file.file_name)
-                                || e.file.extra_files.iter().any(|x| names.contains(x))
-                        })
-                        .collect();
-                    (n, hits)
-                });
-                (id, m, r)
+        let table = &self.table;
+        let mut stream = stream::iter(todo)
+            .map(|(id, m)| {
+                let table = Arc::clone(table);
+                async move {
+                    let r = match paths.manifest(&m) {
+                        Ok(loc) => {
+                            read_decoded(storage, loc, move |b, p| {
+                                let all = manifest::decode_manifest(b, p)?;
+                                Ok::<Read, Error>((all.len(), hits::of_manifest(&table, &all)))
+                            })
+                            .await
+                        }
+                        Err(e) => Err(e),
+                    };
+                    (id, m, r)
+                }
             })
-            .buffer_unordered(self.concurrency)
-            .collect()
-            .await;
-        for (id, m, r) in read {
+            .buffer_unordered(self.concurrency);
+        let mut failed = Vec::new();
+        while let Some((id, m, r)) = stream.next().await {
             match r {
                 Ok((n, hits)) => {
                     self.entries_seen += n as u64;
                     self.used.manifests_read += 1;
                     self.manifests.insert(id, Arc::new(hits));
                 }
-                Err(e) => {
-                    let loc = paths.manifest(&m)?;
-                    let needed_by: Vec<usize> = (0..versions.len())
-                        .filter(|i| !dropped.contains(i))
-                        .filter(|i| {
-                            let v = &versions[*i];
-                            v.snapshot.manifest_lists().any(|l| {
-                                v.requires_list(l)
-                                    && self.lists.get(l).is_some_and(|ids| ids.contains(&id))
-                            })
-                        })
-                        .collect();
-                    self.fail_or_drop(e, "manifest", &loc, &needed_by, &versions, &mut dropped)
-                        .await?
-                }
+                Err(e) => failed.push((id, m, e)),
             }
+        }
+        drop(stream);
+        for (id, m, e) in failed {
+            let loc = paths.manifest(&m)?;
+            let needed_by: Vec<usize> = (0..versions.len())
+                .filter(|i| !dropped.contains(i))
+                .filter(|i| {
+                    let v = &versions[*i];
+                    v.snapshot.manifest_lists().any(|l| {
+                        v.requires_list(l) && self.lists.get(l).is_some_and(|ids| ids.contains(&id))
+                    })
+                })
+                .collect();
+            self.fail_or_drop(e, "manifest", &loc, &needed_by, &versions, &mut dropped)
+                .await?
         }
 
         // 3. Index manifests.
@@ -446,18 +493,23 @@ impl<'a> Collector<'a> {
             .filter(|m| !self.index_manifests.contains_key(*m))
             .cloned()
             .collect();
-        let read: Vec<(String, Result<Vec<IndexManifestEntry>>)> = stream::iter(todo)
-            .map(|m| async move {
-                let r = main
-                    .reader()
-                    .index_manifest(main.paths(), &m)
-                    .await
-                    .map(|all| {
-                        all.into_iter()
-                            .filter(|e| names.contains(&e.file_name))
-                            .collect()
-                    });
-                (m, r)
+        let table = &self.table;
+        let read: Vec<(String, Result<Hits>)> = stream::iter(todo)
+            .map(|m| {
+                let table = Arc::clone(table);
+                async move {
+                    let r = match paths.manifest(&m) {
+                        Ok(loc) => {
+                            read_decoded(storage, loc, move |b, p| {
+                                let all = manifest::decode_index_manifest(b, p)?;
+                                Ok(hits::of_index_manifest(&table, &all))
+                            })
+                            .await
+                        }
+                        Err(e) => Err(e),
+                    };
+                    (m, r)
+                }
             })
             .buffer_unordered(self.concurrency)
             .collect()
@@ -494,32 +546,34 @@ impl<'a> Collector<'a> {
             }
             let b = v.branch;
             for l in v.snapshot.manifest_lists() {
-                self.note_metadata(l, |p, n| p.manifest(n));
+                self.note_metadata(l, self.manifest_dir);
+                if self.branches[b].lists_done.contains(l) {
+                    continue;
+                }
                 let ids = self.lists.get(l).cloned().unwrap_or_default();
                 for &id in ids.iter() {
                     if !self.resolved.insert((id, b)) {
                         continue;
                     }
                     if let Some(m) = self.manifest_names.get(id).cloned() {
-                        self.note_metadata(&m, |p, n| p.manifest(n));
+                        self.note_metadata(&m, self.manifest_dir);
                     }
-                    let hits = self.manifests.get(&id).cloned().unwrap_or_default();
-                    for e in hits.iter() {
-                        self.note_entry(b, e);
+                    if let Some(hits) = self.manifests.get(&id).cloned() {
+                        self.note_hits(b, &hits);
                     }
                 }
+                self.branches[b].lists_done.insert(l.to_string());
             }
             if let Some(im) = &v.snapshot.index_manifest {
-                self.note_metadata(im, |p, n| p.manifest(n));
+                self.note_metadata(im, self.manifest_dir);
                 if self.resolved_index.insert((im.clone(), b)) {
-                    let hits = self.index_manifests.get(im).cloned().unwrap_or_default();
-                    for e in hits.iter() {
-                        self.note_index(b, e);
+                    if let Some(hits) = self.index_manifests.get(im).cloned() {
+                        self.note_hits(b, &hits);
                     }
                 }
             }
             if let Some(st) = &v.snapshot.statistics {
-                self.note_metadata(st, |p, n| p.statistics(n));
+                self.note_metadata(st, self.statistics_dir);
             }
         }
         Ok(())
@@ -580,59 +634,74 @@ impl<'a> Collector<'a> {
         Ok(())
     }
 
-    /// Records a referenced metadata file (manifest list, manifest, index manifest, statistics).
-    fn note_metadata(&mut self, name: &str, at: impl Fn(&PathFactory, &str) -> Result<Location>) {
-        if !self.candidate_names.contains(name) {
+    /// Marks every candidate named like candidate `id` as name-referenced.
+    fn note_name(&mut self, id: u32) {
+        if self.used.name.get(id as usize).copied().unwrap_or(true) {
             return;
         }
-        self.used.names.insert(name.to_string());
-        match at(self.main.paths(), name) {
-            Ok(loc) => self.note_location(loc),
-            Err(e) => {
-                self.used.unresolved += 1;
-                tracing::warn!(name, error = %e, "cannot resolve a referenced metadata file; kept by name");
+        for c in self.table.same_name(id) {
+            if let Some(f) = self.used.name.get_mut(c as usize) {
+                *f = true;
             }
         }
     }
 
-    /// Records a manifest entry's data file and extra files, resolved for branch `b`.
-    fn note_entry(&mut self, b: usize, e: &ManifestEntry) {
-        for n in std::iter::once(&e.file.file_name).chain(e.file.extra_files.iter()) {
-            if self.candidate_names.contains(n) {
-                self.used.names.insert(n.clone());
-            }
-        }
-        let paths = self.branches[b].table.paths();
-        match paths.data_file_with_extras(&e.partition, e.bucket, &e.file) {
-            Ok(locs) => {
-                for l in locs {
-                    self.note_location(l);
+    /// Marks the candidate named like candidate `id` in directory `dir` as referenced.
+    fn note_location(&mut self, id: u32, dir: u32) {
+        for c in self.table.same_name(id) {
+            if self.table.dir_of(c) == dir {
+                if let Some(f) = self.used.location.get_mut(c as usize) {
+                    *f = true;
                 }
             }
-            Err(err) => {
-                self.used.unresolved += 1;
-                tracing::warn!(file = %e.file.file_name, error = %err, "cannot resolve a referenced data file; kept by name");
-            }
         }
     }
 
-    /// Records an index file, resolved for branch `b`.
-    fn note_index(&mut self, b: usize, e: &IndexManifestEntry) {
-        if self.candidate_names.contains(&e.file_name) {
-            self.used.names.insert(e.file_name.clone());
-        }
-        match self.branches[b].table.paths().index_file(e) {
-            Ok(l) => self.note_location(l),
-            Err(err) => {
-                self.used.unresolved += 1;
-                tracing::warn!(file = %e.file_name, error = %err, "cannot resolve a referenced index file; kept by name");
-            }
+    /// Records a referenced metadata file (manifest list, manifest, index manifest, statistics)
+    /// whose candidate directory is `dir`.
+    fn note_metadata(&mut self, name: &str, dir: Option<u32>) {
+        let Some(id) = self.table.find(name) else {
+            return;
+        };
+        self.note_name(id);
+        if let Some(dir) = dir {
+            self.note_location(id, dir);
         }
     }
 
-    fn note_location(&mut self, loc: Location) {
-        if self.candidate_locations.contains(&loc) {
-            self.used.locations.insert(loc);
+    /// Records the references of one manifest or index manifest, resolved for branch `b`.
+    fn note_hits(&mut self, b: usize, hits: &Hits) {
+        for &id in &hits.names_only {
+            self.note_name(id);
+        }
+        self.used.unresolved += hits.unresolved;
+        for g in &hits.groups {
+            for &id in &g.names {
+                self.note_name(id);
+            }
+            let dir = match self.branches[b].dirs.get(&g.dir) {
+                Some(d) => *d,
+                None => {
+                    let d = match g.dir.resolve(self.branches[b].table.paths()) {
+                        Ok(dir) => Ok(dir.and_then(|d| self.table.dir_id(&d))),
+                        Err(e) => {
+                            tracing::warn!(dir = ?g.dir, error = %e, "cannot resolve the directory of referenced files; kept by name");
+                            Err(())
+                        }
+                    };
+                    self.branches[b].dirs.insert(g.dir.clone(), d);
+                    d
+                }
+            };
+            match dir {
+                Ok(Some(dir)) => {
+                    for &id in &g.names {
+                        self.note_location(id, dir);
+                    }
+                }
+                Ok(None) => {}
+                Err(()) => self.used.unresolved += g.names.len() as u64,
+            }
         }
     }
 }
