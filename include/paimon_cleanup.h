@@ -54,13 +54,18 @@
  *   the calling thread until done. A handle must not be freed while another thread still uses
  *   it. Each function documents its own rules.
  *
- * Callbacks (progress, orphan veto)
- *   Called on the calling thread or on one of the executor's worker threads, never after the
- *   operation returned. Calls of one operation never overlap; concurrent operations may call the
+ * Callbacks (progress, orphan veto, log)
+ *   Called on the calling thread or on one of the library's threads (the executor's workers; for
+ *   the log callback also its blocking I/O threads), never after the operation returned. Calls of one operation never overlap; concurrent operations may call the
  *   same callback concurrently. user_data is never touched by the library and must stay valid
  *   until the operations using it have returned. A callback must return quickly, must not throw
  *   or longjmp across the library, and must not call a blocking operation of this library; it may
  *   call paimon_cleanup_cancel_token_cancel.
+ *
+ * Logs
+ *   Off by default. paimon_cleanup_run_options_set_log routes the log events of the operations
+ *   run with those options (and only theirs) to a host callback, at a minimum level. Nothing is
+ *   installed process-wide: two hosts in one process never see each other's events.
  *
  * Cancellation
  *   paimon_cleanup_cancel_token_cancel works from any thread at any time. An operation started
@@ -352,6 +357,46 @@ typedef int32_t PaimonCleanupPartitionExpireStrategy;
 #endif // __cplusplus
 
 /**
+ * Severity of a log event passed to a `PaimonCleanupLogFn`, and the minimum severity given to
+ * `paimon_cleanup_run_options_set_log`. Smaller numbers are more severe. The numbers are stable.
+ * Functions take and pass these values as `int32_t`.
+ */
+enum PaimonCleanupLogLevel
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Something failed (a run that returns an error also reports it through its status).
+     */
+    PAIMON_CLEANUP_LOG_LEVEL_ERROR = 1,
+    /**
+     * Something was deliberately left alone, or a step had to fall back (a file that could not
+     * be deleted, a directory that could not be listed, a branch without schema).
+     */
+    PAIMON_CLEANUP_LOG_LEVEL_WARN = 2,
+    /**
+     * One line per milestone of a run (candidates listed, snapshots expired, commit landed).
+     */
+    PAIMON_CLEANUP_LOG_LEVEL_INFO = 3,
+    /**
+     * Details such as every storage request (`get`, `list_dir`, `put`); voluminous.
+     */
+    PAIMON_CLEANUP_LOG_LEVEL_DEBUG = 4,
+    /**
+     * Everything.
+     */
+    PAIMON_CLEANUP_LOG_LEVEL_TRACE = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum PaimonCleanupLogLevel PaimonCleanupLogLevel;
+#else
+typedef int32_t PaimonCleanupLogLevel;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A cancellation token: a flag a host sets from any thread to stop the operations that watch it.
  *
  * Created by `paimon_cleanup_cancel_token_new`, owned by the caller, released with
@@ -485,7 +530,8 @@ typedef struct PaimonCleanupPartitionExpireConfig PaimonCleanupPartitionExpireCo
 typedef struct PaimonCleanupReport PaimonCleanupReport;
 
 /**
- * Options of one long operation: a progress callback and a cancellation token, both optional.
+ * Options of one long operation: a progress callback, a cancellation token and a log callback,
+ * all optional.
  *
  * Created by `paimon_cleanup_run_options_new`, owned by the caller, released with
  * `paimon_cleanup_run_options_free`. Thread-safe (`Send + Sync`): the setters may be called
@@ -557,6 +603,29 @@ typedef void (*PaimonCleanupProgressFn)(void *user_data,
                                         uint64_t done,
                                         uint64_t total,
                                         uint64_t bytes);
+
+/**
+ * Log callback of an operation: receives the library's log events (its `tracing` events).
+ *
+ * Arguments: the `user_data` given to `paimon_cleanup_run_options_set_log`; `level`, a
+ * `PaimonCleanupLogLevel` value (1 = error ... 5 = trace); `target`, where the event comes from
+ * (the Rust module path, e.g. `"paimon_cleanup::clean::orphan_files"`); `message`, the event's
+ * text followed by its fields as ` key=value` pairs (e.g. `"orphan candidates listed files=12
+ * candidates=3 cutoff=1700000000000"`). Both strings are NUL-terminated UTF-8, borrowed for the
+ * duration of the call only: copy them to keep them.
+ *
+ * Thread rules: called on the thread that called the operation or on one of the library's own
+ * threads (executor workers, its blocking I/O threads), never after the operation has returned.
+ * Calls belonging to one operation never overlap (the library serializes them); two operations
+ * running at once may call the same callback at the same time, so shared state in `user_data`
+ * needs its own locking. Only events of the operation run with these options reach the
+ * callback. The callback must return quickly, must not throw a C++ exception or `longjmp` out,
+ * and must not call any function of this library except `paimon_cleanup_cancel_token_cancel`.
+ */
+typedef void (*PaimonCleanupLogFn)(void *user_data,
+                                   int32_t level,
+                                   const char *target,
+                                   const char *message);
 
 /**
  * Veto callback of an orphan-file removal: return true to KEEP a file the run would otherwise
@@ -836,7 +905,8 @@ PaimonCleanupStatus paimon_cleanup_cancel_token_new(struct PaimonCleanupCancelTo
 
 /**
  * Requests cancellation: every operation whose run options carry this token stops at its next
- * check (before each step and each batch of deletions) and returns `PAIMON_CLEANUP_STATUS_CANCELLED`.
+ * check (before each step and each batch of deletions; orphan-file removal also at its next
+ * storage read) and returns `PAIMON_CLEANUP_STATUS_CANCELLED`.
  * An operation started after the token was cancelled returns `CANCELLED` at once, before it
  * reads or changes anything. Files already deleted by a cancelled run stay deleted; the table is
  * left in a consistent state (deletions run in crash-safe order) and a later run finishes the
@@ -930,6 +1000,39 @@ PaimonCleanupStatus paimon_cleanup_run_options_set_progress(struct PaimonCleanup
 PaimonCleanupStatus paimon_cleanup_run_options_set_cancel_token(struct PaimonCleanupRunOptions *options,
                                                                 const struct PaimonCleanupCancelToken *token,
                                                                 struct PaimonCleanupError **err);
+
+/**
+ * Sets (or, with `callback` NULL, removes) the log callback of operations run with these
+ * options: the library's log events of each such operation at `min_level` or more severe are
+ * passed to `callback` (see `PaimonCleanupLogFn` for the arguments and the thread rules).
+ *
+ * Logging is off by default: an operation run without a log callback (or without run options)
+ * reports its events to no one. Nothing is installed process-wide: each operation routes only
+ * its own events to the callback of its own run options, so hosts (or threads) that use
+ * different callbacks in one process never see each other's events. Events of the library's
+ * dependencies that run on their own background threads are not captured.
+ *
+ * `min_level`: a `PaimonCleanupLogLevel` value, `PAIMON_CLEANUP_LOG_LEVEL_ERROR` (1) to
+ * `PAIMON_CLEANUP_LOG_LEVEL_TRACE` (5); `INFO` gives a few lines per run, `DEBUG` a line per
+ * storage request. Ignored when `callback` is NULL.
+ * `user_data` is passed back unchanged to every call; the library never reads, writes or frees
+ * it. It must stay valid, and usable from the library's threads, until every operation started
+ * with these options has returned (the callback is never called after that).
+ * Ownership: `options` stays owned by the caller.
+ * Thread-safety: may be called while other threads run operations with the same options; those
+ * keep the callback they started with.
+ * Errors: `NULL_POINTER` if `options` is NULL; `INVALID_ARGUMENT` if `callback` is not NULL and
+ * `min_level` is not a `PaimonCleanupLogLevel` (the options keep their previous callback).
+ *
+ * # Safety
+ * `options` must be NULL or live; `callback` must be NULL or a function with the signature of
+ * `PaimonCleanupLogFn` that follows its thread rules; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_run_options_set_log(struct PaimonCleanupRunOptions *options,
+                                                       PaimonCleanupLogFn callback,
+                                                       int32_t min_level,
+                                                       void *user_data,
+                                                       struct PaimonCleanupError **err);
 
 /**
  * Frees run options. NULL is accepted and ignored.

@@ -38,7 +38,8 @@
  * may be read from any thread. A progress callback runs on the calling thread or on one of the
  * executor's worker threads; calls of one operation never overlap, calls of concurrent operations
  * sharing one RunOptions may. CancelToken::cancel() may be called from any thread, including a
- * progress callback.
+ * progress callback. A log callback (RunOptions::on_log) receives only the events of the runs
+ * made with those options, on the same threads, never after the run returned.
  */
 #ifndef PAIMON_CLEANUP_HPP
 #define PAIMON_CLEANUP_HPP
@@ -425,10 +426,34 @@ struct Progress {
  *  library; it may call CancelToken::cancel(). An exception it throws cancels the run. */
 using ProgressCallback = std::function<void(const Progress &)>;
 
+/** Severity of a log event (the C PaimonCleanupLogLevel numbers). */
+enum class LogLevel : int32_t {
+    Error = PAIMON_CLEANUP_LOG_LEVEL_ERROR,
+    Warn = PAIMON_CLEANUP_LOG_LEVEL_WARN,
+    Info = PAIMON_CLEANUP_LOG_LEVEL_INFO,
+    Debug = PAIMON_CLEANUP_LOG_LEVEL_DEBUG,
+    Trace = PAIMON_CLEANUP_LOG_LEVEL_TRACE,
+};
+
+/** One log event of a running operation. */
+struct LogEvent {
+    LogLevel level;
+    /** Where it comes from (a Rust module path); valid only during the callback. */
+    std::string_view target;
+    /** The text, then ` key=value` fields; valid only during the callback. */
+    std::string_view message;
+};
+
+/** Log callback type. Called on library threads, never after the operation returned; calls of
+ *  one operation never overlap. Must return quickly and must not call this library (except
+ *  CancelToken::cancel()). An exception it throws is swallowed (the event is dropped). */
+using LogCallback = std::function<void(const LogEvent &)>;
+
 /**
- * Options of one long operation: an optional progress callback and an optional cancellation
- * token. A plain value: an operation copies what it needs when it starts, so the options may be
- * changed or destroyed while it runs.
+ * Options of one long operation: an optional progress callback, an optional cancellation token
+ * and an optional log callback (off by default; only the events of the operations run with these
+ * options reach it). A plain value: an operation copies what it needs when it starts, so the
+ * options may be changed or destroyed while it runs.
  */
 class RunOptions {
 public:
@@ -449,13 +474,24 @@ public:
         cancel_.reset();
         return *this;
     }
+    /** Sets (or, with an empty function, removes) the log callback, which receives the events at
+     *  `min_level` or more severe. */
+    RunOptions &on_log(LogCallback callback, LogLevel min_level = LogLevel::Info) {
+        log_ = std::move(callback);
+        log_level_ = min_level;
+        return *this;
+    }
 
     const ProgressCallback &progress() const noexcept { return progress_; }
     const std::optional<CancelToken> &token() const noexcept { return cancel_; }
+    const LogCallback &log() const noexcept { return log_; }
+    LogLevel log_level() const noexcept { return log_level_; }
 
 private:
     ProgressCallback progress_;
     std::optional<CancelToken> cancel_;
+    LogCallback log_;
+    LogLevel log_level_ = LogLevel::Info;
 };
 
 namespace detail {
@@ -468,8 +504,10 @@ namespace detail {
 class RunCall {
 public:
     explicit RunCall(const RunOptions *options) {
-        if (options == nullptr || (!options->progress() && !options->token())) return;
+        if (options == nullptr || (!options->progress() && !options->token() && !options->log()))
+            return;
         progress_ = options->progress();
+        log_ = options->log();
         PaimonCleanupCancelToken *token = nullptr;
         check([&](PaimonCleanupError **err) { return paimon_cleanup_cancel_token_new(&token, err); });
         token_.reset(token);
@@ -483,6 +521,13 @@ public:
             check([&](PaimonCleanupError **err) {
                 return paimon_cleanup_run_options_set_progress(options_.get(), &RunCall::trampoline,
                                                                this, err);
+            });
+        }
+        if (log_) {
+            check([&](PaimonCleanupError **err) {
+                return paimon_cleanup_run_options_set_log(options_.get(), &RunCall::log_trampoline,
+                                                          static_cast<int32_t>(options->log_level()),
+                                                          this, err);
             });
         }
         if (options->token()) {
@@ -525,7 +570,20 @@ private:
         }
     }
 
+    static void log_trampoline(void *user_data, int32_t level, const char *target,
+                               const char *message) noexcept {
+        RunCall *self = static_cast<RunCall *>(user_data);
+        try {
+            self->log_(LogEvent{static_cast<LogLevel>(level),
+                                target != nullptr ? std::string_view(target) : std::string_view(),
+                                message != nullptr ? std::string_view(message) : std::string_view()});
+        } catch (...) {
+            // A log sink must not stop the run: the event is dropped.
+        }
+    }
+
     ProgressCallback progress_;
+    LogCallback log_;
     Owned<PaimonCleanupCancelToken, paimon_cleanup_cancel_token_free> token_;
     Owned<PaimonCleanupRunOptions, paimon_cleanup_run_options_free> options_;
     std::shared_ptr<CancelState> shared_;

@@ -195,6 +195,7 @@ void test_fixture(const std::string &fixtures) {
     std::mutex m;
     std::vector<std::string> phases;
     uint64_t last_bytes = 0;
+    size_t info_lines = 0, verbose_lines = 0, naming_table = 0;
     pc::RunOptions run;
     run.on_progress([&](const pc::Progress &p) {
         std::lock_guard<std::mutex> lock(m);
@@ -202,7 +203,20 @@ void test_fixture(const std::string &fixtures) {
         CHECK(p.total == 0 || p.done <= p.total);
         last_bytes = p.bytes;
     });
+    run.on_log(
+        [&](const pc::LogEvent &e) {
+            std::lock_guard<std::mutex> lock(m);
+            if (e.level == pc::LogLevel::Info) info_lines++;
+            if (e.level == pc::LogLevel::Debug || e.level == pc::LogLevel::Trace) verbose_lines++;
+            if (e.message.find("expired") != std::string_view::npos && !e.target.empty())
+                naming_table++;
+        },
+        pc::LogLevel::Info);
     pc::Report real = ctx.expire_snapshots(exec, expire_all(false), run);
+    CHECK(info_lines > 0);
+    CHECK(verbose_lines == 0);
+    std::printf("  log: %zu info lines (%zu about expiry), none more verbose\n", info_lines,
+                naming_table);
     CHECK(!real.dry_run());
     CHECK(real.expired_count() == dry.expired_count());
     CHECK(real.files_by_class() == dry.files_by_class());

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::clean::control::{CancelToken, ProgressFn, RunControl};
 
+use super::log::{LogSettings, PaimonCleanupLogFn, RunLog};
+
 use super::status::PaimonCleanupStatus;
 use super::status::{boundary, boundary_infallible, FfiError, PaimonCleanupError};
 use super::util::{handle_ref, out_arg};
@@ -74,9 +76,11 @@ impl ProgressCallback {
 struct RunSettings {
     progress: Option<ProgressCallback>,
     cancel: Option<CancelToken>,
+    log: Option<LogSettings>,
 }
 
-/// Options of one long operation: a progress callback and a cancellation token, both optional.
+/// Options of one long operation: a progress callback, a cancellation token and a log callback,
+/// all optional.
 ///
 /// Created by `paimon_cleanup_run_options_new`, owned by the caller, released with
 /// `paimon_cleanup_run_options_free`. Thread-safe (`Send + Sync`): the setters may be called
@@ -98,6 +102,12 @@ impl PaimonCleanupRunOptions {
     fn update(&self, change: impl FnOnce(&mut RunSettings)) {
         change(&mut self.settings.lock().unwrap_or_else(PoisonError::into_inner));
     }
+}
+
+/// The log dispatcher of one operation run with `options`, if they carry a log callback. The
+/// callback is closed (never called again) when the returned value is dropped.
+pub(crate) fn run_log(options: Option<&PaimonCleanupRunOptions>) -> Option<RunLog> {
+    options.and_then(|o| o.settings().log).map(RunLog::new)
 }
 
 /// The [`RunControl`] of one operation: the run options' callback and token (or none) and the
@@ -157,7 +167,8 @@ pub unsafe extern "C" fn paimon_cleanup_cancel_token_new(
 }
 
 /// Requests cancellation: every operation whose run options carry this token stops at its next
-/// check (before each step and each batch of deletions) and returns `PAIMON_CLEANUP_STATUS_CANCELLED`.
+/// check (before each step and each batch of deletions; orphan-file removal also at its next
+/// storage read) and returns `PAIMON_CLEANUP_STATUS_CANCELLED`.
 /// An operation started after the token was cancelled returns `CANCELLED` at once, before it
 /// reads or changes anything. Files already deleted by a cancelled run stay deleted; the table is
 /// left in a consistent state (deletions run in crash-safe order) and a later run finishes the
@@ -310,6 +321,51 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_set_cancel_token(
         // SAFETY: NULL or live (caller's guarantee).
         let token = unsafe { token.as_ref() }.map(|t| t.token.clone());
         options.update(|s| s.cancel = token);
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Sets (or, with `callback` NULL, removes) the log callback of operations run with these
+/// options: the library's log events of each such operation at `min_level` or more severe are
+/// passed to `callback` (see `PaimonCleanupLogFn` for the arguments and the thread rules).
+///
+/// Logging is off by default: an operation run without a log callback (or without run options)
+/// reports its events to no one. Nothing is installed process-wide: each operation routes only
+/// its own events to the callback of its own run options, so hosts (or threads) that use
+/// different callbacks in one process never see each other's events. Events of the library's
+/// dependencies that run on their own background threads are not captured.
+///
+/// `min_level`: a `PaimonCleanupLogLevel` value, `PAIMON_CLEANUP_LOG_LEVEL_ERROR` (1) to
+/// `PAIMON_CLEANUP_LOG_LEVEL_TRACE` (5); `INFO` gives a few lines per run, `DEBUG` a line per
+/// storage request. Ignored when `callback` is NULL.
+/// `user_data` is passed back unchanged to every call; the library never reads, writes or frees
+/// it. It must stay valid, and usable from the library's threads, until every operation started
+/// with these options has returned (the callback is never called after that).
+/// Ownership: `options` stays owned by the caller.
+/// Thread-safety: may be called while other threads run operations with the same options; those
+/// keep the callback they started with.
+/// Errors: `NULL_POINTER` if `options` is NULL; `INVALID_ARGUMENT` if `callback` is not NULL and
+/// `min_level` is not a `PaimonCleanupLogLevel` (the options keep their previous callback).
+///
+/// # Safety
+/// `options` must be NULL or live; `callback` must be NULL or a function with the signature of
+/// `PaimonCleanupLogFn` that follows its thread rules; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_run_options_set_log(
+    options: *mut PaimonCleanupRunOptions,
+    callback: PaimonCleanupLogFn,
+    min_level: i32,
+    user_data: *mut c_void,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_run_options_set_log";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let options = unsafe { handle_ref(options.cast_const(), F, "options") }?;
+        let log = LogSettings::new(F, callback, min_level, user_data)?;
+        options.update(|s| s.log = log);
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).

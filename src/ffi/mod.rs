@@ -27,6 +27,8 @@ mod summary;
 
 mod control;
 
+mod log;
+
 mod report;
 
 mod expire;
@@ -60,6 +62,7 @@ pub use summary::{paimon_cleanup_table_summary, PaimonCleanupTableSummary};
 
 pub use control::*;
 pub use expire::*;
+pub use log::{PaimonCleanupLogFn, PaimonCleanupLogLevel};
 pub use maintain::*;
 pub use orphans::*;
 pub use partitions::*;

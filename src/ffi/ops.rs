@@ -4,12 +4,14 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use tracing::instrument::WithSubscriber;
+
 use crate::clean::RunControl;
-use crate::storage::Storage;
+use crate::storage::{StopReads, Storage};
 use crate::table::Table;
 
 use super::context::PaimonCleanupContext;
-use super::control::{run_control, PaimonCleanupRunOptions};
+use super::control::{run_control, run_log, PaimonCleanupRunOptions};
 use super::executor::PaimonCleanupExecutor;
 use super::report::PaimonCleanupReport;
 use super::status::FfiError;
@@ -22,6 +24,9 @@ pub(crate) struct Call<'a> {
     pub(crate) executor: &'a PaimonCleanupExecutor,
     pub(crate) run: Option<&'a PaimonCleanupRunOptions>,
     out: *mut *mut PaimonCleanupReport,
+    /// Reads fail with `Cancelled` once the run's token is cancelled (see
+    /// [`Call::reads_stop_on_cancel`]).
+    reads_stop_on_cancel: bool,
 }
 
 impl<'a> Call<'a> {
@@ -50,12 +55,25 @@ impl<'a> Call<'a> {
             executor,
             run,
             out,
+            reads_stop_on_cancel: false,
         })
+    }
+
+    /// Makes the run's storage refuse every read once the run's token is cancelled
+    /// ([`Storage::stop_reads_when`]), so a cancelled run stops at its next read rather than at
+    /// its next cancellation check (which, while a table of a million files is listed or read,
+    /// can be seconds away). Only for operations for which a failed read aborts the run or
+    /// makes it delete less, and that commit nothing (a commit's read-back must not be skipped).
+    pub(crate) fn reads_stop_on_cancel(mut self) -> Self {
+        self.reads_stop_on_cancel = true;
+        self
     }
 
     /// Opens the context's table on the executor and runs `op` on it with the run control of
     /// this call. A token cancelled before the call makes it fail with `CANCELLED` before the
-    /// table is read.
+    /// table is read. With a log callback in the run options, the whole run (its future, and the
+    /// blocking I/O tasks the storage layer starts for it) reports its `tracing` events to that
+    /// callback only, and the callback is closed before this returns.
     pub(crate) fn run<T, F, Fut>(&self, op: F) -> Result<T, FfiError>
     where
         F: FnOnce(Table, RunControl) -> Fut,
@@ -67,13 +85,29 @@ impl<'a> Call<'a> {
         let control = run_control(self.run, io);
         control.cancel.check()?;
         let context = self.context;
-        self.executor
-            .block_on(self.function, async move {
-                let storage = Arc::new(Storage::open(context.table_uri(), context.options())?);
-                let table = Table::open(storage, context.options()).await?;
-                op(table, control).await
-            })?
-            .map_err(FfiError::from)
+        let stop_reads = self.reads_stop_on_cancel.then(|| {
+            let token = control.cancel.clone();
+            let stop: StopReads = Arc::new(move || token.is_cancelled());
+            stop
+        });
+        let work = async move {
+            let mut storage = Storage::open(context.table_uri(), context.options())?;
+            if let Some(stop) = stop_reads {
+                storage = storage.stop_reads_when(stop);
+            }
+            let storage = Arc::new(storage);
+            let table = Table::open(storage, context.options()).await?;
+            op(table, control).await
+        };
+        let log = run_log(self.run);
+        let result = match &log {
+            Some(log) => self
+                .executor
+                .block_on(self.function, work.with_subscriber(log.dispatch())),
+            None => self.executor.block_on(self.function, work),
+        };
+        drop(log);
+        result?.map_err(FfiError::from)
     }
 
     /// Hands `report` to the caller through `out`.

@@ -392,7 +392,8 @@ pub unsafe extern "C" fn paimon_cleanup_remove_orphan_files(
     const F: &str = "paimon_cleanup_remove_orphan_files";
     let body = || -> Result<(), FfiError> {
         // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        let call =
+            unsafe { Call::new(F, context, executor, run_options, out) }?.reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
         let settings = unsafe { handle_ref(config, F, "config") }?.get();
         let report = call.run(|table, control| async move {

@@ -58,11 +58,16 @@ enum Backend {
     Object(Arc<dyn ObjectStore>),
 }
 
+/// A test run before every read ([`Storage::stop_reads_when`]): true stops the read.
+pub type StopReads = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// Access to a table's storage. `Send + Sync`; share it in an `Arc`.
 pub struct Storage {
     root: Location,
     delete_roots: Vec<Location>,
     config: StoreConfig,
+    /// When set and true, reads fail with [`Error::Cancelled`] before they start.
+    stop_reads: Option<StopReads>,
     /// Object stores by `scheme://authority`, opened on first use.
     stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
 }
@@ -77,19 +82,28 @@ impl fmt::Debug for Storage {
     }
 }
 
-/// Runs blocking local I/O on tokio's blocking pool.
 /// Per-file outcomes of one group of local deletes, by index into the batch.
 type IndexedResults = Vec<(usize, Result<()>)>;
 
 /// Local deletes of one batch run in at most this many blocking tasks.
 const LOCAL_DELETE_GROUPS: usize = 4;
 
+/// Wraps `f` so that it runs with the calling thread's current `tracing` dispatcher (a C host's
+/// per-operation log callback) wherever it is called: for work handed to other threads
+/// (`tokio::task::spawn_blocking`), whose events would otherwise go to that thread's default.
+pub(crate) fn in_current_dispatch<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
+    let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
+    move || tracing::dispatcher::with_default(&dispatch, f)
+}
+
+/// Runs blocking local I/O on tokio's blocking pool, with the caller's `tracing` dispatcher (a
+/// C host's per-operation log callback), so its events reach the same place as the caller's.
 async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T> + Send + 'static,
 {
-    match tokio::task::spawn_blocking(f).await {
+    match tokio::task::spawn_blocking(in_current_dispatch(f)).await {
         Ok(r) => r,
         Err(e) => Err(Error::Internal(format!("I/O task for {what} failed: {e}"))),
     }
@@ -118,11 +132,33 @@ impl Storage {
             root,
             delete_roots: Vec::new(),
             config: StoreConfig::new(options)?,
+            stop_reads: None,
             stores: Mutex::new(HashMap::new()),
         };
         let _ = storage.backend(&storage.root)?;
         tracing::debug!(root = %storage.root, "opened storage");
         Ok(storage)
+    }
+
+    /// Makes every later read of this storage (`list_dir`, `list_tree`, `list_dirs`, `head`,
+    /// `exists`, `get`) fail with [`Error::Cancelled`] before it starts once `stop` returns true:
+    /// a cancelled run then stops at its next read instead of at its next cancellation check.
+    /// Writes and deletes are not affected.
+    ///
+    /// Only for runs whose every read error either aborts the run or makes it delete less (a
+    /// failed read must never be taken for an absent file); the C ABI uses it for orphan-file
+    /// removal, which reads everything before it deletes anything.
+    pub fn stop_reads_when(mut self, stop: StopReads) -> Storage {
+        self.stop_reads = Some(stop);
+        self
+    }
+
+    /// `Err(Cancelled)` once the [`Storage::stop_reads_when`] test says so.
+    fn check_read(&self) -> Result<()> {
+        match &self.stop_reads {
+            Some(stop) if stop() => Err(Error::Cancelled),
+            _ => Ok(()),
+        }
     }
 
     /// The table root.
@@ -163,6 +199,7 @@ impl Storage {
             root: self.root.clone(),
             delete_roots: self.delete_roots.clone(),
             config: self.config.clone(),
+            stop_reads: self.stop_reads.clone(),
             stores: Mutex::new(stores),
         };
         for r in roots {
@@ -234,6 +271,7 @@ impl Storage {
     /// names with `%`, `=`, spaces or non-ASCII characters are returned exactly; on local disks,
     /// names that are not UTF-8 are skipped (with a warning).
     pub async fn list_dir(&self, dir: &Location) -> Result<DirListing> {
+        self.check_read()?;
         tracing::debug!(dir = %dir, "list_dir");
         match self.backend(dir)? {
             Backend::Local => {
@@ -247,6 +285,7 @@ impl Storage {
     /// Every file below `dir`, recursively, sorted by location (local directory symlinks are
     /// not followed). A missing directory gives an empty list.
     pub async fn list_tree(&self, dir: &Location) -> Result<Vec<FileStatus>> {
+        self.check_read()?;
         tracing::debug!(dir = %dir, "list_tree");
         match self.backend(dir)? {
             Backend::Local => {
@@ -278,6 +317,7 @@ impl Storage {
     /// Size and modification time of a file; `None` if absent (a local directory also gives
     /// `None`: this is about files).
     pub async fn head(&self, loc: &Location) -> Result<Option<FileStatus>> {
+        self.check_read()?;
         match self.backend(loc)? {
             Backend::Local => {
                 let l = loc.clone();
@@ -294,6 +334,7 @@ impl Storage {
 
     /// Whole content of a file; [`Error::NotFound`] if absent.
     pub async fn get(&self, loc: &Location) -> Result<bytes::Bytes> {
+        self.check_read()?;
         tracing::debug!(path = %loc, "get");
         match self.backend(loc)? {
             Backend::Local => {

@@ -82,7 +82,11 @@ async fn decode_blocking<T: Send + 'static>(
     bytes: bytes::Bytes,
     decode: fn(&[u8], &str) -> Result<T>,
 ) -> Result<T> {
-    match tokio::task::spawn_blocking(move || decode(&bytes, loc.as_str())).await {
+    match tokio::task::spawn_blocking(crate::storage::in_current_dispatch(move || {
+        decode(&bytes, loc.as_str())
+    }))
+    .await
+    {
         Ok(r) => r,
         Err(e) => Err(Error::Internal(format!("decode task failed: {e}"))),
     }

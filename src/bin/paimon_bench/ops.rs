@@ -69,6 +69,69 @@ pub struct PlanFile {
     pub partition_files: u64,
 }
 
+/// Every file of `manifest/` and `snapshot/` (name → size), the directories a commit writes to.
+fn metadata_files(table: &Path) -> Result<BTreeMap<String, u64>, String> {
+    let mut out = BTreeMap::new();
+    for dir in ["manifest", "snapshot"] {
+        let entries = std::fs::read_dir(table.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{dir}: {e}"))?;
+            let size = entry.metadata().map_err(|e| format!("{dir}: {e}"))?.len();
+            out.insert(
+                format!("{dir}/{}", entry.file_name().to_string_lossy()),
+                size,
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// What a commit wrote: the files of `after` that are new or changed since `before`, by kind
+/// (manifest, manifest list, index manifest, snapshot, the `LATEST` hint), with their bytes.
+fn metadata_written(
+    before: &BTreeMap<String, u64>,
+    after: &BTreeMap<String, u64>,
+) -> serde_json::Value {
+    let mut kinds: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut files = Vec::new();
+    for (name, &size) in after {
+        let changed = before.get(name).is_none_or(|&b| b != size) || name == "snapshot/LATEST";
+        if !changed {
+            continue;
+        }
+        let file = name.rsplit('/').next().unwrap_or(name);
+        let kind = if file == "LATEST" || file == "EARLIEST" {
+            "hint"
+        } else if file.starts_with("snapshot-") {
+            "snapshot"
+        } else if file.starts_with("manifest-list-") {
+            "manifest list"
+        } else if file.starts_with("index-manifest-") {
+            "index manifest"
+        } else if file.starts_with("manifest-") {
+            "manifest"
+        } else {
+            "other"
+        };
+        let k = kinds.entry(kind).or_default();
+        k.0 += 1;
+        k.1 += size;
+        files.push(json!({"path": name, "kind": kind, "bytes": size}));
+    }
+    // The hint is rewritten in place (same size): count it, but apart from the commit's files.
+    let (total_files, total_bytes) = kinds
+        .iter()
+        .filter(|(k, _)| **k != "hint")
+        .fold((0, 0), |(f, b), (_, (n, s))| (f + n, b + s));
+    json!({
+        "files": total_files,
+        "bytes": total_bytes,
+        "by_kind": kinds.iter().map(|(k, (n, s))| (k.to_string(), json!({"files": n, "bytes": s})))
+            .collect::<serde_json::Map<_, _>>(),
+        "list": files,
+    })
+}
+
 /// A multi-threaded runtime like the CLI's.
 pub fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
@@ -237,13 +300,15 @@ pub fn run(
             }
             Op::Drop => {
                 let spec = plan.partition.clone().ok_or("plan has no partition")?;
+                let before = metadata_files(table)?;
                 let r = drop_partitions(&t, &[spec], None, None, &ctl)
                     .await
                     .map_err(|e| e.to_string())?;
+                let written = metadata_written(&before, &metadata_files(table)?);
                 (
                     r.files_marked_deleted,
                     json!({"snapshots": r.snapshot_ids, "partitions": r.partitions.len(),
-                           "elapsed_ms": r.elapsed_ms}),
+                           "elapsed_ms": r.elapsed_ms, "metadata_written": written}),
                 )
             }
         })

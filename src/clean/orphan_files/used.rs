@@ -147,9 +147,11 @@ async fn read_decoded<T: Send + 'static>(
     decode: impl FnOnce(&[u8], &str) -> Result<T> + Send + 'static,
 ) -> Result<T> {
     let bytes = storage.get(&loc).await?;
-    tokio::task::spawn_blocking(move || decode(&bytes, loc.as_str()))
-        .await
-        .map_err(|e| Error::Internal(format!("decoding task failed: {e}")))?
+    tokio::task::spawn_blocking(crate::storage::in_current_dispatch(move || {
+        decode(&bytes, loc.as_str())
+    }))
+    .await
+    .map_err(|e| Error::Internal(format!("decoding task failed: {e}")))?
 }
 
 impl<'a> Collector<'a> {
