@@ -12,8 +12,8 @@
  *     paimon-gen (medium preset: 1,000 snapshots, ~110,000 files, 20,000 orphans; every file a
  *     candidate with cut-off now). The run is cancelled from a second thread at several moments
  *     (while candidates are listed, while references are read, while orphans are deleted); each
- *     time the call must return CANCELLED within 1 second of the cancel (while references are
- *     read: see cancel_case.known_slow). Afterwards the table
+ *     time the call must return CANCELLED within 1 second of the cancel (a case over the limit
+ *     is tried once more, for a loaded machine; twice over fails). Afterwards the table
  *     passes the same check as after a normal run: every file that a dry run made before did not
  *     list as deletable (i.e. every referenced file) still exists; an uncancelled rerun then
  *     deletes exactly the dry run's files.
@@ -262,29 +262,31 @@ static void sleep_ms(long ms) {
 }
 
 /* When the canceller fires: a delay after the run started, or after the first progress call of
- * a phase whose name contains `after_phase`. */
+ * a phase whose name contains `after_phase` (with `half`: the first one reporting at least half
+ * of the phase's total done). */
 typedef struct {
     pthread_mutex_t lock;
     const char *after_phase; /* NULL: count from the start */
     long delay_ms;
+    int half;
     long long phase_seen_ms; /* when `after_phase` was first reported, 0 before */
     long long started_ms;
     long long cancelled_ms; /* when cancel() was called, 0 before */
     int done;               /* the call returned */
-    char phase_at_cancel[64];
-    char last_phase[64];
+    char phase_at_cancel[96];
+    char last_phase[96];
     PaimonCleanupCancelToken *token;
 } canceller;
 
 static void on_cancel_progress(void *user_data, const char *phase, uint64_t done, uint64_t total,
                                uint64_t bytes) {
     canceller *c = (canceller *)user_data;
-    (void)done;
-    (void)total;
     (void)bytes;
     pthread_mutex_lock(&c->lock);
-    snprintf(c->last_phase, sizeof c->last_phase, "%s", phase);
-    if (c->after_phase != NULL && c->phase_seen_ms == 0 && strstr(phase, c->after_phase) != NULL)
+    snprintf(c->last_phase, sizeof c->last_phase, "%s %llu/%llu", phase, (unsigned long long)done,
+             (unsigned long long)total);
+    if (c->after_phase != NULL && c->phase_seen_ms == 0 && strstr(phase, c->after_phase) != NULL &&
+        (!c->half || done * 2 >= total))
         c->phase_seen_ms = mono_ms();
     pthread_mutex_unlock(&c->lock);
 }
@@ -365,23 +367,17 @@ typedef struct {
     const char *name;
     const char *after_phase;
     long delay_ms;
-    /* Reading references ends in a CPU-only pass (orphan_files/used.rs, Collector::process step
-     * 4) that checks no token yet: ~1-2 s on this table under load. Until it does, a latency
-     * over 1 s there is printed as a known limit (and must stay under 5 s) unless
-     * PAIMON_CANCEL_STRICT=1. */
-    int known_slow;
+    int half;
 } cancel_case;
 
 static void check_cancel_long_orphan_run(PaimonCleanupExecutor *exec) {
     static const cancel_case CASES[] = {
         {"while listing candidates", NULL, 150, 0},
-        {"while reading references", "list candidates", 300, 1},
-        {"while reading references (later)", "list candidates", 900, 1},
+        {"while reading references", "read references", 0, 0},
+        {"while reading references (half done)", "read references", 0, 1},
         {"while deleting orphans", "data files", 0, 0},
     };
     const char *gen = getenv("PAIMON_GEN");
-    const char *strict_env = getenv("PAIMON_CANCEL_STRICT");
-    int strict = strict_env != NULL && strcmp(strict_env, "1") == 0;
     char *tmp = NULL, *table = NULL, *cmd, *out, *before_listing = NULL, *final_listing = NULL;
     char **before = NULL, **deletable = NULL, **final_files = NULL;
     size_t n_before = 0, n_deletable = 0, n_final = 0, i;
@@ -390,7 +386,7 @@ static void check_cancel_long_orphan_run(PaimonCleanupExecutor *exec) {
     PaimonCleanupReport *r = NULL;
     PaimonCleanupError *err = NULL;
     long long t0;
-    int code = 0;
+    int code = 0, attempt = 0, slow_again = 0;
     char first[1024];
 
     printf("cancelling a long orphan cleanup from another thread\n");
@@ -440,7 +436,10 @@ static void check_cancel_long_orphan_run(PaimonCleanupExecutor *exec) {
     r = NULL;
     CHECK_OK(paimon_cleanup_orphan_config_set_dry_run(cfg, false, &err), err);
 
-    for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+    /* A case over the limit is tried once more (a loaded machine can delay one wake-up); over
+     * the limit twice fails. */
+    for (i = 0, attempt = 0; i < sizeof CASES / sizeof CASES[0]; attempt = 0, i++) {
+    retry:;
         canceller c;
         pthread_t thread;
         PaimonCleanupRunOptions *opts = NULL;
@@ -452,6 +451,7 @@ static void check_cancel_long_orphan_run(PaimonCleanupExecutor *exec) {
         pthread_mutex_init(&c.lock, NULL);
         c.after_phase = CASES[i].after_phase;
         c.delay_ms = CASES[i].delay_ms;
+        c.half = CASES[i].half;
         CHECK_OK(paimon_cleanup_cancel_token_new(&c.token, &err), err);
         CHECK_OK(paimon_cleanup_run_options_new(&opts, &err), err);
         CHECK_OK(paimon_cleanup_run_options_set_cancel_token(opts, c.token, &err), err);
@@ -473,12 +473,9 @@ static void check_cancel_long_orphan_run(PaimonCleanupExecutor *exec) {
                    CASES[i].name, c.cancelled_ms - c.started_ms, c.phase_at_cancel,
                    paimon_cleanup_status_name(st), latency);
             CHECK_ERROR(st, PAIMON_CLEANUP_STATUS_CANCELLED, err, "cancel");
-            if (CASES[i].known_slow && !strict && latency > 1000) {
-                printf("  KNOWN LIMIT: %lld ms > 1000 ms while reading references (the CPU pass "
-                       "of Collector::process checks no token yet)\n",
-                       latency);
-                CHECK_MSG(latency <= 5000, "%s: returned %lld ms after the cancel (limit 5000)",
-                          CASES[i].name, latency);
+            if (latency > 1000 && attempt == 0) {
+                printf("  %s: %lld ms > 1000 ms; trying once more\n", CASES[i].name, latency);
+                slow_again = 1;
             } else {
                 CHECK_MSG(latency <= 1000, "%s: returned %lld ms after the cancel (limit 1000)",
                           CASES[i].name, latency);
@@ -497,6 +494,11 @@ static void check_cancel_long_orphan_run(PaimonCleanupExecutor *exec) {
                                      sizeof first);
         CHECK_MSG(missing == 0, "%s: %zu referenced files are gone, e.g. %s", CASES[i].name,
                   missing, first);
+        if (slow_again) {
+            slow_again = 0;
+            attempt = 1;
+            goto retry;
+        }
     }
 
     /* An uncancelled rerun finishes the job: exactly the dry run's files are gone. */

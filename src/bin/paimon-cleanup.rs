@@ -301,6 +301,7 @@ fn run_expire_snapshots(
         clean_empty_dirs: clean_empty_dirs.then_some(true),
         dry_run: retention.dry_run,
         refuse_if_tags_pin_expired: refuse_if_tags_pin,
+        ..Default::default()
     };
     let report = rt.block_on(async {
         let table = Table::open(storage, &options).await?;
@@ -583,6 +584,7 @@ fn main() -> ExitCode {
                 retention: r,
                 delete_all: *delete_all,
                 dry_run: retention.dry_run,
+                ..Default::default()
             };
             run_capability(
                 table,

@@ -10,10 +10,10 @@ use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
 use crate::clean::expire_snapshots::write_hint;
 use crate::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
-use crate::clean::protectors::{changelog_label, other_protectors, snapshot_line};
+use crate::clean::protectors::{changelog_label, other_protectors_except, snapshot_line};
 use crate::clean::references::{ProtectMode, ReferenceReader};
 use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::retention::{now_millis, Retention, RetentionOverrides};
+use crate::clean::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
@@ -28,6 +28,8 @@ pub struct ChangelogExpireConfig {
     pub delete_all: bool,
     /// Compute and report, change nothing.
     pub dry_run: bool,
+    /// Tags and consumers to treat as removed (see [`AssumeRemoved`]).
+    pub assume_removed: AssumeRemoved,
 }
 
 /// What a changelog expiry did.
@@ -43,6 +45,88 @@ pub struct ChangelogExpireReport {
     pub deletion: DeletionReport,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
+}
+
+/// The ids a changelog expiry works with.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    latest_snap: i64,
+    earliest_cl: i64,
+    latest_cl: i64,
+}
+
+/// The first changelog id that retention `r` keeps (changelogs `[earliest_cl, end)` expire), or
+/// `None` when none expires: Paimon's rules — retain max/min counted from the latest snapshot,
+/// the consumers' next snapshot, the expire limit, then the time rule.
+async fn retention_end(
+    table: &Table,
+    r: &Retention,
+    b: Bounds,
+    ignored_consumers: &[String],
+    all: &std::collections::BTreeMap<i64, Snapshot>,
+) -> Result<Option<i64>> {
+    let min = (b.latest_snap - r.retain_max + 1).max(b.earliest_cl);
+    let mut max_exclusive = b.latest_snap - r.retain_min + 1;
+    if let Some(c) = table
+        .consumers()
+        .await?
+        .iter()
+        .filter(|(id, _)| !ignored_consumers.contains(id))
+        .map(|(_, (c, _))| c.next_snapshot)
+        .min()
+    {
+        max_exclusive = max_exclusive.min(c);
+    }
+    max_exclusive = max_exclusive
+        .min(b.earliest_cl.saturating_add(r.limit))
+        .min(b.latest_cl);
+    if max_exclusive <= b.earliest_cl {
+        return Ok(None);
+    }
+    let mut end = max_exclusive;
+    for id in min..=max_exclusive {
+        if let Some(c) = all.get(&id) {
+            if r.older_than_ms <= c.time_millis {
+                end = id;
+                break;
+            }
+        }
+    }
+    Ok(Some(end))
+}
+
+/// The long-lived changelogs of `table`'s branch that a changelog expiry with the table's own
+/// retention would expire now (`changelogs`: all of them, by id). An interrupted changelog
+/// expiry can leave these half-deleted (their metadata gone before their files, the crash-safe
+/// order); they are expiring anyway, so a missing manifest of theirs does not block other work.
+pub(crate) async fn expiring_now(
+    table: &Table,
+    changelogs: &std::collections::BTreeMap<i64, Snapshot>,
+) -> Result<std::ops::Range<i64>> {
+    let storage = table.storage();
+    let r = Retention::resolve_changelog(
+        table.options(),
+        &RetentionOverrides::default(),
+        now_millis(),
+    )?;
+    let (Some(latest_snap), Some(earliest_cl), Some(latest_cl)) = (
+        table.snapshots().latest_id(storage).await?,
+        changelogs.keys().next().copied(),
+        changelogs.keys().next_back().copied(),
+    ) else {
+        return Ok(0..0);
+    };
+    let bounds = Bounds {
+        latest_snap,
+        earliest_cl,
+        latest_cl,
+    };
+    Ok(
+        match retention_end(table, &r, bounds, &[], changelogs).await? {
+            Some(end) => earliest_cl..end,
+            None => 0..0,
+        },
+    )
 }
 
 /// Expire long-lived changelogs of `table`'s branch.
@@ -81,34 +165,18 @@ pub async fn expire_changelogs(
         }
         latest_cl + 1
     } else {
-        let min = (latest_snap - r.retain_max + 1).max(earliest_cl);
-        let mut max_exclusive = latest_snap - r.retain_min + 1;
-        if let Some(c) = table
-            .consumers()
-            .await?
-            .values()
-            .map(|(c, _)| c.next_snapshot)
-            .min()
-        {
-            max_exclusive = max_exclusive.min(c);
-        }
-        max_exclusive = max_exclusive
-            .min(earliest_cl.saturating_add(r.limit))
-            .min(latest_cl);
-        if max_exclusive <= earliest_cl {
-            report.elapsed_ms = started.elapsed().as_millis() as u64;
-            return Ok(report);
-        }
-        let mut end = max_exclusive;
-        for id in min..=max_exclusive {
-            if let Some(c) = all.get(&id) {
-                if r.older_than_ms <= c.time_millis {
-                    end = id;
-                    break;
-                }
+        let bounds = Bounds {
+            latest_snap,
+            earliest_cl,
+            latest_cl,
+        };
+        match retention_end(table, &r, bounds, &cfg.assume_removed.consumers, &all).await? {
+            Some(end) => end,
+            None => {
+                report.elapsed_ms = started.elapsed().as_millis() as u64;
+                return Ok(report);
             }
         }
-        end
     };
     let expired: Vec<Snapshot> = all
         .range(earliest_cl..end)
@@ -150,7 +218,7 @@ pub async fn expire_changelogs(
         .map(|c| changelog_label(c.id, table.branch_name()))
         .collect();
     protectors.extend(
-        other_protectors(table)
+        other_protectors_except(table, &cfg.assume_removed.tags)
             .await?
             .into_iter()
             .filter(|p| !(p.mode == ProtectMode::Changelog && expiring.contains(&p.label))),

@@ -12,10 +12,10 @@ use serde::Serialize;
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
 use crate::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
-use crate::clean::protectors::{other_protectors, snapshot_line};
+use crate::clean::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::references::{ProtectMode, Protector, ReferenceReader};
 use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::retention::{now_millis, Retention, RetentionOverrides};
+use crate::clean::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
@@ -34,6 +34,8 @@ pub struct ExpireConfig {
     /// Lance's policy: refuse to run (naming the tags) when a tag pins a snapshot that would
     /// otherwise expire, instead of silently keeping its files.
     pub refuse_if_tags_pin_expired: bool,
+    /// Tags and consumers to treat as removed (see [`AssumeRemoved`]).
+    pub assume_removed: AssumeRemoved,
 }
 
 /// What an expiry run did.
@@ -60,6 +62,7 @@ pub(crate) async fn expire_range(
     table: &Table,
     r: &Retention,
     honour_consumers: bool,
+    ignored_consumers: &[String],
     all: &BTreeMap<i64, Snapshot>,
 ) -> Result<Option<(i64, i64)>> {
     let storage = table.storage();
@@ -76,8 +79,9 @@ pub(crate) async fn expire_range(
         if let Some(c) = table
             .consumers()
             .await?
-            .values()
-            .map(|(c, _)| c.next_snapshot)
+            .iter()
+            .filter(|(id, _)| !ignored_consumers.contains(id))
+            .map(|(_, (c, _))| c.next_snapshot)
             .min()
         {
             max_exclusive = max_exclusive.min(c);
@@ -126,7 +130,15 @@ pub async fn expire_snapshots(
     let mut report = ExpireReport::default();
     let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
 
-    let Some((earliest, end)) = expire_range(table, &r, !changelog_only, &all).await? else {
+    let Some((earliest, end)) = expire_range(
+        table,
+        &r,
+        !changelog_only,
+        &cfg.assume_removed.consumers,
+        &all,
+    )
+    .await?
+    else {
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     };
@@ -157,6 +169,7 @@ pub async fn expire_snapshots(
             .tags()
             .await?
             .into_iter()
+            .filter(|(n, _)| !cfg.assume_removed.tags.contains(n))
             .filter(|(_, t)| t.snapshot.id < end)
             .map(|(n, t)| format!("{n} (snapshot {})", t.snapshot.id))
             .collect();
@@ -193,7 +206,7 @@ pub async fn expire_snapshots(
         .chain(all.range(end + 1..).map(|(_, s)| s.clone()))
         .collect();
     let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), &kept);
-    protectors.extend(other_protectors(table).await?);
+    protectors.extend(other_protectors_except(table, &cfg.assume_removed.tags).await?);
     if decoupled {
         protectors.extend(expired.iter().map(|s| Protector {
             label: format!("new changelog {}", s.id),

@@ -1,6 +1,11 @@
 //! `maintain`: everything the table's own options ask for, in Paimon Java's order — tag
 //! expiry, partition expiry, consumer expiry, snapshot expiry, changelog expiry — with one
 //! combined report. The natural single call for an engine after each commit or on a schedule.
+//!
+//! A dry run plans what a real run does: the tags and consumers the first steps would remove
+//! are treated as removed by snapshot and changelog expiry ([`AssumeRemoved`]). One thing a dry
+//! run cannot foresee: the OVERWRITE snapshots a partition expiry would commit, which move the
+//! snapshot retention window by as many snapshots.
 
 use std::time::Instant;
 
@@ -13,7 +18,7 @@ use crate::clean::expire_changelogs::{
 };
 use crate::clean::expire_snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 use crate::clean::partitions::{expire_partitions, PartitionExpireConfig, PartitionReport};
-use crate::clean::retention::{now_millis, Retention, RetentionOverrides};
+use crate::clean::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::tags::{expire_tags, TagReport};
 use crate::error::Result;
 use crate::table::Table;
@@ -65,8 +70,23 @@ pub async fn maintain(
     if table.options().get("consumer.expiration-time").is_some() {
         report.consumers = Some(expire_consumers(table, None, cfg.dry_run, ctl).await?);
     }
+    // What tag and consumer expiry removed (in a dry run: would remove) neither bounds nor
+    // protects anything below, so a dry run plans what a real run does.
+    let assume_removed = AssumeRemoved {
+        tags: report
+            .tags
+            .as_ref()
+            .map(|t| t.tags_deleted.clone())
+            .unwrap_or_default(),
+        consumers: report
+            .consumers
+            .as_ref()
+            .map(|c| c.expired.clone())
+            .unwrap_or_default(),
+    };
     let expire = ExpireConfig {
         dry_run: cfg.dry_run,
+        assume_removed: assume_removed.clone(),
         ..Default::default()
     };
     report.snapshots = Some(expire_snapshots(table, &expire, ctl).await?);
@@ -78,6 +98,7 @@ pub async fn maintain(
     if retention.changelog_decoupled {
         let cl = ChangelogExpireConfig {
             dry_run: cfg.dry_run,
+            assume_removed,
             ..Default::default()
         };
         report.changelogs = Some(expire_changelogs(table, &cl, ctl).await?);

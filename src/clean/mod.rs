@@ -28,5 +28,5 @@ pub use partitions::{
     PartitionExpireStrategy, PartitionReport,
 };
 pub use report::{DeletionReport, FileClass};
-pub use retention::RetentionOverrides;
+pub use retention::{AssumeRemoved, RetentionOverrides};
 pub use tags::{delete_tag, delete_tags, expire_tags, TagReport};

@@ -221,7 +221,8 @@ pub async fn remove_orphan_files(
         partition_levels: main.schema().partition_keys.len(),
     };
     let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
-    let listed = candidates::list_candidates(&storage, &layout, cutoff, list_conc).await;
+    let listed =
+        candidates::list_candidates(&storage, &layout, cutoff, list_conc, &ctl.cancel).await;
     report.files_listed = listed.files_listed;
     report.candidates = listed.table.len() as u64;
     report.skipped.extend(listed.errors);
@@ -239,7 +240,7 @@ pub async fn remove_orphan_files(
     let mut deletable: Vec<u32> = Vec::new();
     if !table.is_empty() {
         let collector = used::Collector::new(&main, Arc::clone(&table), ctl.io_concurrency);
-        let used = collector.collect(|| ctl.cancel.check()).await?;
+        let used = collector.collect(ctl).await?;
         report.versions_read = used.versions_read;
         report.manifests_read = used.manifests_read;
         report.branches_without_schema = used.branches_without_schema.clone();

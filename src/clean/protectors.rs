@@ -1,5 +1,8 @@
 //! Gathering the versions that protect files, across every branch of a table.
 
+use std::collections::BTreeMap;
+
+use crate::clean::expire_changelogs::expiring_now;
 use crate::clean::references::{ProtectMode, Protector};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
@@ -62,15 +65,58 @@ pub async fn other_protectors_except(
             let snaps = b.all_snapshots().await?;
             out.extend(snapshot_line(&format!("branch {name}"), &snaps));
         }
-        for c in b.all_changelogs().await? {
+        let changelogs: BTreeMap<i64, Snapshot> = b
+            .all_changelogs()
+            .await?
+            .into_iter()
+            .map(|c| (c.id, c))
+            .collect();
+        let expiring = if changelogs.is_empty() {
+            0..0
+        } else {
+            expiring_now(&b, &changelogs).await?
+        };
+        for (id, c) in changelogs {
+            if expiring.contains(&id) && !changelog_readable(&b, &c).await? {
+                // Half-deleted by an interrupted changelog expiry (its metadata goes before its
+                // file): unreadable for everyone, and expiring anyway. Strict otherwise (P3).
+                tracing::warn!(branch = %name, changelog = id, "changelog past its retention misses its metadata (an interrupted changelog expiry); it protects nothing until the next changelog expiry removes it");
+                continue;
+            }
             out.push(Protector {
-                label: changelog_label(c.id, &name),
+                label: changelog_label(id, &name),
                 snapshot: c,
                 mode: ProtectMode::Changelog,
             });
         }
     }
     Ok(out)
+}
+
+/// Whether every metadata file a changelog protector reads is present: its changelog list (or
+/// base and delta lists) and the manifests they name. Errors other than "not found" are errors.
+async fn changelog_readable(b: &Table, c: &Snapshot) -> Result<bool> {
+    let lists = match &c.changelog_manifest_list {
+        Some(l) => vec![l.clone()],
+        None => vec![c.base_manifest_list.clone(), c.delta_manifest_list.clone()],
+    };
+    for l in lists {
+        let metas = match b.reader().manifest_list(b.paths(), &l).await {
+            Ok(m) => m,
+            Err(e) if e.is_not_found() => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        for m in metas {
+            if !b
+                .storage()
+                .exists(&b.paths().manifest(&m.file_name)?)
+                .await?
+            {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// The label of a long-lived changelog protector (also used to recognise it).

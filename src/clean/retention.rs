@@ -16,6 +16,19 @@ pub const DEFAULT_TIME_RETAINED: Duration = Duration::from_secs(3600);
 /// Paimon's default `snapshot.expire.limit`.
 pub const DEFAULT_EXPIRE_LIMIT: i64 = 50;
 
+/// Tags and consumers that an earlier step of the same run removes (or, in a dry run, would
+/// remove): they neither bound nor protect anything in the step that gets them. `maintain` fills
+/// it so that its dry run plans what its real run does (tag and consumer expiry run first and
+/// can widen snapshot and changelog expiry). Empty by default; in a real run the named tags and
+/// consumers are already gone, so it changes nothing there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AssumeRemoved {
+    /// Tags of the table's own branch.
+    pub tags: Vec<String>,
+    /// Consumer ids.
+    pub consumers: Vec<String>,
+}
+
 /// Caller-supplied retention; every field optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RetentionOverrides {

@@ -62,6 +62,7 @@ impl ExpireSettings {
             retention: self.snapshots.retention.clone(),
             delete_all: self.delete_all_changelogs,
             dry_run: self.snapshots.dry_run,
+            assume_removed: Default::default(),
         }
     }
 }

@@ -160,6 +160,7 @@ fn expire_config(dry_run: bool) -> ExpireConfig {
         clean_empty_dirs: Some(false),
         dry_run,
         refuse_if_tags_pin_expired: false,
+        ..Default::default()
     }
 }
 

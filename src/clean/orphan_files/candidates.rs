@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use futures::stream::{self, StreamExt};
 
 use super::interned::CandidateTable;
+use crate::clean::control::CancelToken;
 use crate::clean::report::FileClass;
 use crate::storage::{DirListing, Location, Storage};
 use crate::table::VersionedDir;
@@ -70,6 +71,7 @@ pub(crate) async fn list_candidates(
     layout: &Layout,
     cutoff_ms: i64,
     concurrency: usize,
+    cancel: &CancelToken,
 ) -> Listed {
     let mut out = Listed::default();
     let mut dirs: Vec<(Location, DirKind)> = vec![
@@ -96,6 +98,11 @@ pub(crate) async fn list_candidates(
         })
         .buffer_unordered(concurrency.max(1));
     while let Some((dir, kind, r)) = stream.next().await {
+        if cancel.is_cancelled() {
+            // The listing is incomplete: the caller checks the token next and deletes nothing.
+            tracing::debug!("candidate listing stopped: cancelled");
+            break;
+        }
         match r {
             Ok(listing) => {
                 if let DirKind::Data(root) = &kind {

@@ -29,6 +29,7 @@ use futures::stream::{self, StreamExt};
 
 use super::hits::{self, DirRef, Hits};
 use super::interned::CandidateTable;
+use crate::clean::control::RunControl;
 use crate::error::{Error, Result};
 use crate::spec::manifest;
 use crate::spec::snapshot::Snapshot;
@@ -139,6 +140,12 @@ type Read = (usize, Hits);
 /// How many times the table is listed again for versions that appeared meanwhile.
 const MAX_ROUNDS: usize = 10;
 
+/// The progress phase of reading references.
+const REFERENCES_PHASE: &str = "read references";
+
+/// Progress is reported every this many manifests read.
+const PROGRESS_EVERY: u64 = 64;
+
 /// Reads `loc` and decodes it with `decode` on a blocking thread (decoding is CPU work; the
 /// async workers keep issuing reads meanwhile).
 async fn read_decoded<T: Send + 'static>(
@@ -193,9 +200,11 @@ impl<'a> Collector<'a> {
     }
 
     /// Reads every version of every branch, then lists the table again until no new version
-    /// appears, and checks that the result is plausible. `check` runs between rounds (the
-    /// caller's cancellation).
-    pub async fn collect(mut self, check: impl Fn() -> Result<()>) -> Result<UsedFiles> {
+    /// appears, and checks that the result is plausible. The run's cancellation is checked
+    /// between rounds and steps, per manifest read and per version recorded; progress is
+    /// reported as phase "read references" (manifests read of manifests to read).
+    pub async fn collect(mut self, ctl: &RunControl) -> Result<UsedFiles> {
+        let check = || ctl.cancel.check();
         let mut rounds = 0;
         loop {
             check()?;
@@ -210,7 +219,7 @@ impl<'a> Collector<'a> {
             }
             rounds += 1;
             tracing::debug!(versions = new.len(), round = rounds, "reading references");
-            self.process(new).await?;
+            self.process(new, ctl).await?;
         }
         if self.snapshots_listed > 0 && self.used.versions_read == 0 {
             return Err(Error::Conflict(
@@ -367,8 +376,11 @@ impl<'a> Collector<'a> {
         id
     }
 
-    /// Reads the references of `versions`.
-    async fn process(&mut self, versions: Vec<Version>) -> Result<()> {
+    /// Reads the references of `versions`. `check` (the caller's cancellation) runs between
+    /// steps, per manifest read and per version recorded: everything here only reads, so
+    /// stopping anywhere is safe.
+    async fn process(&mut self, versions: Vec<Version>, ctl: &RunControl) -> Result<()> {
+        let check = || ctl.cancel.check();
         let main = self.main;
         let paths = main.paths();
         let storage = main.storage();
@@ -422,6 +434,7 @@ impl<'a> Collector<'a> {
         }
 
         // 2. Manifests, each read once, kept as their references to candidates.
+        check()?;
         let mut needed: BTreeSet<usize> = BTreeSet::new();
         for (i, v) in versions.iter().enumerate() {
             if dropped.contains(&i) {
@@ -437,6 +450,9 @@ impl<'a> Collector<'a> {
             .into_iter()
             .filter_map(|id| Some((id, self.manifest_names.get(id)?.clone())))
             .collect();
+        let to_read = todo.len() as u64;
+        let mut done: u64 = 0;
+        ctl.progress(REFERENCES_PHASE, 0, to_read, 0);
         let table = &self.table;
         let mut stream = stream::iter(todo)
             .map(|(id, m)| {
@@ -458,6 +474,11 @@ impl<'a> Collector<'a> {
             .buffer_unordered(self.concurrency);
         let mut failed = Vec::new();
         while let Some((id, m, r)) = stream.next().await {
+            check()?;
+            done += 1;
+            if done % PROGRESS_EVERY == 0 || done == to_read {
+                ctl.progress(REFERENCES_PHASE, done, to_read, 0);
+            }
             match r {
                 Ok((n, hits)) => {
                     self.entries_seen += n as u64;
@@ -484,6 +505,7 @@ impl<'a> Collector<'a> {
         }
 
         // 3. Index manifests.
+        check()?;
         let mut index_users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, v) in versions.iter().enumerate() {
             if let (false, Some(im)) = (dropped.contains(&i), &v.snapshot.index_manifest) {
@@ -539,6 +561,7 @@ impl<'a> Collector<'a> {
 
         // 4. Record every reference of the versions still standing.
         for (i, v) in versions.iter().enumerate() {
+            check()?;
             if dropped.contains(&i) {
                 continue;
             }
