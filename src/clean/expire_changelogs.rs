@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::expire_snapshots::write_hint;
+use crate::clean::expire_snapshots::{consumer_bound, write_hint};
 use crate::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
 use crate::clean::protectors::{changelog_label, other_protectors_except, snapshot_line};
 use crate::clean::references::{ProtectMode, ReferenceReader};
@@ -67,14 +67,7 @@ async fn retention_end(
 ) -> Result<Option<i64>> {
     let min = (b.latest_snap - r.retain_max + 1).max(b.earliest_cl);
     let mut max_exclusive = b.latest_snap - r.retain_min + 1;
-    if let Some(c) = table
-        .consumers()
-        .await?
-        .iter()
-        .filter(|(id, _)| !ignored_consumers.contains(id))
-        .map(|(_, (c, _))| c.next_snapshot)
-        .min()
-    {
+    if let Some(c) = consumer_bound(table, ignored_consumers).await? {
         max_exclusive = max_exclusive.min(c);
     }
     max_exclusive = max_exclusive

@@ -57,6 +57,18 @@ pub struct ExpireReport {
     pub elapsed_ms: u64,
 }
 
+/// The smallest `nextSnapshot` of the table's consumers, leaving out `ignored` ids: versions
+/// from there on are still to be read by a consumer.
+pub(crate) async fn consumer_bound(table: &Table, ignored: &[String]) -> Result<Option<i64>> {
+    Ok(table
+        .consumers()
+        .await?
+        .iter()
+        .filter(|(id, _)| !ignored.contains(id))
+        .map(|(_, (c, _))| c.next_snapshot)
+        .min())
+}
+
 /// The range `[begin, end)` to expire, or None.
 pub(crate) async fn expire_range(
     table: &Table,
@@ -76,14 +88,7 @@ pub(crate) async fn expire_range(
     let min = (latest - r.retain_max + 1).max(earliest);
     let mut max_exclusive = latest - r.retain_min + 1;
     if honour_consumers {
-        if let Some(c) = table
-            .consumers()
-            .await?
-            .iter()
-            .filter(|(id, _)| !ignored_consumers.contains(id))
-            .map(|(_, (c, _))| c.next_snapshot)
-            .min()
-        {
+        if let Some(c) = consumer_bound(table, ignored_consumers).await? {
             max_exclusive = max_exclusive.min(c);
         }
     }
