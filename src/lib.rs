@@ -10,6 +10,7 @@
 pub mod clean;
 pub mod error;
 pub mod ffi;
+pub mod hash;
 pub mod spec;
 pub mod storage;
 pub mod table;

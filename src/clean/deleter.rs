@@ -1,15 +1,19 @@
 //! Batched, guarded, idempotent deletion with a report; honours dry run, cancellation and the
 //! crash-injection point of [`RunControl`].
 
-use std::collections::HashSet;
+use futures::stream::{self, FuturesOrdered, StreamExt};
 
 use crate::clean::control::RunControl;
 use crate::clean::report::{DeletionReport, FailedDelete, FileClass};
 use crate::error::{Error, Result};
+use crate::hash::FastSet;
 use crate::storage::{Location, Storage};
 
 /// Files per delete batch (also the cancellation and progress granularity).
 const BATCH: usize = 1000;
+
+/// Batches in flight at once.
+const WINDOW: usize = 3;
 
 /// A file planned for deletion.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,7 +31,7 @@ pub struct Deleter<'a> {
     storage: &'a Storage,
     control: &'a RunControl,
     dry_run: bool,
-    seen: HashSet<Location>,
+    seen: FastSet<Location>,
     deleted_so_far: u64,
     /// The report so far.
     pub report: DeletionReport,
@@ -40,7 +44,7 @@ impl<'a> Deleter<'a> {
             storage,
             control,
             dry_run,
-            seen: HashSet::new(),
+            seen: FastSet::default(),
             deleted_so_far: 0,
             report: DeletionReport {
                 dry_run,
@@ -58,10 +62,17 @@ impl<'a> Deleter<'a> {
     /// Every location is checked by the storage guard first; a refused one is an error for the
     /// whole run (it means metadata points outside the table), raised before anything in its
     /// batch is deleted.
+    ///
+    /// Up to [`WINDOW`] batches are in flight at once, so that recording one batch's results
+    /// overlaps the next batch's unlinks. Cancellation and the crash-injection allowance are
+    /// taken when a batch is submitted; on any error no further batch is submitted and the
+    /// batches in flight are awaited before the error is returned, so nothing is deleted after
+    /// this call returns.
     pub async fn delete(&mut self, phase: &str, files: Vec<Planned>) -> Result<()> {
         // Each location at most once: not seen in an earlier call, nor earlier in this one.
         let keep: Vec<bool> = {
-            let mut here: HashSet<&Location> = HashSet::new();
+            let mut here: FastSet<&Location> = FastSet::default();
+            here.reserve(files.len());
             files
                 .iter()
                 .map(|p| !self.seen.contains(&p.location) && here.insert(&p.location))
@@ -72,43 +83,66 @@ impl<'a> Deleter<'a> {
             .zip(keep)
             .filter_map(|(p, k)| k.then_some(p))
             .collect();
+        self.seen.reserve(files.len());
         let total = files.len() as u64;
         let mut done = 0u64;
         let mut rest = files.into_iter();
+        let storage = self.storage;
+        let concurrency = self.control.io_concurrency.max(1);
+        let dry_run = self.dry_run;
+        let mut submitted_deletes = self.deleted_so_far;
+        let mut in_flight = FuturesOrdered::new();
+        let mut stop: Option<Error> = None;
         loop {
-            let chunk: Vec<Planned> = rest.by_ref().take(BATCH).collect();
-            if chunk.is_empty() {
+            while stop.is_none() && in_flight.len() < WINDOW {
+                let chunk: Vec<Planned> = rest.by_ref().take(BATCH).collect();
+                if chunk.is_empty() {
+                    break;
+                }
+                if let Err(e) = self.control.cancel.check() {
+                    stop = Some(e);
+                    break;
+                }
+                if let Some(e) = chunk
+                    .iter()
+                    .find_map(|p| storage.check_deletable(&p.location).err())
+                {
+                    stop = Some(e);
+                    break;
+                }
+                let mut allowed = chunk.len();
+                if let Some(limit) = self.control.fail_after_deletes {
+                    allowed = allowed.min(limit.saturating_sub(submitted_deletes) as usize);
+                }
+                if allowed < chunk.len() && !dry_run {
+                    stop = Some(Error::Internal(format!(
+                        "injected failure after {} deletions",
+                        submitted_deletes + allowed as u64
+                    )));
+                }
+                submitted_deletes += allowed as u64;
+                in_flight.push_back(run_batch(storage, chunk, allowed, dry_run, concurrency));
+            }
+            let Some(batch) = in_flight.next().await else {
                 break;
-            }
-            self.control.cancel.check()?;
-            for p in &chunk {
-                self.storage.check_deletable(&p.location)?;
-            }
-            let sizes = self.sizes(&chunk).await;
-            if self.dry_run {
+            };
+            let (chunk, sizes, results) = batch;
+            if dry_run {
                 for (p, size) in chunk.iter().zip(sizes) {
                     self.report.record(p.class, self.display(&p.location), size);
                 }
             } else {
-                let mut allowed = chunk.len();
-                if let Some(limit) = self.control.fail_after_deletes {
-                    allowed = allowed.min(limit.saturating_sub(self.deleted_so_far) as usize);
-                }
-                let locs: Vec<Location> = chunk[..allowed]
-                    .iter()
-                    .map(|p| p.location.clone())
-                    .collect();
-                let results = self
-                    .storage
-                    .delete_files(locs, self.control.io_concurrency)
-                    .await;
-                for ((p, size), (_, res)) in chunk.iter().zip(sizes).zip(results) {
+                for ((p, size), res) in chunk.iter().zip(sizes).zip(results) {
                     match res {
                         Ok(()) => {
                             self.deleted_so_far += 1;
                             self.report.record(p.class, self.display(&p.location), size);
                         }
-                        Err(e @ Error::PathRefused { .. }) => return Err(e),
+                        Err(e @ Error::PathRefused { .. }) => {
+                            if stop.is_none() {
+                                stop = Some(e);
+                            }
+                        }
                         Err(e) => {
                             tracing::warn!(path = %p.location, error = %e, "delete failed");
                             self.report.failed.push(FailedDelete {
@@ -118,19 +152,16 @@ impl<'a> Deleter<'a> {
                         }
                     }
                 }
-                if allowed < chunk.len() {
-                    return Err(Error::Internal(format!(
-                        "injected failure after {} deletions",
-                        self.deleted_so_far
-                    )));
-                }
             }
             done += chunk.len() as u64;
             self.seen.extend(chunk.into_iter().map(|p| p.location));
             self.control
                 .progress(phase, done, total, self.report.total_bytes());
         }
-        Ok(())
+        match stop {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Try to remove a directory if it is empty (never in a dry run). Returns true if removed.
@@ -147,31 +178,57 @@ impl<'a> Deleter<'a> {
         }
     }
 
-    /// Sizes for the report: from metadata where the plan has them; a `HEAD` only for the
-    /// rest (extra files, index manifests, version files), concurrently.
-    async fn sizes(&self, chunk: &[Planned]) -> Vec<u64> {
-        use futures::stream::{self, StreamExt};
-        if chunk.iter().all(|p| p.bytes.is_some()) {
-            return chunk.iter().map(|p| p.bytes.unwrap_or(0)).collect();
-        }
-        stream::iter(chunk.iter())
-            .map(|p| async move {
-                match p.bytes {
-                    Some(b) => b,
-                    None => match self.storage.head(&p.location).await {
-                        Ok(Some(st)) => st.size,
-                        _ => 0,
-                    },
-                }
-            })
-            .buffered(self.control.io_concurrency.max(1))
-            .collect()
-            .await
-    }
-
     fn display(&self, loc: &Location) -> String {
         loc.relative_to(self.storage.root())
             .map(String::from)
             .unwrap_or_else(|| loc.as_str().to_string())
     }
+}
+
+/// One batch: its sizes (from metadata, else a `HEAD`), then, unless in a dry run, the
+/// deletion of its first `allowed` files. Returns the batch with one size per file and one
+/// result per attempted deletion (in order).
+async fn run_batch(
+    storage: &Storage,
+    chunk: Vec<Planned>,
+    allowed: usize,
+    dry_run: bool,
+    concurrency: usize,
+) -> (Vec<Planned>, Vec<u64>, Vec<Result<()>>) {
+    let sizes = sizes(storage, &chunk, concurrency).await;
+    if dry_run {
+        return (chunk, sizes, Vec::new());
+    }
+    let locs: Vec<Location> = chunk[..allowed.min(chunk.len())]
+        .iter()
+        .map(|p| p.location.clone())
+        .collect();
+    let results = storage
+        .delete_files(locs, concurrency)
+        .await
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect();
+    (chunk, sizes, results)
+}
+
+/// Sizes for the report: from metadata where the plan has them; a `HEAD` only for the rest
+/// (extra files, index manifests, version files), concurrently.
+async fn sizes(storage: &Storage, chunk: &[Planned], concurrency: usize) -> Vec<u64> {
+    if chunk.iter().all(|p| p.bytes.is_some()) {
+        return chunk.iter().map(|p| p.bytes.unwrap_or(0)).collect();
+    }
+    stream::iter(chunk.iter())
+        .map(|p| async move {
+            match p.bytes {
+                Some(b) => b,
+                None => match storage.head(&p.location).await {
+                    Ok(Some(st)) => st.size,
+                    _ => 0,
+                },
+            }
+        })
+        .buffered(concurrency)
+        .collect()
+        .await
 }

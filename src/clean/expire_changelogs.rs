@@ -193,10 +193,11 @@ pub async fn expire_changelogs(
         .filter(|c| c.changelog_manifest_list.is_none())
         .map(|c| c.delta_manifest_list.clone())
         .collect();
-    let mut candidates = deleted_by_deltas(&mut rr, table, &delta_lists).await?;
-    for (loc, c) in
-        added_by_lists(&mut rr, table, &changelog_lists, FileClass::ChangelogData).await?
-    {
+    let (mut candidates, changelog_candidates) = futures::try_join!(
+        deleted_by_deltas(&rr, table, &delta_lists),
+        added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
+    )?;
+    for (loc, c) in changelog_candidates {
         candidates.entry(loc).or_insert(c);
     }
 

@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
+use crate::clean::plan::{
+    added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope, RemovedMetadata,
+};
 use crate::clean::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::references::{ProtectMode, Protector, ReferenceReader};
 use crate::clean::report::{DeletionReport, FileClass};
@@ -188,7 +190,9 @@ pub async fn expire_snapshots(
     ctl.cancel.check()?;
 
     // Candidates: files deleted by the deltas of (begin, end] (an ADD of the same location in
-    // the same delta cancels: level upgrade), and changelog files of [begin, end).
+    // the same delta cancels: level upgrade), and changelog files of [begin, end). Read
+    // together with the expired versions' own metadata (lists, index manifests), which does
+    // not depend on them.
     let mut rr = ReferenceReader::new(table);
     let delta_lists: Vec<String> = all
         .range(begin + 1..=end)
@@ -198,10 +202,12 @@ pub async fn expire_snapshots(
         .iter()
         .filter_map(|s| s.changelog_manifest_list.clone())
         .collect();
-    let mut candidates = deleted_by_deltas(&mut rr, table, &delta_lists).await?;
-    for (loc, c) in
-        added_by_lists(&mut rr, table, &changelog_lists, FileClass::ChangelogData).await?
-    {
+    let (mut candidates, changelog_candidates, removed_metadata) = futures::try_join!(
+        deleted_by_deltas(&rr, table, &delta_lists),
+        added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
+        RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
+    )?;
+    for (loc, c) in changelog_candidates {
         candidates.entry(loc).or_insert(c);
     }
 
@@ -220,15 +226,8 @@ pub async fn expire_snapshots(
         }));
     }
     ctl.cancel.check()?;
-    let plan = DeletionPlan::build(
-        &mut rr,
-        table,
-        candidates,
-        &expired,
-        MetadataScope::All,
-        &protectors,
-    )
-    .await?;
+    let plan =
+        DeletionPlan::from_parts(&mut rr, table, candidates, removed_metadata, &protectors).await?;
     ctl.cancel.check()?;
     plan.execute(table, &mut deleter, clean_dirs).await?;
     if decoupled && !cfg.dry_run {

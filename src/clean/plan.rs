@@ -2,7 +2,8 @@
 //! expiry, tag deletion): which data files the removed versions free, which metadata files
 //! nothing else names, and the crash-safe order in which they go.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
@@ -10,10 +11,11 @@ use crate::clean::deleter::{Deleter, Planned};
 use crate::clean::references::{read_index_files, Protector, ReferenceReader};
 use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
-use crate::spec::manifest::{FileKind, ManifestEntry};
+use crate::hash::{FastMap, FastSet};
+use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
-use crate::table::Table;
+use crate::table::{DataFileLocator, PathFactory, Table};
 
 /// A data or changelog file that may become unreferenced, with its extra files.
 #[derive(Debug, Clone)]
@@ -27,26 +29,65 @@ pub struct Candidate {
 }
 
 /// Candidates by location.
-pub type Candidates = HashMap<Location, Candidate>;
+pub type Candidates = FastMap<Location, Candidate>;
 
-fn candidate(
-    table: &Table,
-    e: &ManifestEntry,
+/// One entry of a manifest read for candidates, reduced on the blocking pool.
+enum Reduced {
+    /// A file the entry deletes (delta lists) or adds (changelog lists): a candidate.
+    Candidate(Location, Candidate),
+    /// A file a delta list adds: cancels a DELETE of the same location earlier in that list.
+    Added(Location),
+}
+
+/// Reduce a delta manifest: DELETE entries to candidates (with extras), ADD entries to
+/// locations.
+fn reduce_delta(paths: &PathFactory, entries: Vec<ManifestEntry>) -> Result<Vec<Reduced>> {
+    let mut locate = DataFileLocator::new(paths);
+    let mut out = Vec::with_capacity(entries.len());
+    for e in &entries {
+        out.push(match e.kind {
+            FileKind::Delete => {
+                let (main, extras) =
+                    locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+                Reduced::Candidate(
+                    main,
+                    Candidate {
+                        class: FileClass::Data,
+                        bytes: e.file.file_size.max(0) as u64,
+                        extras,
+                    },
+                )
+            }
+            FileKind::Add => Reduced::Added(locate.data_file(&e.partition, e.bucket, &e.file)?),
+        });
+    }
+    Ok(out)
+}
+
+/// Reduce a manifest to the candidates its ADD entries name (extras only for data files).
+fn reduce_adds(
+    paths: &PathFactory,
+    entries: Vec<ManifestEntry>,
     class: FileClass,
-    with_extras: bool,
-) -> Result<(Location, Candidate)> {
-    let mut files = table
-        .paths()
-        .data_file_with_extras(&e.partition, e.bucket, &e.file)?;
-    let main = files.remove(0);
-    Ok((
-        main,
-        Candidate {
-            class,
-            bytes: e.file.file_size.max(0) as u64,
-            extras: if with_extras { files } else { Vec::new() },
-        },
-    ))
+) -> Result<Vec<Reduced>> {
+    let mut locate = DataFileLocator::new(paths);
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
+        let (main, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+        out.push(Reduced::Candidate(
+            main,
+            Candidate {
+                class,
+                bytes: e.file.file_size.max(0) as u64,
+                extras: if class == FileClass::Data {
+                    extras
+                } else {
+                    Vec::new()
+                },
+            },
+        ));
+    }
+    Ok(out)
 }
 
 /// The manifests of `lists` in list order, each with the index of the list naming it.
@@ -67,37 +108,39 @@ fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(usize, Stri
 /// by an ADD of the same location in that list (a level upgrade). Missing lists and manifests
 /// read as empty (an interrupted earlier run may have removed them after their data).
 ///
-/// Manifests are read concurrently and consumed in list order; each is reduced to its
-/// candidates as soon as it is decoded, and its entries are dropped.
+/// Manifests are read concurrently and consumed in list order; each is reduced to locations
+/// in the blocking task that decodes it, and its entries are dropped there.
 pub async fn deleted_by_deltas(
-    rr: &mut ReferenceReader<'_>,
+    rr: &ReferenceReader<'_>,
     table: &Table,
     delta_lists: &[String],
 ) -> Result<Candidates> {
     rr.load_lists(delta_lists, true).await?;
     let tasks = manifests_by_list(rr, delta_lists);
-    let rr = &*rr;
+    let paths = table.paths_arc();
     let mut read = stream::iter(tasks)
-        .map(|(i, n)| async move { Ok::<_, Error>((i, rr.manifest(&n, true).await?)) })
+        .map(|(i, n)| async move {
+            let reduced = rr.manifest_reduced(paths, &n, true, reduce_delta).await?;
+            Ok::<_, Error>((i, reduced))
+        })
         .buffered(rr.concurrency());
-    let mut out = Candidates::new();
-    let mut per_list = Candidates::new();
+    let mut out = Candidates::default();
+    let mut per_list = Candidates::default();
     let mut current = None;
     while let Some(next) = read.next().await {
-        let (i, entries) = next?;
+        let (i, reduced) = next?;
         if current != Some(i) {
             out.extend(per_list.drain());
             current = Some(i);
         }
-        for e in &entries {
-            match e.kind {
-                FileKind::Delete => {
-                    let (loc, c) = candidate(table, e, FileClass::Data, true)?;
+        for r in reduced {
+            match r {
+                Reduced::Candidate(loc, c) => {
                     per_list.insert(loc, c);
                 }
-                FileKind::Add => {
+                Reduced::Added(loc) => {
                     if !per_list.is_empty() {
-                        per_list.remove(&rr.location(e)?);
+                        per_list.remove(&loc);
                     }
                 }
             }
@@ -108,28 +151,140 @@ pub async fn deleted_by_deltas(
 }
 
 /// Files the given lists ADD (changelog lists; Java deletes changelog files without extras).
-/// Missing lists and manifests read as empty. Manifests are reduced to candidates as they are
-/// decoded.
+/// Missing lists and manifests read as empty. Manifests are reduced to candidates in the
+/// blocking task that decodes them.
 pub async fn added_by_lists(
-    rr: &mut ReferenceReader<'_>,
+    rr: &ReferenceReader<'_>,
     table: &Table,
     lists: &[String],
     class: FileClass,
 ) -> Result<Candidates> {
     rr.load_lists(lists, true).await?;
     let tasks = manifests_by_list(rr, lists);
-    let rr = &*rr;
+    let paths = table.paths_arc();
     let mut read = stream::iter(tasks)
-        .map(|(_, n)| async move { rr.manifest(&n, true).await })
+        .map(|(_, n)| async move {
+            rr.manifest_reduced(paths, &n, true, move |p, entries| {
+                reduce_adds(p, entries, class)
+            })
+            .await
+        })
         .buffered(rr.concurrency());
-    let mut out = Candidates::new();
-    while let Some(entries) = read.next().await {
-        for e in entries?.iter().filter(|e| e.kind == FileKind::Add) {
-            let (loc, c) = candidate(table, e, class, class == FileClass::Data)?;
-            out.entry(loc).or_insert(c);
+    let mut out = Candidates::default();
+    while let Some(reduced) = read.next().await {
+        for r in reduced? {
+            if let Reduced::Candidate(loc, c) = r {
+                out.entry(loc).or_insert(c);
+            }
         }
     }
     Ok(out)
+}
+
+/// The metadata of removed versions that may become unreferenced: their manifest lists, the
+/// manifests those name, their index manifests and the index files those name, and their
+/// statistics files, each distinct, with sizes where metadata has them. It needs only the
+/// removed versions, so it can be read while the candidates are (see
+/// [`DeletionPlan::from_parts`]); what the protectors still reference is taken out later.
+#[derive(Debug, Default)]
+pub struct RemovedMetadata {
+    scope: Option<MetadataScope>,
+    lists: Vec<(String, Option<u64>)>,
+    manifests: Vec<(String, u64)>,
+    index_manifests: Vec<String>,
+    index_files: Vec<(Location, u64)>,
+    statistics: Vec<String>,
+}
+
+impl RemovedMetadata {
+    /// Read the lists (base lists first: the others are usually being cached by the candidate
+    /// readers meanwhile) and, for [`MetadataScope::All`], index manifests of `removed`,
+    /// concurrently. Missing lists and index manifests name nothing (an interrupted earlier run
+    /// may have removed them).
+    pub async fn read(
+        rr: &ReferenceReader<'_>,
+        table: &Table,
+        removed: &[Snapshot],
+        scope: MetadataScope,
+    ) -> Result<RemovedMetadata> {
+        let mut out = RemovedMetadata {
+            scope: Some(scope),
+            ..Default::default()
+        };
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut lists: Vec<(String, Option<u64>)> = Vec::new();
+        let mut base_lists: Vec<usize> = Vec::new();
+        let mut other_lists: Vec<usize> = Vec::new();
+        for s in removed {
+            for l in lists_in_scope(s, scope) {
+                if seen.insert(l.clone()) {
+                    if l == s.base_manifest_list {
+                        base_lists.push(lists.len());
+                    } else {
+                        other_lists.push(lists.len());
+                    }
+                    let size = list_size(s, &l);
+                    lists.push((l, size));
+                }
+            }
+        }
+        let order: Vec<usize> = base_lists.into_iter().chain(other_lists).collect();
+        let mut metas_of: Vec<Option<Arc<Vec<ManifestFileMeta>>>> = vec![None; lists.len()];
+        {
+            let lists_ref = &lists;
+            let mut read = stream::iter(order)
+                .map(|i| async move {
+                    let metas = rr.list_uncached(&lists_ref[i].0, true).await?;
+                    Ok::<_, Error>((i, metas))
+                })
+                .buffer_unordered(rr.concurrency());
+            while let Some(next) = read.next().await {
+                let (i, metas) = next?;
+                metas_of[i] = Some(metas);
+            }
+        }
+        let mut manifest_seen: HashSet<&str> = HashSet::new();
+        for metas in metas_of.iter().flatten() {
+            for m in metas.iter() {
+                if manifest_seen.insert(m.file_name.as_str()) {
+                    out.manifests
+                        .push((m.file_name.clone(), m.file_size.max(0) as u64));
+                }
+            }
+        }
+        drop(manifest_seen);
+        drop(metas_of);
+        out.lists = lists;
+        if scope == MetadataScope::ChangelogOnly {
+            return Ok(out);
+        }
+
+        for s in removed {
+            if let Some(im) = &s.index_manifest {
+                if seen.insert(im.clone()) {
+                    out.index_manifests.push(im.clone());
+                }
+            }
+            if let Some(st) = &s.statistics {
+                if !out.statistics.contains(st) {
+                    out.statistics.push(st.clone());
+                }
+            }
+        }
+        let mut index_seen: FastSet<Location> = FastSet::default();
+        let mut read = stream::iter(out.index_manifests.clone())
+            .map(|im| async move { read_index_files(table, &im, true).await })
+            .buffered(rr.concurrency());
+        while let Some(next) = read.next().await {
+            for f in next? {
+                if !index_seen.contains(&f.location) {
+                    index_seen.insert(f.location.clone());
+                    out.index_files.push((f.location, f.bytes));
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Everything one run deletes, grouped so it can go in crash-safe order.
@@ -170,8 +325,20 @@ impl DeletionPlan {
         scope: MetadataScope,
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
+        let removed = RemovedMetadata::read(rr, table, removed, scope).await?;
+        DeletionPlan::from_parts(rr, table, candidates, removed, protectors).await
+    }
+
+    /// [`DeletionPlan::build`] from metadata already read with [`RemovedMetadata::read`].
+    pub async fn from_parts(
+        rr: &mut ReferenceReader<'_>,
+        table: &Table,
+        candidates: Candidates,
+        removed: RemovedMetadata,
+        protectors: &[Protector],
+    ) -> Result<DeletionPlan> {
         let protected = {
-            let names: HashSet<&str> = candidates.keys().map(|l| l.name()).collect();
+            let names: FastSet<&str> = candidates.keys().map(|l| l.name()).collect();
             rr.protected_among(protectors, &names, |l| candidates.contains_key(l))
                 .await?
         };
@@ -184,6 +351,7 @@ impl DeletionPlan {
             .collect();
         drop(protected);
         sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        plan.data.reserve(sorted.len());
         for (loc, c) in sorted {
             let target = if c.class == FileClass::ChangelogData {
                 &mut plan.changelog_data
@@ -204,103 +372,61 @@ impl DeletionPlan {
             }
         }
 
-        // Lists (and their manifests) of the removed versions, read concurrently, each once,
-        // not kept; sizes from the snapshot and the lists.
-        let mut planned: HashSet<String> = HashSet::new();
-        let mut removed_lists: Vec<(String, Option<u64>)> = Vec::new();
-        for s in removed {
-            for l in lists_in_scope(s, scope) {
-                if !referenced.manifest_dir_names.contains(&l) && !planned.contains(&l) {
-                    planned.insert(l.clone());
-                    let size = list_size(s, &l);
-                    removed_lists.push((l, size));
-                }
-            }
+        // Lists and manifests of the removed versions that no protector names (a list a
+        // protector names has every manifest of it named too).
+        let unreferenced = |name: &str| !referenced.manifest_dir_names.contains(name);
+        let mut planned: HashSet<&str> = HashSet::new();
+        for (l, _) in &removed.lists {
+            planned.insert(l.as_str());
         }
-        {
-            let rr_ref = &*rr;
-            let mut read = stream::iter(removed_lists)
-                .map(|(l, size)| async move {
-                    let metas = rr_ref.list_uncached(&l, true).await?;
-                    Ok::<_, Error>((l, size, metas))
-                })
-                .buffered(rr_ref.concurrency());
-            while let Some(next) = read.next().await {
-                let (l, size, metas) = next?;
-                for m in metas.iter() {
-                    if !referenced.manifest_dir_names.contains(&m.file_name)
-                        && !planned.contains(&m.file_name)
-                    {
-                        planned.insert(m.file_name.clone());
-                        plan.manifests.push(Planned {
-                            location: table.paths().manifest(&m.file_name)?,
-                            class: FileClass::Manifest,
-                            bytes: Some(m.file_size.max(0) as u64),
-                        });
-                    }
-                }
-                plan.lists.push(Planned {
-                    location: table.paths().manifest(&l)?,
-                    class: FileClass::ManifestList,
-                    bytes: size,
+        for (m, size) in &removed.manifests {
+            if unreferenced(m) && planned.insert(m.as_str()) {
+                plan.manifests.push(Planned {
+                    location: table.paths().manifest(m)?,
+                    class: FileClass::Manifest,
+                    bytes: Some(*size),
                 });
             }
         }
-        if scope == MetadataScope::ChangelogOnly {
+        for (l, size) in &removed.lists {
+            if unreferenced(l) {
+                plan.lists.push(Planned {
+                    location: table.paths().manifest(l)?,
+                    class: FileClass::ManifestList,
+                    bytes: *size,
+                });
+            }
+        }
+        if removed.scope == Some(MetadataScope::ChangelogOnly) {
             return Ok(plan);
         }
 
-        // Index manifests of the removed versions (each distinct one read once, concurrently,
-        // not kept) and the index files no protector names.
-        let mut index_manifests: Vec<String> = Vec::new();
-        for s in removed {
-            if let Some(im) = &s.index_manifest {
-                if !referenced.manifest_dir_names.contains(im) && !planned.contains(im) {
-                    planned.insert(im.clone());
-                    index_manifests.push(im.clone());
-                }
+        // Index manifests and the index files no protector names; statistics likewise.
+        for (f, size) in removed.index_files {
+            if !referenced.index_files.contains(&f) {
+                plan.index_files.push(Planned {
+                    location: f,
+                    class: FileClass::Index,
+                    bytes: Some(size),
+                });
             }
         }
-        let mut planned_index: HashSet<Location> = HashSet::new();
-        {
-            let table_ref = table;
-            let mut read = stream::iter(index_manifests)
-                .map(|im| async move {
-                    let files = read_index_files(table_ref, &im, true).await?;
-                    Ok::<_, Error>((im, files))
-                })
-                .buffered(rr.concurrency());
-            while let Some(next) = read.next().await {
-                let (im, files) = next?;
-                for f in files {
-                    if !referenced.index_files.contains(&f.location)
-                        && !planned_index.contains(&f.location)
-                    {
-                        planned_index.insert(f.location.clone());
-                        plan.index_files.push(Planned {
-                            location: f.location,
-                            class: FileClass::Index,
-                            bytes: Some(f.bytes),
-                        });
-                    }
-                }
+        for im in &removed.index_manifests {
+            if unreferenced(im) && planned.insert(im.as_str()) {
                 plan.lists.push(Planned {
-                    location: table.paths().manifest(&im)?,
+                    location: table.paths().manifest(im)?,
                     class: FileClass::IndexManifest,
                     bytes: None,
                 });
             }
         }
-        for s in removed {
-            if let Some(st) = &s.statistics {
-                if !referenced.statistics.contains(st) && planned.insert(format!("statistics/{st}"))
-                {
-                    plan.statistics.push(Planned {
-                        location: table.paths().statistics(st)?,
-                        class: FileClass::Statistics,
-                        bytes: None,
-                    });
-                }
+        for st in &removed.statistics {
+            if !referenced.statistics.contains(st) {
+                plan.statistics.push(Planned {
+                    location: table.paths().statistics(st)?,
+                    class: FileClass::Statistics,
+                    bytes: None,
+                });
             }
         }
         Ok(plan)
@@ -328,12 +454,15 @@ impl DeletionPlan {
         {
             table.storage().check_deletable(&p.location)?;
         }
-        let touched: Vec<Location> = self
-            .data
-            .iter()
-            .chain(self.changelog_data.iter())
-            .filter_map(|p| p.location.parent())
-            .collect();
+        let touched: Vec<Location> = if clean_empty_dirs {
+            self.data
+                .iter()
+                .chain(self.changelog_data.iter())
+                .filter_map(|p| p.location.parent())
+                .collect()
+        } else {
+            Vec::new()
+        };
         deleter.delete("data files", self.data).await?;
         deleter
             .delete("changelog files", self.changelog_data)

@@ -8,15 +8,16 @@
 //! candidates as they are decoded and not kept; a protector naming one of them reads it again.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::Result;
+use crate::hash::FastSet;
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
-use crate::table::Table;
+use crate::table::{PathFactory, Table};
 
 /// How a protecting version is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +65,8 @@ pub struct IndexFile {
 /// Caches and reads for one run.
 pub struct ReferenceReader<'t> {
     table: &'t Table,
-    lists: HashMap<String, Arc<Vec<ManifestFileMeta>>>,
+    /// Manifest lists read so far (shared by concurrent readers of one run).
+    lists: Mutex<HashMap<String, Arc<Vec<ManifestFileMeta>>>>,
     slim: HashMap<String, Arc<Vec<Slim>>>,
     index_files: HashMap<String, Arc<Vec<IndexFile>>>,
 }
@@ -85,7 +87,7 @@ impl<'t> ReferenceReader<'t> {
     pub fn new(table: &'t Table) -> Self {
         ReferenceReader {
             table,
-            lists: HashMap::new(),
+            lists: Mutex::new(HashMap::new()),
             slim: HashMap::new(),
             index_files: HashMap::new(),
         }
@@ -96,10 +98,21 @@ impl<'t> ReferenceReader<'t> {
         self.table.reader().concurrency()
     }
 
+    fn cached_list(&self, name: &str) -> Option<Arc<Vec<ManifestFileMeta>>> {
+        self.lists
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+
     /// Read (once) the given manifest lists. With `tolerate_missing`, absent lists read as
-    /// empty; otherwise absence is an error.
-    pub async fn load_lists(&mut self, names: &[String], tolerate_missing: bool) -> Result<()> {
-        let todo: Vec<String> = distinct(names.iter().filter(|n| !self.lists.contains_key(*n)));
+    /// empty; otherwise absence is an error. Concurrent callers may share one reader.
+    pub async fn load_lists(&self, names: &[String], tolerate_missing: bool) -> Result<()> {
+        let todo: Vec<String> = {
+            let cached = self.lists.lock().unwrap_or_else(|p| p.into_inner());
+            distinct(names.iter().filter(|n| !cached.contains_key(*n)))
+        };
         let table = self.table;
         let read: Vec<(String, Vec<ManifestFileMeta>)> = stream::iter(todo)
             .map(|n| async move {
@@ -112,15 +125,16 @@ impl<'t> ReferenceReader<'t> {
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
+        let mut cached = self.lists.lock().unwrap_or_else(|p| p.into_inner());
         for (n, v) in read {
-            self.lists.insert(n, Arc::new(v));
+            cached.insert(n, Arc::new(v));
         }
         Ok(())
     }
 
     /// A loaded list's manifests (empty if never loaded).
     pub fn list(&self, name: &str) -> Arc<Vec<ManifestFileMeta>> {
-        self.lists.get(name).cloned().unwrap_or_default()
+        self.cached_list(name).unwrap_or_default()
     }
 
     /// A list from the cache, else read (and not cached: used for lists read once, such as
@@ -130,8 +144,8 @@ impl<'t> ReferenceReader<'t> {
         name: &str,
         tolerate_missing: bool,
     ) -> Result<Arc<Vec<ManifestFileMeta>>> {
-        if let Some(v) = self.lists.get(name) {
-            return Ok(v.clone());
+        if let Some(v) = self.cached_list(name) {
+            return Ok(v);
         }
         match self
             .table
@@ -155,6 +169,28 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
+    /// Read one manifest and reduce it in the blocking task that decodes it (see
+    /// [`crate::table::MetadataReader::manifest_reduced`]). With `tolerate_missing`, an absent
+    /// manifest reduces to `T::default()`.
+    pub async fn manifest_reduced<T: Default + Send + 'static>(
+        &self,
+        paths: &Arc<PathFactory>,
+        name: &str,
+        tolerate_missing: bool,
+        reduce: impl FnOnce(&PathFactory, Vec<ManifestEntry>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        match self
+            .table
+            .reader()
+            .manifest_reduced(paths, name, reduce)
+            .await
+        {
+            Ok(v) => Ok(v),
+            Err(e) if tolerate_missing && e.is_not_found() => Ok(T::default()),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Resolve an entry's data file location.
     pub fn location(&self, e: &ManifestEntry) -> Result<Location> {
         self.table
@@ -162,7 +198,7 @@ impl<'t> ReferenceReader<'t> {
             .data_file(&e.partition, e.bucket, &e.file)
     }
 
-    async fn load_slim(&mut self, names: &[String], candidate_names: &HashSet<&str>) -> Result<()> {
+    async fn load_slim(&mut self, names: &[String], candidate_names: &FastSet<&str>) -> Result<()> {
         let todo: Vec<String> = distinct(names.iter().filter(|n| !self.slim.contains_key(*n)));
         let table = self.table;
         let read: Vec<(String, Vec<Slim>)> = stream::iter(todo)
@@ -199,8 +235,8 @@ impl<'t> ReferenceReader<'t> {
         &mut self,
         protectors: &[Protector],
         candidates: &HashSet<Location>,
-    ) -> Result<HashSet<Location>> {
-        let names: HashSet<&str> = candidates.iter().map(|l| l.name()).collect();
+    ) -> Result<FastSet<Location>> {
+        let names: FastSet<&str> = candidates.iter().map(|l| l.name()).collect();
         self.protected_among(protectors, &names, |l| candidates.contains(l))
             .await
     }
@@ -213,10 +249,10 @@ impl<'t> ReferenceReader<'t> {
     pub async fn protected_among(
         &mut self,
         protectors: &[Protector],
-        candidate_names: &HashSet<&str>,
+        candidate_names: &FastSet<&str>,
         is_candidate: impl Fn(&Location) -> bool,
-    ) -> Result<HashSet<Location>> {
-        let mut protected = HashSet::new();
+    ) -> Result<FastSet<Location>> {
+        let mut protected = FastSet::default();
         if candidate_names.is_empty() {
             return Ok(protected);
         }
@@ -245,7 +281,7 @@ impl<'t> ReferenceReader<'t> {
             match p.mode {
                 ProtectMode::Full => {
                     // Merge base then delta by (location, level).
-                    let mut live: HashSet<(Location, i32)> = HashSet::new();
+                    let mut live: FastSet<(Location, i32)> = FastSet::default();
                     for list in [&s.base_manifest_list, &s.delta_manifest_list] {
                         for m in slim_of_list(list) {
                             for e in m.iter() {
@@ -392,7 +428,7 @@ pub(crate) async fn read_index_files(
 fn slim_of(
     table: &Table,
     entries: &[ManifestEntry],
-    candidate_names: &HashSet<&str>,
+    candidate_names: &FastSet<&str>,
 ) -> Result<Vec<Slim>> {
     let mut out = Vec::new();
     for e in entries {

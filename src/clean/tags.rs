@@ -70,7 +70,7 @@ pub async fn delete_tags(
 
     // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
-    let mut candidates = Candidates::new();
+    let mut candidates = Candidates::default();
     for t in doomed.values() {
         if storage.exists(&snapshots.location(t.snapshot.id)).await? {
             continue;

@@ -143,7 +143,11 @@ impl Location {
     /// Index of the first byte after `scheme://`.
     fn authority_start(&self) -> usize {
         // Invariant: the string contains "://" right after the scheme.
-        self.0.find("://").map_or(0, |i| i + 3)
+        // The scheme has no ':', so the first ':' starts the separator.
+        match self.0.bytes().position(|b| b == b':') {
+            Some(i) if self.0[i..].starts_with("://") => i + 3,
+            _ => self.0.find("://").map_or(0, |i| i + 3),
+        }
     }
 
     /// Index of the first byte of the path (the `/` after the authority, or the end).

@@ -109,6 +109,17 @@ where
     }
 }
 
+/// The local path of a `file://` location's parent directory, borrowed (as
+/// `Location::parent` + `Location::local_path` would give it, without allocating).
+fn local_parent(loc: &Location) -> Option<&str> {
+    let path = loc.local_path()?.to_str()?;
+    match path.rfind('/') {
+        Some(0) if path.len() > 1 => Some("/"),
+        Some(i) if i > 0 => Some(&path[..i]),
+        _ => None,
+    }
+}
+
 fn refused(loc: &Location, reason: impl Into<String>) -> Error {
     Error::PathRefused {
         path: loc.to_string(),
@@ -345,6 +356,28 @@ impl Storage {
         }
     }
 
+    /// Reads a whole file and hands its content to `then`, which runs on the blocking pool
+    /// (decoding): on a local disk the read and `then` share one blocking task; from an object
+    /// store the content is fetched first. [`Error::NotFound`] if absent.
+    pub async fn get_then<T, F>(&self, loc: &Location, then: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(bytes::Bytes) -> Result<T> + Send + 'static,
+    {
+        self.check_read()?;
+        tracing::debug!(path = %loc, "get");
+        match self.backend(loc)? {
+            Backend::Local => {
+                let l = loc.clone();
+                blocking(loc, move || then(local::get(&l)?)).await
+            }
+            Backend::Object(store) => {
+                let bytes = object::get(store.as_ref(), loc).await?;
+                blocking(loc, move || then(bytes)).await
+            }
+        }
+    }
+
     /// Writes `data`, replacing any existing file (hint files). Atomic where the backend allows:
     /// local disks write a hidden temp file `.<name>.<uuid>.tmp` and rename it; object-store puts
     /// are atomic. Missing local parent directories are created. The delete guard applies.
@@ -422,10 +455,7 @@ impl Storage {
             let checks = self.real_checks(&locs, &local_idx, concurrency).await;
             let mut to_delete = Vec::new();
             for i in local_idx {
-                let parent = locs[i]
-                    .parent()
-                    .and_then(|p| p.local_path().map(PathBuf::from));
-                match parent.and_then(|p| checks.get(&p)) {
+                match local_parent(&locs[i]).and_then(|p| checks.get(p)) {
                     Some(Ok(local::RealCheck::Inside)) => to_delete.push(i),
                     Some(Ok(local::RealCheck::Absent)) => results[i] = Some(Ok(())),
                     Some(Ok(local::RealCheck::Outside)) => {
@@ -516,12 +546,12 @@ impl Storage {
 
     /// Resolves the directory of every local file once (bounded parallelism) and checks it
     /// against the symlink-resolved allowed roots.
-    async fn real_checks(
+    async fn real_checks<'l>(
         &self,
-        locs: &[Location],
+        locs: &'l [Location],
         idx: &[usize],
         concurrency: usize,
-    ) -> HashMap<PathBuf, std::result::Result<local::RealCheck, String>> {
+    ) -> HashMap<&'l str, std::result::Result<local::RealCheck, String>> {
         let roots = self.allowed_roots();
         let root_loc = self.root.clone();
         let canonical = match blocking(&root_loc, move || Ok(local::canonical_roots(&roots))).await
@@ -534,19 +564,16 @@ impl Storage {
             }
         };
         let canonical = Arc::new(canonical);
-        let mut parents: Vec<PathBuf> = idx
-            .iter()
-            .filter_map(|i| locs[*i].parent())
-            .filter_map(|p| p.local_path().map(PathBuf::from))
-            .collect();
-        parents.sort();
+        let mut parents: Vec<&'l str> =
+            idx.iter().filter_map(|i| local_parent(&locs[*i])).collect();
+        parents.sort_unstable();
         parents.dedup();
         futures::stream::iter(parents)
             .map(|p| {
                 let canonical = canonical.clone();
                 let root_loc = root_loc.clone();
                 async move {
-                    let q = p.clone();
+                    let q = PathBuf::from(p);
                     let r = blocking(&root_loc, move || local::real_check(&q, &canonical, false))
                         .await
                         .map_err(|e| e.to_string());

@@ -38,16 +38,34 @@ impl MetadataReader {
         paths: &PathFactory,
         name: &str,
     ) -> Result<Vec<ManifestFileMeta>> {
-        let loc = paths.manifest(name)?;
-        let bytes = self.storage.get(&loc).await?;
-        decode_blocking(loc, bytes, manifest::decode_manifest_list).await
+        self.read_decoded(paths.manifest(name)?, manifest::decode_manifest_list)
+            .await
     }
 
     /// Read and decode one manifest.
     pub async fn manifest(&self, paths: &PathFactory, name: &str) -> Result<Vec<ManifestEntry>> {
+        self.read_decoded(paths.manifest(name)?, manifest::decode_manifest)
+            .await
+    }
+
+    /// Read one manifest and reduce it with `reduce` in the same blocking task that decodes it,
+    /// so that the reduction runs on every core and the full entries never reach the caller.
+    pub async fn manifest_reduced<T: Send + 'static>(
+        &self,
+        paths: &Arc<PathFactory>,
+        name: &str,
+        reduce: impl FnOnce(&PathFactory, Vec<ManifestEntry>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
         let loc = paths.manifest(name)?;
-        let bytes = self.storage.get(&loc).await?;
-        decode_blocking(loc, bytes, manifest::decode_manifest).await
+        let paths = paths.clone();
+        let at = loc.clone();
+        self.storage
+            .get_then(&loc, move |bytes| {
+                let entries = manifest::decode_manifest(&bytes, at.as_str())?;
+                drop(bytes);
+                reduce(&paths, entries)
+            })
+            .await
     }
 
     /// Read many manifests concurrently; results keep the order of `names`.
@@ -69,26 +87,22 @@ impl MetadataReader {
         paths: &PathFactory,
         name: &str,
     ) -> Result<Vec<IndexManifestEntry>> {
-        let loc = paths.manifest(name)?;
-        let bytes = self.storage.get(&loc).await?;
-        decode_blocking(loc, bytes, manifest::decode_index_manifest).await
+        self.read_decoded(paths.manifest(name)?, manifest::decode_index_manifest)
+            .await
     }
-}
 
-/// Decode on the blocking pool, so that many reads in flight (one task polling a
-/// `buffer_unordered` stream) decode on every core instead of the polling thread only.
-async fn decode_blocking<T: Send + 'static>(
-    loc: Location,
-    bytes: bytes::Bytes,
-    decode: fn(&[u8], &str) -> Result<T>,
-) -> Result<T> {
-    match tokio::task::spawn_blocking(crate::storage::in_current_dispatch(move || {
-        decode(&bytes, loc.as_str())
-    }))
-    .await
-    {
-        Ok(r) => r,
-        Err(e) => Err(Error::Internal(format!("decode task failed: {e}"))),
+    /// Read a file and decode it on the blocking pool (in the reading task on a local disk),
+    /// so that many reads in flight (one task polling a `buffer_unordered` stream) decode on
+    /// every core instead of the polling thread only.
+    async fn read_decoded<T: Send + 'static>(
+        &self,
+        loc: Location,
+        decode: fn(&[u8], &str) -> Result<T>,
+    ) -> Result<T> {
+        let at = loc.clone();
+        self.storage
+            .get_then(&loc, move |bytes| decode(&bytes, at.as_str()))
+            .await
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 pub use files::{merge_entries, MetadataReader};
-pub use paths::{child, PathFactory};
+pub use paths::{child, DataFileLocator, PathFactory};
 pub use versioned::VersionedDir;
 
 use crate::error::{Error, Result};
@@ -154,6 +154,11 @@ impl Table {
 
     /// Path factory.
     pub fn paths(&self) -> &PathFactory {
+        &self.paths
+    }
+
+    /// The path factory, shared (for work moved to the blocking pool).
+    pub fn paths_arc(&self) -> &Arc<PathFactory> {
         &self.paths
     }
 

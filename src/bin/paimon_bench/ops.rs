@@ -369,7 +369,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             .filter(|s| s.id > first && s.id <= last + 1)
             .map(|s| s.delta_manifest_list.clone())
             .collect();
-        let mut candidates = deleted_by_deltas(&mut rr, &t, &deltas).await.map_err(e)?;
+        let mut candidates = deleted_by_deltas(&rr, &t, &deltas).await.map_err(e)?;
         step(
             &mut clock,
             "candidates: delta lists + manifests, reduced per manifest (deleted_by_deltas)",
@@ -381,7 +381,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             .iter()
             .filter_map(|s| s.changelog_manifest_list.clone())
             .collect();
-        for (loc, c) in added_by_lists(&mut rr, &t, &cl, FileClass::ChangelogData)
+        for (loc, c) in added_by_lists(&rr, &t, &cl, FileClass::ChangelogData)
             .await
             .map_err(e)?
         {

@@ -7,6 +7,9 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use once_cell::sync::Lazy;
 
 use std::cell::RefCell;
 
@@ -270,7 +273,33 @@ impl SchemaParser {
     }
 }
 
+/// Writer schemas parsed so far, by their JSON text: every manifest of a table usually carries
+/// the same one, and parsing it costs more than decoding a small manifest.
+static PARSED_SCHEMAS: Lazy<Mutex<HashMap<Vec<u8>, Arc<Schema>>>> =
+    Lazy::new(|| Mutex::new(HashMap::new()));
+
+/// At most this many distinct schemas are kept (the cache is emptied when it is full).
+const MAX_CACHED_SCHEMAS: usize = 64;
+
 impl Schema {
+    /// [`Schema::parse`], memoized by the exact JSON text (only schemas that parse are kept).
+    pub(crate) fn parse_cached(json: &[u8]) -> DResult<Arc<Schema>> {
+        if let Some(s) = PARSED_SCHEMAS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(json)
+        {
+            return Ok(s.clone());
+        }
+        let parsed = Arc::new(Schema::parse(json)?);
+        let mut cache = PARSED_SCHEMAS.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= MAX_CACHED_SCHEMAS {
+            cache.clear();
+        }
+        cache.insert(json.to_vec(), parsed.clone());
+        Ok(parsed)
+    }
+
     /// Parses a writer schema (the `avro.schema` header value).
     pub(crate) fn parse(json: &[u8]) -> DResult<Schema> {
         let v: Value = serde_json::from_slice(json)
@@ -690,7 +719,7 @@ pub(crate) const AVRO_MAGIC: &[u8; 4] = b"Obj\x01";
 /// A parsed container: writer schema, codec and the undecoded blocks.
 #[derive(Debug)]
 pub(crate) struct Container<'a> {
-    pub schema: Schema,
+    pub schema: Arc<Schema>,
     pub codec: BlockCodec,
     pub blocks: BlockReader<'a>,
 }
@@ -738,7 +767,7 @@ impl<'a> Container<'a> {
         sync.copy_from_slice(c.take(16).map_err(|e| e.context("header sync marker"))?);
         let schema_json =
             schema_json.ok_or_else(|| DecodeError::malformed("header has no avro.schema"))?;
-        let schema = Schema::parse(schema_json)?;
+        let schema = Schema::parse_cached(schema_json)?;
         let codec = BlockCodec::from_name(codec_name.unwrap_or("null"))?;
         Ok(Container {
             schema,
