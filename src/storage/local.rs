@@ -117,7 +117,20 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
             Err(e) => return Err(Error::storage(child.as_str(), e)),
         }
     }
-    out.files.sort_by(|a, b| a.location.cmp(&b.location));
+    // Every entry is `dir` + `/name`: comparing what follows the shared prefix gives the same
+    // order as comparing whole locations, without rescanning the prefix.
+    let prefix = dir.as_str();
+    if out
+        .files
+        .iter()
+        .all(|f| f.location.as_str().starts_with(prefix))
+    {
+        let n = prefix.len();
+        out.files
+            .sort_unstable_by(|a, b| a.location.as_str()[n..].cmp(&b.location.as_str()[n..]));
+    } else {
+        out.files.sort_by(|a, b| a.location.cmp(&b.location));
+    }
     out.dirs.sort();
     Ok(out)
 }
