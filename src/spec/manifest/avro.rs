@@ -7,9 +7,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
-
-use once_cell::sync::Lazy;
+use std::sync::Arc;
 
 use std::cell::RefCell;
 
@@ -273,30 +271,39 @@ impl SchemaParser {
     }
 }
 
-/// Writer schemas parsed so far, by their JSON text: every manifest of a table usually carries
-/// the same one, and parsing it costs more than decoding a small manifest.
-static PARSED_SCHEMAS: Lazy<Mutex<HashMap<Vec<u8>, Arc<Schema>>>> =
-    Lazy::new(|| Mutex::new(HashMap::new()));
+thread_local! {
+    /// Writer schemas this thread has parsed, by their JSON text: every manifest of a table
+    /// usually carries the same one, and parsing it costs more than decoding a small manifest.
+    /// Per thread (like the zstd context), so it is freed with the thread and needs no lock; a
+    /// short list rather than a hash map (a table has two or three schemas), which also keeps
+    /// every block it holds reachable from its start for leak checkers.
+    static PARSED_SCHEMAS: RefCell<Vec<(Vec<u8>, Arc<Schema>)>> = const { RefCell::new(Vec::new()) };
+}
 
-/// At most this many distinct schemas are kept (the cache is emptied when it is full).
-const MAX_CACHED_SCHEMAS: usize = 64;
+/// At most this many distinct schemas are kept per thread (the cache is emptied when full).
+const MAX_CACHED_SCHEMAS: usize = 16;
 
 impl Schema {
-    /// [`Schema::parse`], memoized by the exact JSON text (only schemas that parse are kept).
+    /// [`Schema::parse`], memoized per thread by the exact JSON text (only schemas that parse
+    /// are kept).
     pub(crate) fn parse_cached(json: &[u8]) -> DResult<Arc<Schema>> {
-        if let Some(s) = PARSED_SCHEMAS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(json)
-        {
-            return Ok(s.clone());
+        let known = PARSED_SCHEMAS.with(|c| {
+            c.borrow()
+                .iter()
+                .find(|(text, _)| text.as_slice() == json)
+                .map(|(_, s)| s.clone())
+        });
+        if let Some(s) = known {
+            return Ok(s);
         }
         let parsed = Arc::new(Schema::parse(json)?);
-        let mut cache = PARSED_SCHEMAS.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= MAX_CACHED_SCHEMAS {
-            cache.clear();
-        }
-        cache.insert(json.to_vec(), parsed.clone());
+        PARSED_SCHEMAS.with(|c| {
+            let mut cache = c.borrow_mut();
+            if cache.len() >= MAX_CACHED_SCHEMAS {
+                cache.clear();
+            }
+            cache.push((json.to_vec(), parsed.clone()));
+        });
         Ok(parsed)
     }
 
