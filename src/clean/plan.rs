@@ -3,7 +3,6 @@
 //! nothing else names, and the crash-safe order in which they go.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
@@ -12,7 +11,7 @@ use crate::clean::references::{read_index_files, Protector, ReferenceReader};
 use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
 use crate::hash::{FastMap, FastSet};
-use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
+use crate::spec::manifest::{FileKind, ManifestEntry};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
 use crate::table::{DataFileLocator, PathFactory, Table};
@@ -186,9 +185,9 @@ pub async fn added_by_lists(
 /// statistics files, each distinct, with sizes where metadata has them. It needs only the
 /// removed versions, so it can be read while the candidates are (see
 /// [`DeletionPlan::from_parts`]); what the protectors still reference is taken out later.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RemovedMetadata {
-    scope: Option<MetadataScope>,
+    scope: MetadataScope,
     lists: Vec<(String, Option<u64>)>,
     manifests: Vec<(String, u64)>,
     index_manifests: Vec<String>,
@@ -207,10 +206,6 @@ impl RemovedMetadata {
         removed: &[Snapshot],
         scope: MetadataScope,
     ) -> Result<RemovedMetadata> {
-        let mut out = RemovedMetadata {
-            scope: Some(scope),
-            ..Default::default()
-        };
         let mut seen: HashSet<String> = HashSet::new();
         let mut lists: Vec<(String, Option<u64>)> = Vec::new();
         let mut base_lists: Vec<usize> = Vec::new();
@@ -228,37 +223,37 @@ impl RemovedMetadata {
                 }
             }
         }
-        let order: Vec<usize> = base_lists.into_iter().chain(other_lists).collect();
-        let mut metas_of: Vec<Option<Arc<Vec<ManifestFileMeta>>>> = vec![None; lists.len()];
+        // Each list's manifests are taken as it arrives (in this fixed order, so the plan is
+        // the same in a dry run and the real run) and the list is dropped.
+        let mut manifests: Vec<(String, u64)> = Vec::new();
         {
             let lists_ref = &lists;
-            let mut read = stream::iter(order)
-                .map(|i| async move {
-                    let metas = rr.list_uncached(&lists_ref[i].0, true).await?;
-                    Ok::<_, Error>((i, metas))
-                })
-                .buffer_unordered(rr.concurrency());
-            while let Some(next) = read.next().await {
-                let (i, metas) = next?;
-                metas_of[i] = Some(metas);
-            }
-        }
-        let mut manifest_seen: HashSet<&str> = HashSet::new();
-        for metas in metas_of.iter().flatten() {
-            for m in metas.iter() {
-                if manifest_seen.insert(m.file_name.as_str()) {
-                    out.manifests
-                        .push((m.file_name.clone(), m.file_size.max(0) as u64));
+            let mut read = stream::iter(base_lists.into_iter().chain(other_lists))
+                .map(|i| rr.list_uncached(&lists_ref[i].0, true))
+                .buffered(rr.concurrency());
+            let mut manifest_seen: HashSet<String> = HashSet::new();
+            while let Some(metas) = read.next().await {
+                for m in metas?.iter() {
+                    if !manifest_seen.contains(&m.file_name) {
+                        manifest_seen.insert(m.file_name.clone());
+                        manifests.push((m.file_name.clone(), m.file_size.max(0) as u64));
+                    }
                 }
             }
         }
-        drop(manifest_seen);
-        drop(metas_of);
-        out.lists = lists;
+        let mut out = RemovedMetadata {
+            scope,
+            lists,
+            manifests,
+            index_manifests: Vec::new(),
+            index_files: Vec::new(),
+            statistics: Vec::new(),
+        };
         if scope == MetadataScope::ChangelogOnly {
             return Ok(out);
         }
 
+        let mut statistics_seen: HashSet<&str> = HashSet::new();
         for s in removed {
             if let Some(im) = &s.index_manifest {
                 if seen.insert(im.clone()) {
@@ -266,7 +261,7 @@ impl RemovedMetadata {
                 }
             }
             if let Some(st) = &s.statistics {
-                if !out.statistics.contains(st) {
+                if statistics_seen.insert(st) {
                     out.statistics.push(st.clone());
                 }
             }
@@ -397,7 +392,7 @@ impl DeletionPlan {
                 });
             }
         }
-        if removed.scope == Some(MetadataScope::ChangelogOnly) {
+        if removed.scope == MetadataScope::ChangelogOnly {
             return Ok(plan);
         }
 

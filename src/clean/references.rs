@@ -191,13 +191,6 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
-    /// Resolve an entry's data file location.
-    pub fn location(&self, e: &ManifestEntry) -> Result<Location> {
-        self.table
-            .paths()
-            .data_file(&e.partition, e.bucket, &e.file)
-    }
-
     async fn load_slim(&mut self, names: &[String], candidate_names: &FastSet<&str>) -> Result<()> {
         let todo: Vec<String> = distinct(names.iter().filter(|n| !self.slim.contains_key(*n)));
         let table = self.table;

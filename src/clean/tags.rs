@@ -17,7 +17,7 @@ use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::retention::now_millis;
 use crate::error::Result;
 use crate::spec::snapshot::Tag;
-use crate::table::Table;
+use crate::table::{DataFileLocator, Table};
 
 /// What a tag deletion or expiry did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -75,15 +75,14 @@ pub async fn delete_tags(
         if storage.exists(&snapshots.location(t.snapshot.id)).await? {
             continue;
         }
-        for e in table.live_data_files(&t.snapshot).await? {
-            let mut files = table
-                .paths()
-                .data_file_with_extras(&e.partition, e.bucket, &e.file)?;
-            let main = files.remove(0);
+        let live = table.live_data_files(&t.snapshot).await?;
+        let mut locate = DataFileLocator::new(table.paths());
+        for e in &live {
+            let (main, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
             candidates.entry(main).or_insert(Candidate {
                 class: FileClass::Data,
                 bytes: e.file.file_size.max(0) as u64,
-                extras: files,
+                extras,
             });
         }
         // A tag's changelog manifests are not deleted here (as in Java).

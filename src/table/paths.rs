@@ -141,22 +141,17 @@ impl PathFactory {
         }
     }
 
-    /// The data file plus its extra files (same directory as the data file).
+    /// The data file plus its extra files (same directory as the data file), data file first.
+    /// For many entries in a row use a [`DataFileLocator`].
     pub fn data_file_with_extras(
         &self,
         partition: &[u8],
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<Vec<Location>> {
-        let main = self.data_file(partition, bucket, file)?;
-        let mut out = Vec::with_capacity(1 + file.extra_files.len());
-        if let Some(dir) = main.parent() {
-            for extra in &file.extra_files {
-                out.push(child(&dir, extra)?);
-            }
-        }
-        out.insert(0, main);
-        Ok(out)
+        let (main, extras) =
+            DataFileLocator::new(self).data_file_with_extras(partition, bucket, file)?;
+        Ok(std::iter::once(main).chain(extras).collect())
     }
 
     /// Where an index file lives (spec §1.13).
