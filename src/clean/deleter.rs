@@ -6,7 +6,7 @@ use futures::stream::{self, FuturesOrdered, StreamExt};
 use crate::clean::control::RunControl;
 use crate::clean::report::{DeletionReport, FailedDelete, FileClass};
 use crate::error::{Error, Result};
-use crate::hash::FastSet;
+use crate::hash::{location_key, FastSet};
 use crate::storage::{Location, Storage};
 
 /// Files per delete batch (also the cancellation and progress granularity).
@@ -31,7 +31,8 @@ pub struct Deleter<'a> {
     storage: &'a Storage,
     control: &'a RunControl,
     dry_run: bool,
-    seen: FastSet<Location>,
+    /// [`location_key`]s of every location passed to [`Deleter::delete`] so far.
+    seen: FastSet<u64>,
     deleted_so_far: u64,
     /// The report so far.
     pub report: DeletionReport,
@@ -70,20 +71,13 @@ impl<'a> Deleter<'a> {
     /// this call returns.
     pub async fn delete(&mut self, phase: &str, files: Vec<Planned>) -> Result<()> {
         // Each location at most once: not seen in an earlier call, nor earlier in this one.
-        let keep: Vec<bool> = {
-            let mut here: FastSet<&Location> = FastSet::default();
-            here.reserve(files.len());
-            files
-                .iter()
-                .map(|p| !self.seen.contains(&p.location) && here.insert(&p.location))
-                .collect()
-        };
+        // Locations are compared by 64-bit key: two sharing one would keep the second file,
+        // never delete a file twice or one not planned.
+        self.seen.reserve(files.len());
         let files: Vec<Planned> = files
             .into_iter()
-            .zip(keep)
-            .filter_map(|(p, k)| k.then_some(p))
+            .filter(|p| self.seen.insert(location_key(p.location.as_str())))
             .collect();
-        self.seen.reserve(files.len());
         let total = files.len() as u64;
         let mut done = 0u64;
         let mut rest = files.into_iter();
@@ -154,7 +148,6 @@ impl<'a> Deleter<'a> {
                 }
             }
             done += chunk.len() as u64;
-            self.seen.extend(chunk.into_iter().map(|p| p.location));
             self.control
                 .progress(phase, done, total, self.report.total_bytes());
         }

@@ -197,9 +197,7 @@ pub async fn expire_changelogs(
         deleted_by_deltas(&rr, table, &delta_lists),
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
     )?;
-    for (loc, c) in changelog_candidates {
-        candidates.entry(loc).or_insert(c);
-    }
+    candidates.append(changelog_candidates);
 
     // Protectors: every snapshot, every tag, other branches, the remaining changelogs.
     let mut protectors = snapshot_line(

@@ -207,9 +207,7 @@ pub async fn expire_snapshots(
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
         RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
     )?;
-    for (loc, c) in changelog_candidates {
-        candidates.entry(loc).or_insert(c);
-    }
+    candidates.append(changelog_candidates);
 
     // Protectors: the kept snapshots of this branch, every tag, other branches, changelogs, and
     // (decoupled lifecycle) the expired snapshots that become long-lived changelogs now.

@@ -3,14 +3,15 @@
 //! nothing else names, and the crash-safe order in which they go.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::references::{read_index_files, Protector, ReferenceReader};
+use crate::clean::references::{read_index_files, CandidateNames, Protector, ReferenceReader};
 use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
-use crate::hash::{FastMap, FastSet};
+use crate::hash::{location_key, name_key, FastMap, FastSet};
 use crate::spec::manifest::{FileKind, ManifestEntry};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
@@ -25,21 +26,81 @@ pub struct Candidate {
     pub bytes: u64,
     /// Extra files beside it (`.index`, ...), deleted with it.
     pub extras: Vec<Location>,
+    /// [`name_key`] of its file name (protection's pre-filter).
+    name_key: u64,
 }
 
-/// Candidates by location.
-pub type Candidates = FastMap<Location, Candidate>;
+impl Candidate {
+    /// A candidate whose file is named `name`.
+    pub fn new(class: FileClass, bytes: u64, extras: Vec<Location>, name: &str) -> Candidate {
+        Candidate {
+            class,
+            bytes,
+            extras,
+            name_key: name_key(name),
+        }
+    }
+}
+
+/// Candidates with their locations, gathered in order; a location named twice counts once,
+/// as it was first gathered ([`Candidates::into_sorted`]).
+#[derive(Debug, Default)]
+pub struct Candidates {
+    entries: Vec<(Location, Candidate)>,
+}
+
+impl Candidates {
+    /// Add one (an earlier entry of the same location wins).
+    pub fn push(&mut self, location: Location, candidate: Candidate) {
+        self.entries.push((location, candidate));
+    }
+
+    /// Add all of `later` after these (entries of these win on the same location).
+    pub fn append(&mut self, mut later: Candidates) {
+        if self.entries.is_empty() {
+            self.entries = later.entries;
+        } else {
+            self.entries.append(&mut later.entries);
+        }
+    }
+
+    /// Entries gathered so far (a location named twice counts twice).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True if nothing was gathered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries as gathered.
+    pub fn iter(&self) -> impl Iterator<Item = &(Location, Candidate)> {
+        self.entries.iter()
+    }
+
+    /// Sorted by location, each location once (the first gathered).
+    pub fn into_sorted(self) -> Vec<(Location, Candidate)> {
+        let mut v = self.entries;
+        // Stable: of equal locations the first gathered stays first and is kept.
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v.dedup_by(|later, earlier| later.0 == earlier.0);
+        v
+    }
+}
 
 /// One entry of a manifest read for candidates, reduced on the blocking pool.
 enum Reduced {
-    /// A file the entry deletes (delta lists) or adds (changelog lists): a candidate.
-    Candidate(Location, Candidate),
-    /// A file a delta list adds: cancels a DELETE of the same location earlier in that list.
-    Added(Location),
+    /// A file the entry deletes (delta lists) or adds (changelog lists): a candidate, with its
+    /// [`crate::hash::location_key`].
+    Candidate(u64, Location, Candidate),
+    /// The location key of a file a delta list adds: cancels a DELETE of the same location
+    /// earlier in that list.
+    Added(u64),
 }
 
 /// Reduce a delta manifest: DELETE entries to candidates (with extras), ADD entries to
-/// locations.
+/// location keys.
 fn reduce_delta(paths: &PathFactory, entries: Vec<ManifestEntry>) -> Result<Vec<Reduced>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::with_capacity(entries.len());
@@ -49,15 +110,19 @@ fn reduce_delta(paths: &PathFactory, entries: Vec<ManifestEntry>) -> Result<Vec<
                 let (main, extras) =
                     locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
                 Reduced::Candidate(
+                    location_key(main.as_str()),
                     main,
-                    Candidate {
-                        class: FileClass::Data,
-                        bytes: e.file.file_size.max(0) as u64,
+                    Candidate::new(
+                        FileClass::Data,
+                        e.file.file_size.max(0) as u64,
                         extras,
-                    },
+                        &e.file.file_name,
+                    ),
                 )
             }
-            FileKind::Add => Reduced::Added(locate.data_file(&e.partition, e.bucket, &e.file)?),
+            FileKind::Add => {
+                Reduced::Added(locate.data_file_key(&e.partition, e.bucket, &e.file)?)
+            }
         });
     }
     Ok(out)
@@ -68,23 +133,23 @@ fn reduce_adds(
     paths: &PathFactory,
     entries: Vec<ManifestEntry>,
     class: FileClass,
-) -> Result<Vec<Reduced>> {
+) -> Result<Vec<(Location, Candidate)>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
     for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
         let (main, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
-        out.push(Reduced::Candidate(
-            main,
-            Candidate {
-                class,
-                bytes: e.file.file_size.max(0) as u64,
-                extras: if class == FileClass::Data {
-                    extras
-                } else {
-                    Vec::new()
-                },
-            },
-        ));
+        let extras = if class == FileClass::Data {
+            extras
+        } else {
+            Vec::new()
+        };
+        let c = Candidate::new(
+            class,
+            e.file.file_size.max(0) as u64,
+            extras,
+            &e.file.file_name,
+        );
+        out.push((main, c));
     }
     Ok(out)
 }
@@ -103,12 +168,14 @@ fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(usize, Stri
         .collect()
 }
 
-/// Files the given delta lists delete: per list, DELETE entries keyed by location, cancelled
-/// by an ADD of the same location in that list (a level upgrade). Missing lists and manifests
-/// read as empty (an interrupted earlier run may have removed them after their data).
+/// Files the given delta lists delete: per list, DELETE entries, cancelled by an ADD of the
+/// same location later in that list (a level upgrade). Missing lists and manifests read as
+/// empty (an interrupted earlier run may have removed them after their data).
 ///
 /// Manifests are read concurrently and consumed in list order; each is reduced to locations
-/// in the blocking task that decodes it, and its entries are dropped there.
+/// in the blocking task that decodes it, and its entries are dropped there. ADD entries are
+/// reduced to 64-bit location keys: two locations sharing a key could only cancel a DELETE
+/// wrongly, which keeps a file, never deletes one.
 pub async fn deleted_by_deltas(
     rr: &ReferenceReader<'_>,
     table: &Table,
@@ -124,29 +191,36 @@ pub async fn deleted_by_deltas(
         })
         .buffered(rr.concurrency());
     let mut out = Candidates::default();
-    let mut per_list = Candidates::default();
+    // This list's DELETEs by location key, in the order they came.
+    let mut per_list: FastMap<u64, (Location, Candidate)> = FastMap::default();
     let mut current = None;
     while let Some(next) = read.next().await {
         let (i, reduced) = next?;
         if current != Some(i) {
-            out.extend(per_list.drain());
+            take_list(&mut out, &mut per_list);
             current = Some(i);
         }
         for r in reduced {
             match r {
-                Reduced::Candidate(loc, c) => {
-                    per_list.insert(loc, c);
+                Reduced::Candidate(key, loc, c) => {
+                    per_list.insert(key, (loc, c));
                 }
-                Reduced::Added(loc) => {
+                Reduced::Added(key) => {
                     if !per_list.is_empty() {
-                        per_list.remove(&loc);
+                        per_list.remove(&key);
                     }
                 }
             }
         }
     }
-    out.extend(per_list);
+    take_list(&mut out, &mut per_list);
     Ok(out)
+}
+
+/// Move one list's remaining DELETEs into `out`. Their order among themselves does not matter:
+/// they are distinct locations, and between lists the earlier list's entry wins.
+fn take_list(out: &mut Candidates, per_list: &mut FastMap<u64, (Location, Candidate)>) {
+    out.entries.extend(per_list.drain().map(|(_, v)| v));
 }
 
 /// Files the given lists ADD (changelog lists; Java deletes changelog files without extras).
@@ -171,11 +245,7 @@ pub async fn added_by_lists(
         .buffered(rr.concurrency());
     let mut out = Candidates::default();
     while let Some(reduced) = read.next().await {
-        for r in reduced? {
-            if let Reduced::Candidate(loc, c) = r {
-                out.entry(loc).or_insert(c);
-            }
-        }
+        out.entries.extend(reduced?);
     }
     Ok(out)
 }
@@ -332,22 +402,24 @@ impl DeletionPlan {
         removed: RemovedMetadata,
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
-        let protected = {
-            let names: FastSet<&str> = candidates.keys().map(|l| l.name()).collect();
-            rr.protected_among(protectors, &names, |l| candidates.contains_key(l))
-                .await?
-        };
+        let sorted = candidates.into_sorted();
+        let find = |l: &Location| sorted.binary_search_by(|(x, _)| x.cmp(l)).ok();
+        let names = CandidateNames::from_keys(sorted.iter().map(|(_, c)| c.name_key));
+        let protected = rr
+            .protected_among(protectors, Arc::new(names), |l| find(l).is_some())
+            .await?;
+        let mut keep = vec![true; sorted.len()];
+        for l in &protected {
+            if let Some(i) = find(l) {
+                keep[i] = false;
+            }
+        }
+        drop(protected);
         let referenced = rr.referenced_metadata(protectors).await?;
         let mut plan = DeletionPlan::default();
 
-        let mut sorted: Vec<(Location, Candidate)> = candidates
-            .into_iter()
-            .filter(|(l, _)| !protected.contains(l))
-            .collect();
-        drop(protected);
-        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         plan.data.reserve(sorted.len());
-        for (loc, c) in sorted {
+        for ((loc, c), _) in sorted.into_iter().zip(keep).filter(|(_, k)| *k) {
             let target = if c.class == FileClass::ChangelogData {
                 &mut plan.changelog_data
             } else {

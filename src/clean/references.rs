@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex};
 use futures::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::Result;
-use crate::hash::FastSet;
+use crate::hash::{name_key, FastSet};
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
-use crate::table::{PathFactory, Table};
+use crate::table::{DataFileLocator, PathFactory, Table};
 
 /// How a protecting version is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +51,35 @@ struct Slim {
     kind: FileKind,
     level: i32,
     location: Location,
+}
+
+/// The file names of a candidate set, as 64-bit keys ([`crate::hash::name_key`]): the
+/// pre-filter that keeps protectors' manifests down to the entries that may name a candidate.
+/// A name that shares a key with a candidate's only passes the filter; whether it is a
+/// candidate is then decided on its exact location.
+#[derive(Debug, Default)]
+pub struct CandidateNames(FastSet<u64>);
+
+impl CandidateNames {
+    /// From the names' keys.
+    pub fn from_keys(keys: impl Iterator<Item = u64>) -> CandidateNames {
+        CandidateNames(keys.collect())
+    }
+
+    /// From the names.
+    pub fn from_names<'a>(names: impl Iterator<Item = &'a str>) -> CandidateNames {
+        CandidateNames::from_keys(names.map(name_key))
+    }
+
+    /// True if `name` may be a candidate's name.
+    pub fn may_contain(&self, name: &str) -> bool {
+        self.0.contains(&name_key(name))
+    }
+
+    /// True if there are no candidates.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// An index file named by an index manifest, with its size from the entry.
@@ -191,14 +220,25 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
-    async fn load_slim(&mut self, names: &[String], candidate_names: &FastSet<&str>) -> Result<()> {
+    async fn load_slim(
+        &mut self,
+        names: &[String],
+        candidate_names: &Arc<CandidateNames>,
+    ) -> Result<()> {
         let todo: Vec<String> = distinct(names.iter().filter(|n| !self.slim.contains_key(*n)));
-        let table = self.table;
+        let paths = self.table.paths_arc();
+        let this = &*self;
         let read: Vec<(String, Vec<Slim>)> = stream::iter(todo)
-            .map(|n| async move {
-                let entries = table.reader().manifest(table.paths(), &n).await?;
-                let slim = slim_of(table, &entries, candidate_names)?;
-                Ok::<_, crate::error::Error>((n, slim))
+            .map(|n| {
+                let filter = candidate_names.clone();
+                async move {
+                    let slim = this
+                        .manifest_reduced(paths, &n, false, move |p, entries| {
+                            slim_of(p, &entries, &filter)
+                        })
+                        .await?;
+                    Ok::<_, crate::error::Error>((n, slim))
+                }
             })
             .buffer_unordered(self.concurrency())
             .try_collect()
@@ -229,20 +269,20 @@ impl<'t> ReferenceReader<'t> {
         protectors: &[Protector],
         candidates: &HashSet<Location>,
     ) -> Result<FastSet<Location>> {
-        let names: FastSet<&str> = candidates.iter().map(|l| l.name()).collect();
-        self.protected_among(protectors, &names, |l| candidates.contains(l))
+        let names = CandidateNames::from_names(candidates.iter().map(|l| l.name()));
+        self.protected_among(protectors, Arc::new(names), |l| candidates.contains(l))
             .await
     }
 
-    /// Of the candidates (files named in `candidate_names`, located where `is_candidate`
-    /// says), those that some protector still needs. Any metadata a protector needs that
+    /// Of the candidates (files whose names pass `candidate_names`, located where
+    /// `is_candidate` says), those that some protector still needs. Any metadata a protector needs that
     /// cannot be read is an error (nothing may then be deleted). Slim entries are cached per
     /// manifest for the candidate names of the first call; later calls must pass the same
     /// (or a smaller) candidate set.
     pub async fn protected_among(
         &mut self,
         protectors: &[Protector],
-        candidate_names: &FastSet<&str>,
+        candidate_names: Arc<CandidateNames>,
         is_candidate: impl Fn(&Location) -> bool,
     ) -> Result<FastSet<Location>> {
         let mut protected = FastSet::default();
@@ -260,7 +300,7 @@ impl<'t> ReferenceReader<'t> {
                     .collect::<Vec<_>>()
             })
             .collect();
-        self.load_slim(&manifests, candidate_names).await?;
+        self.load_slim(&manifests, &candidate_names).await?;
 
         for p in protectors {
             let s = &p.snapshot;
@@ -419,19 +459,20 @@ pub(crate) async fn read_index_files(
 }
 
 fn slim_of(
-    table: &Table,
+    paths: &PathFactory,
     entries: &[ManifestEntry],
-    candidate_names: &FastSet<&str>,
+    candidate_names: &CandidateNames,
 ) -> Result<Vec<Slim>> {
+    let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
     for e in entries {
-        if !candidate_names.contains(e.file.file_name.as_str()) {
+        if !candidate_names.may_contain(&e.file.file_name) {
             continue;
         }
         out.push(Slim {
             kind: e.kind,
             level: e.file.level,
-            location: table.paths().data_file(&e.partition, e.bucket, &e.file)?,
+            location: locate.data_file(&e.partition, e.bucket, &e.file)?,
         });
     }
     Ok(out)

@@ -79,11 +79,13 @@ pub async fn delete_tags(
         let mut locate = DataFileLocator::new(table.paths());
         for e in &live {
             let (main, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
-            candidates.entry(main).or_insert(Candidate {
-                class: FileClass::Data,
-                bytes: e.file.file_size.max(0) as u64,
+            let c = Candidate::new(
+                FileClass::Data,
+                e.file.file_size.max(0) as u64,
                 extras,
-            });
+                &e.file.file_name,
+            );
+            candidates.push(main, c);
         }
         // A tag's changelog manifests are not deleted here (as in Java).
         let mut s = t.snapshot.clone();

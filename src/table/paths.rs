@@ -205,14 +205,41 @@ impl<'p, 'e> DataFileLocator<'p, 'e> {
         if let Some(ext) = &file.external_path {
             return Location::parse(ext);
         }
-        let dir = match self.bucket_dirs.get(&(partition, bucket)) {
-            Some(d) => d,
-            None => {
-                let d = self.paths.bucket_dir(partition, bucket)?;
-                self.bucket_dirs.entry((partition, bucket)).or_insert(d)
-            }
-        };
+        let dir = self.bucket_dir(partition, bucket)?;
         child(dir, &file.file_name)
+    }
+
+    /// [`crate::hash::location_key`] of [`DataFileLocator::data_file`], without building the
+    /// location (same errors for a file name that is not a plain segment).
+    pub fn data_file_key(
+        &mut self,
+        partition: &'e [u8],
+        bucket: i32,
+        file: &DataFileMeta,
+    ) -> Result<u64> {
+        if file.external_path.is_some() {
+            return Ok(crate::hash::location_key(
+                self.data_file(partition, bucket, file)?.as_str(),
+            ));
+        }
+        let dir = self.bucket_dir(partition, bucket)?;
+        check_plain_name(dir, &file.file_name)?;
+        if dir.as_str().ends_with('/') {
+            // A store root: the joined location has no extra `/`.
+            return Ok(crate::hash::location_key(
+                child(dir, &file.file_name)?.as_str(),
+            ));
+        }
+        Ok(crate::hash::child_key(dir.as_str(), &file.file_name))
+    }
+
+    fn bucket_dir(&mut self, partition: &'e [u8], bucket: i32) -> Result<&Location> {
+        Ok(match self.bucket_dirs.entry((partition, bucket)) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(self.paths.bucket_dir(partition, bucket)?)
+            }
+        })
     }
 
     /// The data file and its extra files, which live beside it (see
@@ -240,6 +267,12 @@ impl<'p, 'e> DataFileLocator<'p, 'e> {
 /// `dir/name` for a file name taken from metadata: it must be one plain path segment, so a
 /// crafted manifest naming `../x` or `a/b` can never point outside its directory.
 pub fn child(dir: &Location, name: &str) -> Result<Location> {
+    check_plain_name(dir, name)?;
+    Ok(dir.join(name))
+}
+
+/// The error of [`child`] for a `name` that is not one plain path segment.
+fn check_plain_name(dir: &Location, name: &str) -> Result<()> {
     if name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('\0') {
         return Err(Error::malformed(
             "metadata",
@@ -247,5 +280,5 @@ pub fn child(dir: &Location, name: &str) -> Result<Location> {
             format!("file name '{name}' is not a plain file name"),
         ));
     }
-    Ok(dir.join(name))
+    Ok(())
 }

@@ -381,12 +381,11 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             .iter()
             .filter_map(|s| s.changelog_manifest_list.clone())
             .collect();
-        for (loc, c) in added_by_lists(&rr, &t, &cl, FileClass::ChangelogData)
-            .await
-            .map_err(e)?
-        {
-            candidates.entry(loc).or_insert(c);
-        }
+        candidates.append(
+            added_by_lists(&rr, &t, &cl, FileClass::ChangelogData)
+                .await
+                .map_err(e)?,
+        );
         step(
             &mut clock,
             "candidates: changelog lists (added_by_lists)",
@@ -404,7 +403,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             protectors.len() as u64,
         );
 
-        let set: std::collections::HashSet<_> = candidates.keys().cloned().collect();
+        let set: std::collections::HashSet<_> = candidates.iter().map(|(l, _)| l.clone()).collect();
         let t4 = clock.now_ms();
         let protected = rr.protected_files(&protectors, &set).await.map_err(e)?;
         step(
