@@ -133,7 +133,7 @@ pub async fn expire_snapshots(
             .get_bool("consumer.changelog-only")?
             .unwrap_or(false);
     let storage = table.storage();
-    let all = read_snapshots(table).await?;
+    let (all, sizes) = read_snapshots_sized(table).await?;
     let mut report = ExpireReport::default();
     let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
 
@@ -245,7 +245,7 @@ pub async fn expire_snapshots(
         .map(|s| Planned {
             location: dir.location(s.id),
             class: FileClass::SnapshotMeta,
-            bytes: None,
+            bytes: sizes.get(&s.id).copied(),
         })
         .collect();
     deleter.delete("snapshot files", snapshot_files).await?;
@@ -269,14 +269,17 @@ pub async fn expire_snapshots(
     Ok(report)
 }
 
-/// Read every snapshot of the table's branch, by id.
-pub(crate) async fn read_snapshots(table: &Table) -> Result<BTreeMap<i64, Snapshot>> {
-    Ok(table
-        .all_snapshots()
-        .await?
-        .into_iter()
-        .map(|s| (s.id, s))
-        .collect())
+/// Every snapshot of the table's branch by id, and each snapshot file's size from the listing.
+async fn read_snapshots_sized(
+    table: &Table,
+) -> Result<(BTreeMap<i64, Snapshot>, BTreeMap<i64, u64>)> {
+    let mut all = BTreeMap::new();
+    let mut sizes = BTreeMap::new();
+    for (s, size) in table.all_snapshots_sized().await? {
+        sizes.insert(s.id, size);
+        all.insert(s.id, s);
+    }
+    Ok((all, sizes))
 }
 
 /// Write a hint file (EARLIEST / LATEST).

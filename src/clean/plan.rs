@@ -8,7 +8,9 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt};
 
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::references::{read_index_files, CandidateNames, Protector, ReferenceReader};
+use crate::clean::references::{
+    read_index_files_sized, CandidateNames, Protector, ReferenceReader,
+};
 use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
 use crate::hash::{location_key, name_key, FastMap, FastSet};
@@ -260,7 +262,8 @@ pub struct RemovedMetadata {
     scope: MetadataScope,
     lists: Vec<(String, Option<u64>)>,
     manifests: Vec<(String, u64)>,
-    index_manifests: Vec<String>,
+    /// Index manifests with their sizes once read (`None`: missing).
+    index_manifests: Vec<(String, Option<u64>)>,
     index_files: Vec<(Location, u64)>,
     statistics: Vec<String>,
 }
@@ -327,7 +330,7 @@ impl RemovedMetadata {
         for s in removed {
             if let Some(im) = &s.index_manifest {
                 if seen.insert(im.clone()) {
-                    out.index_manifests.push(im.clone());
+                    out.index_manifests.push((im.clone(), None));
                 }
             }
             if let Some(st) = &s.statistics {
@@ -337,11 +340,19 @@ impl RemovedMetadata {
             }
         }
         let mut index_seen: FastSet<Location> = FastSet::default();
-        let mut read = stream::iter(out.index_manifests.clone())
-            .map(|im| async move { read_index_files(table, &im, true).await })
+        let names: Vec<String> = out.index_manifests.iter().map(|(n, _)| n.clone()).collect();
+        let mut read = stream::iter(names)
+            .map(|im| async move { read_index_files_sized(table, &im, true).await })
             .buffered(rr.concurrency());
+        let mut i = 0;
         while let Some(next) = read.next().await {
-            for f in next? {
+            let Some((files, size)) = next? else {
+                i += 1;
+                continue;
+            };
+            out.index_manifests[i].1 = Some(size);
+            i += 1;
+            for f in files {
                 if !index_seen.contains(&f.location) {
                     index_seen.insert(f.location.clone());
                     out.index_files.push((f.location, f.bytes));
@@ -478,12 +489,12 @@ impl DeletionPlan {
                 });
             }
         }
-        for im in &removed.index_manifests {
+        for (im, size) in &removed.index_manifests {
             if unreferenced(im) && planned.insert(im.as_str()) {
                 plan.lists.push(Planned {
                     location: table.paths().manifest(im)?,
                     class: FileClass::IndexManifest,
-                    bytes: None,
+                    bytes: *size,
                 });
             }
         }

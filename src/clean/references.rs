@@ -443,9 +443,26 @@ pub(crate) async fn read_index_files(
     name: &str,
     tolerate_missing: bool,
 ) -> Result<Vec<IndexFile>> {
-    let entries = match table.reader().index_manifest(table.paths(), name).await {
+    Ok(read_index_files_sized(table, name, tolerate_missing)
+        .await?
+        .map(|(files, _)| files)
+        .unwrap_or_default())
+}
+
+/// [`read_index_files`] with the index manifest's own size; `None` for a missing one (with
+/// `tolerate_missing`).
+pub(crate) async fn read_index_files_sized(
+    table: &Table,
+    name: &str,
+    tolerate_missing: bool,
+) -> Result<Option<(Vec<IndexFile>, u64)>> {
+    let (entries, size) = match table
+        .reader()
+        .index_manifest_sized(table.paths(), name)
+        .await
+    {
         Ok(v) => v,
-        Err(e) if tolerate_missing && e.is_not_found() => Vec::new(),
+        Err(e) if tolerate_missing && e.is_not_found() => return Ok(None),
         Err(e) => return Err(e),
     };
     let mut files = Vec::with_capacity(entries.len());
@@ -455,7 +472,7 @@ pub(crate) async fn read_index_files(
             bytes: e.file_size.max(0) as u64,
         });
     }
-    Ok(files)
+    Ok(Some((files, size)))
 }
 
 fn slim_of(

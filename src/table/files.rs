@@ -81,6 +81,22 @@ impl MetadataReader {
             .await
     }
 
+    /// [`MetadataReader::index_manifest`] with the file's size in bytes.
+    pub async fn index_manifest_sized(
+        &self,
+        paths: &PathFactory,
+        name: &str,
+    ) -> Result<(Vec<IndexManifestEntry>, u64)> {
+        let loc = paths.manifest(name)?;
+        let at = loc.clone();
+        self.storage
+            .get_then(&loc, move |bytes| {
+                let entries = manifest::decode_index_manifest(&bytes, at.as_str())?;
+                Ok((entries, bytes.len() as u64))
+            })
+            .await
+    }
+
     /// Read and decode an index manifest.
     pub async fn index_manifest(
         &self,

@@ -184,12 +184,24 @@ impl Table {
 
     /// Read every snapshot present (ascending id). Snapshots that vanish meanwhile are skipped.
     pub async fn all_snapshots(&self) -> Result<Vec<Snapshot>> {
+        Ok(self
+            .all_snapshots_sized()
+            .await?
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect())
+    }
+
+    /// [`Table::all_snapshots`], each with its file's size from the directory listing.
+    pub async fn all_snapshots_sized(&self) -> Result<Vec<(Snapshot, u64)>> {
         read_all_versions(&self.storage, &self.snapshots(), self.reader.concurrency()).await
     }
 
     /// Read every long-lived changelog present (ascending id).
     pub async fn all_changelogs(&self) -> Result<Vec<Snapshot>> {
-        read_all_versions(&self.storage, &self.changelogs(), self.reader.concurrency()).await
+        let read =
+            read_all_versions(&self.storage, &self.changelogs(), self.reader.concurrency()).await?;
+        Ok(read.into_iter().map(|(s, _)| s).collect())
     }
 
     /// Every tag of this branch, sorted by name. Directories under `tag/` are skipped (P17).
@@ -294,11 +306,13 @@ async fn read_all_versions(
     storage: &Storage,
     dir: &VersionedDir,
     concurrency: usize,
-) -> Result<Vec<Snapshot>> {
+) -> Result<Vec<(Snapshot, u64)>> {
     use futures::stream::{self, StreamExt, TryStreamExt};
-    let ids = dir.list_ids(storage).await?;
-    let read: Vec<Option<Snapshot>> = stream::iter(ids)
-        .map(|id| dir.try_read(storage, id))
+    let listed = dir.list_sized(storage).await?;
+    let read: Vec<Option<(Snapshot, u64)>> = stream::iter(listed)
+        .map(|(id, size)| async move {
+            Ok::<_, crate::error::Error>(dir.try_read(storage, id).await?.map(|s| (s, size)))
+        })
         .buffered(concurrency.max(1))
         .try_collect()
         .await?;

@@ -1,6 +1,8 @@
 //! Versioned metadata directories (`snapshot/`, `changelog/`) with their `EARLIEST` / `LATEST`
 //! hints (spec §1.2, pitfall P16): hints are trusted only when the files agree with them.
 
+use std::collections::BTreeMap;
+
 use crate::error::{Error, Result};
 use crate::spec::consumer::parse_hint;
 use crate::spec::snapshot::Snapshot;
@@ -60,15 +62,17 @@ impl VersionedDir {
 
     /// Every version id present, sorted ascending (temp files and other names ignored).
     pub async fn list_ids(&self, storage: &Storage) -> Result<Vec<i64>> {
+        Ok(self.list_sized(storage).await?.into_keys().collect())
+    }
+
+    /// Every version id present with its file's size from the listing.
+    pub async fn list_sized(&self, storage: &Storage) -> Result<BTreeMap<i64, u64>> {
         let listing = storage.list_dir(&self.dir).await?;
-        let mut ids: Vec<i64> = listing
+        Ok(listing
             .files
             .iter()
-            .filter_map(|f| self.parse_id(f.location.name()))
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        Ok(ids)
+            .filter_map(|f| Some((self.parse_id(f.location.name())?, f.size)))
+            .collect())
     }
 
     async fn read_hint(&self, storage: &Storage, hint: &str) -> Result<Option<i64>> {
