@@ -33,7 +33,7 @@ use std::process::{Command, Stdio};
 use clap::Parser;
 use serde_json::json;
 
-use paimon_bench::floor::{floor, prepare_mirror};
+use paimon_bench::floor::{floor, prepare_mirror, settle_disk};
 use paimon_bench::measure::{Measure, RESULT_PREFIX};
 use paimon_bench::ops::{self, Op, PlanFile};
 use paimon_gen::{GenConfig, GenSummary, Size};
@@ -263,11 +263,14 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
             let probe = work.join("probe-copy");
             prepare_mirror(&table, &probe, &plan.paths)?;
             eprintln!("[{} {}] probe: Deleter on a copy", op.name(), size.name());
+            settle_disk()?;
             extra_phases.push(spawn_with(cli, op, "probe-delete", &work, &probe)?);
         }
     }
+    settle_disk()?;
     eprintln!("[{} {}] floor", op.name(), size.name());
     let floor_m = spawn(cli, op, "floor", &work)?;
+    settle_disk()?;
     eprintln!("[{} {}] operation", op.name(), size.name());
     let op_m = spawn(cli, op, "op", &work)?;
 

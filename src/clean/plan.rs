@@ -28,12 +28,12 @@ pub struct Candidate {
     pub bytes: u64,
     /// Extra files beside it (`.index`, ...), deleted with it.
     pub extras: Vec<Location>,
-    /// [`name_key`] of its file name (protection's pre-filter).
+    /// [`name_key`] of its location's last segment (protection's pre-filter).
     name_key: u64,
 }
 
 impl Candidate {
-    /// A candidate whose file is named `name`.
+    /// A candidate whose location's last segment is `name`.
     pub fn new(class: FileClass, bytes: u64, extras: Vec<Location>, name: &str) -> Candidate {
         Candidate {
             class,
@@ -111,16 +111,13 @@ fn reduce_delta(paths: &PathFactory, entries: Vec<ManifestEntry>) -> Result<Vec<
             FileKind::Delete => {
                 let (main, extras) =
                     locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
-                Reduced::Candidate(
-                    location_key(main.as_str()),
-                    main,
-                    Candidate::new(
-                        FileClass::Data,
-                        e.file.file_size.max(0) as u64,
-                        extras,
-                        &e.file.file_name,
-                    ),
-                )
+                let c = Candidate::new(
+                    FileClass::Data,
+                    e.file.file_size.max(0) as u64,
+                    extras,
+                    main.name(),
+                );
+                Reduced::Candidate(location_key(main.as_str()), main, c)
             }
             FileKind::Add => {
                 Reduced::Added(locate.data_file_key(&e.partition, e.bucket, &e.file)?)
@@ -145,12 +142,7 @@ fn reduce_adds(
         } else {
             Vec::new()
         };
-        let c = Candidate::new(
-            class,
-            e.file.file_size.max(0) as u64,
-            extras,
-            &e.file.file_name,
-        );
+        let c = Candidate::new(class, e.file.file_size.max(0) as u64, extras, main.name());
         out.push((main, c));
     }
     Ok(out)

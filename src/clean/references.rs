@@ -483,7 +483,9 @@ fn slim_of(
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
     for e in entries {
-        if !candidate_names.may_contain(&e.file.file_name) {
+        // An external path's last segment need not be the file name: such entries always
+        // pass, and their exact location decides.
+        if e.file.external_path.is_none() && !candidate_names.may_contain(&e.file.file_name) {
             continue;
         }
         out.push(Slim {
@@ -498,4 +500,45 @@ fn slim_of(
 fn distinct<'a>(names: impl Iterator<Item = &'a String>) -> Vec<String> {
     let mut seen = HashSet::new();
     names.filter(|n| seen.insert(n.as_str())).cloned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::manifest::DataFileMeta;
+    use crate::spec::options::TableOptions;
+
+    fn entry(name: &str, external: Option<&str>) -> ManifestEntry {
+        ManifestEntry {
+            kind: FileKind::Add,
+            partition: Vec::new(),
+            bucket: 0,
+            total_buckets: 1,
+            file: DataFileMeta {
+                file_name: name.to_string(),
+                external_path: external.map(String::from),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn the_name_filter_keeps_candidate_names_and_every_external_path() {
+        let root = Location::parse("file:///t").unwrap();
+        let options = TableOptions::new(&HashMap::new(), &HashMap::new());
+        let paths = PathFactory::new(&root, &options, Vec::new()).unwrap();
+        let names = CandidateNames::from_names(["data-1.orc"].into_iter());
+        let entries = vec![
+            entry("data-1.orc", None),
+            entry("data-2.orc", None),
+            // Same location as a candidate could have, under another file name.
+            entry("data-3.orc", Some("file:///ext/data-1.orc")),
+        ];
+        let slim = slim_of(&paths, &entries, &names).unwrap();
+        let kept: Vec<&str> = slim.iter().map(|s| s.location.as_str()).collect();
+        assert_eq!(
+            kept,
+            vec!["file:///t/bucket-0/data-1.orc", "file:///ext/data-1.orc"]
+        );
+    }
 }

@@ -83,7 +83,7 @@ pub async fn delete_tags(
                 FileClass::Data,
                 e.file.file_size.max(0) as u64,
                 extras,
-                &e.file.file_name,
+                main.name(),
             );
             candidates.push(main, c);
         }
