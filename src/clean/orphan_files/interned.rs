@@ -6,13 +6,12 @@
 //! two locations are equal exactly when their parents and their names are, and comparing
 //! `(directory id, name)` is as byte-exact as comparing whole locations.
 //!
-//! Names are found through a map from a 64-bit hash of the name to the newest candidate with
-//! that hash, and a chain (`next`) through every older candidate with the same hash; lookups
+//! Names are found through a map from a 64-bit hash (ahash, randomly seeded) of the name to the
+//! newest candidate with that hash, and a chain (`next`) through every older candidate with the same hash; lookups
 //! compare the names themselves, so hash collisions only cost a comparison.
 
-use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::clean::report::FileClass;
 use crate::storage::Location;
@@ -61,7 +60,9 @@ pub(crate) struct CandidateTable {
     /// Next older candidate whose name has the same hash.
     next: Vec<u32>,
     heads: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
-    hasher: RandomState,
+    /// Hashes names for `heads` (ahash, randomly seeded; faster than the default SipHash on the
+    /// millions of lookups a large table makes).
+    hasher: ahash::RandomState,
 }
 
 impl CandidateTable {
