@@ -84,14 +84,14 @@ pub(crate) async fn list_candidates(
             dirs.push((v.dir().clone(), DirKind::Versioned(v)));
         }
     }
-    for ((dir, kind), listing) in list_tolerant(storage, dirs, concurrency, &mut out.errors).await {
-        absorb(&mut out, &dir, &kind, listing, cutoff_ms);
-    }
     let (ready, buckets) = find_data_dirs(storage, layout, concurrency, &mut out).await;
     for ((dir, kind), listing) in ready {
         absorb(&mut out, &dir, &kind, listing, cutoff_ms);
     }
-    let mut stream = stream::iter(buckets)
+    // The metadata directories (`manifest/` is the largest single listing) go first, in one
+    // stream with the bucket directories, so that they are listed alongside them.
+    dirs.extend(buckets);
+    let mut stream = stream::iter(dirs)
         .map(|(dir, kind)| async move {
             let r = storage.list_dir(&dir).await;
             (dir, kind, r)

@@ -450,6 +450,40 @@ impl<'a> Collector<'a> {
             .into_iter()
             .filter_map(|id| Some((id, self.manifest_names.get(id)?.clone())))
             .collect();
+        // Index manifests are read alongside the manifests: every version's, including those
+        // of versions a failed list dropped (reading more is harmless; a failure counts only
+        // for the versions that remain, judged after the manifests).
+        let mut index_users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, v) in versions.iter().enumerate() {
+            if let Some(im) = &v.snapshot.index_manifest {
+                index_users.entry(im.clone()).or_default().push(i);
+            }
+        }
+        let todo_index: Vec<String> = index_users
+            .keys()
+            .filter(|m| !self.index_manifests.contains_key(*m))
+            .cloned()
+            .collect();
+        let index_table = Arc::clone(&self.table);
+        let index_read = stream::iter(todo_index)
+            .map(|m| {
+                let table = Arc::clone(&index_table);
+                async move {
+                    let r = match paths.manifest(&m) {
+                        Ok(loc) => {
+                            read_decoded(storage, loc, move |b, p| {
+                                let all = manifest::decode_index_manifest(b, p)?;
+                                Ok(hits::of_index_manifest(&table, &all))
+                            })
+                            .await
+                        }
+                        Err(e) => Err(e),
+                    };
+                    (m, r)
+                }
+            })
+            .buffer_unordered(self.concurrency)
+            .collect::<Vec<(String, Result<Hits>)>>();
         let to_read = todo.len() as u64;
         let mut done: u64 = 0;
         ctl.progress(REFERENCES_PHASE, 0, to_read, 0);
@@ -472,13 +506,22 @@ impl<'a> Collector<'a> {
                 }
             })
             .buffer_unordered(self.concurrency);
-        let mut failed = Vec::new();
-        while let Some((id, m, r)) = stream.next().await {
-            check()?;
-            done += 1;
-            if done % PROGRESS_EVERY == 0 || done == to_read {
-                ctl.progress(REFERENCES_PHASE, done, to_read, 0);
+        let manifests_read = async {
+            let mut got = Vec::new();
+            while let Some(next) = stream.next().await {
+                check()?;
+                done += 1;
+                if done % PROGRESS_EVERY == 0 || done == to_read {
+                    ctl.progress(REFERENCES_PHASE, done, to_read, 0);
+                }
+                got.push(next);
             }
+            Ok::<_, Error>(got)
+        };
+        let (index_read, manifests_read) = futures::join!(index_read, manifests_read);
+        drop(stream);
+        let mut failed = Vec::new();
+        for (id, m, r) in manifests_read? {
             match r {
                 Ok((n, hits)) => {
                     self.entries_seen += n as u64;
@@ -488,7 +531,6 @@ impl<'a> Collector<'a> {
                 Err(e) => failed.push((id, m, e)),
             }
         }
-        drop(stream);
         for (id, m, e) in failed {
             let loc = paths.manifest(&m)?;
             let needed_by: Vec<usize> = (0..versions.len())
@@ -504,53 +546,32 @@ impl<'a> Collector<'a> {
                 .await?
         }
 
-        // 3. Index manifests.
+        // 3. Index manifests (read alongside the manifests, above).
         check()?;
-        let mut index_users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (i, v) in versions.iter().enumerate() {
-            if let (false, Some(im)) = (dropped.contains(&i), &v.snapshot.index_manifest) {
-                index_users.entry(im.clone()).or_default().push(i);
-            }
-        }
-        let todo: Vec<String> = index_users
-            .keys()
-            .filter(|m| !self.index_manifests.contains_key(*m))
-            .cloned()
-            .collect();
-        let table = &self.table;
-        let read: Vec<(String, Result<Hits>)> = stream::iter(todo)
-            .map(|m| {
-                let table = Arc::clone(table);
-                async move {
-                    let r = match paths.manifest(&m) {
-                        Ok(loc) => {
-                            read_decoded(storage, loc, move |b, p| {
-                                let all = manifest::decode_index_manifest(b, p)?;
-                                Ok(hits::of_index_manifest(&table, &all))
-                            })
-                            .await
-                        }
-                        Err(e) => Err(e),
-                    };
-                    (m, r)
-                }
-            })
-            .buffer_unordered(self.concurrency)
-            .collect()
-            .await;
-        for (m, r) in read {
+        for (m, r) in index_read {
             match r {
                 Ok(hits) => {
                     self.index_manifests.insert(m, Arc::new(hits));
                 }
                 Err(e) => {
                     let loc = paths.manifest(&m)?;
-                    let needed_by = index_users.get(&m).map(Vec::as_slice).unwrap_or(&[]);
+                    let needed_by: Vec<usize> = index_users
+                        .get(&m)
+                        .map(Vec::as_slice)
+                        .unwrap_or(&[])
+                        .iter()
+                        .copied()
+                        .filter(|i| !dropped.contains(i))
+                        .collect();
+                    if needed_by.is_empty() {
+                        // Only versions already dropped use it: as if never read.
+                        continue;
+                    }
                     self.fail_or_drop(
                         e,
                         "index manifest",
                         &loc,
-                        needed_by,
+                        &needed_by,
                         &versions,
                         &mut dropped,
                     )
