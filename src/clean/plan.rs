@@ -333,17 +333,16 @@ impl RemovedMetadata {
         }
         let mut index_seen: FastSet<Location> = FastSet::default();
         let names: Vec<String> = out.index_manifests.iter().map(|(n, _)| n.clone()).collect();
-        let mut read = stream::iter(names)
-            .map(|im| async move { read_index_files_sized(table, &im, true).await })
+        let mut read = stream::iter(names.into_iter().enumerate())
+            .map(|(i, im)| async move {
+                Ok::<_, Error>((i, read_index_files_sized(table, &im, true).await?))
+            })
             .buffered(rr.concurrency());
-        let mut i = 0;
         while let Some(next) = read.next().await {
-            let Some((files, size)) = next? else {
-                i += 1;
+            let (i, Some((files, size))) = next? else {
                 continue;
             };
             out.index_manifests[i].1 = Some(size);
-            i += 1;
             for f in files {
                 if !index_seen.contains(&f.location) {
                     index_seen.insert(f.location.clone());

@@ -275,8 +275,8 @@ impl<'t> ReferenceReader<'t> {
     }
 
     /// Of the candidates (files whose names pass `candidate_names`, located where
-    /// `is_candidate` says), those that some protector still needs. Any metadata a protector needs that
-    /// cannot be read is an error (nothing may then be deleted). Slim entries are cached per
+    /// `is_candidate` says), those that some protector still needs. Any metadata a protector
+    /// needs that cannot be read is an error (nothing may then be deleted). Slim entries are cached per
     /// manifest for the candidate names of the first call; later calls must pass the same
     /// (or a smaller) candidate set.
     pub async fn protected_among(

@@ -103,8 +103,7 @@ impl MetadataReader {
         paths: &PathFactory,
         name: &str,
     ) -> Result<Vec<IndexManifestEntry>> {
-        self.read_decoded(paths.manifest(name)?, manifest::decode_index_manifest)
-            .await
+        Ok(self.index_manifest_sized(paths, name).await?.0)
     }
 
     /// Read a file and decode it on the blocking pool (in the reading task on a local disk),

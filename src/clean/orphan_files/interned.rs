@@ -7,8 +7,8 @@
 //! `(directory id, name)` is as byte-exact as comparing whole locations.
 //!
 //! Names are found through a map from a 64-bit hash (ahash, randomly seeded) of the name to the
-//! newest candidate with that hash, and a chain (`next`) through every older candidate with the same hash; lookups
-//! compare the names themselves, so hash collisions only cost a comparison.
+//! newest candidate with that hash, and a chain (`next`) through every older candidate with the
+//! same hash; lookups compare the names themselves, so hash collisions only cost a comparison.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
