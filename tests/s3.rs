@@ -999,3 +999,42 @@ fn expire_with_a_failed_batched_delete_converges_on_rerun() {
         );
     }
 }
+
+/// A manifest that a kept version needs, missing on the object store, while the expired
+/// versions leave data files to check (a primary-key table with compactions): protectors'
+/// manifests are fetched ahead while the candidates are read, and an absent one must still
+/// stop the run with an error and nothing deleted, as on a local disk.
+#[test]
+fn expire_with_a_kept_versions_manifest_missing_on_s3_deletes_nothing() {
+    let Some(srv) = server() else { return };
+    let opts = common::s3_options(&srv.endpoint);
+    let rt = common::rt();
+    let p = pypaimon_pair(&rt, "pk_changelog", &opts);
+    let storage = Storage::open(&p.uri, &opts).unwrap();
+    let manifest = rt.block_on(async {
+        let t = open(&p.uri, &opts).await.unwrap();
+        let latest = t.all_snapshots().await.unwrap().pop().expect("a snapshot");
+        let metas = t
+            .reader()
+            .manifest_list(t.paths(), &latest.base_manifest_list)
+            .await
+            .unwrap();
+        t.paths()
+            .manifest(&metas.first().expect("a base manifest").file_name)
+            .unwrap()
+    });
+    let removed = rt.block_on(storage.delete_files(vec![manifest.clone()], 1));
+    assert!(removed.iter().all(|(_, r)| r.is_ok()), "{removed:?}");
+    let before = common::s3_tree(&rt, &p.uri, &opts);
+
+    let err = expire(&rt, &p.uri, &opts).expect_err("a kept version's manifest is missing");
+    assert!(
+        err.to_string().contains(manifest.name()),
+        "the error names the missing manifest: {err}"
+    );
+    assert_eq!(
+        common::s3_tree(&rt, &p.uri, &opts),
+        before,
+        "nothing may be deleted"
+    );
+}

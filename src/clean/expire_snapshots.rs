@@ -191,8 +191,8 @@ pub async fn expire_snapshots(
 
     // Candidates: files deleted by the deltas of (begin, end] (an ADD of the same location in
     // the same delta cancels: level upgrade), and changelog files of [begin, end). Read
-    // together with the expired versions' own metadata (lists, index manifests), which does
-    // not depend on them.
+    // together with what does not depend on them: the expired versions' own metadata (lists,
+    // index manifests) and the protectors with their lists and index manifests.
     let mut rr = ReferenceReader::new(table);
     let delta_lists: Vec<String> = all
         .range(begin + 1..=end)
@@ -202,30 +202,45 @@ pub async fn expire_snapshots(
         .iter()
         .filter_map(|s| s.changelog_manifest_list.clone())
         .collect();
-    let (mut candidates, changelog_candidates, removed_metadata) = futures::try_join!(
-        deleted_by_deltas(&rr, table, &delta_lists),
-        added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
-        RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
-    )?;
-    candidates.append(changelog_candidates);
-
-    // Protectors: the kept snapshots of this branch, every tag, other branches, changelogs, and
-    // (decoupled lifecycle) the expired snapshots that become long-lived changelogs now.
     let kept: Vec<Snapshot> = std::iter::once(end_snapshot.clone())
         .chain(all.range(end + 1..).map(|(_, s)| s.clone()))
         .collect();
-    let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), &kept);
-    protectors.extend(other_protectors_except(table, &cfg.assume_removed.tags).await?);
-    if decoupled {
-        protectors.extend(expired.iter().map(|s| Protector {
-            label: format!("new changelog {}", s.id),
-            snapshot: s.clone(),
-            mode: ProtectMode::Changelog,
-        }));
-    }
+    let gather_protectors = async {
+        // The kept snapshots of this branch (read first: known already), every tag, other
+        // branches, changelogs, and (decoupled lifecycle) the expired snapshots that become
+        // long-lived changelogs now.
+        let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), &kept);
+        let (mut others, ()) = futures::try_join!(
+            other_protectors_except(table, &cfg.assume_removed.tags),
+            rr.prefetch(&protectors),
+        )?;
+        if decoupled {
+            others.extend(expired.iter().map(|s| Protector {
+                label: format!("new changelog {}", s.id),
+                snapshot: s.clone(),
+                mode: ProtectMode::Changelog,
+            }));
+        }
+        rr.prefetch(&others).await?;
+        protectors.append(&mut others);
+        Ok::<_, Error>(protectors)
+    };
+    let (mut candidates, changelog_candidates, removed_metadata, protectors) = futures::try_join!(
+        deleted_by_deltas(&rr, table, &delta_lists),
+        added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
+        RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
+        gather_protectors,
+    )?;
+    candidates.append(changelog_candidates);
     ctl.cancel.check()?;
+    tracing::debug!(
+        candidates = candidates.len(),
+        protectors = protectors.len(),
+        "candidates and protectors read"
+    );
     let plan =
         DeletionPlan::from_parts(&mut rr, table, candidates, removed_metadata, &protectors).await?;
+    tracing::debug!(data_files = plan.data.len(), "deletion plan ready");
     ctl.cancel.check()?;
     plan.execute(table, &mut deleter, clean_dirs).await?;
     if decoupled && !cfg.dry_run {

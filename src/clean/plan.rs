@@ -103,10 +103,10 @@ enum Reduced {
 
 /// Reduce a delta manifest: DELETE entries to candidates (with extras), ADD entries to
 /// location keys.
-fn reduce_delta(paths: &PathFactory, entries: Vec<ManifestEntry>) -> Result<Vec<Reduced>> {
+fn reduce_delta(paths: &PathFactory, entries: &[ManifestEntry]) -> Result<Vec<Reduced>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::with_capacity(entries.len());
-    for e in &entries {
+    for e in entries {
         out.push(match e.kind {
             FileKind::Delete => {
                 let (main, extras) =
@@ -130,7 +130,7 @@ fn reduce_delta(paths: &PathFactory, entries: Vec<ManifestEntry>) -> Result<Vec<
 /// Reduce a manifest to the candidates its ADD entries name (extras only for data files).
 fn reduce_adds(
     paths: &PathFactory,
-    entries: Vec<ManifestEntry>,
+    entries: &[ManifestEntry],
     class: FileClass,
 ) -> Result<Vec<(Location, Candidate)>> {
     let mut locate = DataFileLocator::new(paths);

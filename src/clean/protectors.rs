@@ -40,19 +40,38 @@ pub async fn other_protectors_except(
     table: &Table,
     skip_tags: &[String],
 ) -> Result<Vec<Protector>> {
-    let mut out = Vec::new();
-    for name in list_branches(table.storage()).await? {
-        let b = match table.branch(&name).await {
-            Ok(b) => b,
-            Err(Error::NotFound { .. }) => {
-                // No schema: read it with this table's schema; manifests are shared.
-                tracing::warn!(branch = %name, "branch has no readable schema; its snapshots and tags still protect files");
-                table.with_branch_root_of(&name)
-            }
-            Err(e) => return Err(e),
-        };
+    // Branches are read concurrently; their protectors keep the branches' order.
+    let branches = list_branches(table.storage()).await?;
+    let per_branch = futures::future::try_join_all(
+        branches
+            .iter()
+            .map(|name| branch_protectors(table, name, skip_tags)),
+    )
+    .await?;
+    Ok(per_branch.into_iter().flatten().collect())
+}
+
+/// The protectors [`other_protectors_except`] finds in branch `name`: its tags, its snapshots
+/// (unless it is `table`'s own branch) and its long-lived changelogs, read concurrently.
+async fn branch_protectors(
+    table: &Table,
+    name: &str,
+    skip_tags: &[String],
+) -> Result<Vec<Protector>> {
+    let b = match table.branch(name).await {
+        Ok(b) => b,
+        Err(Error::NotFound { .. }) => {
+            // No schema: read it with this table's schema; manifests are shared.
+            tracing::warn!(branch = %name, "branch has no readable schema; its snapshots and tags still protect files");
+            table.with_branch_root_of(name)
+        }
+        Err(e) => return Err(e),
+    };
+    let own_branch = name == table.branch_name();
+    let tags = async {
+        let mut out = Vec::new();
         for (tag, t) in b.tags().await? {
-            if name == table.branch_name() && skip_tags.contains(&tag) {
+            if own_branch && skip_tags.contains(&tag) {
                 continue;
             }
             out.push(Protector {
@@ -61,34 +80,48 @@ pub async fn other_protectors_except(
                 mode: ProtectMode::Full,
             });
         }
-        if name != table.branch_name() {
-            let snaps = b.all_snapshots().await?;
-            out.extend(snapshot_line(&format!("branch {name}"), &snaps));
+        Ok::<_, Error>(out)
+    };
+    let snapshots = async {
+        if own_branch {
+            return Ok(Vec::new());
         }
-        let changelogs: BTreeMap<i64, Snapshot> = b
-            .all_changelogs()
-            .await?
-            .into_iter()
-            .map(|c| (c.id, c))
-            .collect();
-        let expiring = if changelogs.is_empty() {
-            0..0
-        } else {
-            expiring_now(&b, &changelogs).await?
-        };
-        for (id, c) in changelogs {
-            if expiring.contains(&id) && !changelog_readable(&b, &c).await? {
-                // Half-deleted by an interrupted changelog expiry (its metadata goes before its
-                // file): unreadable for everyone, and expiring anyway. Strict otherwise (P3).
-                tracing::warn!(branch = %name, changelog = id, "changelog past its retention misses its metadata (an interrupted changelog expiry); it protects nothing until the next changelog expiry removes it");
-                continue;
-            }
-            out.push(Protector {
-                label: changelog_label(id, &name),
-                snapshot: c,
-                mode: ProtectMode::Changelog,
-            });
+        let snaps = b.all_snapshots().await?;
+        Ok::<_, Error>(snapshot_line(&format!("branch {name}"), &snaps))
+    };
+    let changelogs = changelog_protectors(&b, name);
+    let (mut out, snapshots, changelogs) = futures::try_join!(tags, snapshots, changelogs)?;
+    out.extend(snapshots);
+    out.extend(changelogs);
+    Ok(out)
+}
+
+/// The long-lived changelogs of branch `b` (named `name`) that protect files.
+async fn changelog_protectors(b: &Table, name: &str) -> Result<Vec<Protector>> {
+    let mut out = Vec::new();
+    let changelogs: BTreeMap<i64, Snapshot> = b
+        .all_changelogs()
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c))
+        .collect();
+    let expiring = if changelogs.is_empty() {
+        0..0
+    } else {
+        expiring_now(b, &changelogs).await?
+    };
+    for (id, c) in changelogs {
+        if expiring.contains(&id) && !changelog_readable(b, &c).await? {
+            // Half-deleted by an interrupted changelog expiry (its metadata goes before its
+            // file): unreadable for everyone, and expiring anyway. Strict otherwise (P3).
+            tracing::warn!(branch = %name, changelog = id, "changelog past its retention misses its metadata (an interrupted changelog expiry); it protects nothing until the next changelog expiry removes it");
+            continue;
         }
+        out.push(Protector {
+            label: changelog_label(id, name),
+            snapshot: c,
+            mode: ProtectMode::Changelog,
+        });
     }
     Ok(out)
 }

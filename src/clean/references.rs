@@ -96,8 +96,23 @@ pub struct ReferenceReader<'t> {
     table: &'t Table,
     /// Manifest lists read so far (shared by concurrent readers of one run).
     lists: Mutex<HashMap<String, Arc<Vec<ManifestFileMeta>>>>,
-    slim: HashMap<String, Arc<Vec<Slim>>>,
-    index_files: HashMap<String, Arc<Vec<IndexFile>>>,
+    /// Protectors' manifests reduced to the entries that may name a candidate.
+    slim: Mutex<HashMap<String, Arc<Vec<Slim>>>>,
+    /// Index manifests read so far (shared by concurrent readers of one run).
+    index_files: Mutex<HashMap<String, Arc<Vec<IndexFile>>>>,
+    /// Protectors' manifests fetched ahead from an object store, not decoded yet.
+    fetched: Mutex<FetchedManifests>,
+}
+
+/// Up to this many bytes of protectors' manifests are fetched from an object store while the
+/// candidates are read (see [`ReferenceReader::prefetch`]).
+pub const PREFETCH_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// Manifest contents fetched ahead, and what the budget still allows.
+#[derive(Debug)]
+struct FetchedManifests {
+    budget: u64,
+    content: HashMap<String, bytes::Bytes>,
 }
 
 /// Metadata a set of versions references.
@@ -117,8 +132,12 @@ impl<'t> ReferenceReader<'t> {
         ReferenceReader {
             table,
             lists: Mutex::new(HashMap::new()),
-            slim: HashMap::new(),
-            index_files: HashMap::new(),
+            slim: Mutex::new(HashMap::new()),
+            index_files: Mutex::new(HashMap::new()),
+            fetched: Mutex::new(FetchedManifests {
+                budget: PREFETCH_MANIFEST_BYTES,
+                content: HashMap::new(),
+            }),
         }
     }
 
@@ -206,7 +225,7 @@ impl<'t> ReferenceReader<'t> {
         paths: &Arc<PathFactory>,
         name: &str,
         tolerate_missing: bool,
-        reduce: impl FnOnce(&PathFactory, Vec<ManifestEntry>) -> Result<T> + Send + 'static,
+        reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         match self
             .table
@@ -220,31 +239,56 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
+    fn cached_slim(&self, name: &str) -> Option<Arc<Vec<Slim>>> {
+        self.slim
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+
     async fn load_slim(
-        &mut self,
+        &self,
         names: &[String],
         candidate_names: &Arc<CandidateNames>,
     ) -> Result<()> {
-        let todo: Vec<String> = distinct(names.iter().filter(|n| !self.slim.contains_key(*n)));
+        let todo: Vec<String> = {
+            let cached = self.slim.lock().unwrap_or_else(|p| p.into_inner());
+            distinct(names.iter().filter(|n| !cached.contains_key(*n)))
+        };
         let paths = self.table.paths_arc();
-        let this = &*self;
+        let this = self;
         let read: Vec<(String, Vec<Slim>)> = stream::iter(todo)
             .map(|n| {
                 let filter = candidate_names.clone();
                 async move {
-                    let slim = this
-                        .manifest_reduced(paths, &n, false, move |p, entries| {
-                            slim_of(p, &entries, &filter)
-                        })
-                        .await?;
+                    let reduce = move |p: &PathFactory, entries: &[ManifestEntry]| {
+                        slim_of(p, entries, &filter)
+                    };
+                    let fetched = this
+                        .fetched
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .content
+                        .remove(&n);
+                    let slim = match fetched {
+                        Some(bytes) => {
+                            this.table
+                                .reader()
+                                .manifest_bytes_reduced(paths, &n, bytes, reduce)
+                                .await?
+                        }
+                        None => this.manifest_reduced(paths, &n, false, reduce).await?,
+                    };
                     Ok::<_, crate::error::Error>((n, slim))
                 }
             })
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
+        let mut cached = self.slim.lock().unwrap_or_else(|p| p.into_inner());
         for (n, v) in read {
-            self.slim.insert(n, Arc::new(v));
+            cached.insert(n, Arc::new(v));
         }
         Ok(())
     }
@@ -291,29 +335,41 @@ impl<'t> ReferenceReader<'t> {
         }
         let all_lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
         self.load_lists(&all_lists, false).await?;
-        let manifests: Vec<String> = all_lists
-            .iter()
-            .flat_map(|l| {
-                self.list(l)
-                    .iter()
-                    .map(|m| m.file_name.clone())
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let manifests = self.manifests_of_lists(&all_lists);
         self.load_slim(&manifests, &candidate_names).await?;
+        // Each manifest's entries that name a candidate, found once per manifest (protectors
+        // share most manifests): a slim manifest holds what passed the name filter, which
+        // also passes names that only share a key with a candidate's.
+        let mut relevant: HashMap<&str, Vec<Slim>> = HashMap::new();
+        for m in &manifests {
+            if relevant.contains_key(m.as_str()) {
+                continue;
+            }
+            let kept = self
+                .cached_slim(m)
+                .map(|slim| {
+                    slim.iter()
+                        .filter(|e| is_candidate(&e.location))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            relevant.insert(m.as_str(), kept);
+        }
 
         for p in protectors {
             let s = &p.snapshot;
-            let slim_of_list = |list: &str| -> Vec<Arc<Vec<Slim>>> {
+            let slim_of_list = |list: &str| -> Vec<&[Slim]> {
                 self.list(list)
                     .iter()
-                    .filter_map(|m| self.slim.get(&m.file_name).cloned())
+                    .filter_map(|m| relevant.get(m.file_name.as_str()).map(Vec::as_slice))
                     .collect()
             };
             let mut adds_only: Vec<String> = Vec::new();
             match p.mode {
                 ProtectMode::Full => {
-                    // Merge base then delta by (location, level).
+                    // Merge base then delta by (location, level), over candidates only (the
+                    // merge is per key).
                     let mut live: FastSet<(Location, i32)> = FastSet::default();
                     for list in [&s.base_manifest_list, &s.delta_manifest_list] {
                         for m in slim_of_list(list) {
@@ -330,7 +386,7 @@ impl<'t> ReferenceReader<'t> {
                             }
                         }
                     }
-                    protected.extend(live.into_iter().map(|(l, _)| l).filter(|l| is_candidate(l)));
+                    protected.extend(live.into_iter().map(|(l, _)| l));
                     adds_only.extend(s.changelog_manifest_list.clone());
                 }
                 ProtectMode::DeltaAdds => {
@@ -342,7 +398,7 @@ impl<'t> ReferenceReader<'t> {
             for list in adds_only {
                 for m in slim_of_list(&list) {
                     for e in m.iter().filter(|e| e.kind == FileKind::Add) {
-                        if !protected.contains(&e.location) && is_candidate(&e.location) {
+                        if !protected.contains(&e.location) {
                             protected.insert(e.location.clone());
                         }
                     }
@@ -352,15 +408,25 @@ impl<'t> ReferenceReader<'t> {
         Ok(protected)
     }
 
+    fn cached_index_files(&self, name: &str) -> Option<Arc<Vec<IndexFile>>> {
+        self.index_files
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
+    }
+
     /// Read (once, concurrently) the given index manifests. With `tolerate_missing` an absent
-    /// index manifest names nothing.
+    /// index manifest names nothing. Concurrent callers may share one reader.
     pub async fn load_index_manifests(
-        &mut self,
+        &self,
         names: &[String],
         tolerate_missing: bool,
     ) -> Result<()> {
-        let todo: Vec<String> =
-            distinct(names.iter().filter(|n| !self.index_files.contains_key(*n)));
+        let todo: Vec<String> = {
+            let cached = self.index_files.lock().unwrap_or_else(|p| p.into_inner());
+            distinct(names.iter().filter(|n| !cached.contains_key(*n)))
+        };
         let table = self.table;
         let read: Vec<(String, Vec<IndexFile>)> = stream::iter(todo)
             .map(|n| async move {
@@ -370,8 +436,9 @@ impl<'t> ReferenceReader<'t> {
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
+        let mut cached = self.index_files.lock().unwrap_or_else(|p| p.into_inner());
         for (n, v) in read {
-            self.index_files.insert(n, Arc::new(v));
+            cached.insert(n, Arc::new(v));
         }
         Ok(())
     }
@@ -379,16 +446,112 @@ impl<'t> ReferenceReader<'t> {
     /// Index files named by an index manifest (read once). With `tolerate_missing` an absent
     /// index manifest names nothing.
     pub async fn index_files_of(
-        &mut self,
+        &self,
         name: &str,
         tolerate_missing: bool,
     ) -> Result<Arc<Vec<IndexFile>>> {
-        if let Some(v) = self.index_files.get(name) {
-            return Ok(v.clone());
+        if let Some(v) = self.cached_index_files(name) {
+            return Ok(v);
         }
         let files = Arc::new(read_index_files(self.table, name, tolerate_missing).await?);
-        self.index_files.insert(name.to_string(), files.clone());
+        self.index_files
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string(), files.clone());
         Ok(files)
+    }
+
+    /// Read (strictly, concurrently) the metadata of `protectors` that does not depend on the
+    /// candidates: their manifest lists and index manifests. A later
+    /// [`ReferenceReader::protected_among`] or [`ReferenceReader::referenced_metadata`] then
+    /// finds them cached. Meant to run alongside the candidate readers.
+    ///
+    /// On an object store, the protectors' manifests are also fetched (not decoded: that needs
+    /// the candidates' names), up to [`PREFETCH_MANIFEST_BYTES`] per run, so that
+    /// [`ReferenceReader::protected_among`] does not wait a round of requests for them.
+    pub async fn prefetch(&self, protectors: &[Protector]) -> Result<()> {
+        let lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
+        let index_manifests = Self::index_manifests_of(protectors);
+        let manifests = async {
+            self.load_lists(&lists, false).await?;
+            self.fetch_manifests(&lists).await
+        };
+        futures::try_join!(
+            manifests,
+            self.load_index_manifests(&index_manifests, false),
+        )?;
+        Ok(())
+    }
+
+    /// Fetch (object stores only) the manifests of loaded `lists` that are neither reduced nor
+    /// fetched yet, in order, while the byte budget lasts. An absent manifest is skipped: the
+    /// strict read that needs it reports it.
+    async fn fetch_manifests(&self, lists: &[String]) -> Result<()> {
+        if self.table.root().is_local() {
+            return Ok(());
+        }
+        let mut todo: Vec<String> = Vec::new();
+        {
+            let slim = self.slim.lock().unwrap_or_else(|p| p.into_inner());
+            let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
+            let mut seen: HashSet<String> = HashSet::new();
+            'lists: for l in lists {
+                for m in self.list(l).iter() {
+                    let size = m.file_size.max(0) as u64;
+                    if !seen.insert(m.file_name.clone())
+                        || slim.contains_key(&m.file_name)
+                        || fetched.content.contains_key(&m.file_name)
+                    {
+                        continue;
+                    }
+                    if size > fetched.budget {
+                        break 'lists;
+                    }
+                    fetched.budget -= size;
+                    todo.push(m.file_name.clone());
+                }
+            }
+        }
+        let storage = self.table.storage();
+        let paths = self.table.paths();
+        let read: Vec<Option<(String, bytes::Bytes)>> = stream::iter(todo)
+            .map(|n| async move {
+                match storage.get(&paths.manifest(&n)?).await {
+                    Ok(b) => Ok(Some((n, b))),
+                    Err(e) if e.is_not_found() => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })
+            .buffer_unordered(self.concurrency())
+            .try_collect()
+            .await?;
+        let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
+        for (n, b) in read.into_iter().flatten() {
+            fetched.content.insert(n, b);
+        }
+        Ok(())
+    }
+
+    /// The manifests of loaded lists, in order (repeats included).
+    fn manifests_of_lists(&self, lists: &[String]) -> Vec<String> {
+        lists
+            .iter()
+            .flat_map(|l| {
+                self.list(l)
+                    .iter()
+                    .map(|m| m.file_name.clone())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// The index manifests the (non-changelog) protectors name.
+    fn index_manifests_of(protectors: &[Protector]) -> Vec<String> {
+        protectors
+            .iter()
+            .filter(|p| p.mode != ProtectMode::Changelog)
+            .filter_map(|p| p.snapshot.index_manifest.clone())
+            .collect()
     }
 
     /// Every metadata file the protectors reference (strict: unreadable metadata is an error).
@@ -409,12 +572,8 @@ impl<'t> ReferenceReader<'t> {
                 }
             }
         }
-        let index_manifests: Vec<String> = protectors
-            .iter()
-            .filter(|p| p.mode != ProtectMode::Changelog)
-            .filter_map(|p| p.snapshot.index_manifest.clone())
-            .collect();
-        self.load_index_manifests(&index_manifests, false).await?;
+        self.load_index_manifests(&Self::index_manifests_of(protectors), false)
+            .await?;
         for p in protectors {
             if let Some(s) = &p.snapshot.statistics {
                 out.statistics.insert(s.clone());

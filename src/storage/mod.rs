@@ -98,7 +98,7 @@ pub(crate) fn in_current_dispatch<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> 
 
 /// Runs blocking local I/O on tokio's blocking pool, with the caller's `tracing` dispatcher (a
 /// C host's per-operation log callback), so its events reach the same place as the caller's.
-async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
+pub(crate) async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T> + Send + 'static,

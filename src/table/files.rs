@@ -54,7 +54,7 @@ impl MetadataReader {
         &self,
         paths: &Arc<PathFactory>,
         name: &str,
-        reduce: impl FnOnce(&PathFactory, Vec<ManifestEntry>) -> Result<T> + Send + 'static,
+        reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         let loc = paths.manifest(name)?;
         let paths = paths.clone();
@@ -63,9 +63,29 @@ impl MetadataReader {
             .get_then(&loc, move |bytes| {
                 let entries = manifest::decode_manifest(&bytes, at.as_str())?;
                 drop(bytes);
-                reduce(&paths, entries)
+                reduce(&paths, &entries)
             })
             .await
+    }
+
+    /// [`MetadataReader::manifest_reduced`] over the content of manifest `name`, fetched
+    /// already: decoded and reduced on the blocking pool.
+    pub async fn manifest_bytes_reduced<T: Send + 'static>(
+        &self,
+        paths: &Arc<PathFactory>,
+        name: &str,
+        bytes: bytes::Bytes,
+        reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let loc = paths.manifest(name)?;
+        let paths = paths.clone();
+        let at = loc.clone();
+        crate::storage::blocking(&loc, move || {
+            let entries = manifest::decode_manifest(&bytes, at.as_str())?;
+            drop(bytes);
+            reduce(&paths, &entries)
+        })
+        .await
     }
 
     /// Read many manifests concurrently; results keep the order of `names`.
