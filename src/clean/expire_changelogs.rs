@@ -193,28 +193,33 @@ pub async fn expire_changelogs(
         .filter(|c| c.changelog_manifest_list.is_none())
         .map(|c| c.delta_manifest_list.clone())
         .collect();
-    let (mut candidates, changelog_candidates) = futures::try_join!(
+    // Protectors (gathered while the candidates are read): every snapshot, every tag, other
+    // branches, the remaining changelogs.
+    let gather_protectors = async {
+        let (snapshots, others) = futures::try_join!(
+            table.all_snapshots(),
+            other_protectors_except(table, &cfg.assume_removed.tags),
+        )?;
+        let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), &snapshots);
+        // The expired changelogs themselves do not protect anything.
+        let expiring: std::collections::HashSet<String> = expired
+            .iter()
+            .map(|c| changelog_label(c.id, table.branch_name()))
+            .collect();
+        protectors.extend(
+            others
+                .into_iter()
+                .filter(|p| !(p.mode == ProtectMode::Changelog && expiring.contains(&p.label))),
+        );
+        rr.prefetch(&protectors).await?;
+        Ok::<_, crate::error::Error>(protectors)
+    };
+    let (mut candidates, changelog_candidates, protectors) = futures::try_join!(
         deleted_by_deltas(&rr, table, &delta_lists),
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
+        gather_protectors,
     )?;
     candidates.append(changelog_candidates);
-
-    // Protectors: every snapshot, every tag, other branches, the remaining changelogs.
-    let mut protectors = snapshot_line(
-        &format!("branch {}", table.branch_name()),
-        &table.all_snapshots().await?,
-    );
-    // The expired changelogs themselves do not protect anything.
-    let expiring: std::collections::HashSet<String> = expired
-        .iter()
-        .map(|c| changelog_label(c.id, table.branch_name()))
-        .collect();
-    protectors.extend(
-        other_protectors_except(table, &cfg.assume_removed.tags)
-            .await?
-            .into_iter()
-            .filter(|p| !(p.mode == ProtectMode::Changelog && expiring.contains(&p.label))),
-    );
     ctl.cancel.check()?;
     let plan = DeletionPlan::build(
         &mut rr,

@@ -192,7 +192,8 @@ pub async fn expire_snapshots(
     // Candidates: files deleted by the deltas of (begin, end] (an ADD of the same location in
     // the same delta cancels: level upgrade), and changelog files of [begin, end). Read
     // together with what does not depend on them: the expired versions' own metadata (lists,
-    // index manifests) and the protectors with their lists and index manifests.
+    // index manifests) and the protectors (on object stores also their lists, index manifests
+    // and manifests' bytes: `ReferenceReader::prefetch`).
     let mut rr = ReferenceReader::new(table);
     let delta_lists: Vec<String> = all
         .range(begin + 1..=end)
