@@ -95,11 +95,11 @@ pub struct IndexFile {
 pub struct ReferenceReader<'t> {
     table: &'t Table,
     /// Manifest lists read so far (shared by concurrent readers of one run).
-    lists: Mutex<HashMap<String, Arc<Vec<ManifestFileMeta>>>>,
+    lists: SharedCache<Vec<ManifestFileMeta>>,
     /// Protectors' manifests reduced to the entries that may name a candidate.
-    slim: Mutex<HashMap<String, Arc<Vec<Slim>>>>,
+    slim: SharedCache<Vec<Slim>>,
     /// Index manifests read so far (shared by concurrent readers of one run).
-    index_files: Mutex<HashMap<String, Arc<Vec<IndexFile>>>>,
+    index_files: SharedCache<Vec<IndexFile>>,
     /// Protectors' manifests fetched ahead from an object store, not decoded yet.
     fetched: Mutex<FetchedManifests>,
 }
@@ -107,6 +107,41 @@ pub struct ReferenceReader<'t> {
 /// Up to this many bytes of protectors' manifests are fetched from an object store while the
 /// candidates are read (see [`ReferenceReader::prefetch`]).
 pub const PREFETCH_MANIFEST_BYTES: u64 = 64 << 20;
+
+/// Values read once per run by file name, shared by the concurrent readers of one run.
+#[derive(Debug)]
+struct SharedCache<V>(Mutex<HashMap<String, Arc<V>>>);
+
+impl<V> SharedCache<V> {
+    fn new() -> Self {
+        SharedCache(Mutex::new(HashMap::new()))
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<V>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn get(&self, name: &str) -> Option<Arc<V>> {
+        self.map().get(name).cloned()
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.map().contains_key(name)
+    }
+
+    /// Of `names`, the distinct ones not cached yet, in order.
+    fn missing(&self, names: &[String]) -> Vec<String> {
+        let map = self.map();
+        distinct(names.iter().filter(|n| !map.contains_key(*n)))
+    }
+
+    fn insert_all(&self, read: impl IntoIterator<Item = (String, V)>) {
+        let mut map = self.map();
+        for (n, v) in read {
+            map.insert(n, Arc::new(v));
+        }
+    }
+}
 
 /// Manifest contents fetched ahead, and what the budget still allows.
 #[derive(Debug)]
@@ -131,9 +166,9 @@ impl<'t> ReferenceReader<'t> {
     pub fn new(table: &'t Table) -> Self {
         ReferenceReader {
             table,
-            lists: Mutex::new(HashMap::new()),
-            slim: Mutex::new(HashMap::new()),
-            index_files: Mutex::new(HashMap::new()),
+            lists: SharedCache::new(),
+            slim: SharedCache::new(),
+            index_files: SharedCache::new(),
             fetched: Mutex::new(FetchedManifests {
                 budget: PREFETCH_MANIFEST_BYTES,
                 content: HashMap::new(),
@@ -146,21 +181,10 @@ impl<'t> ReferenceReader<'t> {
         self.table.reader().concurrency()
     }
 
-    fn cached_list(&self, name: &str) -> Option<Arc<Vec<ManifestFileMeta>>> {
-        self.lists
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-            .cloned()
-    }
-
     /// Read (once) the given manifest lists. With `tolerate_missing`, absent lists read as
     /// empty; otherwise absence is an error. Concurrent callers may share one reader.
     pub async fn load_lists(&self, names: &[String], tolerate_missing: bool) -> Result<()> {
-        let todo: Vec<String> = {
-            let cached = self.lists.lock().unwrap_or_else(|p| p.into_inner());
-            distinct(names.iter().filter(|n| !cached.contains_key(*n)))
-        };
+        let todo = self.lists.missing(names);
         let table = self.table;
         let read: Vec<(String, Vec<ManifestFileMeta>)> = stream::iter(todo)
             .map(|n| async move {
@@ -173,16 +197,13 @@ impl<'t> ReferenceReader<'t> {
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
-        let mut cached = self.lists.lock().unwrap_or_else(|p| p.into_inner());
-        for (n, v) in read {
-            cached.insert(n, Arc::new(v));
-        }
+        self.lists.insert_all(read);
         Ok(())
     }
 
     /// A loaded list's manifests (empty if never loaded).
     pub fn list(&self, name: &str) -> Arc<Vec<ManifestFileMeta>> {
-        self.cached_list(name).unwrap_or_default()
+        self.lists.get(name).unwrap_or_default()
     }
 
     /// A list from the cache, else read (and not cached: used for lists read once, such as
@@ -192,7 +213,7 @@ impl<'t> ReferenceReader<'t> {
         name: &str,
         tolerate_missing: bool,
     ) -> Result<Arc<Vec<ManifestFileMeta>>> {
-        if let Some(v) = self.cached_list(name) {
+        if let Some(v) = self.lists.get(name) {
             return Ok(v);
         }
         match self
@@ -239,23 +260,12 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
-    fn cached_slim(&self, name: &str) -> Option<Arc<Vec<Slim>>> {
-        self.slim
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-            .cloned()
-    }
-
     async fn load_slim(
         &self,
         names: &[String],
         candidate_names: &Arc<CandidateNames>,
     ) -> Result<()> {
-        let todo: Vec<String> = {
-            let cached = self.slim.lock().unwrap_or_else(|p| p.into_inner());
-            distinct(names.iter().filter(|n| !cached.contains_key(*n)))
-        };
+        let todo = self.slim.missing(names);
         let paths = self.table.paths_arc();
         let this = self;
         let read: Vec<(String, Vec<Slim>)> = stream::iter(todo)
@@ -286,10 +296,7 @@ impl<'t> ReferenceReader<'t> {
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
-        let mut cached = self.slim.lock().unwrap_or_else(|p| p.into_inner());
-        for (n, v) in read {
-            cached.insert(n, Arc::new(v));
-        }
+        self.slim.insert_all(read);
         Ok(())
     }
 
@@ -343,7 +350,7 @@ impl<'t> ReferenceReader<'t> {
         let mut slims: HashMap<&str, Arc<Vec<Slim>>> = HashMap::new();
         for m in &manifests {
             if !slims.contains_key(m.as_str()) {
-                slims.insert(m.as_str(), self.cached_slim(m).unwrap_or_default());
+                slims.insert(m.as_str(), self.slim.get(m).unwrap_or_default());
             }
         }
         let relevant: HashMap<&str, Vec<&Slim>> = slims
@@ -405,14 +412,6 @@ impl<'t> ReferenceReader<'t> {
         Ok(protected)
     }
 
-    fn cached_index_files(&self, name: &str) -> Option<Arc<Vec<IndexFile>>> {
-        self.index_files
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-            .cloned()
-    }
-
     /// Read (once, concurrently) the given index manifests. With `tolerate_missing` an absent
     /// index manifest names nothing. Concurrent callers may share one reader.
     pub async fn load_index_manifests(
@@ -420,10 +419,7 @@ impl<'t> ReferenceReader<'t> {
         names: &[String],
         tolerate_missing: bool,
     ) -> Result<()> {
-        let todo: Vec<String> = {
-            let cached = self.index_files.lock().unwrap_or_else(|p| p.into_inner());
-            distinct(names.iter().filter(|n| !cached.contains_key(*n)))
-        };
+        let todo = self.index_files.missing(names);
         let table = self.table;
         let read: Vec<(String, Vec<IndexFile>)> = stream::iter(todo)
             .map(|n| async move {
@@ -433,10 +429,7 @@ impl<'t> ReferenceReader<'t> {
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
-        let mut cached = self.index_files.lock().unwrap_or_else(|p| p.into_inner());
-        for (n, v) in read {
-            cached.insert(n, Arc::new(v));
-        }
+        self.index_files.insert_all(read);
         Ok(())
     }
 
@@ -447,15 +440,12 @@ impl<'t> ReferenceReader<'t> {
         name: &str,
         tolerate_missing: bool,
     ) -> Result<Arc<Vec<IndexFile>>> {
-        if let Some(v) = self.cached_index_files(name) {
+        if let Some(v) = self.index_files.get(name) {
             return Ok(v);
         }
-        let files = Arc::new(read_index_files(self.table, name, tolerate_missing).await?);
-        self.index_files
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(name.to_string(), files.clone());
-        Ok(files)
+        let files = read_index_files(self.table, name, tolerate_missing).await?;
+        self.index_files.insert_all([(name.to_string(), files)]);
+        Ok(self.index_files.get(name).unwrap_or_default())
     }
 
     /// On an object store, read (strictly, concurrently) the metadata of `protectors` that does
@@ -490,14 +480,13 @@ impl<'t> ReferenceReader<'t> {
     async fn fetch_manifests(&self, lists: &[String]) -> Result<()> {
         let mut todo: Vec<String> = Vec::new();
         {
-            let slim = self.slim.lock().unwrap_or_else(|p| p.into_inner());
             let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
             let mut seen: HashSet<String> = HashSet::new();
             'lists: for l in lists {
                 for m in self.list(l).iter() {
                     let size = m.file_size.max(0) as u64;
                     if !seen.insert(m.file_name.clone())
-                        || slim.contains_key(&m.file_name)
+                        || self.slim.contains(&m.file_name)
                         || fetched.content.contains_key(&m.file_name)
                     {
                         continue;

@@ -61,9 +61,7 @@ impl MetadataReader {
         let at = loc.clone();
         self.storage
             .get_then(&loc, move |bytes| {
-                let entries = manifest::decode_manifest(&bytes, at.as_str())?;
-                drop(bytes);
-                reduce(&paths, &entries)
+                decode_reduce(&bytes, &at, &paths, reduce)
             })
             .await
     }
@@ -80,12 +78,7 @@ impl MetadataReader {
         let loc = paths.manifest(name)?;
         let paths = paths.clone();
         let at = loc.clone();
-        crate::storage::blocking(&loc, move || {
-            let entries = manifest::decode_manifest(&bytes, at.as_str())?;
-            drop(bytes);
-            reduce(&paths, &entries)
-        })
-        .await
+        crate::storage::blocking(&loc, move || decode_reduce(&bytes, &at, &paths, reduce)).await
     }
 
     /// Read many manifests concurrently; results keep the order of `names`.
@@ -139,6 +132,17 @@ impl MetadataReader {
             .get_then(&loc, move |bytes| decode(&bytes, at.as_str()))
             .await
     }
+}
+
+/// Decode manifest content read from `at` and reduce its entries (dropped on return).
+fn decode_reduce<T>(
+    bytes: &[u8],
+    at: &Location,
+    paths: &PathFactory,
+    reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T>,
+) -> Result<T> {
+    let entries = manifest::decode_manifest(bytes, at.as_str())?;
+    reduce(paths, &entries)
 }
 
 /// Identity of a file entry for merging (spec §3.7): partition, bucket, level, name, extra
