@@ -2,6 +2,7 @@
 //! changelog lifecycle is decoupled; they expire here by `changelog.*` retention, and with
 //! `delete_all` every changelog older than the earliest snapshot goes.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -195,6 +196,7 @@ pub async fn expire_changelogs(
         .collect();
     // Protectors (gathered while the candidates are read): every snapshot, every tag, other
     // branches, the remaining changelogs.
+    let no_manifests = HashSet::new();
     let gather_protectors = async {
         let (snapshots, others) = futures::try_join!(
             table.all_snapshots(),
@@ -211,11 +213,11 @@ pub async fn expire_changelogs(
                 .into_iter()
                 .filter(|p| !(p.mode == ProtectMode::Changelog && expiring.contains(&p.label))),
         );
-        rr.prefetch(&protectors).await?;
+        rr.prefetch(&protectors, &no_manifests).await?;
         Ok::<_, crate::error::Error>(protectors)
     };
     let (mut candidates, changelog_candidates, protectors) = futures::try_join!(
-        deleted_by_deltas(&rr, table, &delta_lists),
+        deleted_by_deltas(&rr, table, &delta_lists, &no_manifests),
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
         gather_protectors,
     )?;

@@ -4,7 +4,7 @@
 //! manifests / index files / statistics → manifest lists / index manifests → snapshot files →
 //! EARLIEST hint.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -12,7 +12,8 @@ use serde::Serialize;
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
 use crate::clean::plan::{
-    added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope, RemovedMetadata,
+    added_by_lists, deleted_by_deltas, manifests_by_list, DeletionPlan, MetadataScope,
+    RemovedMetadata,
 };
 use crate::clean::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::references::{ProtectMode, Protector, ReferenceReader};
@@ -190,10 +191,12 @@ pub async fn expire_snapshots(
     ctl.cancel.check()?;
 
     // Candidates: files deleted by the deltas of (begin, end] (an ADD of the same location in
-    // the same delta cancels: level upgrade), and changelog files of [begin, end). Read
-    // together with what does not depend on them: the expired versions' own metadata (lists,
-    // index manifests) and the protectors (on object stores also their lists, index manifests
-    // and manifests' bytes: `ReferenceReader::prefetch`).
+    // the same delta cancels: level upgrade), and changelog files of [begin, end). First the
+    // protectors and their lists are read, with the delta lists, the changelog candidates and
+    // the expired versions' own metadata (lists, index manifests); then the delta manifests,
+    // each decoded once: one a protector names is also kept for protection. On object stores
+    // the protectors' other manifests and index manifests are fetched meanwhile
+    // (`ReferenceReader::prefetch`).
     let mut rr = ReferenceReader::new(table);
     let delta_lists: Vec<String> = all
         .range(begin + 1..=end)
@@ -207,13 +210,13 @@ pub async fn expire_snapshots(
         .chain(all.range(end + 1..).map(|(_, s)| s.clone()))
         .collect();
     let gather_protectors = async {
-        // The kept snapshots of this branch (read first: known already), every tag, other
-        // branches, changelogs, and (decoupled lifecycle) the expired snapshots that become
-        // long-lived changelogs now.
+        // The kept snapshots of this branch (their lists read first: known already), every
+        // tag, other branches, changelogs, and (decoupled lifecycle) the expired snapshots that
+        // become long-lived changelogs now.
         let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), &kept);
-        let (mut others, ()) = futures::try_join!(
+        let (mut others, mut named) = futures::try_join!(
             other_protectors_except(table, &cfg.assume_removed.tags),
-            rr.prefetch(&protectors),
+            rr.protector_manifests(&protectors),
         )?;
         if decoupled {
             others.extend(expired.iter().map(|s| Protector {
@@ -222,16 +225,26 @@ pub async fn expire_snapshots(
                 mode: ProtectMode::Changelog,
             }));
         }
-        rr.prefetch(&others).await?;
+        named.extend(rr.protector_manifests(&others).await?);
         protectors.append(&mut others);
-        Ok::<_, Error>(protectors)
+        Ok::<_, Error>((protectors, named))
     };
-    let (mut candidates, changelog_candidates, removed_metadata, protectors) = futures::try_join!(
-        deleted_by_deltas(&rr, table, &delta_lists),
+    let ((protectors, named), (), changelog_candidates, removed_metadata) = futures::try_join!(
+        gather_protectors,
+        rr.load_lists(&delta_lists, true),
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
         RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
-        gather_protectors,
     )?;
+    let read_by_candidates: HashSet<String> = manifests_by_list(&rr, &delta_lists)
+        .into_iter()
+        .map(|(_, m)| m)
+        .filter(|m| named.contains(m))
+        .collect();
+    let (mut candidates, ()) = futures::try_join!(
+        deleted_by_deltas(&rr, table, &delta_lists, &named),
+        rr.prefetch(&protectors, &read_by_candidates),
+    )?;
+    drop((named, read_by_candidates));
     candidates.append(changelog_candidates);
     ctl.cancel.check()?;
     tracing::debug!(

@@ -9,15 +9,15 @@ use futures::stream::{self, StreamExt};
 
 use crate::clean::deleter::{Deleter, Planned};
 use crate::clean::references::{
-    read_index_files_sized, CandidateNames, Protector, ReferenceReader,
+    read_index_files_sized, CandidateNames, Protector, ReferenceReader, Slim,
 };
 use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
 use crate::hash::{location_key, name_key, FastMap, FastSet};
-use crate::spec::manifest::{FileKind, ManifestEntry};
+use crate::spec::manifest::FileKind;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
-use crate::table::{DataFileLocator, PathFactory, Table};
+use crate::table::{DataFileLocator, ManifestFiles, PathFactory, Table};
 
 /// A data or changelog file that may become unreferenced, with its extra files.
 #[derive(Debug, Clone)]
@@ -102,15 +102,27 @@ enum Reduced {
 }
 
 /// Reduce a delta manifest: DELETE entries to candidates (with extras), ADD entries to
-/// location keys.
-fn reduce_delta(paths: &PathFactory, entries: &[ManifestEntry]) -> Result<Vec<Reduced>> {
+/// location keys; with `keep_slim`, also every entry as protection reduces it.
+fn reduce_delta(
+    paths: &PathFactory,
+    entries: ManifestFiles<'_>,
+    keep_slim: bool,
+) -> Result<(Vec<Reduced>, Option<Vec<Slim>>)> {
     let mut locate = DataFileLocator::new(paths);
-    let mut out = Vec::with_capacity(entries.len());
-    for e in entries {
+    let mut out = Vec::new();
+    let mut slim = Vec::new();
+    entries.for_each(|e| {
         out.push(match e.kind {
             FileKind::Delete => {
                 let (main, extras) =
                     locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+                if keep_slim {
+                    slim.push(Slim {
+                        kind: e.kind,
+                        level: e.file.level,
+                        location: main.clone(),
+                    });
+                }
                 let c = Candidate::new(
                     FileClass::Data,
                     e.file.file_size.max(0) as u64,
@@ -119,23 +131,37 @@ fn reduce_delta(paths: &PathFactory, entries: &[ManifestEntry]) -> Result<Vec<Re
                 );
                 Reduced::Candidate(location_key(main.as_str()), main, c)
             }
+            FileKind::Add if keep_slim => {
+                let location = locate.data_file(&e.partition, e.bucket, &e.file)?;
+                let key = location_key(location.as_str());
+                slim.push(Slim {
+                    kind: e.kind,
+                    level: e.file.level,
+                    location,
+                });
+                Reduced::Added(key)
+            }
             FileKind::Add => {
                 Reduced::Added(locate.data_file_key(&e.partition, e.bucket, &e.file)?)
             }
         });
-    }
-    Ok(out)
+        Ok(())
+    })?;
+    Ok((out, keep_slim.then_some(slim)))
 }
 
 /// Reduce a manifest to the candidates its ADD entries name (extras only for data files).
 fn reduce_adds(
     paths: &PathFactory,
-    entries: &[ManifestEntry],
+    entries: ManifestFiles<'_>,
     class: FileClass,
 ) -> Result<Vec<(Location, Candidate)>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
-    for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
+    entries.for_each(|e| {
+        if e.kind != FileKind::Add {
+            return Ok(());
+        }
         let (main, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
         let extras = if class == FileClass::Data {
             extras
@@ -144,12 +170,13 @@ fn reduce_adds(
         };
         let c = Candidate::new(class, e.file.file_size.max(0) as u64, extras, main.name());
         out.push((main, c));
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
 /// The manifests of `lists` in list order, each with the index of the list naming it.
-fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(usize, String)> {
+pub(crate) fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(usize, String)> {
     lists
         .iter()
         .enumerate()
@@ -170,17 +197,32 @@ fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(usize, Stri
 /// in the blocking task that decodes it, and its entries are dropped there. ADD entries are
 /// reduced to 64-bit location keys: two locations sharing a key could only cancel a DELETE
 /// wrongly, which keeps a file, never deletes one.
+///
+/// A delta manifest that `protector_manifests` names is also cached whole as protection
+/// reduces it ([`ReferenceReader::cache_slim`]), so that protection does not decode it again.
+/// (Such a manifest's entries are mostly candidates: protection would keep them anyway.)
 pub async fn deleted_by_deltas(
     rr: &ReferenceReader<'_>,
     table: &Table,
     delta_lists: &[String],
+    protector_manifests: &HashSet<String>,
 ) -> Result<Candidates> {
     rr.load_lists(delta_lists, true).await?;
     let tasks = manifests_by_list(rr, delta_lists);
     let paths = table.paths_arc();
     let mut read = stream::iter(tasks)
         .map(|(i, n)| async move {
-            let reduced = rr.manifest_reduced(paths, &n, true, reduce_delta).await?;
+            let keep_slim = protector_manifests.contains(&n);
+            let (reduced, slim) = rr
+                .manifest_reduced(paths, &n, true, move |p, entries| {
+                    reduce_delta(p, entries, keep_slim).map(Some)
+                })
+                .await?
+                .unwrap_or_default();
+            // `None` for a manifest read as absent: never cached, protection reads it strictly.
+            if let Some(slim) = slim {
+                rr.cache_slim(n, slim);
+            }
             Ok::<_, Error>((i, reduced))
         })
         .buffered(rr.concurrency());
@@ -405,7 +447,14 @@ impl DeletionPlan {
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
         let sorted = candidates.into_sorted();
-        let find = |l: &Location| sorted.binary_search_by(|(x, _)| x.cmp(l)).ok();
+        // Exact lookup by location (hashing beats a binary search of string comparisons:
+        // protection confirms every entry that passed the name filter here, serially).
+        let position: FastMap<&str, usize> = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, (l, _))| (l.as_str(), i))
+            .collect();
+        let find = |l: &Location| position.get(l.as_str()).copied();
         let names = CandidateNames::from_keys(sorted.iter().map(|(_, c)| c.name_key));
         let protected = rr
             .protected_among(protectors, Arc::new(names), |l| find(l).is_some())
@@ -417,6 +466,7 @@ impl DeletionPlan {
             }
         }
         drop(protected);
+        drop(position);
         let referenced = rr.referenced_metadata(protectors).await?;
         let mut plan = DeletionPlan::default();
 

@@ -17,7 +17,7 @@ use crate::hash::{name_key, FastSet};
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
-use crate::table::{DataFileLocator, PathFactory, Table};
+use crate::table::{DataFileLocator, ManifestFiles, PathFactory, Table};
 
 /// How a protecting version is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,10 +47,10 @@ pub struct Protector {
 
 /// A file entry reduced to what protection needs.
 #[derive(Debug, Clone)]
-struct Slim {
-    kind: FileKind,
-    level: i32,
-    location: Location,
+pub(crate) struct Slim {
+    pub(crate) kind: FileKind,
+    pub(crate) level: i32,
+    pub(crate) location: Location,
 }
 
 /// The file names of a candidate set, as 64-bit keys ([`crate::hash::name_key`]): the
@@ -182,23 +182,48 @@ impl<'t> ReferenceReader<'t> {
     }
 
     /// Read (once) the given manifest lists. With `tolerate_missing`, absent lists read as
-    /// empty; otherwise absence is an error. Concurrent callers may share one reader.
+    /// empty; otherwise absence is an error. An absent list is not cached: a later strict load
+    /// of it still fails. Concurrent callers may share one reader.
     pub async fn load_lists(&self, names: &[String], tolerate_missing: bool) -> Result<()> {
         let todo = self.lists.missing(names);
         let table = self.table;
-        let read: Vec<(String, Vec<ManifestFileMeta>)> = stream::iter(todo)
+        let read: Vec<Option<(String, Vec<ManifestFileMeta>)>> = stream::iter(todo)
             .map(|n| async move {
                 match table.reader().manifest_list(table.paths(), &n).await {
-                    Ok(v) => Ok((n, v)),
-                    Err(e) if tolerate_missing && e.is_not_found() => Ok((n, Vec::new())),
+                    Ok(v) => Ok(Some((n, v))),
+                    Err(e) if tolerate_missing && e.is_not_found() => Ok(None),
                     Err(e) => Err(e),
                 }
             })
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
-        self.lists.insert_all(read);
+        self.lists.insert_all(read.into_iter().flatten());
         Ok(())
+    }
+
+    /// Read (strictly, once, concurrently) the manifest lists of `protectors`; returns the
+    /// manifests they name.
+    pub async fn protector_manifests(&self, protectors: &[Protector]) -> Result<HashSet<String>> {
+        let lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
+        self.load_lists(&lists, false).await?;
+        let mut out = HashSet::new();
+        for l in &lists {
+            for m in self.list(l).iter() {
+                if !out.contains(&m.file_name) {
+                    out.insert(m.file_name.clone());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Cache every entry of manifest `name`, read in full by a candidate reader, as protection
+    /// would reduce it: protection then finds it at hand instead of decoding it again. (The
+    /// cache holds, per manifest, a superset of the entries that name a candidate; protection
+    /// confirms each on its exact location.)
+    pub(crate) fn cache_slim(&self, name: String, entries: Vec<Slim>) {
+        self.slim.insert_all([(name, entries)]);
     }
 
     /// A loaded list's manifests (empty if never loaded).
@@ -246,7 +271,7 @@ impl<'t> ReferenceReader<'t> {
         paths: &Arc<PathFactory>,
         name: &str,
         tolerate_missing: bool,
-        reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T> + Send + 'static,
+        reduce: impl FnOnce(&PathFactory, ManifestFiles<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         match self
             .table
@@ -272,7 +297,7 @@ impl<'t> ReferenceReader<'t> {
             .map(|n| {
                 let filter = candidate_names.clone();
                 async move {
-                    let reduce = move |p: &PathFactory, entries: &[ManifestEntry]| {
+                    let reduce = move |p: &PathFactory, entries: ManifestFiles<'_>| {
                         slim_of(p, entries, &filter)
                     };
                     let fetched = this
@@ -374,11 +399,11 @@ impl<'t> ReferenceReader<'t> {
                 ProtectMode::Full => {
                     // Merge base then delta by (location, level), over candidates only (the
                     // merge is per key).
-                    let mut live: FastSet<(Location, i32)> = FastSet::default();
+                    let mut live: FastSet<(&Location, i32)> = FastSet::default();
                     for list in [&s.base_manifest_list, &s.delta_manifest_list] {
                         for m in slim_of_list(list) {
                             for e in m.iter() {
-                                let key = (e.location.clone(), e.level);
+                                let key = (&e.location, e.level);
                                 match e.kind {
                                     FileKind::Add => {
                                         live.insert(key);
@@ -390,7 +415,11 @@ impl<'t> ReferenceReader<'t> {
                             }
                         }
                     }
-                    protected.extend(live.into_iter().map(|(l, _)| l));
+                    for (l, _) in live {
+                        if !protected.contains(l) {
+                            protected.insert(l.clone());
+                        }
+                    }
                     adds_only.extend(s.changelog_manifest_list.clone());
                 }
                 ProtectMode::DeltaAdds => {
@@ -457,7 +486,10 @@ impl<'t> ReferenceReader<'t> {
     ///
     /// On a local disk it reads nothing: there reading is decoding, CPU work that would only
     /// compete with the candidate readers for the cores (measured slower at medium size).
-    pub async fn prefetch(&self, protectors: &[Protector]) -> Result<()> {
+    ///
+    /// Manifests in `skip` are not fetched (a candidate reader reads them and caches them for
+    /// protection, see [`crate::clean::plan::deleted_by_deltas`]).
+    pub async fn prefetch(&self, protectors: &[Protector], skip: &HashSet<String>) -> Result<()> {
         if self.table.root().is_local() {
             return Ok(());
         }
@@ -465,7 +497,7 @@ impl<'t> ReferenceReader<'t> {
         let index_manifests = Self::index_manifests_of(protectors);
         let manifests = async {
             self.load_lists(&lists, false).await?;
-            self.fetch_manifests(&lists).await
+            self.fetch_manifests(&lists, skip).await
         };
         futures::try_join!(
             manifests,
@@ -477,7 +509,7 @@ impl<'t> ReferenceReader<'t> {
     /// Fetch the manifests of loaded `lists` that are neither reduced nor fetched yet, in
     /// order, while the byte budget lasts. An absent manifest is skipped: the strict read that
     /// needs it reports it.
-    async fn fetch_manifests(&self, lists: &[String]) -> Result<()> {
+    async fn fetch_manifests(&self, lists: &[String], skip: &HashSet<String>) -> Result<()> {
         let mut todo: Vec<String> = Vec::new();
         {
             let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
@@ -486,6 +518,7 @@ impl<'t> ReferenceReader<'t> {
                 for m in self.list(l).iter() {
                     let size = m.file_size.max(0) as u64;
                     if !seen.insert(m.file_name.clone())
+                        || skip.contains(&m.file_name)
                         || self.slim.contains(&m.file_name)
                         || fetched.content.contains_key(&m.file_name)
                     {
@@ -623,23 +656,24 @@ pub(crate) async fn read_index_files_sized(
 
 fn slim_of(
     paths: &PathFactory,
-    entries: &[ManifestEntry],
+    entries: ManifestFiles<'_>,
     candidate_names: &CandidateNames,
 ) -> Result<Vec<Slim>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
-    for e in entries {
+    entries.for_each(|e| {
         // An external path's last segment need not be the file name: such entries always
         // pass, and their exact location decides.
         if e.file.external_path.is_none() && !candidate_names.may_contain(&e.file.file_name) {
-            continue;
+            return Ok(());
         }
         out.push(Slim {
             kind: e.kind,
             level: e.file.level,
             location: locate.data_file(&e.partition, e.bucket, &e.file)?,
         });
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -680,7 +714,10 @@ mod tests {
             // Same location as a candidate could have, under another file name.
             entry("data-3.orc", Some("file:///ext/data-1.orc")),
         ];
-        let slim = slim_of(&paths, &entries, &names).unwrap();
+        let bytes =
+            crate::spec::manifest::encode_manifest(&entries, None, Default::default()).unwrap();
+        let at = Location::parse("file:///t/manifest/manifest-1").unwrap();
+        let slim = slim_of(&paths, ManifestFiles::new(&bytes, &at), &names).unwrap();
         let kept: Vec<&str> = slim.iter().map(|s| s.location.as_str()).collect();
         assert_eq!(
             kept,

@@ -49,12 +49,13 @@ impl MetadataReader {
     }
 
     /// Read one manifest and reduce it with `reduce` in the same blocking task that decodes it,
-    /// so that the reduction runs on every core and the full entries never reach the caller.
+    /// so that the reduction runs on every core and the entries never reach the caller:
+    /// `reduce` takes them one at a time from [`ManifestFiles::for_each`].
     pub async fn manifest_reduced<T: Send + 'static>(
         &self,
         paths: &Arc<PathFactory>,
         name: &str,
-        reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T> + Send + 'static,
+        reduce: impl FnOnce(&PathFactory, ManifestFiles<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         let loc = paths.manifest(name)?;
         let paths = paths.clone();
@@ -73,7 +74,7 @@ impl MetadataReader {
         paths: &Arc<PathFactory>,
         name: &str,
         bytes: bytes::Bytes,
-        reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T> + Send + 'static,
+        reduce: impl FnOnce(&PathFactory, ManifestFiles<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
         let loc = paths.manifest(name)?;
         let paths = paths.clone();
@@ -134,15 +135,34 @@ impl MetadataReader {
     }
 }
 
-/// Decode manifest content read from `at` and reduce its entries (dropped on return).
+/// The entries of one manifest's content, for a reduction that takes them one at a time.
+pub struct ManifestFiles<'a> {
+    bytes: &'a [u8],
+    at: &'a Location,
+}
+
+impl<'a> ManifestFiles<'a> {
+    /// The manifest content `bytes`, read from `at` (named in errors).
+    pub fn new(bytes: &'a [u8], at: &'a Location) -> Self {
+        ManifestFiles { bytes, at }
+    }
+
+    /// Decode the entries one at a time, with the fields that locate and identify a file
+    /// ([`manifest::for_each_manifest_file`]: keys and statistics are left empty), and pass
+    /// each to `f`. Stops at the first error, of the content or of `f`.
+    pub fn for_each(self, f: impl FnMut(ManifestEntry) -> Result<()>) -> Result<()> {
+        manifest::for_each_manifest_file(self.bytes, self.at.as_str(), f)
+    }
+}
+
+/// Reduce manifest content read from `at` (decoded entry by entry).
 fn decode_reduce<T>(
     bytes: &[u8],
     at: &Location,
     paths: &PathFactory,
-    reduce: impl FnOnce(&PathFactory, &[ManifestEntry]) -> Result<T>,
+    reduce: impl FnOnce(&PathFactory, ManifestFiles<'_>) -> Result<T>,
 ) -> Result<T> {
-    let entries = manifest::decode_manifest(bytes, at.as_str())?;
-    reduce(paths, &entries)
+    reduce(paths, ManifestFiles::new(bytes, at))
 }
 
 /// Identity of a file entry for merging (spec §3.7): partition, bucket, level, name, extra

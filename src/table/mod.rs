@@ -9,7 +9,7 @@ mod versioned;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-pub use files::{merge_entries, MetadataReader};
+pub use files::{merge_entries, ManifestFiles, MetadataReader};
 pub use paths::{child, DataFileLocator, PathFactory};
 pub use versioned::VersionedDir;
 

@@ -181,13 +181,14 @@ impl PathFactory {
 /// Resolves many data files' locations in a row (one manifest's entries), building each
 /// bucket directory once instead of once per file. Same results as
 /// [`PathFactory::data_file`] / [`PathFactory::data_file_with_extras`].
-pub struct DataFileLocator<'p, 'e> {
+pub struct DataFileLocator<'p> {
     paths: &'p PathFactory,
-    bucket_dirs: HashMap<(&'e [u8], i32), Location>,
+    /// Bucket directories by partition, then bucket (looked up by borrowed partition bytes).
+    bucket_dirs: HashMap<Vec<u8>, HashMap<i32, Location>>,
 }
 
-impl<'p, 'e> DataFileLocator<'p, 'e> {
-    /// A locator over `paths`, caching bucket directories for partitions borrowed for `'e`.
+impl<'p> DataFileLocator<'p> {
+    /// A locator over `paths`.
     pub fn new(paths: &'p PathFactory) -> Self {
         DataFileLocator {
             paths,
@@ -198,7 +199,7 @@ impl<'p, 'e> DataFileLocator<'p, 'e> {
     /// Where a data (or changelog) file lives (see [`PathFactory::data_file`]).
     pub fn data_file(
         &mut self,
-        partition: &'e [u8],
+        partition: &[u8],
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<Location> {
@@ -213,7 +214,7 @@ impl<'p, 'e> DataFileLocator<'p, 'e> {
     /// location (same errors for a file name that is not a plain segment).
     pub fn data_file_key(
         &mut self,
-        partition: &'e [u8],
+        partition: &[u8],
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<u64> {
@@ -233,11 +234,20 @@ impl<'p, 'e> DataFileLocator<'p, 'e> {
         Ok(crate::hash::child_key(dir.as_str(), &file.file_name))
     }
 
-    fn bucket_dir(&mut self, partition: &'e [u8], bucket: i32) -> Result<&Location> {
-        Ok(match self.bucket_dirs.entry((partition, bucket)) {
+    fn bucket_dir(&mut self, partition: &[u8], bucket: i32) -> Result<&Location> {
+        if !self.bucket_dirs.contains_key(partition) {
+            self.bucket_dirs.insert(partition.to_vec(), HashMap::new());
+        }
+        let paths = self.paths;
+        let Some(buckets) = self.bucket_dirs.get_mut(partition) else {
+            return Err(Error::Internal(
+                "bucket directory cache lost a partition".into(),
+            ));
+        };
+        Ok(match buckets.entry(bucket) {
             std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(self.paths.bucket_dir(partition, bucket)?)
+                v.insert(paths.bucket_dir(partition, bucket)?)
             }
         })
     }
@@ -246,7 +256,7 @@ impl<'p, 'e> DataFileLocator<'p, 'e> {
     /// [`PathFactory::data_file_with_extras`]).
     pub fn data_file_with_extras(
         &mut self,
-        partition: &'e [u8],
+        partition: &[u8],
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<(Location, Vec<Location>)> {

@@ -1,6 +1,7 @@
 //! The floor of each operation: the least I/O and decoding any implementation must do, done
 //! plainly. Directories are listed with `read_dir` + `metadata` (the operations need each
 //! file's mtime or existence), metadata files are read and decoded with the crate's decoders
+//! (manifests entry by entry with the fields that locate a file, as the operations read them)
 //! at the operation's concurrency (a `spawn_blocking` read, decoding on the runtime's workers,
 //! like the crate's storage layer), and the same number of files is removed with plain
 //! `std::fs::remove_file` calls on a copy of exactly the files the operation deletes.
@@ -12,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use futures::stream::{self, StreamExt, TryStreamExt};
 use paimon_cleanup::spec::manifest::{
     decode_index_manifest, decode_manifest, decode_manifest_list, encode_index_manifest,
-    encode_manifest, encode_manifest_list, manifest_file_meta, FileKind, ManifestCompression,
-    ManifestEntry, ManifestFileMeta,
+    encode_manifest, encode_manifest_list, for_each_manifest_file, manifest_file_meta, FileKind,
+    ManifestCompression, ManifestEntry, ManifestFileMeta,
 };
 use paimon_cleanup::spec::schema::TableSchema;
 use paimon_cleanup::spec::snapshot::{Snapshot, Tag};
@@ -164,11 +165,19 @@ async fn decode(
         .filter(|(n, _)| manifest_lists.contains(*n))
         .flat_map(|(_, metas)| metas.iter().map(|m| m.file_name.clone()))
         .collect();
-    // Decoded entries are dropped at once: only the count is kept (streaming, as a floor).
+    // Entries are decoded one at a time with the fields that locate a file (the leanest decode
+    // the crate has, the one the operations use) and dropped at once: only the count is kept.
     let entries = read_all(
         manifests.iter().map(|n| dir.join(n)).collect(),
         concurrency,
-        |b, p| decode_manifest(b, p).map(|v| v.len()),
+        |b, p| {
+            let mut n = 0usize;
+            for_each_manifest_file(b, p, |_| {
+                n += 1;
+                Ok(())
+            })?;
+            Ok(n)
+        },
     )
     .await?;
     count += entries.iter().map(|n| *n as u64).sum::<u64>();

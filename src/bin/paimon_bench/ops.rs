@@ -369,7 +369,9 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             .filter(|s| s.id > first && s.id <= last + 1)
             .map(|s| s.delta_manifest_list.clone())
             .collect();
-        let mut candidates = deleted_by_deltas(&rr, &t, &deltas).await.map_err(e)?;
+        let mut candidates = deleted_by_deltas(&rr, &t, &deltas, &Default::default())
+            .await
+            .map_err(e)?;
         step(
             &mut clock,
             "candidates: delta lists + manifests, reduced per manifest (deleted_by_deltas)",

@@ -522,6 +522,32 @@ fn plan_entry(s: &Schema, record: NodeId) -> DResult<EntryPlan> {
     })
 }
 
+/// [`plan_entry`] that skips (still validating the bytes) the file fields nothing needs to
+/// locate or identify a file: its keys, statistics and column lists. Decoded entries leave
+/// them empty.
+fn plan_entry_locating(s: &Schema, record: NodeId) -> DResult<EntryPlan> {
+    let mut plan = plan_entry(s, record)?;
+    for (f, _) in plan.file.fields.iter_mut() {
+        if matches!(
+            f,
+            Some(
+                FileF::MinKey
+                    | FileF::MaxKey
+                    | FileF::KeyStats
+                    | FileF::ValueStats
+                    | FileF::ValueStatsCols
+                    | FileF::WriteCols
+                    | FileF::WriteColsSequences
+            )
+        ) {
+            *f = None;
+        }
+    }
+    plan.key_stats = None;
+    plan.value_stats = None;
+    Ok(plan)
+}
+
 fn read_file_meta(rd: &mut Rd<'_, '_>, plan: &EntryPlan) -> DResult<DataFileMeta> {
     let mut d = DataFileMeta::default();
     for (f, n) in &plan.file.fields {
@@ -864,11 +890,14 @@ fn read_index(rd: &mut Rd<'_, '_>, plan: &IndexPlan) -> DResult<IndexManifestEnt
 // Files
 // ---------------------------------------------------------------------------------------------
 
-fn decode_file<P, T>(
+/// Decodes the records of a container file one at a time: `f` gets each record with the number
+/// of records left in its block (itself included).
+fn each_record<P, T>(
     bytes: &[u8],
-    plan: fn(&Schema, NodeId) -> DResult<P>,
+    plan: impl FnOnce(&Schema, NodeId) -> DResult<P>,
     read: fn(&mut Rd<'_, '_>, &P) -> DResult<T>,
-) -> DResult<Vec<T>> {
+    mut f: impl FnMut(T, u64) -> DResult<()>,
+) -> DResult<()> {
     let Container {
         schema,
         codec,
@@ -878,7 +907,6 @@ fn decode_file<P, T>(
         .record_of(schema.root)
         .ok_or_else(|| DecodeError::malformed("writer schema is not a record"))?;
     let plan = plan(&schema, record).map_err(|e| e.context("writer schema"))?;
-    let mut out = Vec::new();
     let mut block_no = 0usize;
     let mut empty_items = MAX_EMPTY_ITEMS;
     while let Some((count, raw)) = blocks
@@ -894,7 +922,6 @@ fn decode_file<P, T>(
                 data.len()
             )));
         }
-        out.reserve(count as usize);
         let mut rd = Rd::new(&schema, &data, empty_items);
         for i in 0..count {
             let ctx = || format!("block #{block_no} record #{i}");
@@ -904,7 +931,8 @@ fn decode_file<P, T>(
             {
                 return Err(DecodeError::malformed(format!("{}: record is null", ctx())));
             }
-            out.push(read(&mut rd, &plan).map_err(|e| e.context(ctx()))?);
+            let value = read(&mut rd, &plan).map_err(|e| e.context(ctx()))?;
+            f(value, count - i)?;
         }
         if rd.c.remaining() != 0 {
             return Err(DecodeError::malformed(format!(
@@ -915,6 +943,21 @@ fn decode_file<P, T>(
         empty_items = rd.c.empty_items_left();
         block_no += 1;
     }
+    Ok(())
+}
+
+/// Every record of a container file, decoded.
+fn decode_file<P, T>(
+    bytes: &[u8],
+    plan: fn(&Schema, NodeId) -> DResult<P>,
+    read: fn(&mut Rd<'_, '_>, &P) -> DResult<T>,
+) -> DResult<Vec<T>> {
+    let mut out = Vec::new();
+    each_record(bytes, plan, read, |v, left_in_block| {
+        out.reserve(left_in_block as usize);
+        out.push(v);
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -924,6 +967,15 @@ pub(crate) fn avro_manifest_list(bytes: &[u8]) -> DResult<Vec<ManifestFileMeta>>
 
 pub(crate) fn avro_manifest(bytes: &[u8]) -> DResult<Vec<ManifestEntry>> {
     decode_file(bytes, plan_entry, read_entry)
+}
+
+/// The entries of a manifest one at a time, with only the fields that locate and identify a
+/// file (see [`plan_entry_locating`]).
+pub(crate) fn avro_manifest_locating(
+    bytes: &[u8],
+    mut f: impl FnMut(ManifestEntry) -> DResult<()>,
+) -> DResult<()> {
+    each_record(bytes, plan_entry_locating, read_entry, |e, _| f(e))
 }
 
 pub(crate) fn avro_index_manifest(bytes: &[u8]) -> DResult<Vec<IndexManifestEntry>> {

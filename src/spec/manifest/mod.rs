@@ -370,6 +370,38 @@ pub fn decode_manifest(bytes: &[u8], path: &str) -> Result<Vec<ManifestEntry>> {
     }
 }
 
+/// Decodes a manifest entry by entry (no vector of entries is built), calling `f` with each,
+/// with only the fields that locate and identify a file: kind, partition, bucket, total buckets,
+/// and of `_FILE` all but `_MIN_KEY`, `_MAX_KEY`, `_KEY_STATS`, `_VALUE_STATS`,
+/// `_VALUE_STATS_COLS`, `_WRITE_COLS` and `_WRITE_COLS_SEQUENCES`, which are checked for
+/// well-formedness like the rest but left empty. Stops at the first error, of the file or of
+/// `f` (returned as is). ORC and Parquet manifests are decoded in full first.
+pub fn for_each_manifest_file(
+    bytes: &[u8],
+    path: &str,
+    mut f: impl FnMut(ManifestEntry) -> Result<()>,
+) -> Result<()> {
+    let t = FileType::Manifest;
+    match format_of(t, bytes, path)? {
+        ManifestFormat::Avro => {
+            let mut stopped: Option<Error> = None;
+            let decoded = decode::avro_manifest_locating(bytes, |e| {
+                f(e).map_err(|err| {
+                    stopped = Some(err);
+                    avro::DecodeError::malformed("stopped by the caller")
+                })
+            });
+            match (stopped, decoded) {
+                (Some(err), _) => Err(err),
+                (None, r) => r.map_err(|e| to_error(t, path, e)),
+            }
+        }
+        format => decode_columnar(t, format, bytes, path, batch_manifest)?
+            .into_iter()
+            .try_for_each(f),
+    }
+}
+
 /// Decodes an index manifest (`index-manifest-…`) into its [`IndexManifestEntry`] records.
 pub fn decode_index_manifest(bytes: &[u8], path: &str) -> Result<Vec<IndexManifestEntry>> {
     let t = FileType::IndexManifest;

@@ -226,6 +226,57 @@ fn java_manifest_every_codec() {
     }
 }
 
+/// The entry-by-entry decode gives every entry with the same identity fields as the full
+/// decode, keys, statistics and column lists left empty; it fails where the full decode fails
+/// (every truncation), and an error of the callback stops it and comes back as is.
+#[test]
+fn entry_by_entry_decode_keeps_what_locates_files() {
+    let drop_skipped = |mut e: ManifestEntry| {
+        e.file.min_key = Default::default();
+        e.file.max_key = Default::default();
+        e.file.key_stats = Default::default();
+        e.file.value_stats = Default::default();
+        e.file.value_stats_cols = None;
+        e.file.write_cols = None;
+        e.file.write_cols_sequences = None;
+        e
+    };
+    for c in ALL_CODECS {
+        let bytes = write_file(JAVA_MANIFEST, c, &[&entry_a, &entry_b]);
+        let full = decode_manifest(&bytes, "m").unwrap();
+        let mut seen = Vec::new();
+        for_each_manifest_file(&bytes, "m", |e| {
+            seen.push(e);
+            Ok(())
+        })
+        .unwrap();
+        let expected: Vec<ManifestEntry> = full.into_iter().map(drop_skipped).collect();
+        assert_eq!(seen, expected, "codec {c}");
+        assert_eq!(seen[1].file.embedded_index, Some(vec![9, 9]));
+
+        for cut in 0..bytes.len() {
+            let full = decode_manifest(&bytes[..cut], "manifest/manifest-cut-0");
+            let each = for_each_manifest_file(&bytes[..cut], "manifest/manifest-cut-0", |_| Ok(()));
+            assert_eq!(full.is_ok(), each.is_ok(), "{c} cut {cut}");
+            if let Err(err) = each {
+                assert!(message(&err).contains("manifest/manifest-cut-0"), "{err}");
+            }
+        }
+
+        let mut calls = 0;
+        let err = for_each_manifest_file(&bytes, "m", |_| {
+            calls += 1;
+            Err(Error::Internal("stop here".into()))
+        })
+        .unwrap_err();
+        assert_eq!(calls, 1, "codec {c}");
+        assert!(
+            matches!(&err, Error::Internal(m) if m == "stop here"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn java_08_union_wrapped_manifest() {
     for c in ["snappy", "null"] {
