@@ -98,16 +98,31 @@ pub(crate) fn in_current_dispatch<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> 
 
 /// Runs blocking local I/O on tokio's blocking pool, with the caller's `tracing` dispatcher (a
 /// C host's per-operation log callback), so its events reach the same place as the caller's.
+///
+/// At most [`MAX_BLOCKING_SECTIONS`] such sections run at once in the process; further callers
+/// wait for a slot. Without the bound, the concurrent readers of one run (each with its own
+/// `io_concurrency` window) and the delete batches in flight make tokio start a thread for
+/// almost every section (about 200 for a small expiry), and creating and tearing down those
+/// threads cost more CPU than the work they did.
 pub(crate) async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T> + Send + 'static,
 {
-    match tokio::task::spawn_blocking(in_current_dispatch(f)).await {
+    let slot = BLOCKING_SLOTS.acquire().await;
+    let out = match tokio::task::spawn_blocking(in_current_dispatch(f)).await {
         Ok(r) => r,
         Err(e) => Err(Error::Internal(format!("I/O task for {what} failed: {e}"))),
-    }
+    };
+    drop(slot);
+    out
 }
+
+/// Blocking sections ([`blocking`]) in flight at once, process-wide.
+pub const MAX_BLOCKING_SECTIONS: usize = 32;
+
+static BLOCKING_SLOTS: once_cell::sync::Lazy<tokio::sync::Semaphore> =
+    once_cell::sync::Lazy::new(|| tokio::sync::Semaphore::new(MAX_BLOCKING_SECTIONS));
 
 /// The local path of a `file://` location's parent directory, borrowed (as
 /// `Location::parent` + `Location::local_path` would give it, without allocating).

@@ -15,7 +15,7 @@ use super::interned::CandidateTable;
 use crate::error::Result;
 use crate::spec::manifest::{IndexManifestEntry, ManifestEntry};
 use crate::storage::Location;
-use crate::table::PathFactory;
+use crate::table::{ManifestFiles, PathFactory};
 
 /// Where a group of referenced names lives, before a branch's path factory resolves it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -116,6 +116,36 @@ struct Builder {
 }
 
 impl Builder {
+    /// Adds the references of one manifest entry (its data file and extra files) that name
+    /// candidates.
+    fn add_entry(&mut self, table: &CandidateTable, e: &ManifestEntry) {
+        let f = &e.file;
+        let named = table.find(&f.file_name);
+        if named.is_none() && !f.extra_files.iter().any(|x| table.find(x).is_some()) {
+            return;
+        }
+        if let Some(ext) = &f.external_path {
+            self.add_external(table, ext, named, &f.extra_files);
+            return;
+        }
+        if !plain(&f.file_name) || !f.extra_files.iter().all(|x| plain(x)) {
+            self.hits.unresolved += 1;
+            self.hits.names_only.extend(named);
+            self.hits
+                .names_only
+                .extend(f.extra_files.iter().filter_map(|x| table.find(x)));
+            return;
+        }
+        if let Some(id) = named {
+            self.add_local(&e.partition, e.bucket, None, id);
+        }
+        for x in &f.extra_files {
+            if let Some(id) = table.find(x) {
+                self.add_local(&e.partition, e.bucket, None, id);
+            }
+        }
+    }
+
     /// Adds `id` in the bucket directory (`index` `None`) or index directory of `partition`
     /// and `bucket`, allocating only for a new group.
     fn add_local(&mut self, partition: &[u8], bucket: i32, index: Option<bool>, id: u32) {
@@ -212,37 +242,20 @@ fn plain(name: &str) -> bool {
 }
 
 /// The references of manifest `entries` (ADD and DELETE alike) that name candidates: each
-/// entry's data file and extra files.
-pub(crate) fn of_manifest(table: &CandidateTable, entries: &[ManifestEntry]) -> Hits {
+/// entry's data file and extra files; with the number of entries seen. Entries are decoded one
+/// at a time with the fields that locate files.
+pub(crate) fn of_manifest(
+    table: &CandidateTable,
+    entries: ManifestFiles<'_>,
+) -> Result<(usize, Hits)> {
     let mut b = Builder::default();
-    for e in entries {
-        let f = &e.file;
-        let named = table.find(&f.file_name);
-        if named.is_none() && !f.extra_files.iter().any(|x| table.find(x).is_some()) {
-            continue;
-        }
-        if let Some(ext) = &f.external_path {
-            b.add_external(table, ext, named, &f.extra_files);
-            continue;
-        }
-        if !plain(&f.file_name) || !f.extra_files.iter().all(|x| plain(x)) {
-            b.hits.unresolved += 1;
-            b.hits.names_only.extend(named);
-            b.hits
-                .names_only
-                .extend(f.extra_files.iter().filter_map(|x| table.find(x)));
-            continue;
-        }
-        if let Some(id) = named {
-            b.add_local(&e.partition, e.bucket, None, id);
-        }
-        for x in &f.extra_files {
-            if let Some(id) = table.find(x) {
-                b.add_local(&e.partition, e.bucket, None, id);
-            }
-        }
-    }
-    b.hits
+    let mut seen = 0usize;
+    entries.for_each(|e| {
+        seen += 1;
+        b.add_entry(table, &e);
+        Ok(())
+    })?;
+    Ok((seen, b.hits))
 }
 
 /// The references of index manifest `entries` that name candidates.

@@ -34,7 +34,7 @@ use crate::error::{Error, Result};
 use crate::spec::manifest;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::{Location, Storage};
-use crate::table::{list_branches, Table, VersionedDir, MAIN_BRANCH};
+use crate::table::{list_branches, ManifestFiles, Table, VersionedDir, MAIN_BRANCH};
 
 /// Identity of a version, so each is read once even when the table is listed again.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -134,9 +134,6 @@ pub(crate) struct Collector<'a> {
     used: UsedFiles,
 }
 
-/// A manifest read: its entry count and its references to candidates.
-type Read = (usize, Hits);
-
 /// How many times the table is listed again for versions that appeared meanwhile.
 const MAX_ROUNDS: usize = 10;
 
@@ -146,19 +143,17 @@ const REFERENCES_PHASE: &str = "read references";
 /// Progress is reported every this many manifests read.
 const PROGRESS_EVERY: u64 = 64;
 
-/// Reads `loc` and decodes it with `decode` on a blocking thread (decoding is CPU work; the
-/// async workers keep issuing reads meanwhile).
+/// Reads `loc` and decodes it with `decode` in the same blocking section (decoding is CPU work;
+/// the async workers keep issuing reads meanwhile).
 async fn read_decoded<T: Send + 'static>(
     storage: &Storage,
     loc: Location,
     decode: impl FnOnce(&[u8], &str) -> Result<T> + Send + 'static,
 ) -> Result<T> {
-    let bytes = storage.get(&loc).await?;
-    tokio::task::spawn_blocking(crate::storage::in_current_dispatch(move || {
-        decode(&bytes, loc.as_str())
-    }))
-    .await
-    .map_err(|e| Error::Internal(format!("decoding task failed: {e}")))?
+    let at = loc.clone();
+    storage
+        .get_then(&loc, move |bytes| decode(&bytes, at.as_str()))
+        .await
 }
 
 impl<'a> Collector<'a> {
@@ -494,9 +489,9 @@ impl<'a> Collector<'a> {
                 async move {
                     let r = match paths.manifest(&m) {
                         Ok(loc) => {
-                            read_decoded(storage, loc, move |b, p| {
-                                let all = manifest::decode_manifest(b, p)?;
-                                Ok::<Read, Error>((all.len(), hits::of_manifest(&table, &all)))
+                            let at = loc.clone();
+                            read_decoded(storage, loc, move |b, _| {
+                                hits::of_manifest(&table, ManifestFiles::new(b, &at))
                             })
                             .await
                         }
