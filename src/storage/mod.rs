@@ -99,7 +99,7 @@ pub(crate) fn in_current_dispatch<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> 
 /// Runs blocking local I/O on tokio's blocking pool, with the caller's `tracing` dispatcher (a
 /// C host's per-operation log callback), so its events reach the same place as the caller's.
 ///
-/// At most [`MAX_BLOCKING_SECTIONS`] such sections run at once in the process; further callers
+/// At most [`max_blocking_sections`] such sections run at once in the process; further callers
 /// wait for a slot. Without the bound, the concurrent readers of one run (each with its own
 /// `io_concurrency` window) and the delete batches in flight make tokio start a thread for
 /// almost every section (about 200 for a small expiry), and creating and tearing down those
@@ -118,11 +118,19 @@ where
     out
 }
 
-/// Blocking sections ([`blocking`]) in flight at once, process-wide.
-pub const MAX_BLOCKING_SECTIONS: usize = 32;
+/// Blocking sections ([`blocking`]) in flight at once, process-wide: four per core, at least
+/// 16 (local reads wait on the disk too), at most 256.
+pub fn max_blocking_sections() -> usize {
+    *BLOCKING_SECTIONS
+}
+
+static BLOCKING_SECTIONS: once_cell::sync::Lazy<usize> = once_cell::sync::Lazy::new(|| {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(4).clamp(16, 256)
+});
 
 static BLOCKING_SLOTS: once_cell::sync::Lazy<tokio::sync::Semaphore> =
-    once_cell::sync::Lazy::new(|| tokio::sync::Semaphore::new(MAX_BLOCKING_SECTIONS));
+    once_cell::sync::Lazy::new(|| tokio::sync::Semaphore::new(max_blocking_sections()));
 
 /// The local path of a `file://` location's parent directory, borrowed (as
 /// `Location::parent` + `Location::local_path` would give it, without allocating).

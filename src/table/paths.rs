@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
+use crate::hash::FastMap;
 use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
 use crate::spec::options::TableOptions;
 use crate::spec::partition::PartitionComputer;
@@ -184,7 +185,10 @@ impl PathFactory {
 pub struct DataFileLocator<'p> {
     paths: &'p PathFactory,
     /// Bucket directories by partition, then bucket (looked up by borrowed partition bytes).
-    bucket_dirs: HashMap<Vec<u8>, HashMap<i32, Location>>,
+    bucket_dirs: FastMap<Vec<u8>, FastMap<i32, Location>>,
+    /// The partition and bucket of the last lookup and their directory: a manifest's entries
+    /// mostly come grouped by partition and bucket.
+    last: Option<(Vec<u8>, i32, Location)>,
 }
 
 impl<'p> DataFileLocator<'p> {
@@ -192,7 +196,8 @@ impl<'p> DataFileLocator<'p> {
     pub fn new(paths: &'p PathFactory) -> Self {
         DataFileLocator {
             paths,
-            bucket_dirs: HashMap::new(),
+            bucket_dirs: FastMap::default(),
+            last: None,
         }
     }
 
@@ -235,21 +240,26 @@ impl<'p> DataFileLocator<'p> {
     }
 
     fn bucket_dir(&mut self, partition: &[u8], bucket: i32) -> Result<&Location> {
-        if !self.bucket_dirs.contains_key(partition) {
-            self.bucket_dirs.insert(partition.to_vec(), HashMap::new());
+        let hit =
+            matches!(&self.last, Some((p, b, _)) if *b == bucket && p.as_slice() == partition);
+        if !hit {
+            let dir = match self.bucket_dirs.get(partition).and_then(|m| m.get(&bucket)) {
+                Some(d) => d.clone(),
+                None => {
+                    let d = self.paths.bucket_dir(partition, bucket)?;
+                    self.bucket_dirs
+                        .entry(partition.to_vec())
+                        .or_default()
+                        .insert(bucket, d.clone());
+                    d
+                }
+            };
+            self.last = Some((partition.to_vec(), bucket, dir));
         }
-        let paths = self.paths;
-        let Some(buckets) = self.bucket_dirs.get_mut(partition) else {
-            return Err(Error::Internal(
-                "bucket directory cache lost a partition".into(),
-            ));
-        };
-        Ok(match buckets.entry(bucket) {
-            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(paths.bucket_dir(partition, bucket)?)
-            }
-        })
+        match &self.last {
+            Some((_, _, dir)) => Ok(dir),
+            None => Err(Error::Internal("bucket directory cache is empty".into())),
+        }
     }
 
     /// The data file and its extra files, which live beside it (see
