@@ -678,6 +678,27 @@ async fn symlinks_cannot_lead_deletes_outside() {
         Err(Error::PathRefused { .. })
     ));
     assert!(outside.path().join("emptydir").exists());
+    // In one batch (one group), each file is judged by its own directory: the file behind the
+    // symlink is refused, the plain one goes, one in a missing directory counts as deleted.
+    let res = f
+        .storage
+        .delete_files(
+            vec![
+                f.at("link/victim"),
+                f.at("dt=1/bucket-0/data-1.orc"),
+                f.at("dt=2/bucket-0/data-9.orc"),
+            ],
+            1,
+        )
+        .await;
+    assert!(
+        matches!(res[0].1, Err(Error::PathRefused { .. })),
+        "{:?}",
+        res[0].1
+    );
+    assert!(res[1].1.is_ok() && res[2].1.is_ok(), "{res:?}");
+    assert!(victim.exists());
+    assert!(!root_path.join("dt=1/bucket-0/data-1.orc").exists());
     // Deleting a file symlink removes the link only.
     let res = f
         .storage

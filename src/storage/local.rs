@@ -2,6 +2,7 @@
 //! hidden files are listed and empty directories can be removed. Every function here blocks; the
 //! async [`crate::storage::Storage`] runs them on tokio's blocking pool.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -266,6 +267,59 @@ pub(crate) fn remove_file(loc: &Location) -> Result<()> {
         Err(e) if is_missing_dir(&e) => Ok(()),
         Err(e) => Err(Error::storage(loc.as_str(), e)),
     }
+}
+
+/// Removes local files, each only after its directory, resolved through symlinks (once per
+/// directory), proves to lie inside one of `roots`: a file under a directory that resolves
+/// elsewhere is refused, one whose directory is gone counts as deleted. Results keep the
+/// indexes given.
+pub(crate) fn checked_remove_files(
+    files: Vec<(usize, Location)>,
+    roots: &[Location],
+) -> Vec<(usize, Result<()>)> {
+    let canonical = canonical_roots(roots);
+    let mut checked: HashMap<String, Result<RealCheck>> = HashMap::new();
+    let mut out = Vec::with_capacity(files.len());
+    for (i, loc) in files {
+        let parent = match path_of(&loc).map(|p| p.parent()) {
+            Ok(Some(p)) => p,
+            Ok(None) => {
+                out.push((
+                    i,
+                    Err(Error::storage(
+                        loc.as_str(),
+                        "a file location has no directory",
+                    )),
+                ));
+                continue;
+            }
+            Err(e) => {
+                out.push((i, Err(e)));
+                continue;
+            }
+        };
+        let key = parent.to_string_lossy();
+        if !checked.contains_key(key.as_ref()) {
+            let check = real_check(parent, &canonical, false);
+            checked.insert(key.to_string(), check);
+        }
+        let r = match checked.get(key.as_ref()) {
+            Some(Ok(RealCheck::Inside)) => remove_file(&loc),
+            Some(Ok(RealCheck::Absent)) => Ok(()),
+            Some(Ok(RealCheck::Outside)) => {
+                tracing::warn!(path = %loc, "delete refused: resolves outside the roots");
+                Err(Error::PathRefused {
+                    path: loc.to_string(),
+                    reason: "its directory resolves (through a symlink) outside the allowed roots"
+                        .into(),
+                })
+            }
+            Some(Err(e)) => Err(Error::storage(loc.as_str(), e.to_string())),
+            None => Err(Error::Internal(format!("no containment check for {loc}"))),
+        };
+        out.push((i, r));
+    }
+    out
 }
 
 /// Non-recursive `rmdir`: `Ok(true)` if removed, `Ok(false)` if not empty or absent.

@@ -21,7 +21,6 @@ mod object;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -131,17 +130,6 @@ static BLOCKING_SECTIONS: once_cell::sync::Lazy<usize> = once_cell::sync::Lazy::
 
 static BLOCKING_SLOTS: once_cell::sync::Lazy<tokio::sync::Semaphore> =
     once_cell::sync::Lazy::new(|| tokio::sync::Semaphore::new(max_blocking_sections()));
-
-/// The local path of a `file://` location's parent directory, borrowed (as
-/// `Location::parent` + `Location::local_path` would give it, without allocating).
-fn local_parent(loc: &Location) -> Option<&str> {
-    let path = loc.local_path()?.to_str()?;
-    match path.rfind('/') {
-        Some(0) if path.len() > 1 => Some("/"),
-        Some(i) if i > 0 => Some(&path[..i]),
-        _ => None,
-    }
-}
 
 fn refused(loc: &Location, reason: impl Into<String>) -> Error {
     Error::PathRefused {
@@ -473,48 +461,25 @@ impl Storage {
             }
         }
 
-        // 2. Local files: physical containment per directory, then unlink in parallel.
+        // 2. Local files, in a few groups, each inside one blocking section (a section per
+        //    file costs more than the unlink itself on a local disk): every file's directory
+        //    is resolved (symlinks followed, once per directory and group) and checked against
+        //    the resolved allowed roots right before the file is unlinked.
         if !local_idx.is_empty() {
-            let checks = self.real_checks(&locs, &local_idx, concurrency).await;
-            let mut to_delete = Vec::new();
-            for i in local_idx {
-                match local_parent(&locs[i]).and_then(|p| checks.get(p)) {
-                    Some(Ok(local::RealCheck::Inside)) => to_delete.push(i),
-                    Some(Ok(local::RealCheck::Absent)) => results[i] = Some(Ok(())),
-                    Some(Ok(local::RealCheck::Outside)) => {
-                        tracing::warn!(path = %locs[i], "delete refused: resolves outside the roots");
-                        results[i] = Some(Err(refused(
-                            &locs[i],
-                            "its directory resolves (through a symlink) outside the allowed roots",
-                        )))
-                    }
-                    Some(Err(msg)) => results[i] = Some(Err(Error::storage(locs[i].as_str(), msg))),
-                    None => {
-                        results[i] = Some(Err(Error::Internal(format!(
-                            "no containment check for {}",
-                            locs[i]
-                        ))))
-                    }
-                }
-            }
-            // Unlink in a few groups, each inside one blocking task (a task per file costs
-            // more than the unlink itself on a local disk).
             let groups = concurrency.clamp(1, LOCAL_DELETE_GROUPS);
-            let per_group = to_delete.len().div_ceil(groups).max(1);
-            let work: Vec<Vec<(usize, Location)>> = to_delete
+            let per_group = local_idx.len().div_ceil(groups).max(1);
+            let work: Vec<Vec<(usize, Location)>> = local_idx
                 .chunks(per_group)
                 .map(|c| c.iter().map(|i| (*i, locs[*i].clone())).collect())
                 .collect();
             let root = &self.root;
+            let roots = self.allowed_roots();
             let deleted: Vec<Result<IndexedResults>> = futures::stream::iter(work)
-                .map(|group| async move {
-                    blocking(root, move || {
-                        Ok(group
-                            .into_iter()
-                            .map(|(i, l)| (i, local::remove_file(&l)))
-                            .collect())
-                    })
-                    .await
+                .map(|group| {
+                    let roots = roots.clone();
+                    async move {
+                        blocking(root, move || Ok(local::checked_remove_files(group, &roots))).await
+                    }
                 })
                 .buffer_unordered(groups)
                 .collect()
@@ -565,47 +530,6 @@ impl Storage {
         let failed = out.iter().filter(|(_, r)| r.is_err()).count();
         tracing::debug!(files = out.len(), failed, "delete_files");
         out
-    }
-
-    /// Resolves the directory of every local file once (bounded parallelism) and checks it
-    /// against the symlink-resolved allowed roots.
-    async fn real_checks<'l>(
-        &self,
-        locs: &'l [Location],
-        idx: &[usize],
-        concurrency: usize,
-    ) -> HashMap<&'l str, std::result::Result<local::RealCheck, String>> {
-        let roots = self.allowed_roots();
-        let root_loc = self.root.clone();
-        let canonical = match blocking(&root_loc, move || Ok(local::canonical_roots(&roots))).await
-        {
-            Ok(c) => c,
-            Err(e) => {
-                // With no resolved root every existing local file is refused: the safe outcome.
-                tracing::warn!(error = %e, "cannot resolve the allowed roots");
-                Vec::new()
-            }
-        };
-        let canonical = Arc::new(canonical);
-        let mut parents: Vec<&'l str> =
-            idx.iter().filter_map(|i| local_parent(&locs[*i])).collect();
-        parents.sort_unstable();
-        parents.dedup();
-        futures::stream::iter(parents)
-            .map(|p| {
-                let canonical = canonical.clone();
-                let root_loc = root_loc.clone();
-                async move {
-                    let q = PathBuf::from(p);
-                    let r = blocking(&root_loc, move || local::real_check(&q, &canonical, false))
-                        .await
-                        .map_err(|e| e.to_string());
-                    (p, r)
-                }
-            })
-            .buffer_unordered(concurrency)
-            .collect()
-            .await
     }
 
     /// Removes `dir` if it is an empty directory (non-recursive `rmdir`): `Ok(true)` if removed,
