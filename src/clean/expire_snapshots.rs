@@ -191,12 +191,12 @@ pub async fn expire_snapshots(
     ctl.cancel.check()?;
 
     // Candidates: files deleted by the deltas of (begin, end] (an ADD of the same location in
-    // the same delta cancels: level upgrade), and changelog files of [begin, end). First the
-    // protectors and their lists are read, with the delta lists, the changelog candidates and
-    // the expired versions' own metadata (lists, index manifests); then the delta manifests,
-    // each decoded once: one a protector names is also kept for protection. On object stores
-    // the protectors' other manifests and index manifests are fetched meanwhile
-    // (`ReferenceReader::prefetch`).
+    // the same delta cancels: level upgrade), and changelog files of [begin, end). The
+    // protectors and their lists are read first, with the delta lists; then the delta
+    // manifests, each decoded once: one a protector names is also kept for protection. On
+    // object stores the protectors' other manifests and index manifests are fetched meanwhile
+    // (`ReferenceReader::prefetch`). The changelog candidates and the expired versions' own
+    // metadata (lists, index manifests) are read alongside all of it.
     let mut rr = ReferenceReader::new(table);
     let delta_lists: Vec<String> = all
         .range(begin + 1..=end)
@@ -229,22 +229,25 @@ pub async fn expire_snapshots(
         protectors.append(&mut others);
         Ok::<_, Error>((protectors, named))
     };
-    let ((protectors, named), (), changelog_candidates, removed_metadata) = futures::try_join!(
-        gather_protectors,
-        rr.load_lists(&delta_lists, true),
+    let deltas_and_protectors = async {
+        let ((protectors, named), ()) =
+            futures::try_join!(gather_protectors, rr.load_lists(&delta_lists, true))?;
+        let read_by_candidates: HashSet<String> = manifests_by_list(&rr, &delta_lists)
+            .into_iter()
+            .map(|(_, m)| m)
+            .filter(|m| named.contains(m))
+            .collect();
+        let (candidates, ()) = futures::try_join!(
+            deleted_by_deltas(&rr, table, &delta_lists, &named),
+            rr.prefetch(&protectors, &read_by_candidates),
+        )?;
+        Ok::<_, Error>((candidates, protectors))
+    };
+    let ((mut candidates, protectors), changelog_candidates, removed_metadata) = futures::try_join!(
+        deltas_and_protectors,
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
         RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
     )?;
-    let read_by_candidates: HashSet<String> = manifests_by_list(&rr, &delta_lists)
-        .into_iter()
-        .map(|(_, m)| m)
-        .filter(|m| named.contains(m))
-        .collect();
-    let (mut candidates, ()) = futures::try_join!(
-        deleted_by_deltas(&rr, table, &delta_lists, &named),
-        rr.prefetch(&protectors, &read_by_candidates),
-    )?;
-    drop((named, read_by_candidates));
     candidates.append(changelog_candidates);
     ctl.cancel.check()?;
     tracing::debug!(
