@@ -278,7 +278,7 @@ pub(crate) fn checked_remove_files(
     roots: &[Location],
 ) -> Vec<(usize, Result<()>)> {
     let canonical = canonical_roots(roots);
-    let mut checked: HashMap<String, Result<RealCheck>> = HashMap::new();
+    let mut checked: HashMap<PathBuf, Result<RealCheck>> = HashMap::new();
     let mut out = Vec::with_capacity(files.len());
     for (i, loc) in files {
         let parent = match path_of(&loc).map(|p| p.parent()) {
@@ -298,21 +298,19 @@ pub(crate) fn checked_remove_files(
                 continue;
             }
         };
-        let key = parent.to_string_lossy();
-        if !checked.contains_key(key.as_ref()) {
+        if !checked.contains_key(parent) {
             let check = real_check(parent, &canonical, false);
-            checked.insert(key.to_string(), check);
+            checked.insert(parent.to_path_buf(), check);
         }
-        let r = match checked.get(key.as_ref()) {
+        let r = match checked.get(parent) {
             Some(Ok(RealCheck::Inside)) => remove_file(&loc),
             Some(Ok(RealCheck::Absent)) => Ok(()),
             Some(Ok(RealCheck::Outside)) => {
                 tracing::warn!(path = %loc, "delete refused: resolves outside the roots");
-                Err(Error::PathRefused {
-                    path: loc.to_string(),
-                    reason: "its directory resolves (through a symlink) outside the allowed roots"
-                        .into(),
-                })
+                Err(super::refused(
+                    &loc,
+                    "its directory resolves (through a symlink) outside the allowed roots",
+                ))
             }
             Some(Err(e)) => Err(Error::storage(loc.as_str(), e.to_string())),
             None => Err(Error::Internal(format!("no containment check for {loc}"))),

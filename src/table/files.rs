@@ -62,7 +62,7 @@ impl MetadataReader {
         let at = loc.clone();
         self.storage
             .get_then(&loc, move |bytes| {
-                decode_reduce(&bytes, &at, &paths, reduce)
+                reduce(&paths, ManifestFiles::new(&bytes, &at))
             })
             .await
     }
@@ -79,7 +79,10 @@ impl MetadataReader {
         let loc = paths.manifest(name)?;
         let paths = paths.clone();
         let at = loc.clone();
-        crate::storage::blocking(&loc, move || decode_reduce(&bytes, &at, &paths, reduce)).await
+        crate::storage::blocking(&loc, move || {
+            reduce(&paths, ManifestFiles::new(&bytes, &at))
+        })
+        .await
     }
 
     /// Read many manifests concurrently; results keep the order of `names`.
@@ -153,16 +156,6 @@ impl<'a> ManifestFiles<'a> {
     pub fn for_each(self, f: impl FnMut(ManifestEntry) -> Result<()>) -> Result<()> {
         manifest::for_each_manifest_file(self.bytes, self.at.as_str(), f)
     }
-}
-
-/// Reduce manifest content read from `at` (decoded entry by entry).
-fn decode_reduce<T>(
-    bytes: &[u8],
-    at: &Location,
-    paths: &PathFactory,
-    reduce: impl FnOnce(&PathFactory, ManifestFiles<'_>) -> Result<T>,
-) -> Result<T> {
-    reduce(paths, ManifestFiles::new(bytes, at))
 }
 
 /// Identity of a file entry for merging (spec §3.7): partition, bucket, level, name, extra

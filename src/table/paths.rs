@@ -240,8 +240,7 @@ impl<'p> DataFileLocator<'p> {
     }
 
     fn bucket_dir(&mut self, partition: &[u8], bucket: i32) -> Result<&Location> {
-        let hit =
-            matches!(&self.last, Some((p, b, _)) if *b == bucket && p.as_slice() == partition);
+        let hit = matches!(&self.last, Some((p, b, _)) if *b == bucket && p == partition);
         if !hit {
             let dir = match self.bucket_dirs.get(partition).and_then(|m| m.get(&bucket)) {
                 Some(d) => d.clone(),
@@ -256,10 +255,10 @@ impl<'p> DataFileLocator<'p> {
             };
             self.last = Some((partition.to_vec(), bucket, dir));
         }
-        match &self.last {
-            Some((_, _, dir)) => Ok(dir),
-            None => Err(Error::Internal("bucket directory cache is empty".into())),
-        }
+        self.last
+            .as_ref()
+            .map(|(_, _, dir)| dir)
+            .ok_or_else(|| Error::Internal("bucket directory cache is empty".into()))
     }
 
     /// The data file and its extra files, which live beside it (see

@@ -148,11 +148,11 @@ const PROGRESS_EVERY: u64 = 64;
 async fn read_decoded<T: Send + 'static>(
     storage: &Storage,
     loc: Location,
-    decode: impl FnOnce(&[u8], &str) -> Result<T> + Send + 'static,
+    decode: impl FnOnce(&[u8], &Location) -> Result<T> + Send + 'static,
 ) -> Result<T> {
     let at = loc.clone();
     storage
-        .get_then(&loc, move |bytes| decode(&bytes, at.as_str()))
+        .get_then(&loc, move |bytes| decode(&bytes, &at))
         .await
 }
 
@@ -401,7 +401,7 @@ impl<'a> Collector<'a> {
                 let r = match paths.manifest(&l) {
                     Ok(loc) => {
                         read_decoded(storage, loc, |b, p| {
-                            let list = manifest::decode_manifest_list(b, p)?;
+                            let list = manifest::decode_manifest_list(b, p.as_str())?;
                             Ok(list.into_iter().map(|m| m.file_name).collect())
                         })
                         .await
@@ -467,7 +467,7 @@ impl<'a> Collector<'a> {
                     let r = match paths.manifest(&m) {
                         Ok(loc) => {
                             read_decoded(storage, loc, move |b, p| {
-                                let all = manifest::decode_index_manifest(b, p)?;
+                                let all = manifest::decode_index_manifest(b, p.as_str())?;
                                 Ok(hits::of_index_manifest(&table, &all))
                             })
                             .await
@@ -489,9 +489,8 @@ impl<'a> Collector<'a> {
                 async move {
                     let r = match paths.manifest(&m) {
                         Ok(loc) => {
-                            let at = loc.clone();
-                            read_decoded(storage, loc, move |b, _| {
-                                hits::of_manifest(&table, ManifestFiles::new(b, &at))
+                            read_decoded(storage, loc, move |b, at| {
+                                hits::of_manifest(&table, ManifestFiles::new(b, at))
                             })
                             .await
                         }
