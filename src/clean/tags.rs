@@ -66,7 +66,7 @@ pub async fn delete_tags(
     }
     let storage = table.storage();
     let snapshots = table.snapshots();
-    let mut deleter = Deleter::new(storage, ctl, dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, dry_run);
 
     // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
@@ -125,6 +125,10 @@ pub async fn delete_tags(
             bytes: None,
         })
         .collect();
+    // The tag files go first: they and the plan are checked before anything goes.
+    deleter
+        .check_plan(tag_files.iter().chain(plan.files()))
+        .await?;
     deleter.delete("tag files", tag_files).await?;
     let clean_dirs = table
         .options()
