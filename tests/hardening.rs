@@ -1,0 +1,117 @@
+//! Crafted or unlucky tables that once cost a live file or published a broken version (issue
+//! 16 points 1, 5, 6, 9, 10; issue 17 point 4): protection by location whatever the
+//! identifier, symlinked or uninterpretable structure, shared external roots, id overflow,
+//! bad tag names, Java's orphan rule for `snapshot-*` / `changelog-*` names.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use paimon_cleanup::clean::{expire_snapshots, ExpireConfig, RetentionOverrides, RunControl};
+use paimon_cleanup::storage::Storage;
+use paimon_cleanup::table::Table;
+
+fn open(table: &Path) -> (Arc<Storage>, Table) {
+    common::rt().block_on(async {
+        let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
+        let t = Table::open(storage.clone(), &HashMap::new()).await.unwrap();
+        (storage, t)
+    })
+}
+
+/// The manifests in the delta list of `snapshot` (decoded with our reader).
+fn delta_manifests(table: &Path, snapshot: i64) -> Vec<std::path::PathBuf> {
+    let (storage, t) = open(table);
+    common::rt().block_on(async {
+        let s = t.snapshots().read(&storage, snapshot).await.unwrap();
+        let list = t
+            .reader()
+            .manifest_list(t.paths(), &s.delta_manifest_list)
+            .await
+            .unwrap();
+        list.iter()
+            .map(|m| table.join("manifest").join(&m.file_name))
+            .collect()
+    })
+}
+
+fn craft(manifest: &Path, args: &[&str]) {
+    let py = common::python().expect("python");
+    let mut all = vec![manifest.to_str().unwrap()];
+    all.extend_from_slice(args);
+    common::run_py(&py, "craft_manifest.py", &all).unwrap();
+}
+
+fn expire_all_but_one(table: &Path) -> paimon_cleanup::Result<paimon_cleanup::clean::ExpireReport> {
+    let cfg = ExpireConfig {
+        retention: RetentionOverrides {
+            retain_min: Some(1),
+            retain_max: Some(1),
+            time_retained: Some(Duration::ZERO),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let (_, t) = open(table);
+    common::rt().block_on(expire_snapshots(&t, &cfg, &RunControl::default()))
+}
+
+// ---------------------------------------------------------------------------------------
+// 16.1: protection by location, whatever the identifier
+
+/// A DELETE entry in an expired delta whose external path is the location of a file the
+/// kept snapshot reads (under another identifier: another name, same or another level) must
+/// not free that file.
+fn delete_entry_naming_a_live_location(level: Option<i32>) {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    let first = common::pypaimon_view(&table, &["--snapshot", "1"]);
+    let victim_rel = first["live_files"][0].as_str().unwrap().to_string();
+    let victim = table.join(&victim_rel);
+    assert!(victim.exists());
+    let level_arg = level.map(|l| l.to_string());
+    let mut args = vec![
+        "--append".to_string(),
+        "--kind".into(),
+        "delete".into(),
+        "--file-name".into(),
+        "ghost-0.parquet".into(),
+        "--external-path".into(),
+        format!("file:{}", victim.display()),
+    ];
+    if let Some(l) = &level_arg {
+        args.push("--level".into());
+        args.push(l.clone());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    craft(&delta_manifests(&table, 2)[0], &args);
+    let before = common::pypaimon_view(&table, &[]);
+    assert!(
+        before["live_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f.as_str() == Some(victim_rel.as_str())),
+        "pypaimon reads the victim in the latest snapshot: {before}"
+    );
+    let report = expire_all_but_one(&table).unwrap();
+    assert!(report.snapshots_expired >= 2, "{report:?}");
+    assert!(victim.exists(), "a live file was deleted: {victim_rel}");
+    let after = common::pypaimon_view(&table, &[]);
+    assert_eq!(after["row_digest"], before["row_digest"], "{after}");
+    assert_eq!(after["live_files"], before["live_files"]);
+}
+
+#[test]
+fn delete_entry_with_another_identifier_at_a_live_location_frees_nothing() {
+    delete_entry_naming_a_live_location(None);
+}
+
+#[test]
+fn delete_entry_at_another_level_at_a_live_location_frees_nothing() {
+    delete_entry_naming_a_live_location(Some(3));
+}
