@@ -115,3 +115,98 @@ fn delete_entry_with_another_identifier_at_a_live_location_frees_nothing() {
 fn delete_entry_at_another_level_at_a_live_location_frees_nothing() {
     delete_entry_naming_a_live_location(Some(3));
 }
+
+// ---------------------------------------------------------------------------------------
+// 16.9: arithmetic on ids is checked
+
+/// Renumber the snapshots of `table` (ids 1..=n) to end at `i64::MAX`, hints included.
+fn renumber_to_max(table: &Path) -> Vec<i64> {
+    let dir = table.join("snapshot");
+    let mut ids: Vec<i64> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_prefix("snapshot-")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    ids.sort();
+    let n = ids.len() as i64;
+    let mut new_ids = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let new_id = i64::MAX - (n - 1) + i as i64;
+        let path = dir.join(format!("snapshot-{id}"));
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        v["id"] = new_id.into();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(
+            dir.join(format!("snapshot-{new_id}")),
+            serde_json::to_vec(&v).unwrap(),
+        )
+        .unwrap();
+        new_ids.push(new_id);
+    }
+    std::fs::write(dir.join("EARLIEST"), new_ids[0].to_string()).unwrap();
+    std::fs::write(dir.join("LATEST"), i64::MAX.to_string()).unwrap();
+    new_ids
+}
+
+#[test]
+fn drop_partitions_on_snapshot_i64_max_is_an_error_and_writes_nothing() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    renumber_to_max(&table);
+    let before = common::tree(&table);
+    let (_, t) = open(&table);
+    let spec: std::collections::BTreeMap<String, String> =
+        [("p".to_string(), "0".to_string())].into();
+    let err = common::rt()
+        .block_on(paimon_cleanup::clean::partitions::drop_partitions(
+            &t,
+            &[spec],
+            None,
+            None,
+            &RunControl::default(),
+        ))
+        .expect_err("a commit after snapshot i64::MAX must fail");
+    assert!(err.to_string().contains("overflow"), "{err}");
+    assert_eq!(common::tree(&table), before, "something was written");
+    assert_eq!(
+        std::fs::read_to_string(table.join("snapshot/LATEST")).unwrap(),
+        i64::MAX.to_string()
+    );
+}
+
+#[test]
+fn expire_snapshots_up_to_i64_max_keeps_the_last_snapshot() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    let ids = renumber_to_max(&table);
+    let report = expire_all_but_one(&table).unwrap();
+    assert_eq!(report.snapshots_expired, ids.len() as u64 - 1, "{report:?}");
+    assert_eq!(report.earliest_after, Some(i64::MAX));
+    assert!(table
+        .join(format!("snapshot/snapshot-{}", i64::MAX))
+        .exists());
+    // Everything the last snapshot reads is still there.
+    let (_, t) = open(&table);
+    let live = common::rt().block_on(async {
+        let s = t.snapshots().read(t.storage(), i64::MAX).await.unwrap();
+        t.live_data_files(&s).await.unwrap()
+    });
+    assert!(!live.is_empty());
+    for e in live {
+        let loc = t
+            .paths()
+            .data_file(&e.partition, e.bucket, &e.file)
+            .unwrap();
+        let path = loc.as_str().strip_prefix("file://").unwrap();
+        assert!(Path::new(path).exists(), "{path} was deleted");
+    }
+}
