@@ -210,3 +210,87 @@ fn expire_snapshots_up_to_i64_max_keeps_the_last_snapshot() {
         assert!(Path::new(path).exists(), "{path} was deleted");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// 16.10: bad tag names are errors; a missing tag is reported
+
+#[test]
+fn path_like_or_empty_tag_names_are_invalid_and_delete_nothing() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_unaware") else {
+        return;
+    };
+    assert!(table.join("tag/tag-t1").exists());
+    let before = common::tree(&table);
+    let (_, t) = open(&table);
+    for bad in ["", " ", "..", "../tag-t1", "a/b", "a\\b", "x..y", "t\u{0}1"] {
+        // A good name beside the bad one: nothing is deleted at all.
+        let names = vec!["t1".to_string(), bad.to_string()];
+        let err = common::rt()
+            .block_on(paimon_cleanup::clean::delete_tags(
+                &t,
+                &names,
+                false,
+                &RunControl::default(),
+            ))
+            .expect_err(bad);
+        assert!(
+            matches!(err, paimon_cleanup::Error::InvalidArgument(_)),
+            "{bad:?}: {err}"
+        );
+        assert_eq!(
+            common::tree(&table),
+            before,
+            "{bad:?}: something was deleted"
+        );
+    }
+    // Through the CLI: exit status non-zero, nothing deleted.
+    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    for bad in ["", "../tag-t1"] {
+        let out = std::process::Command::new(exe)
+            .args(["delete-tag", table.to_str().unwrap(), bad])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bad:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not a tag name"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            common::tree(&table),
+            before,
+            "{bad:?}: something was deleted"
+        );
+    }
+}
+
+#[test]
+fn a_missing_tag_is_reported_in_text_and_json() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_unaware") else {
+        return;
+    };
+    let before = common::tree(&table);
+    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let out = std::process::Command::new(exe)
+        .args(["delete-tag", table.to_str().unwrap(), "nope", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tags_not_found"], serde_json::json!(["nope"]), "{v}");
+    let out = std::process::Command::new(exe)
+        .args(["delete-tag", table.to_str().unwrap(), "nope"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("tags not found") && text.contains("nope"),
+        "{text}"
+    );
+    assert_eq!(common::tree(&table), before);
+}
