@@ -20,4 +20,5 @@ cargo test --all-targets 2>&1 | tee /tmp/paimon-cleanup-cargo-test.log
 echo "== C / C++ tests"
 bash scripts/test-c.sh
 bash scripts/test-bindings.sh
+bash scripts/test-python.sh
 echo "== all tests passed"
