@@ -80,6 +80,8 @@ suite_add_closing_line "scripts/test-c.sh" "$LOGS/test-c.log" c-abi
 echo "== bindings"
 bash scripts/test-bindings.sh 2>&1 | tee "$LOGS/test-bindings.log"
 suite_add_closing_line "scripts/test-bindings.sh" "$LOGS/test-bindings.log" bindings
+echo "== Python package"
+step "scripts/test-python.sh" bash scripts/test-python.sh
 
 suite_closing_line tests
 [ "$SUITES_FAILED" -eq 0 ]
