@@ -485,6 +485,7 @@ typedef struct PaimonCleanupMaintainConfig PaimonCleanupMaintainConfig;
  * | `_set_dry_run` | false |
  * | `_set_veto` | none |
  * | `_set_list_concurrency` / `_set_delete_concurrency` | the executor's I/O concurrency |
+ * | `_set_external_roots_owned` | false: external data roots are neither listed nor cleaned |
  *
  * Created by `paimon_cleanup_orphan_config_new`, owned by the caller, released with
  * `paimon_cleanup_orphan_config_free`. Thread-safe (`Send + Sync`): setters may be called while
@@ -1980,6 +1981,26 @@ PaimonCleanupStatus paimon_cleanup_orphan_config_set_dry_run(struct PaimonCleanu
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_no_writers_running(struct PaimonCleanupOrphanConfig *config,
                                                                         bool no_writers_running,
                                                                         struct PaimonCleanupError **err);
+
+/**
+ * Declares that the table's external data roots (`data-file.external-paths`) belong to this
+ * table alone, so orphan removal lists and cleans them. By default (false) they are neither
+ * listed nor cleaned, and the report's warnings (`paimon_cleanup_report_warning`) name each
+ * with the reason.
+ *
+ * DANGER: Paimon writes external data files at `<root>/<partition>/bucket-N/` without the
+ * table's name, so two tables configured with one root share those directories and each
+ * table's live files are orphans to the other. Set this only when no other table writes under
+ * any of this table's external roots.
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_external_roots_owned(struct PaimonCleanupOrphanConfig *config,
+                                                                          bool external_roots_owned,
+                                                                          struct PaimonCleanupError **err);
 
 /**
  * Sets (or, with `veto` NULL, removes) the veto callback: it is asked about every file the run

@@ -92,6 +92,12 @@ enum Command {
         /// running, files written but not yet committed would be deleted.
         #[arg(long)]
         no_writers_running: bool,
+        /// The table's external data roots (`data-file.external-paths`) belong to it alone:
+        /// list and clean them too. Without it they are skipped: Paimon writes external files
+        /// without the table name, so tables sharing a root share its directories, and each
+        /// one's live files look like orphans to the other.
+        #[arg(long)]
+        external_roots_owned: bool,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -489,6 +495,7 @@ fn run_remove_orphan_files(
     older_than: Option<&str>,
     older_than_ms: Option<i64>,
     no_writers_running: bool,
+    external_roots_owned: bool,
     dry_run: bool,
 ) -> Result<()> {
     let older_than_ms = match older_than {
@@ -502,6 +509,7 @@ fn run_remove_orphan_files(
         older_than_ms,
         dry_run,
         no_writers_running,
+        external_roots_owned,
         ..Default::default()
     };
     let (options, rt, storage) = open(args)?;
@@ -581,12 +589,14 @@ fn main() -> ExitCode {
             older_than,
             older_than_ms,
             no_writers_running,
+            external_roots_owned,
             dry_run,
         } => run_remove_orphan_files(
             table,
             older_than.as_deref(),
             *older_than_ms,
             *no_writers_running,
+            *external_roots_owned,
             *dry_run,
         ),
         Command::ExpireSnapshots {
