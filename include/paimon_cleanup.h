@@ -412,6 +412,8 @@ typedef struct PaimonCleanupCancelToken PaimonCleanupCancelToken;
  * The options are one map of Paimon option names: storage options (credentials, endpoint,
  * region, ...) are read by the storage layer, and every option also overrides the table option
  * of the same name stored in the table schema (keys a layer does not know are ignored by it).
+ * The option `branch` selects the branch every call works on (default `main`), as Paimon
+ * Java's `branch` table option does.
  *
  * Created by `paimon_cleanup_context_new`, owned by the caller, released with
  * `paimon_cleanup_context_free`. Immutable and thread-safe (`Send + Sync`): one context may be
@@ -828,6 +830,15 @@ void paimon_cleanup_executor_free(struct PaimonCleanupExecutor *executor);
  * `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each; key `i`
  * goes with value `i`. Both may be NULL when `option_count` is 0. Keys must be non-empty and
  * unique. Examples: `"s3.endpoint"`, `"s3.access-key"`, `"snapshot.num-retained.min"`.
+ *
+ * Branch: the option key `"branch"` (value: a branch name, default `"main"`) makes every call
+ * on this context work on that branch, as Paimon Java's `branch` table option does: expiry,
+ * tags, consumers and partitions then change only that branch's snapshots, changelogs, tags
+ * and consumers, and keep every file any version of any branch reads; orphan removal is
+ * table-wide whatever the branch. A `table_uri` whose last segment is `<table>$branch_<name>`
+ * names the branch too (the table root is then the URI without the suffix); if both name
+ * one, they must agree. The branch's existence is checked by the calls (`NOT_FOUND`).
+ *
  * The table itself is not opened here: a missing or unreadable table is reported by the calls
  * that use the context.
  *
@@ -837,7 +848,9 @@ void paimon_cleanup_executor_free(struct PaimonCleanupExecutor *executor);
  * Thread-safety: may be called from any thread.
  * Errors: `NULL_POINTER` if `table_uri` or `out` is NULL, or if `option_count > 0` and an array
  * or one of its elements is NULL; `INVALID_UTF8` if a string is not UTF-8; `INVALID_ARGUMENT`
- * for an empty URI, an empty or duplicate key, or more than 65536 options. `*err` (when `err`
+ * for an empty URI, an empty or duplicate key, more than 65536 options, an empty or
+ * path-like branch name (`/`, `\\`, `.`, `..`), or a `$branch_` suffix and a `branch` option
+ * that disagree. `*err` (when `err`
  * is not NULL) is set to NULL on success and to a new error object on failure.
  *
  * # Safety
@@ -866,8 +879,8 @@ PaimonCleanupStatus paimon_cleanup_context_new(const char *table_uri,
 void paimon_cleanup_context_free(struct PaimonCleanupContext *context);
 
 /**
- * Reads the table of `context` and fills `*out` with an overview of its main branch: snapshot
- * range and count, tag and branch counts, and the live data files of the latest snapshot.
+ * Reads the table of `context` and fills `*out` with an overview of the context's branch
+ * (main unless the context's `branch` option names another): snapshot range and count, tag and branch counts, and the live data files of the latest snapshot.
  *
  * Read-only: nothing in the table is changed. Blocks the calling thread until done; the work
  * runs on `executor`.

@@ -282,7 +282,10 @@ pub async fn expire_snapshots(
         let cl = table.changelogs();
         for s in &expired {
             storage
-                .put(&cl.location(s.id), bytes::Bytes::from(s.to_json()?))
+                .put(
+                    &cl.location(s.id),
+                    bytes::Bytes::from(changelog_of(s).to_json()?),
+                )
                 .await?;
             report.changelogs_written += 1;
         }
@@ -309,6 +312,17 @@ pub async fn expire_snapshots(
         "expired snapshots"
     );
     Ok(report)
+}
+
+/// The long-lived changelog a decoupled expiry writes for snapshot `s`: the snapshot without
+/// its index manifest and statistics. Those go with the snapshot (as in Java, whose changelog
+/// still names them once deleted); a changelog reader needs neither, and a changelog that
+/// named deleted files would make every strict reader (orphan removal) refuse the table.
+fn changelog_of(s: &Snapshot) -> Snapshot {
+    let mut c = s.clone();
+    c.index_manifest = None;
+    c.statistics = None;
+    c
 }
 
 /// Every snapshot of the table's branch by id, and each snapshot file's size from the listing.

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::plan::{Candidate, Candidates, DeletionPlan, MetadataScope};
+use crate::clean::plan::{added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope};
 use crate::clean::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::references::ReferenceReader;
 use crate::clean::report::{DeletionReport, FileClass};
@@ -18,6 +18,9 @@ use crate::clean::retention::now_millis;
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Tag;
 use crate::table::{DataFileLocator, Table};
+
+/// The directory under `tag/` where Java's success-file tag callback marks tags.
+const TAG_SUCCESS_DIR: &str = "tag-success-file";
 
 /// What a tag deletion or expiry did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -113,6 +116,7 @@ async fn delete_listed_tags(
     // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
     let mut candidates = Candidates::default();
+    let mut changelog_lists: Vec<String> = Vec::new();
     for t in doomed.values() {
         if storage.exists(&snapshots.location(t.snapshot.id)).await? {
             continue;
@@ -129,13 +133,20 @@ async fn delete_listed_tags(
             );
             candidates.push(main, c);
         }
-        // A tag's changelog manifests are not deleted here (as in Java).
-        let mut s = t.snapshot.clone();
-        s.changelog_manifest_list = None;
-        removed.push(s);
+        // Its snapshot's changelog files, list and manifests too: the snapshot's expiry kept
+        // them for the tag (Java leaves them behind for good). A long-lived changelog of the
+        // same snapshot, or another tag, still protects them.
+        if let Some(list) = &t.snapshot.changelog_manifest_list {
+            changelog_lists.push(list.clone());
+        }
+        removed.push(t.snapshot.clone());
+    }
+    let mut rr = ReferenceReader::new(table);
+    if !changelog_lists.is_empty() {
+        candidates
+            .append(added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData).await?);
     }
     ctl.cancel.check()?;
-    let mut rr = ReferenceReader::new(table);
     let plan = if removed.is_empty() {
         DeletionPlan::default()
     } else {
@@ -172,6 +183,23 @@ async fn delete_listed_tags(
         .check_plan(tag_files.iter().chain(plan.files()))
         .await?;
     deleter.delete("tag files", tag_files).await?;
+    // Java's `SuccessFileTagCallback` marks a tag with `tag/tag-success-file/<name>_SUCCESS`
+    // and deletes it with the tag.
+    let success_dir = tag_dir.join(TAG_SUCCESS_DIR);
+    let mut success_files = Vec::new();
+    for n in doomed.keys() {
+        for name in [format!("{n}_SUCCESS"), n.clone()] {
+            let location = success_dir.join(&name);
+            if storage.exists(&location).await? {
+                success_files.push(Planned {
+                    location,
+                    class: FileClass::TagMeta,
+                    bytes: None,
+                });
+            }
+        }
+    }
+    deleter.delete("tag success files", success_files).await?;
     let clean_dirs = table
         .options()
         .get_bool("snapshot.clean-empty-directories")?
