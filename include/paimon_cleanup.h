@@ -653,9 +653,15 @@ typedef bool (*PaimonCleanupVetoFn)(void *user_data, const char *path);
  * the given value, so a spec naming a prefix of the partition keys (`dt` of `dt, hr`) matches
  * all partitions below it.
  *
- * Keys are partition key names (non-empty, unique within a spec). A value is written as in the
- * partition directory name or in SQL (`2024-01-01`, `10`, `true`); NULL, an empty string or the
- * table's default partition name (`__DEFAULT_PARTITION__`) stand for a NULL value.
+ * Keys are partition key names (non-empty, unique within a spec). A value names a partition
+ * *value*, read as Paimon Java's `convertSpecToInternalRow` reads it and matched against the
+ * decoded partition row (never the directory name): a NULL pointer or the table's default
+ * partition name (`partition.default-name`, `__DEFAULT_PARTITION__`) is a NULL value and matches
+ * NULL only; for a string key any other text is that exact string, so `""` matches the empty
+ * string only and `" "` one space only (Paimon writes all three to the directory
+ * `k=__DEFAULT_PARTITION__`); other types are written as in the partition directory name or
+ * in SQL (`2024-01-01` or `19723` for a DATE, `10`, `true`, `2024-01-02 03:04:05`), and an
+ * empty text for them is `INVALID_ARGUMENT`.
  * A plain struct the caller fills (no ownership passes; the strings are copied by the call).
  */
 typedef struct PaimonCleanupPartitionSpec {
@@ -664,7 +670,8 @@ typedef struct PaimonCleanupPartitionSpec {
      */
     const char *const *keys;
     /**
-     * `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value).
+     * `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value; `""` is
+     * the empty string).
      */
     const char *const *values;
     /**
@@ -1294,9 +1301,11 @@ uint64_t paimon_cleanup_report_elapsed_ms(const struct PaimonCleanupReport *repo
 /**
  * Returns the number of names in the report: the tags deleted (`DELETE_TAG`, `EXPIRE_TAGS`), the
  * consumer ids expired (`EXPIRE_CONSUMERS`), or the partitions dropped (`DROP_PARTITIONS`,
- * `EXPIRE_PARTITIONS`) written `key=value/key2=value2` for display (use
- * `paimon_cleanup_report_partition_key` / `_value` for exact values). In a dry run: what would be
- * removed. 0 for other kinds and for NULL.
+ * `EXPIRE_PARTITIONS`) written `key=value/key2=value2` in partition key order for display, NULL
+ * as `NULL` and empty, blank or otherwise ambiguous strings quoted (`p=''`, `p=' '`,
+ * `p='NULL'`), one per distinct partition value (use `paimon_cleanup_report_partition_key` /
+ * `_value` for exact values). In a dry run: what would be removed. 0 for other kinds and for
+ * NULL.
  *
  * # Safety
  * `report` must be NULL or a live report.
@@ -1359,9 +1368,11 @@ const char *paimon_cleanup_report_partition_key(const struct PaimonCleanupReport
                                                 size_t field);
 
 /**
- * Returns the value of field `field` of dropped partition `index` as it appears in the partition
- * directory name (the default partition name for NULL), or NULL when either is out of range or
- * `report` is NULL.
+ * Returns the value of field `field` of dropped partition `index` as the text that, given back in
+ * a `PaimonCleanupPartitionSpec`, names exactly this value: the table's default partition name
+ * for NULL, a string key's value verbatim (possibly empty or blank: the NULL, `''` and `' '`
+ * partitions share a directory but are reported apart), other types as in the partition
+ * directory name. NULL when either index is out of range or `report` is NULL.
  *
  * Ownership: borrowed from the report; valid until the report is freed.
  *
@@ -1798,8 +1809,10 @@ PaimonCleanupStatus paimon_cleanup_delete_tag(const struct PaimonCleanupContext 
 
 /**
  * Expires tags of the table's main branch, with the files only they kept (as
- * `paimon_cleanup_delete_tag`): every tag whose own retention has passed (`tagCreateTime` +
- * `tagTimeRetained`, when the table's `tag.time-expire-enabled` is true, the default), and,
+ * `paimon_cleanup_delete_tag`), as Paimon Java's `expire_tags` procedure does: every tag whose
+ * own retention has passed (`tagCreateTime` + `tagTimeRetained`; time expiry is enabled for the
+ * call even when the table sets `tag.time-expire-enabled` to false, which only
+ * `paimon_cleanup_maintain` follows), and,
  * when `older_than_ms` > 0, every tag created before `older_than_ms` (milliseconds since the
  * Unix epoch; the tag file's modification time when the tag records no creation time).
  *
