@@ -14,7 +14,11 @@
 //! Options are described in [`config`]. All async methods need a tokio runtime (local I/O runs on
 //! the blocking pool).
 
+#[cfg(feature = "azure")]
+mod azure;
 pub mod config;
+#[cfg(feature = "gcs")]
+mod gcs;
 mod local;
 mod location;
 mod object;
