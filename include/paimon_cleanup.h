@@ -1762,7 +1762,8 @@ PaimonCleanupStatus paimon_cleanup_expire_changelogs(const struct PaimonCleanupC
  * on failure `*out` is left untouched.
  * Thread-safety: any number of host threads may call it at once.
  * Errors: `NULL_POINTER` if `context`, `executor`, `tag` or `out` is NULL; `INVALID_UTF8`;
- * `INVALID_ARGUMENT` for an empty name (or one containing `/`); `NOT_FOUND` if the table does
+ * `INVALID_ARGUMENT` for an empty or blank name or a path-like one (containing `/`, `\\`, `..` or a
+ * control character; nothing is deleted); `NOT_FOUND` if the table does
  * not exist; `CANCELLED`; `MALFORMED`, `STORAGE`, `PATH_REFUSED`, `UNSUPPORTED` as their names
  * say. `*err` (when `err` is not NULL) is set to NULL on success and to a new error object on
  * failure.

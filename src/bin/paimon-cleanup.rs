@@ -361,7 +361,27 @@ where
             println!("  would delete {}", p.path);
         }
     }
+    print_not_found(&report);
     Ok(())
+}
+
+/// Requested tags that did not exist (a warning, not an error, as in Java), for reports that
+/// list them (`tags_not_found`).
+fn print_not_found(report: &impl serde::Serialize) {
+    let Ok(v) = serde_json::to_value(report) else {
+        return;
+    };
+    let names: Vec<&str> = v
+        .get("tags_not_found")
+        .and_then(|a| a.as_array())
+        .map(|a| a.iter().filter_map(|n| n.as_str()).collect())
+        .unwrap_or_default();
+    if !names.is_empty() {
+        println!(
+            "  tags not found (nothing deleted for them): {}",
+            names.join(", ")
+        );
+    }
 }
 
 fn print_partition_report(what: &str, r: &PartitionReport) {

@@ -66,8 +66,13 @@ async fn retention_end(
     ignored_consumers: &[String],
     all: &std::collections::BTreeMap<i64, Snapshot>,
 ) -> Result<Option<i64>> {
-    let min = (b.latest_snap - r.retain_max + 1).max(b.earliest_cl);
-    let mut max_exclusive = b.latest_snap - r.retain_min + 1;
+    // Ids come from metadata (any i64): bounds saturate instead of overflowing.
+    let min = b
+        .latest_snap
+        .saturating_sub(r.retain_max)
+        .saturating_add(1)
+        .max(b.earliest_cl);
+    let mut max_exclusive = b.latest_snap.saturating_sub(r.retain_min).saturating_add(1);
     if let Some(c) = consumer_bound(table, ignored_consumers).await? {
         max_exclusive = max_exclusive.min(c);
     }
@@ -157,7 +162,11 @@ pub async fn expire_changelogs(
                 "cannot delete all changelogs: changelog {latest_cl} is not older than the earliest snapshot {earliest_snap}"
             )));
         }
-        latest_cl + 1
+        latest_cl.checked_add(1).ok_or_else(|| {
+            Error::Conflict(format!(
+                "cannot delete all changelogs: changelog id {latest_cl} has no successor (i64 overflow)"
+            ))
+        })?
     } else {
         let bounds = Bounds {
             latest_snap,

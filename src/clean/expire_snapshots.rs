@@ -5,6 +5,7 @@
 //! EARLIEST hint.
 
 use std::collections::{BTreeMap, HashSet};
+use std::ops::Bound;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -88,8 +89,12 @@ pub(crate) async fn expire_range(
     ) else {
         return Ok(None);
     };
-    let min = (latest - r.retain_max + 1).max(earliest);
-    let mut max_exclusive = latest - r.retain_min + 1;
+    // Ids come from metadata (any i64): bounds saturate instead of overflowing.
+    let min = latest
+        .saturating_sub(r.retain_max)
+        .saturating_add(1)
+        .max(earliest);
+    let mut max_exclusive = latest.saturating_sub(r.retain_min).saturating_add(1);
     if honour_consumers {
         if let Some(c) = consumer_bound(table, ignored_consumers).await? {
             max_exclusive = max_exclusive.min(c);
@@ -207,7 +212,10 @@ pub async fn expire_snapshots(
         .filter_map(|s| s.changelog_manifest_list.clone())
         .collect();
     let kept: Vec<Snapshot> = std::iter::once(end_snapshot.clone())
-        .chain(all.range(end + 1..).map(|(_, s)| s.clone()))
+        .chain(
+            all.range((Bound::Excluded(end), Bound::Unbounded))
+                .map(|(_, s)| s.clone()),
+        )
         .collect();
     let gather_protectors = async {
         // The kept snapshots of this branch (their lists read first: known already), every

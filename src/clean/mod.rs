@@ -29,4 +29,4 @@ pub use partitions::{
 };
 pub use report::{DeletionReport, FileClass};
 pub use retention::{AssumeRemoved, RetentionOverrides};
-pub use tags::{delete_tag, delete_tags, expire_tags, TagReport};
+pub use tags::{check_tag_name, delete_tag, delete_tags, expire_tags, TagReport};

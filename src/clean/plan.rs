@@ -117,11 +117,7 @@ fn reduce_delta(
                 let (main, extras) =
                     locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
                 if keep_slim {
-                    slim.push(Slim {
-                        kind: e.kind,
-                        level: e.file.level,
-                        location: main.clone(),
-                    });
+                    slim.push(Slim::of(&e, main.clone()));
                 }
                 let c = Candidate::new(
                     FileClass::Data,
@@ -134,11 +130,7 @@ fn reduce_delta(
             FileKind::Add if keep_slim => {
                 let location = locate.data_file(&e.partition, e.bucket, &e.file)?;
                 let key = location_key(location.as_str());
-                slim.push(Slim {
-                    kind: e.kind,
-                    level: e.file.level,
-                    location,
-                });
+                slim.push(Slim::of(&e, location));
                 Reduced::Added(key)
             }
             FileKind::Add => {

@@ -15,7 +15,7 @@ use crate::clean::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::references::ReferenceReader;
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::retention::now_millis;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::spec::snapshot::Tag;
 use crate::table::{DataFileLocator, Table};
 
@@ -24,7 +24,8 @@ use crate::table::{DataFileLocator, Table};
 pub struct TagReport {
     /// Tags deleted (or, in a dry run, deletable).
     pub tags_deleted: Vec<String>,
-    /// Requested tags that did not exist.
+    /// Requested tags that did not exist (not an error, as in Java; nothing was deleted for
+    /// them).
     pub tags_not_found: Vec<String>,
     /// Files deleted per kind, failures and paths.
     pub deletion: DeletionReport,
@@ -42,8 +43,49 @@ pub async fn delete_tag(
     delete_tags(table, &[name.to_string()], dry_run, ctl).await
 }
 
-/// Delete several tags of `table`'s branch in one pass (each manifest read once).
+/// Check a tag name given by a caller: [`Error::InvalidArgument`] for an empty or blank name,
+/// or one that could act as a path (`/`, `\`, `..`, a NUL or other control character). Tag
+/// files are `tag/tag-<name>`; Java refuses blank names; the rest is stricter than Java (a
+/// name Java accepts with such characters cannot be deleted through this library).
+pub fn check_tag_name(name: &str) -> Result<()> {
+    let why = if name.trim().is_empty() {
+        Some("it is empty or blank")
+    } else if name.contains('/') || name.contains('\\') {
+        Some("it contains a path separator")
+    } else if name.contains("..") {
+        Some("it contains `..`")
+    } else if name.chars().any(char::is_control) {
+        Some("it contains a control character")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(Error::InvalidArgument(format!(
+            "`{}` is not a tag name: {why}",
+            name.escape_debug()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Delete several tags of `table`'s branch in one pass (each manifest read once). Every name is
+/// checked first ([`check_tag_name`]): one bad name is [`Error::InvalidArgument`] and nothing is
+/// deleted. A tag that does not exist is not an error (as in Java): it is logged as a warning
+/// and listed in [`TagReport::tags_not_found`].
 pub async fn delete_tags(
+    table: &Table,
+    names: &[String],
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    for n in names {
+        check_tag_name(n)?;
+    }
+    delete_listed_tags(table, names, dry_run, ctl).await
+}
+
+/// [`delete_tags`] for names that need no check (read from the tag directory).
+async fn delete_listed_tags(
     table: &Table,
     names: &[String],
     dry_run: bool,
@@ -177,5 +219,5 @@ pub async fn expire_tags(
             names.push(name);
         }
     }
-    delete_tags(table, &names, dry_run, ctl).await
+    delete_listed_tags(table, &names, dry_run, ctl).await
 }

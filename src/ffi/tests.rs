@@ -1009,18 +1009,21 @@ mod operations {
             assert_eq!(status, PaimonCleanupStatus::NullPointer);
             assert!(message(err).contains("tag"));
             paimon_cleanup_error_free(err);
-            let empty = CString::new("").expect("no NUL");
-            let status = paimon_cleanup_delete_tag(
-                ctx,
-                exec,
-                empty.as_ptr(),
-                false,
-                ptr::null(),
-                &mut out,
-                &mut err,
-            );
-            assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
-            paimon_cleanup_error_free(err);
+            for bad in ["", " ", "../tag-t1", "a\\b", ".."] {
+                let bad = CString::new(bad).expect("no NUL");
+                let status = paimon_cleanup_delete_tag(
+                    ctx,
+                    exec,
+                    bad.as_ptr(),
+                    false,
+                    ptr::null(),
+                    &mut out,
+                    &mut err,
+                );
+                assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+                assert!(message(err).contains("not a tag name"));
+                paimon_cleanup_error_free(err);
+            }
             let status =
                 paimon_cleanup_expire_tags(ctx, exec, -1, false, ptr::null(), &mut out, &mut err);
             assert_eq!(status, PaimonCleanupStatus::InvalidArgument);

@@ -19,8 +19,38 @@ pub fn fixtures_dir() -> Option<PathBuf> {
     if std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref() == Ok("1") {
         panic!("PAIMON_REQUIRE_FIXTURES=1 but the Java fixture tables were not found");
     }
-    eprintln!("SKIP: Java fixture tables not found (set PAIMON_FIXTURES)");
+    skip("Java fixture corpus not found", "set PAIMON_FIXTURES");
     None
+}
+
+/// Prints a `SKIP:` notice for a test that cannot run here and, when `PAIMON_SKIP_LOG` names a
+/// file (scripts/test-all.sh sets it), appends `<test binary>\t<reason>` to it so that the test
+/// command's summary counts this suite as skipped instead of passed.
+pub fn skip(reason: &str, hint: &str) {
+    eprintln!("SKIP: {reason} ({hint})");
+    let Some(log) = std::env::var_os("PAIMON_SKIP_LOG") else {
+        return;
+    };
+    let suite = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .map(|stem| match stem.rsplit_once('-') {
+            Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_owned(),
+            _ => stem,
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    use std::io::Write;
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .and_then(|mut f| writeln!(f, "{suite}\t{reason}"));
+    if let Err(e) = written {
+        eprintln!(
+            "cannot record the skip in {}: {e}",
+            Path::new(&log).display()
+        );
+    }
 }
 
 /// Every table directory under the fixtures (a dir with `schema/`, not inside `branch/`).
@@ -80,7 +110,7 @@ pub fn python() -> Option<PathBuf> {
             p.display()
         );
     }
-    eprintln!("SKIP: no pypaimon interpreter (run scripts/setup-python.sh)");
+    skip("no pypaimon interpreter", "run scripts/setup-python.sh");
     None
 }
 
@@ -503,7 +533,10 @@ pub fn s3_server() -> Option<&'static S3Server> {
                     if require_fixtures() {
                         panic!("PAIMON_REQUIRE_FIXTURES=1 but the loopback S3 server did not start (run scripts/setup-python.sh): {e}");
                     }
-                    eprintln!("SKIP: loopback S3 server did not start (run scripts/setup-python.sh): {e}");
+                    skip(
+                        "loopback S3 server did not start",
+                        &format!("run scripts/setup-python.sh: {e}"),
+                    );
                     None
                 }
             }
