@@ -21,8 +21,12 @@
 //! Options are described in [`config`]. All async methods need a tokio runtime (local I/O runs on
 //! the blocking pool).
 
+#[cfg(feature = "azure")]
+mod azure;
 mod beneath;
 pub mod config;
+#[cfg(feature = "gcs")]
+mod gcs;
 mod local;
 mod location;
 mod object;
