@@ -935,6 +935,14 @@ public:
             return paimon_cleanup_orphan_config_set_no_writers_running(handle_.get(), on, e);
         });
     }
+    /** DANGER: declares that the table's external data roots belong to it alone, so they are
+     *  listed and cleaned (default: skipped; tables sharing a root share its directories). See
+     *  paimon_cleanup_orphan_config_set_external_roots_owned. */
+    OrphanConfig &external_roots_owned(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_external_roots_owned(handle_.get(), on, e);
+        });
+    }
     /** Directory listings in flight (0 = the executor's I/O concurrency). */
     OrphanConfig &list_concurrency(uint32_t n) {
         return set([&](PaimonCleanupError **e) {
@@ -1125,6 +1133,21 @@ public:
     explicit Context(const std::string &table_uri,
                      const std::map<std::string, std::string> &options = {})
         : Context(create(table_uri, options).value()) {}
+
+    /** The option key that selects the branch every operation works on (default "main"), like
+     *  Paimon Java's `branch` table option. A URI ending in `<table>$branch_<name>` names the
+     *  branch too. */
+    static constexpr const char *kBranchOption = "branch";
+
+    /** Non-throwing constructor of a context on branch `branch` (the `branch` option set):
+     *  expiry, tags, consumers and partitions change only that branch's versions and keep every
+     *  file any branch reads; orphan removal is table-wide. */
+    static Result<Context> create_on_branch(const std::string &table_uri,
+                                            const std::string &branch,
+                                            std::map<std::string, std::string> options = {}) {
+        options[kBranchOption] = branch;
+        return create(table_uri, options);
+    }
 
     /** Non-throwing constructor. */
     static Result<Context> create(const std::string &table_uri,

@@ -262,6 +262,23 @@ func (s *cStrings) free() {
 	C.free(unsafe.Pointer(s.array))
 }
 
+// BranchOption is the option key that selects the branch every operation of a context works
+// on (default "main"), like Paimon Java's `branch` table option. A table URI ending in
+// `<table>$branch_<name>` names the branch too.
+const BranchOption = "branch"
+
+// NewBranchContext creates a context on branch `branch` of the table at uri (NewContext with
+// the BranchOption set): expiry, tags, consumers and partitions change only that branch's
+// versions and keep every file any branch reads; orphan removal is table-wide.
+func NewBranchContext(uri, branch string, options map[string]string) (*Context, error) {
+	all := make(map[string]string, len(options)+1)
+	for k, v := range options {
+		all[k] = v
+	}
+	all[BranchOption] = branch
+	return NewContext(uri, all)
+}
+
 // NewContext creates a context for the table at uri (a local path, file://, s3://, ...) with
 // the given options. The table is not opened here: a missing table is reported by the
 // operations (StatusNotFound).
@@ -602,9 +619,13 @@ type OrphanConfig struct {
 	DryRun    bool
 	// NoWritersRunning declares that nothing writes to the table during the run (DANGER: files
 	// of an uncommitted write look like orphans; see the C header).
-	NoWritersRunning  bool
-	ListConcurrency   uint32 // 0 = the executor's I/O concurrency
-	DeleteConcurrency uint32 // 0 = the executor's I/O concurrency
+	NoWritersRunning bool
+	// ExternalRootsOwned declares that the table's external data roots belong to it alone, so
+	// they are listed and cleaned (DANGER: default false skips them, because tables configured
+	// with one root share its directories; see the C header).
+	ExternalRootsOwned bool
+	ListConcurrency    uint32 // 0 = the executor's I/O concurrency
+	DeleteConcurrency  uint32 // 0 = the executor's I/O concurrency
 	// Veto, when set, is asked about every file the run would delete (path relative to the
 	// table root when under it); returning true keeps the file. A panic keeps the file, stops
 	// the run and is re-raised by RemoveOrphanFiles.
@@ -640,6 +661,9 @@ func (cfg *OrphanConfig) native(run *runCall) (*C.PaimonCleanupOrphanConfig, cgo
 		return fail(err)
 	}
 	if err := takeError(C.paimon_cleanup_orphan_config_set_no_writers_running(p, C.bool(cfg.NoWritersRunning), &cerr), &cerr); err != nil {
+		return fail(err)
+	}
+	if err := takeError(C.paimon_cleanup_orphan_config_set_external_roots_owned(p, C.bool(cfg.ExternalRootsOwned), &cerr), &cerr); err != nil {
 		return fail(err)
 	}
 	if err := takeError(C.paimon_cleanup_orphan_config_set_list_concurrency(p, C.uint32_t(cfg.ListConcurrency), &cerr), &cerr); err != nil {

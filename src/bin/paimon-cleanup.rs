@@ -23,8 +23,8 @@ use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig};
 use paimon_cleanup::spec::options::parse_duration;
 use paimon_cleanup::spec::time_text::parse_older_than;
 use paimon_cleanup::storage::Storage;
-use paimon_cleanup::table::inspect::inspect;
-use paimon_cleanup::table::Table;
+use paimon_cleanup::table::inspect::inspect_branch_named;
+use paimon_cleanup::table::{resolve_table_ref, Table, BRANCH_OPTION};
 use paimon_cleanup::{Error, Result};
 
 #[derive(Parser)]
@@ -40,8 +40,16 @@ struct Cli {
 
 #[derive(Args, Clone)]
 struct TableArgs {
-    /// Table root: a path, file://, s3://, gs://, az:// or memory:// URI.
+    /// Table root: a path, file://, s3://, gs://, az:// or memory:// URI. A last segment
+    /// `<table>$branch_<name>` names a branch, as Paimon Java's `t$branch_<name>` does.
     table: String,
+    /// Branch to work on (default `main`; also `-o branch=NAME` or a `$branch_NAME` suffix of
+    /// the table). Expiry, tags, consumers and partitions change only this branch's
+    /// snapshots, changelogs, tags and consumers, and keep every file any version of any
+    /// branch reads. Orphan removal is table-wide whatever the branch (its references are
+    /// every branch, as Java's `remove_orphan_files`).
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// Table option or storage option override, `key=value` (repeatable).
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
@@ -86,9 +94,12 @@ struct RetentionArgs {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show branches, snapshots, tags, consumers and the live files of the latest snapshot.
+    /// Show branches, and the snapshots, tags, consumers and the live files of the latest
+    /// snapshot of the branch (`--branch`, default main).
     Inspect(TableArgs),
-    /// Delete old files that no snapshot, tag, branch or changelog references.
+    /// Delete old files that no snapshot, tag, branch or changelog references. Table-wide: the
+    /// references are every branch's, so `--branch` changes nothing (as in Java, where
+    /// `remove_orphan_files` on `t$branch_b` cleans the whole table).
     RemoveOrphanFiles {
         #[command(flatten)]
         table: TableArgs,
@@ -109,11 +120,20 @@ enum Command {
         /// running, files written but not yet committed would be deleted.
         #[arg(long)]
         no_writers_running: bool,
+        /// The table's external data roots (`data-file.external-paths`) belong to it alone:
+        /// list and clean them too. Without it they are skipped: Paimon writes external files
+        /// without the table name, so tables sharing a root share its directories, and each
+        /// one's live files look like orphans to the other.
+        #[arg(long)]
+        external_roots_owned: bool,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
     },
-    /// Expire old snapshots and delete every file only they referenced.
+    /// Expire old snapshots and delete every file only they referenced. With a decoupled
+    /// changelog lifecycle (`changelog.num-retained.*` above `snapshot.num-retained.*`) the
+    /// expired snapshots become long-lived changelogs that keep what a changelog reader needs.
+    /// On `--branch`, only that branch's snapshots expire; files any branch reads stay.
     ExpireSnapshots {
         #[command(flatten)]
         table: TableArgs,
@@ -126,7 +146,9 @@ enum Command {
         #[arg(long)]
         refuse_if_tags_pin: bool,
     },
-    /// Expire long-lived changelogs (decoupled changelog lifecycle).
+    /// Expire long-lived changelogs (decoupled changelog lifecycle) with the files only they
+    /// kept: their changelog files, and (producer `none`) the data files compacted away that
+    /// they read.
     ///
     /// Unset arguments take the table's options (`changelog.num-retained.*`,
     /// `changelog.time-retained`, falling back to the `snapshot.*` ones), so without arguments
@@ -143,7 +165,9 @@ enum Command {
         #[arg(long)]
         delete_all: bool,
     },
-    /// Delete tags and the files only they kept.
+    /// Delete tags (a comma-separated list) and the files only they kept (also their
+    /// snapshots' changelog files when the snapshots expired, which Java leaves behind, and
+    /// Java's `tag-success-file/<tag>_SUCCESS`).
     DeleteTag {
         #[command(flatten)]
         table: TableArgs,
@@ -326,18 +350,43 @@ fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
         .map_err(|e| Error::Internal(format!("cannot start runtime: {e}")))
 }
 
-/// Options, runtime and storage for one command.
-fn open(
-    args: &TableArgs,
-) -> Result<(
-    HashMap<String, String>,
-    tokio::runtime::Runtime,
-    Arc<Storage>,
-)> {
+/// What one command works on: options, runtime, storage and branch.
+struct Opened {
+    options: HashMap<String, String>,
+    rt: tokio::runtime::Runtime,
+    storage: Arc<Storage>,
+    branch: String,
+}
+
+impl Opened {
+    /// The branch, opened (on the runtime).
+    async fn table(&self) -> Result<Table> {
+        Table::open_branch(self.storage.clone(), &self.options, &self.branch).await
+    }
+}
+
+/// Options, runtime, storage and branch for one command. `--branch`, `-o branch=` and a
+/// `$branch_<name>` suffix of the table may each name the branch; they must agree.
+fn open(args: &TableArgs) -> Result<Opened> {
     let options = parse_options(&args.options)?;
+    let explicit = match (args.branch.as_deref(), options.get(BRANCH_OPTION)) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(Error::InvalidArgument(format!(
+                "--branch {a} and -o {BRANCH_OPTION}={b} disagree"
+            )))
+        }
+        (Some(a), _) => Some(a),
+        (None, b) => b.map(String::as_str),
+    };
+    let table_ref = resolve_table_ref(&args.table, explicit)?;
     let rt = runtime(args.threads)?;
-    let storage = Arc::new(Storage::open(&table_uri(&args.table)?, &options)?);
-    Ok((options, rt, storage))
+    let storage = Arc::new(Storage::open(&table_uri(&table_ref.uri)?, &options)?);
+    Ok(Opened {
+        options,
+        rt,
+        storage,
+        branch: table_ref.branch,
+    })
 }
 
 fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
@@ -369,7 +418,7 @@ fn run_expire_snapshots(
     clean_empty_dirs: bool,
     refuse_if_tags_pin: bool,
 ) -> Result<()> {
-    let (options, rt, storage) = open(args)?;
+    let opened = open(args)?;
     let cfg = ExpireConfig {
         retention: retention.overrides()?,
         clean_empty_dirs: clean_empty_dirs.then_some(true),
@@ -377,8 +426,8 @@ fn run_expire_snapshots(
         refuse_if_tags_pin_expired: refuse_if_tags_pin,
         ..Default::default()
     };
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         expire_snapshots(&table, &cfg, &RunControl::default()).await
     })?;
     if args.json {
@@ -414,9 +463,9 @@ where
     F: FnOnce(Table) -> Fut,
     Fut: std::future::Future<Output = Result<R>>,
 {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         f(table).await
     })?;
     if args.json {
@@ -435,7 +484,27 @@ where
             println!("  would delete {}", p.path);
         }
     }
+    print_not_found(&report);
     Ok(())
+}
+
+/// Requested tags that did not exist (a warning, not an error, as in Java), for reports that
+/// list them (`tags_not_found`).
+fn print_not_found(report: &impl serde::Serialize) {
+    let Ok(v) = serde_json::to_value(report) else {
+        return;
+    };
+    let names: Vec<&str> = v
+        .get("tags_not_found")
+        .and_then(|a| a.as_array())
+        .map(|a| a.iter().filter_map(|n| n.as_str()).collect())
+        .unwrap_or_default();
+    if !names.is_empty() {
+        println!(
+            "  tags not found (nothing deleted for them): {}",
+            names.join(", ")
+        );
+    }
 }
 
 fn print_partition_report(what: &str, r: &PartitionReport) {
@@ -463,9 +532,9 @@ where
     F: FnOnce(Table) -> Fut,
     Fut: std::future::Future<Output = Result<PartitionReport>>,
 {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         f(table).await
     })?;
     if args.json {
@@ -490,9 +559,9 @@ fn run_drop_partitions(args: &TableArgs, partitions: &[String], dry_run: bool) -
 }
 
 fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         maintain(&table, &MaintainConfig { dry_run }, &RunControl::default()).await
     })?;
     if args.json {
@@ -542,6 +611,7 @@ fn run_remove_orphan_files(
     older_than: Option<&str>,
     older_than_ms: Option<i64>,
     no_writers_running: bool,
+    external_roots_owned: bool,
     dry_run: bool,
 ) -> Result<()> {
     let older_than_ms = cutoff(older_than, older_than_ms)?;
@@ -549,11 +619,12 @@ fn run_remove_orphan_files(
         older_than_ms,
         dry_run,
         no_writers_running,
+        external_roots_owned,
         ..Default::default()
     };
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         remove_orphan_files(&table, &cfg, &RunControl::default()).await
     })?;
     if args.json {
@@ -588,14 +659,19 @@ fn run_remove_orphan_files(
 }
 
 fn run_inspect(args: &TableArgs) -> Result<()> {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(inspect(storage, &options))?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(inspect_branch_named(
+        opened.storage.clone(),
+        &opened.options,
+        &opened.branch,
+    ))?;
     if args.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))?;
         println!("{text}");
     } else {
         println!("table:      {}", report.table);
+        println!("branch:     {}", report.branch);
         println!("branches:   {}", report.branches.join(", "));
         match (report.earliest_snapshot_id, report.latest_snapshot_id) {
             (Some(a), Some(b)) => println!("snapshots:  {} ({a}..={b})", report.snapshots.len()),
@@ -628,12 +704,14 @@ fn main() -> ExitCode {
             older_than,
             older_than_ms,
             no_writers_running,
+            external_roots_owned,
             dry_run,
         } => run_remove_orphan_files(
             table,
             older_than.as_deref(),
             *older_than_ms,
             *no_writers_running,
+            *external_roots_owned,
             *dry_run,
         ),
         Command::ExpireSnapshots {

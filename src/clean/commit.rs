@@ -261,7 +261,11 @@ async fn find_committed(
         return Ok(None);
     };
     let dir = table.snapshots();
-    for sid in since.map_or(1, |s| s + 1)..=latest {
+    // `since` is at most `latest`; at i64::MAX nothing follows it.
+    let Some(first) = since.map_or(Some(1), |s| s.checked_add(1)) else {
+        return Ok(None);
+    };
+    for sid in first..=latest {
         if let Some(s) = dir.try_read(table.storage(), sid).await? {
             if s.commit_user == id.user
                 && s.commit_identifier == id.identifier
@@ -409,6 +413,8 @@ async fn attempt(
         },
         None => None,
     };
+    // Before anything is written: the new snapshot's id must exist.
+    next_snapshot_id(table, prev.as_ref())?;
     let schema_id = latest_schema(storage, table.branch_root()).await?.id;
     let fields = table.schema().partition_fields();
 
@@ -667,7 +673,7 @@ async fn new_snapshot(
     };
     Ok(Snapshot {
         version: Some(3),
-        id: prev.map_or(1, |s| s.id + 1),
+        id: next_snapshot_id(table, prev)?,
         schema_id: n.schema_id,
         base_manifest_list: n.base.0,
         delta_manifest_list: n.delta.0,
@@ -682,6 +688,21 @@ async fn new_snapshot(
         statistics,
         extra,
     })
+}
+
+/// The id a commit on top of `prev` publishes; an error (malformed metadata) when `prev`'s id
+/// has no successor in i64, so that no `snapshot--9223372036854775808` is ever written.
+fn next_snapshot_id(table: &Table, prev: Option<&Snapshot>) -> Result<i64> {
+    match prev {
+        None => Ok(1),
+        Some(s) => s.id.checked_add(1).ok_or_else(|| {
+            Error::malformed(
+                "snapshot",
+                table.snapshots().location(s.id).as_str(),
+                format!("snapshot id {} has no successor (i64 overflow)", s.id),
+            )
+        }),
+    }
 }
 
 /// The previous snapshot's statistics file name if its schema id is the latest (Java inherits

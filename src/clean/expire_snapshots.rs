@@ -5,6 +5,7 @@
 //! EARLIEST hint.
 
 use std::collections::{BTreeMap, HashSet};
+use std::ops::Bound;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -88,8 +89,12 @@ pub(crate) async fn expire_range(
     ) else {
         return Ok(None);
     };
-    let min = (latest - r.retain_max + 1).max(earliest);
-    let mut max_exclusive = latest - r.retain_min + 1;
+    // Ids come from metadata (any i64): bounds saturate instead of overflowing.
+    let min = latest
+        .saturating_sub(r.retain_max)
+        .saturating_add(1)
+        .max(earliest);
+    let mut max_exclusive = latest.saturating_sub(r.retain_min).saturating_add(1);
     if honour_consumers {
         if let Some(c) = consumer_bound(table, ignored_consumers).await? {
             max_exclusive = max_exclusive.min(c);
@@ -136,7 +141,7 @@ pub async fn expire_snapshots(
     let storage = table.storage();
     let (all, sizes) = read_snapshots_sized(table).await?;
     let mut report = ExpireReport::default();
-    let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
 
     let Some((earliest, end)) = expire_range(
         table,
@@ -207,7 +212,10 @@ pub async fn expire_snapshots(
         .filter_map(|s| s.changelog_manifest_list.clone())
         .collect();
     let kept: Vec<Snapshot> = std::iter::once(end_snapshot.clone())
-        .chain(all.range(end + 1..).map(|(_, s)| s.clone()))
+        .chain(
+            all.range((Bound::Excluded(end), Bound::Unbounded))
+                .map(|(_, s)| s.clone()),
+        )
         .collect();
     let gather_protectors = async {
         // The kept snapshots of this branch (their lists read first: known already), every
@@ -259,19 +267,6 @@ pub async fn expire_snapshots(
         DeletionPlan::from_parts(&mut rr, table, candidates, removed_metadata, &protectors).await?;
     tracing::debug!(data_files = plan.data.len(), "deletion plan ready");
     ctl.cancel.check()?;
-    plan.execute(table, &mut deleter, clean_dirs).await?;
-    if decoupled && !cfg.dry_run {
-        let cl = table.changelogs();
-        for s in &expired {
-            storage
-                .put(&cl.location(s.id), bytes::Bytes::from(s.to_json()?))
-                .await?;
-            report.changelogs_written += 1;
-        }
-        if let Some(last) = expired.last() {
-            write_hint(table, &cl.hint_location("LATEST"), last.id).await?;
-        }
-    }
     let snapshot_files: Vec<Planned> = expired
         .iter()
         .map(|s| Planned {
@@ -280,6 +275,24 @@ pub async fn expire_snapshots(
             bytes: sizes.get(&s.id).copied(),
         })
         .collect();
+    // The snapshot files go after the plan: they are checked with it, before anything goes.
+    deleter.check_plan(&snapshot_files).await?;
+    plan.execute(table, &mut deleter, clean_dirs).await?;
+    if decoupled && !cfg.dry_run {
+        let cl = table.changelogs();
+        for s in &expired {
+            storage
+                .put(
+                    &cl.location(s.id),
+                    bytes::Bytes::from(changelog_of(s).to_json()?),
+                )
+                .await?;
+            report.changelogs_written += 1;
+        }
+        if let Some(last) = expired.last() {
+            write_hint(table, &cl.hint_location("LATEST"), last.id).await?;
+        }
+    }
     deleter.delete("snapshot files", snapshot_files).await?;
     // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
     crate::clean::plan::stop_if_failed(&deleter)?;
@@ -299,6 +312,17 @@ pub async fn expire_snapshots(
         "expired snapshots"
     );
     Ok(report)
+}
+
+/// The long-lived changelog a decoupled expiry writes for snapshot `s`: the snapshot without
+/// its index manifest and statistics. Those go with the snapshot (as in Java, whose changelog
+/// still names them once deleted); a changelog reader needs neither, and a changelog that
+/// named deleted files would make every strict reader (orphan removal) refuse the table.
+fn changelog_of(s: &Snapshot) -> Snapshot {
+    let mut c = s.clone();
+    c.index_manifest = None;
+    c.statistics = None;
+    c
 }
 
 /// Every snapshot of the table's branch by id, and each snapshot file's size from the listing.

@@ -6,6 +6,7 @@ pub mod control;
 pub mod deleter;
 pub mod expire_changelogs;
 pub mod expire_snapshots;
+pub mod kinds;
 pub mod maintain;
 pub mod orphan_files;
 pub mod partition_filter;
@@ -29,4 +30,4 @@ pub use partitions::{
 };
 pub use report::{DeletionReport, FileClass};
 pub use retention::{AssumeRemoved, RetentionOverrides};
-pub use tags::{delete_tag, delete_tags, expire_tags, TagReport};
+pub use tags::{check_tag_name, delete_tag, delete_tags, expire_tags, TagReport};

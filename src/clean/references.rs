@@ -29,8 +29,13 @@ pub enum ProtectMode {
     /// list) adds; all of its metadata. (Any file live in it is live in the earlier `Full`
     /// version or added by one of these deltas.)
     DeltaAdds,
-    /// A long-lived changelog: what an incremental reader of it uses — its changelog list when
-    /// it has one, else its delta list (plus the base list Java keeps with it).
+    /// A long-lived changelog: what an incremental reader of it uses. Data: the files its
+    /// changelog list adds; without a changelog list, with changelog producer `none`, the data
+    /// files its delta adds (with another producer, nothing: its data was compacted away or
+    /// is read through later changelog lists, and Java deletes it at snapshot expiry). Never
+    /// the files of its base list (those are a full read, which a changelog is not).
+    /// Metadata: its changelog list, else its delta and base lists (Java keeps both) and their
+    /// manifests; never its index manifest or statistics (they go with the snapshot).
     Changelog,
 }
 
@@ -51,6 +56,58 @@ pub(crate) struct Slim {
     pub(crate) kind: FileKind,
     pub(crate) level: i32,
     pub(crate) location: Location,
+    /// The rest of the entry's Paimon identifier (spec §3.7), exact: with `location` and
+    /// `level` it tells whether a DELETE removes an ADD in a version's merge. Readers merge by
+    /// identifier, so a DELETE under another identifier leaves a file live even at the same
+    /// location (a crafted or confused entry must not free a file a reader still reads).
+    ident: Box<[u8]>,
+}
+
+impl Slim {
+    /// `e` located at `location`.
+    pub(crate) fn of(e: &ManifestEntry, location: Location) -> Slim {
+        Slim {
+            kind: e.kind,
+            level: e.file.level,
+            location,
+            ident: identifier_rest(e),
+        }
+    }
+}
+
+/// The parts of an entry's identifier that its location does not already fix, encoded
+/// without ambiguity (length-prefixed): partition bytes (distinct rows may share a directory),
+/// bucket, extra files, embedded index and, with an external path, that path and the file
+/// name (without one, the location ends in the bucket directory and the name).
+fn identifier_rest(e: &ManifestEntry) -> Box<[u8]> {
+    fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+        out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+    let f = &e.file;
+    let mut out = Vec::with_capacity(e.partition.len() + 16);
+    put(&mut out, &e.partition);
+    out.extend_from_slice(&e.bucket.to_le_bytes());
+    out.extend_from_slice(&(f.extra_files.len() as u64).to_le_bytes());
+    for x in &f.extra_files {
+        put(&mut out, x.as_bytes());
+    }
+    match &f.embedded_index {
+        Some(i) => {
+            out.push(1);
+            put(&mut out, i);
+        }
+        None => out.push(0),
+    }
+    match &f.external_path {
+        Some(p) => {
+            out.push(1);
+            put(&mut out, p.as_bytes());
+            put(&mut out, f.file_name.as_bytes());
+        }
+        None => out.push(0),
+    }
+    out.into_boxed_slice()
 }
 
 /// The file names of a candidate set, as 64-bit keys ([`crate::hash::name_key`]): the
@@ -386,6 +443,7 @@ impl<'t> ReferenceReader<'t> {
             })
             .collect();
 
+        let producer_none = self.table.options().changelog_producer_none();
         for p in protectors {
             let s = &p.snapshot;
             let slim_of_list = |list: &str| -> Vec<&[&Slim]> {
@@ -397,13 +455,15 @@ impl<'t> ReferenceReader<'t> {
             let mut adds_only: Vec<String> = Vec::new();
             match p.mode {
                 ProtectMode::Full => {
-                    // Merge base then delta by (location, level), over candidates only (the
-                    // merge is per key).
-                    let mut live: FastSet<(&Location, i32)> = FastSet::default();
+                    // Merge base then delta by identifier (location, level and the rest,
+                    // exactly as readers merge), over candidates only (the merge is per
+                    // key); every live entry then protects its location, whatever entry a
+                    // candidate came from.
+                    let mut live: FastSet<(&Location, i32, &[u8])> = FastSet::default();
                     for list in [&s.base_manifest_list, &s.delta_manifest_list] {
                         for m in slim_of_list(list) {
                             for e in m.iter() {
-                                let key = (&e.location, e.level);
+                                let key = (&e.location, e.level, &e.ident[..]);
                                 match e.kind {
                                     FileKind::Add => {
                                         live.insert(key);
@@ -415,7 +475,7 @@ impl<'t> ReferenceReader<'t> {
                             }
                         }
                     }
-                    for (l, _) in live {
+                    for (l, _, _) in live {
                         if !protected.contains(l) {
                             protected.insert(l.clone());
                         }
@@ -426,7 +486,11 @@ impl<'t> ReferenceReader<'t> {
                     adds_only.push(s.delta_manifest_list.clone());
                     adds_only.extend(s.changelog_manifest_list.clone());
                 }
-                ProtectMode::Changelog => adds_only.extend(Self::lists_of(p)),
+                ProtectMode::Changelog => match &s.changelog_manifest_list {
+                    Some(c) => adds_only.push(c.clone()),
+                    None if producer_none => adds_only.push(s.delta_manifest_list.clone()),
+                    None => {}
+                },
             }
             for list in adds_only {
                 for m in slim_of_list(&list) {
@@ -595,11 +659,13 @@ impl<'t> ReferenceReader<'t> {
         self.load_index_manifests(&Self::index_manifests_of(protectors), false)
             .await?;
         for p in protectors {
+            if p.mode == ProtectMode::Changelog {
+                // A changelog reader reads neither statistics nor index files (Java deletes
+                // both at snapshot expiry).
+                continue;
+            }
             if let Some(s) = &p.snapshot.statistics {
                 out.statistics.insert(s.clone());
-            }
-            if p.mode == ProtectMode::Changelog {
-                continue;
             }
             if let Some(im) = &p.snapshot.index_manifest {
                 if out.manifest_dir_names.contains(im) {
@@ -667,11 +733,8 @@ fn slim_of(
         if e.file.external_path.is_none() && !candidate_names.may_contain(&e.file.file_name) {
             return Ok(());
         }
-        out.push(Slim {
-            kind: e.kind,
-            level: e.file.level,
-            location: locate.data_file(&e.partition, e.bucket, &e.file)?,
-        });
+        let location = locate.data_file(&e.partition, e.bucket, &e.file)?;
+        out.push(Slim::of(&e, location));
         Ok(())
     })?;
     Ok(out)

@@ -10,21 +10,25 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::plan::{Candidate, Candidates, DeletionPlan, MetadataScope};
+use crate::clean::plan::{added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope};
 use crate::clean::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::references::ReferenceReader;
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::retention::now_millis;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::spec::snapshot::Tag;
 use crate::table::{DataFileLocator, Table};
+
+/// The directory under `tag/` where Java's success-file tag callback marks tags.
+const TAG_SUCCESS_DIR: &str = "tag-success-file";
 
 /// What a tag deletion or expiry did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TagReport {
     /// Tags deleted (or, in a dry run, deletable).
     pub tags_deleted: Vec<String>,
-    /// Requested tags that did not exist.
+    /// Requested tags that did not exist (not an error, as in Java; nothing was deleted for
+    /// them).
     pub tags_not_found: Vec<String>,
     /// Files deleted per kind, failures and paths.
     pub deletion: DeletionReport,
@@ -42,8 +46,49 @@ pub async fn delete_tag(
     delete_tags(table, &[name.to_string()], dry_run, ctl).await
 }
 
-/// Delete several tags of `table`'s branch in one pass (each manifest read once).
+/// Check a tag name given by a caller: [`Error::InvalidArgument`] for an empty or blank name,
+/// or one that could act as a path (`/`, `\`, `..`, a NUL or other control character). Tag
+/// files are `tag/tag-<name>`; Java refuses blank names; the rest is stricter than Java (a
+/// name Java accepts with such characters cannot be deleted through this library).
+pub fn check_tag_name(name: &str) -> Result<()> {
+    let why = if name.trim().is_empty() {
+        Some("it is empty or blank")
+    } else if name.contains('/') || name.contains('\\') {
+        Some("it contains a path separator")
+    } else if name.contains("..") {
+        Some("it contains `..`")
+    } else if name.chars().any(char::is_control) {
+        Some("it contains a control character")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(Error::InvalidArgument(format!(
+            "`{}` is not a tag name: {why}",
+            name.escape_debug()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Delete several tags of `table`'s branch in one pass (each manifest read once). Every name is
+/// checked first ([`check_tag_name`]): one bad name is [`Error::InvalidArgument`] and nothing is
+/// deleted. A tag that does not exist is not an error (as in Java): it is logged as a warning
+/// and listed in [`TagReport::tags_not_found`].
 pub async fn delete_tags(
+    table: &Table,
+    names: &[String],
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    for n in names {
+        check_tag_name(n)?;
+    }
+    delete_listed_tags(table, names, dry_run, ctl).await
+}
+
+/// [`delete_tags`] for names that need no check (read from the tag directory).
+async fn delete_listed_tags(
     table: &Table,
     names: &[String],
     dry_run: bool,
@@ -66,11 +111,12 @@ pub async fn delete_tags(
     }
     let storage = table.storage();
     let snapshots = table.snapshots();
-    let mut deleter = Deleter::new(storage, ctl, dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, dry_run);
 
     // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
     let mut candidates = Candidates::default();
+    let mut changelog_lists: Vec<String> = Vec::new();
     for t in doomed.values() {
         if storage.exists(&snapshots.location(t.snapshot.id)).await? {
             continue;
@@ -87,13 +133,20 @@ pub async fn delete_tags(
             );
             candidates.push(main, c);
         }
-        // A tag's changelog manifests are not deleted here (as in Java).
-        let mut s = t.snapshot.clone();
-        s.changelog_manifest_list = None;
-        removed.push(s);
+        // Its snapshot's changelog files, list and manifests too: the snapshot's expiry kept
+        // them for the tag (Java leaves them behind for good). A long-lived changelog of the
+        // same snapshot, or another tag, still protects them.
+        if let Some(list) = &t.snapshot.changelog_manifest_list {
+            changelog_lists.push(list.clone());
+        }
+        removed.push(t.snapshot.clone());
+    }
+    let mut rr = ReferenceReader::new(table);
+    if !changelog_lists.is_empty() {
+        candidates
+            .append(added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData).await?);
     }
     ctl.cancel.check()?;
-    let mut rr = ReferenceReader::new(table);
     let plan = if removed.is_empty() {
         DeletionPlan::default()
     } else {
@@ -125,7 +178,28 @@ pub async fn delete_tags(
             bytes: None,
         })
         .collect();
+    // The tag files go first: they and the plan are checked before anything goes.
+    deleter
+        .check_plan(tag_files.iter().chain(plan.files()))
+        .await?;
     deleter.delete("tag files", tag_files).await?;
+    // Java's `SuccessFileTagCallback` marks a tag with `tag/tag-success-file/<name>_SUCCESS`
+    // and deletes it with the tag.
+    let success_dir = tag_dir.join(TAG_SUCCESS_DIR);
+    let mut success_files = Vec::new();
+    for n in doomed.keys() {
+        for name in [format!("{n}_SUCCESS"), n.clone()] {
+            let location = success_dir.join(&name);
+            if storage.exists(&location).await? {
+                success_files.push(Planned {
+                    location,
+                    class: FileClass::TagMeta,
+                    bytes: None,
+                });
+            }
+        }
+    }
+    deleter.delete("tag success files", success_files).await?;
     let clean_dirs = table
         .options()
         .get_bool("snapshot.clean-empty-directories")?
@@ -199,5 +273,5 @@ async fn expire_tags_with(
             names.push(name);
         }
     }
-    delete_tags(table, &names, dry_run, ctl).await
+    delete_listed_tags(table, &names, dry_run, ctl).await
 }

@@ -5,6 +5,7 @@ use std::os::raw::c_char;
 use std::time::Duration;
 
 use crate::clean::retention::now_millis;
+use crate::clean::tags::check_tag_name;
 use crate::clean::{delete_tag, expire_consumers, expire_tags};
 
 use super::context::PaimonCleanupContext;
@@ -32,7 +33,8 @@ use super::util::str_arg;
 /// on failure `*out` is left untouched.
 /// Thread-safety: any number of host threads may call it at once.
 /// Errors: `NULL_POINTER` if `context`, `executor`, `tag` or `out` is NULL; `INVALID_UTF8`;
-/// `INVALID_ARGUMENT` for an empty name (or one containing `/`); `NOT_FOUND` if the table does
+/// `INVALID_ARGUMENT` for an empty or blank name or a path-like one (containing `/`, `\\`, `..` or a
+/// control character; nothing is deleted); `NOT_FOUND` if the table does
 /// not exist; `CANCELLED`; `MALFORMED`, `STORAGE`, `PATH_REFUSED`, `UNSUPPORTED` as their names
 /// say. `*err` (when `err` is not NULL) is set to NULL on success and to a new error object on
 /// failure.
@@ -56,10 +58,8 @@ pub unsafe extern "C" fn paimon_cleanup_delete_tag(
         let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
         // SAFETY: NULL or NUL-terminated (caller's guarantee).
         let tag = unsafe { str_arg(tag, F, "tag") }?.to_owned();
-        if tag.trim().is_empty() || tag.contains('/') {
-            return Err(FfiError::invalid_argument(format!(
-                "{F}: `{tag}` is not a tag name (it must be non-empty and contain no `/`)"
-            )));
+        if let Err(e) = check_tag_name(&tag) {
+            return Err(FfiError::invalid_argument(format!("{F}: {e}")));
         }
         let report =
             call.run(

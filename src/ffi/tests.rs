@@ -1143,18 +1143,21 @@ mod operations {
             assert_eq!(status, PaimonCleanupStatus::NullPointer);
             assert!(message(err).contains("tag"));
             paimon_cleanup_error_free(err);
-            let empty = CString::new("").expect("no NUL");
-            let status = paimon_cleanup_delete_tag(
-                ctx,
-                exec,
-                empty.as_ptr(),
-                false,
-                ptr::null(),
-                &mut out,
-                &mut err,
-            );
-            assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
-            paimon_cleanup_error_free(err);
+            for bad in ["", " ", "../tag-t1", "a\\b", ".."] {
+                let bad = CString::new(bad).expect("no NUL");
+                let status = paimon_cleanup_delete_tag(
+                    ctx,
+                    exec,
+                    bad.as_ptr(),
+                    false,
+                    ptr::null(),
+                    &mut out,
+                    &mut err,
+                );
+                assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
+                assert!(message(err).contains("not a tag name"));
+                paimon_cleanup_error_free(err);
+            }
             let status =
                 paimon_cleanup_expire_tags(ctx, exec, -1, false, ptr::null(), &mut out, &mut err);
             assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
@@ -1254,6 +1257,95 @@ mod operations {
             assert_eq!(status, PaimonCleanupStatus::Cancelled);
             assert!(out.is_null());
             paimon_cleanup_error_free(err);
+            paimon_cleanup_cancel_token_free(token);
+            paimon_cleanup_run_options_free(opts);
+            paimon_cleanup_context_free(ctx);
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+
+    /// Issue 16 point 7: cancelling through the C ABI returns promptly while a read is stuck
+    /// (an S3 endpoint that accepts connections and never answers), long before the request
+    /// would time out.
+    #[test]
+    fn cancel_returns_promptly_while_a_read_is_stuck() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for c in listener.incoming().flatten() {
+                held.push(c);
+            }
+        });
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let pairs = [
+            ("s3.endpoint", endpoint.as_str()),
+            ("s3.region", "us-east-1"),
+            ("s3.access-key", "test"),
+            ("s3.secret-key", "test"),
+            ("s3.path-style-access", "true"),
+            ("s3.allow-http", "true"),
+            ("storage.retry.max-retries", "0"),
+        ];
+        let keys: Vec<CString> = pairs
+            .iter()
+            .map(|(k, _)| CString::new(*k).expect("k"))
+            .collect();
+        let vals: Vec<CString> = pairs
+            .iter()
+            .map(|(_, v)| CString::new(*v).expect("v"))
+            .collect();
+        let kp: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr()).collect();
+        let vp: Vec<*const c_char> = vals.iter().map(|v| v.as_ptr()).collect();
+        let uri = CString::new("s3://paimon/stuck/t").expect("no NUL");
+        let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
+        let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
+        let mut opts: *mut PaimonCleanupRunOptions = ptr::null_mut();
+        let mut token: *mut PaimonCleanupCancelToken = ptr::null_mut();
+        let mut config: *mut PaimonCleanupExpireConfig = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        // SAFETY: every pointer is valid for the call or NULL.
+        unsafe {
+            assert_eq!(
+                paimon_cleanup_context_new(
+                    uri.as_ptr(),
+                    kp.as_ptr(),
+                    vp.as_ptr(),
+                    pairs.len(),
+                    &mut ctx,
+                    &mut err,
+                ),
+                PaimonCleanupStatus::Ok,
+                "{}",
+                message(err)
+            );
+            paimon_cleanup_executor_new(2, &mut exec, &mut err);
+            paimon_cleanup_run_options_new(&mut opts, &mut err);
+            paimon_cleanup_cancel_token_new(&mut token, &mut err);
+            paimon_cleanup_run_options_set_cancel_token(opts, token, &mut err);
+            paimon_cleanup_expire_config_new(&mut config, &mut err);
+        }
+        let addr = token as usize;
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            // SAFETY: the token outlives this thread (joined before it is freed).
+            unsafe { paimon_cleanup_cancel_token_cancel(addr as *const PaimonCleanupCancelToken) };
+            std::time::Instant::now()
+        });
+        let mut out: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: live handles, writable outs.
+        let status =
+            unsafe { paimon_cleanup_expire_snapshots(ctx, exec, config, opts, &mut out, &mut err) };
+        let returned = std::time::Instant::now();
+        let cancelled_at = canceller.join().expect("canceller");
+        assert_eq!(status, PaimonCleanupStatus::Cancelled, "{}", message(err));
+        let latency = returned.saturating_duration_since(cancelled_at);
+        assert!(latency < std::time::Duration::from_secs(1), "{latency:?}");
+        assert!(out.is_null());
+        // SAFETY: handles created above, freed once.
+        unsafe {
+            paimon_cleanup_error_free(err);
+            paimon_cleanup_expire_config_free(config);
             paimon_cleanup_cancel_token_free(token);
             paimon_cleanup_run_options_free(opts);
             paimon_cleanup_context_free(ctx);

@@ -86,9 +86,11 @@ impl VersionedDir {
     /// Latest id: the `LATEST` hint if `<prefix><LATEST+1>` does not exist, else the max listed id.
     pub async fn latest_id(&self, storage: &Storage) -> Result<Option<i64>> {
         if let Some(h) = self.read_hint(storage, "LATEST").await? {
-            if storage.exists(&self.location(h)).await?
-                && !storage.exists(&self.location(h + 1)).await?
-            {
+            let next_absent = match h.checked_add(1) {
+                Some(n) => !storage.exists(&self.location(n)).await?,
+                None => true,
+            };
+            if next_absent && storage.exists(&self.location(h)).await? {
                 return Ok(Some(h));
             }
         }

@@ -1,10 +1,13 @@
 """Rewrite one entry of a Paimon manifest (Avro) to simulate crafted or corrupt metadata.
 
 usage: craft_manifest.py MANIFEST_PATH --kind add|delete [--file-name NAME] [--external-path PATH]
-Rewrites the FIRST entry: sets _KIND, and _FILE._FILE_NAME / _FILE._EXTERNAL_PATH when given.
+                         [--level N] [--append]
+Rewrites the FIRST entry: sets _KIND, and _FILE._FILE_NAME / _FILE._EXTERNAL_PATH / _FILE._LEVEL
+when given. With --append the first entry stays as it is and a modified copy of it is appended.
 Keeps the writer schema and codec. Prints the entry's original file name.
 """
 import argparse
+import copy
 import sys
 
 import fastavro
@@ -16,6 +19,8 @@ def main():
     ap.add_argument("--kind", choices=["add", "delete"], required=True)
     ap.add_argument("--file-name")
     ap.add_argument("--external-path")
+    ap.add_argument("--level", type=int)
+    ap.add_argument("--append", action="store_true")
     a = ap.parse_args()
     with open(a.manifest, "rb") as f:
         reader = fastavro.reader(f)
@@ -23,12 +28,17 @@ def main():
         codec = reader.codec
         records = list(reader)
     first = records[0]
+    if a.append:
+        first = copy.deepcopy(first)
+        records.append(first)
     original = first["_FILE"]["_FILE_NAME"]
     first["_KIND"] = 0 if a.kind == "add" else 1
     if a.file_name is not None:
         first["_FILE"]["_FILE_NAME"] = a.file_name
     if a.external_path is not None:
         first["_FILE"]["_EXTERNAL_PATH"] = a.external_path
+    if a.level is not None:
+        first["_FILE"]["_LEVEL"] = a.level
     with open(a.manifest, "wb") as f:
         fastavro.writer(f, schema, records, codec=codec)
     print(original)
