@@ -1131,6 +1131,21 @@ public:
                      const std::map<std::string, std::string> &options = {})
         : Context(create(table_uri, options).value()) {}
 
+    /** The option key that selects the branch every operation works on (default "main"), like
+     *  Paimon Java's `branch` table option. A URI ending in `<table>$branch_<name>` names the
+     *  branch too. */
+    static constexpr const char *kBranchOption = "branch";
+
+    /** Non-throwing constructor of a context on branch `branch` (the `branch` option set):
+     *  expiry, tags, consumers and partitions change only that branch's versions and keep every
+     *  file any branch reads; orphan removal is table-wide. */
+    static Result<Context> create_on_branch(const std::string &table_uri,
+                                            const std::string &branch,
+                                            std::map<std::string, std::string> options = {}) {
+        options[kBranchOption] = branch;
+        return create(table_uri, options);
+    }
+
     /** Non-throwing constructor. */
     static Result<Context> create(const std::string &table_uri,
                                   const std::map<std::string, std::string> &options = {}) {

@@ -70,18 +70,18 @@ if [ ! -d "$FIXTURES/$SCENARIO_TABLE" ]; then
 fi
 export PAIMON_FIXTURES="$FIXTURES"
 
-failed=()
-passed=0
+# shellcheck source=scripts/lib/summary.sh
+. "$ROOT/scripts/lib/summary.sh"
 run_step() {
   local name="$1"
   shift
   log "$name"
   if "$@"; then
     echo "ok: $name"
-    passed=$((passed + 1))
+    suite_pass "$name"
   else
     echo "FAILED: $name" >&2
-    failed+=("$name")
+    suite_fail "$name"
   fi
 }
 
@@ -92,8 +92,10 @@ run_step "cmake build" cmake --build "$BUILD_DIR" -j "$JOBS"
 run_step "cmake install" cmake --install "$BUILD_DIR" --prefix "$PREFIX"
 
 # --- 2. ctest: the binding tests -------------------------------------------------------------
-run_step "ctest (bindings)" bash -c \
-  "cd '$BUILD_DIR' && ctest --output-on-failure -j '$JOBS' -R '^(test_cpp_wrapper|valgrind_test_cpp_wrapper|java_binding)'"
+log "ctest (bindings)"
+(cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS" \
+  -R '^(test_cpp_wrapper|valgrind_test_cpp_wrapper|java_binding)') 2>&1 | tee "$WORK/ctest.log"
+suite_add_ctest "$WORK/ctest.log" "Java fixture corpus not found"
 
 # --- 3. Go -----------------------------------------------------------------------------------
 go_tests() {
@@ -197,12 +199,10 @@ scenario() {
 }
 if [ "$HAVE_FIXTURES" = "1" ]; then
   run_step "scenario: C == C++ == Go == Java" scenario
+else
+  suite_skip "scenario: C == C++ == Go == Java" "Java fixture corpus not found"
 fi
 
 # --- summary ---------------------------------------------------------------------------------
-if ((${#failed[@]})); then
-  echo "failed steps: ${failed[*]}"
-  echo "bindings: $passed passed, ${#failed[@]} failed"
-  exit 1
-fi
-echo "bindings: $passed passed, 0 failed"
+suite_closing_line bindings
+[ "$SUITES_FAILED" -eq 0 ]

@@ -9,6 +9,8 @@
 //!   schema's `partitionKeys`, `fields` and `options` is a directory that exists (or is part of
 //!   the entry's `_EXTERNAL_PATH`).
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -33,8 +35,7 @@ fn fixtures_dir() -> Option<PathBuf> {
     if std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref() == Ok("1") {
         panic!("PAIMON_REQUIRE_FIXTURES=1 but the Java fixture tables were not found");
     }
-    eprintln!("SKIP: fixtures not found (set PAIMON_FIXTURES)");
-    println!("SKIP: fixtures not found (set PAIMON_FIXTURES)");
+    common::skip("Java fixture corpus not found", "set PAIMON_FIXTURES");
     None
 }
 

@@ -262,6 +262,23 @@ func (s *cStrings) free() {
 	C.free(unsafe.Pointer(s.array))
 }
 
+// BranchOption is the option key that selects the branch every operation of a context works
+// on (default "main"), like Paimon Java's `branch` table option. A table URI ending in
+// `<table>$branch_<name>` names the branch too.
+const BranchOption = "branch"
+
+// NewBranchContext creates a context on branch `branch` of the table at uri (NewContext with
+// the BranchOption set): expiry, tags, consumers and partitions change only that branch's
+// versions and keep every file any branch reads; orphan removal is table-wide.
+func NewBranchContext(uri, branch string, options map[string]string) (*Context, error) {
+	all := make(map[string]string, len(options)+1)
+	for k, v := range options {
+		all[k] = v
+	}
+	all[BranchOption] = branch
+	return NewContext(uri, all)
+}
+
 // NewContext creates a context for the table at uri (a local path, file://, s3://, ...) with
 // the given options. The table is not opened here: a missing table is reported by the
 // operations (StatusNotFound).

@@ -58,6 +58,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
+use crate::clean::kinds::KindRules;
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::retention::now_millis;
 use crate::error::{Error, Result};
@@ -308,14 +309,20 @@ pub async fn remove_orphan_files(
     // Phase 4: delete, then prune directories left empty.
     let mut dctl = ctl.clone();
     dctl.io_concurrency = cfg.delete_concurrency.unwrap_or(ctl.io_concurrency).max(1);
-    let mut deleter = Deleter::new(&delete_storage, &dctl, cfg.dry_run);
+    let mut deleter = Deleter::new(&delete_storage, KindRules::of(&main), &dctl, cfg.dry_run);
     let mut prune: Vec<(Location, Location)> = listed.empty_dirs;
     let dirs: BTreeSet<u32> = deletable.iter().map(|id| table.dir_of(*id)).collect();
     prune.extend(dirs.into_iter().filter_map(|d| {
         let dir = table.dir(d)?;
         Some((dir.location.clone(), dir.data_root.clone()?))
     }));
-    for (phase, group) in delete_order(&table, deletable) {
+    let groups = delete_order(&table, deletable);
+    // Every check (root, kind, no symlinked directory) for every group before the first
+    // deletion.
+    deleter
+        .check_plan(groups.iter().flat_map(|(_, g)| g.iter()))
+        .await?;
+    for (phase, group) in groups {
         deleter.delete(phase, group).await?;
     }
     if !cfg.dry_run {

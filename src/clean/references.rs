@@ -29,8 +29,13 @@ pub enum ProtectMode {
     /// list) adds; all of its metadata. (Any file live in it is live in the earlier `Full`
     /// version or added by one of these deltas.)
     DeltaAdds,
-    /// A long-lived changelog: what an incremental reader of it uses — its changelog list when
-    /// it has one, else its delta list (plus the base list Java keeps with it).
+    /// A long-lived changelog: what an incremental reader of it uses. Data: the files its
+    /// changelog list adds; without a changelog list, with changelog producer `none`, the data
+    /// files its delta adds (with another producer, nothing: its data was compacted away or
+    /// is read through later changelog lists, and Java deletes it at snapshot expiry). Never
+    /// the files of its base list (those are a full read, which a changelog is not).
+    /// Metadata: its changelog list, else its delta and base lists (Java keeps both) and their
+    /// manifests; never its index manifest or statistics (they go with the snapshot).
     Changelog,
 }
 
@@ -438,6 +443,7 @@ impl<'t> ReferenceReader<'t> {
             })
             .collect();
 
+        let producer_none = self.table.options().changelog_producer_none();
         for p in protectors {
             let s = &p.snapshot;
             let slim_of_list = |list: &str| -> Vec<&[&Slim]> {
@@ -480,7 +486,11 @@ impl<'t> ReferenceReader<'t> {
                     adds_only.push(s.delta_manifest_list.clone());
                     adds_only.extend(s.changelog_manifest_list.clone());
                 }
-                ProtectMode::Changelog => adds_only.extend(Self::lists_of(p)),
+                ProtectMode::Changelog => match &s.changelog_manifest_list {
+                    Some(c) => adds_only.push(c.clone()),
+                    None if producer_none => adds_only.push(s.delta_manifest_list.clone()),
+                    None => {}
+                },
             }
             for list in adds_only {
                 for m in slim_of_list(&list) {
@@ -649,11 +659,13 @@ impl<'t> ReferenceReader<'t> {
         self.load_index_manifests(&Self::index_manifests_of(protectors), false)
             .await?;
         for p in protectors {
+            if p.mode == ProtectMode::Changelog {
+                // A changelog reader reads neither statistics nor index files (Java deletes
+                // both at snapshot expiry).
+                continue;
+            }
             if let Some(s) = &p.snapshot.statistics {
                 out.statistics.insert(s.clone());
-            }
-            if p.mode == ProtectMode::Changelog {
-                continue;
             }
             if let Some(im) = &p.snapshot.index_manifest {
                 if out.manifest_dir_names.contains(im) {

@@ -43,6 +43,33 @@ public final class TableContext implements AutoCloseable {
     }
 
     /**
+     * The option key that selects the branch every operation of a context works on (default
+     * {@code main}), like Paimon Java's {@code branch} table option. A table URI ending in
+     * {@code <table>$branch_<name>} names the branch too.
+     */
+    public static final String BRANCH_OPTION = "branch";
+
+    /**
+     * Creates a context on branch {@code branch}: expiry, tags, consumers and partitions change
+     * only that branch's versions and keep every file any branch reads; orphan removal is
+     * table-wide.
+     *
+     * @param tableUri the table directory
+     * @param branch the branch name ({@code main} for the main branch)
+     * @param options Paimon option names to values (may be null or empty)
+     * @throws PaimonCleanupException INVALID_ARGUMENT for an empty or path-like branch name, or
+     *     one that disagrees with a {@code $branch_} suffix of the URI
+     */
+    public static TableContext onBranch(String tableUri, String branch, Map<String, String> options) {
+        Map<String, String> all = new java.util.HashMap<>();
+        if (options != null) {
+            all.putAll(options);
+        }
+        all.put(BRANCH_OPTION, branch);
+        return new TableContext(tableUri, all);
+    }
+
+    /**
      * Creates a context without options.
      *
      * @param tableUri the table directory

@@ -1,0 +1,74 @@
+"""The ctypes declarations match the C header, and the wheel holds the library it claims."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import sys
+from pathlib import Path
+
+import paimon_cleanup as pc
+from paimon_cleanup import _native
+from conftest import REPO
+
+HEADER = REPO / "include" / "paimon_cleanup.h"
+
+
+def header_text() -> str:
+    text = HEADER.read_text(encoding="utf-8")
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def header_prototypes():
+    text = header_text()
+    body = text[text.index('extern "C" {') :]
+    body = body[: body.rindex("#ifdef __cplusplus")]
+    body = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+    body = body.replace('extern "C" {', "")
+    return _native.parse_prototypes(body)
+
+
+def test_every_declaration_matches_the_header():
+    ours = _native.parse_prototypes(_native.PROTOTYPES)
+    theirs = header_prototypes()
+    assert len(theirs) >= len(ours) > 100
+    for name, signature in ours.items():
+        assert name in theirs, f"{name} is not in the header"
+        assert signature == theirs[name], f"{name}: ours {signature}, header {theirs[name]}"
+    # what the header has and the package does not wrap yet (informational, must stay small)
+    missing = sorted(set(theirs) - set(ours))
+    assert len(missing) <= 10, missing
+
+
+def test_constants_match_the_header():
+    text = header_text()
+    abi = int(re.search(r"#define PAIMON_CLEANUP_ABI_VERSION (\d+)", text).group(1))
+    assert pc.ABI_VERSION == abi == _native.lib.paimon_cleanup_abi_version()
+    count = int(re.search(r"#define PAIMON_CLEANUP_FILE_CLASS_COUNT (\d+)", text).group(1))
+    assert len(pc.FILE_CLASSES) == count
+    statuses = dict(
+        (int(v), n) for n, v in re.findall(r"PAIMON_CLEANUP_STATUS_(\w+) = (\d+)", text)
+    )
+    assert sorted(statuses) == [0] + sorted(pc.errors.ERROR_CLASSES)
+    for code, cls in pc.errors.ERROR_CLASSES.items():
+        assert cls.status_name.upper() == statuses[code]
+    strategies = dict(re.findall(r"PAIMON_CLEANUP_PARTITION_EXPIRE_STRATEGY_(\w+) = (\d+)", text))
+    assert strategies == {"VALUES_TIME": "0", "UPDATE_TIME": "1"}
+
+
+def test_struct_layout():
+    assert ctypes.sizeof(_native.TableSummary) == 64
+
+
+def test_versions_and_bundled_library():
+    assert pc.library_version() == pc.__version__
+    cargo = (REPO / "Cargo.toml").read_text()
+    assert f'version = "{pc.__version__}"' in cargo
+    pyproject = (REPO / "bindings" / "python" / "pyproject.toml").read_text()
+    assert f'version = "{pc.__version__}"' in pyproject
+    # loaded from the installed package (the wheel bundles it), not from the source tree
+    lib = Path(pc.library_path)
+    assert lib.parent == Path(pc.__file__).parent
+    assert "site-packages" in str(lib) or "PAIMON_CLEANUP_LIBRARY" in __import__("os").environ
+    assert sys.modules["paimon_cleanup"].__file__ == pc.__file__
