@@ -403,6 +403,27 @@ fn orphan_removal_leaves_a_shared_external_root_alone_unless_declared_owned() {
         "the hazard: B's live files are orphans to A: {would:?}"
     );
     assert_eq!(r.external_roots.len(), 1, "{r:?}");
+    // The CLI: skipped by default, listed with --external-roots-owned.
+    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    for (flag, listed) in [(None, 0), (Some("--external-roots-owned"), 1)] {
+        let mut cmd = std::process::Command::new(exe);
+        cmd.args([
+            "remove-orphan-files",
+            a.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ]);
+        cmd.args(flag);
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["external_roots"].as_array().unwrap().len(), listed, "{v}");
+    }
+    assert_eq!(common::tree(&root), root_before);
     // Once B is gone (dropped with its files), the owned root is A's alone.
     for f in &b_files {
         std::fs::remove_file(f).unwrap();
