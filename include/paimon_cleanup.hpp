@@ -934,6 +934,14 @@ public:
             return paimon_cleanup_orphan_config_set_no_writers_running(handle_.get(), on, e);
         });
     }
+    /** DANGER: declares that the table's external data roots belong to it alone, so they are
+     *  listed and cleaned (default: skipped; tables sharing a root share its directories). See
+     *  paimon_cleanup_orphan_config_set_external_roots_owned. */
+    OrphanConfig &external_roots_owned(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_external_roots_owned(handle_.get(), on, e);
+        });
+    }
     /** Directory listings in flight (0 = the executor's I/O concurrency). */
     OrphanConfig &list_concurrency(uint32_t n) {
         return set([&](PaimonCleanupError **e) {

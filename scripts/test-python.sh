@@ -8,11 +8,15 @@
 #   4. pytest bindings/python/tests in that venv (pypaimon side through $PAIMON_PYTHON, CLI
 #      reference target/release/paimon-cleanup); no tests collected (exit 5) is a failure
 #   5. the README's Python example (extracted from README.md) on a pypaimon-written table
+#   6. the cross-binding scenario (bindings/SCENARIO.md) through Python, compared line by line
+#      with the C runner built by test-bindings.sh (skipped when that runner is not built)
 #
 # Environment:
 #   PAIMON_PYTHON     harness venv python with pypaimon (default: scripts/setup-python.sh)
 #   CARGO_TARGET_DIR  cargo's target directory (default: target/)
 #   PYTHON3           interpreter the fresh venv is made from (default: python3)
+#   PAIMON_FIXTURES   Java fixture tables for the scenario (default: ../shared/fixtures/...)
+#   PAIMON_CLEANUP_BUILD_DIR  where test-bindings.sh built the C scenario runner (build/c-abi)
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -74,5 +78,34 @@ grep -q '/data/wh/db.db/t' "$EXAMPLE" || fail "the README example no longer uses
   fail "make_tables.py failed"
 sed -i "s|/data/wh/db.db/t|$WORK/wh/db.db/append_unaware|g" "$EXAMPLE"
 (cd "$WORK" && "$VENV/bin/python" "$EXAMPLE") || fail "the README's Python example failed"
+
+log "scenario: Python == C"
+FIXTURES="${PAIMON_FIXTURES:-$ROOT/../shared/fixtures/java-written-tables}"
+C_RUNNER="${PAIMON_CLEANUP_BUILD_DIR:-$ROOT/build/c-abi}/bindings/cpp/paimon_cleanup_scenario_c"
+prepare_scenario_copy() {
+  local dst="$1" old
+  mkdir -p "$(dirname "$dst")"
+  cp -R "$FIXTURES/parquet/pk_09.db/pk_09" "$dst" && chmod -R u+w "$dst" || return 1
+  printf '01234567890123456789' >"$dst/f1=10/bucket-0/data-planted-orphan-0.parquet"
+  printf '0123456789' >"$dst/manifest/manifest-planted-orphan-0"
+  old="@$(($(date +%s) - 3 * 24 * 3600))"
+  touch -d "$old" "$dst/f1=10/bucket-0/data-planted-orphan-0.parquet" \
+    "$dst/manifest/manifest-planted-orphan-0"
+}
+if [ ! -d "$FIXTURES/parquet/pk_09.db/pk_09" ]; then
+  [ "${PAIMON_REQUIRE_FIXTURES:-0}" = "1" ] && fail "fixture tables not found at $FIXTURES"
+  echo "SKIP: fixture tables not found at $FIXTURES"
+elif [ ! -x "$C_RUNNER" ]; then
+  echo "SKIP: $C_RUNNER not built (scripts/test-bindings.sh builds it)"
+else
+  prepare_scenario_copy "$WORK/scenario/c/pk_09" && prepare_scenario_copy "$WORK/scenario/py/pk_09" ||
+    fail "cannot prepare the scenario copies"
+  "$C_RUNNER" "$WORK/scenario/c/pk_09" | grep '^SCENARIO ' >"$WORK/scenario/c.out"
+  "$VENV/bin/python" bindings/python/tests/scenario.py "$WORK/scenario/py/pk_09" |
+    grep '^SCENARIO ' >"$WORK/scenario/py.out"
+  [ "$(wc -l <"$WORK/scenario/c.out")" -eq 9 ] || fail "expected 9 scenario lines from C"
+  diff -u "$WORK/scenario/c.out" "$WORK/scenario/py.out" || fail "the Python scenario differs from C"
+  echo "9 scenario lines identical"
+fi
 
 echo "python: wheel built, tests passed, README example ran"

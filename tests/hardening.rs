@@ -294,3 +294,121 @@ fn a_missing_tag_is_reported_in_text_and_json() {
     );
     assert_eq!(common::tree(&table), before);
 }
+
+// ---------------------------------------------------------------------------------------
+// 16.6: shared external roots
+
+fn remove_orphans(
+    table: &Path,
+    cfg: &paimon_cleanup::clean::OrphanConfig,
+) -> paimon_cleanup::clean::OrphanReport {
+    let (_, t) = open(table);
+    common::rt()
+        .block_on(paimon_cleanup::clean::remove_orphan_files(
+            &t,
+            cfg,
+            &RunControl::default(),
+        ))
+        .unwrap()
+}
+
+fn two_days_ago() -> std::time::SystemTime {
+    std::time::SystemTime::now() - Duration::from_secs(2 * 86_400)
+}
+
+#[test]
+fn orphan_removal_leaves_a_shared_external_root_alone_unless_declared_owned() {
+    let Some(py) = common::python() else {
+        return;
+    };
+    let wh = tempfile::Builder::new()
+        .prefix("pypaimon-wh-")
+        .tempdir()
+        .unwrap();
+    common::run_py(
+        &py,
+        "make_tables.py",
+        &[
+            wh.path().to_str().unwrap(),
+            "--only",
+            "external_shared_a",
+            "external_shared_b",
+            "--quiet",
+        ],
+    )
+    .unwrap();
+    let a = wh.path().join("db.db/external_shared_a");
+    let b = wh.path().join("db.db/external_shared_b");
+    let root = wh.path().join("external/shared");
+    let b_files: Vec<String> = common::pypaimon_view(&b, &[])["live_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !b_files.is_empty()
+            && b_files
+                .iter()
+                .all(|f| f.starts_with(root.to_str().unwrap())),
+        "{b_files:?}"
+    );
+    // A's orphan in the shared root (an uncommitted write of A, say).
+    let stray = root.join(format!(
+        "p=0/bucket-0/data-{}-0.parquet",
+        uuid::Uuid::new_v4()
+    ));
+    std::fs::write(&stray, b"stray").unwrap();
+    for d in [&a, &b, &root] {
+        common::set_tree_mtime(d, two_days_ago());
+    }
+    let b_before = common::all_versions(&b);
+    let root_before = common::tree(&root);
+
+    // Default: the shared root is neither listed nor cleaned, and the report says why.
+    let r = remove_orphans(&a, &Default::default());
+    assert!(r.external_roots.is_empty(), "{r:?}");
+    assert!(
+        r.skipped
+            .iter()
+            .any(|s| s.contains("external data root not cleaned") && s.contains("shared")),
+        "{:?}",
+        r.skipped
+    );
+    assert_eq!(
+        common::tree(&root),
+        root_before,
+        "something in the shared root went"
+    );
+    let b_after = common::all_versions(&b);
+    assert_eq!(b_before, b_after);
+
+    // Declared owned: the root is cleaned as this table's own — A's orphan goes (and, as the
+    // documentation warns, so would B's live files: shown by a dry run).
+    let owned = |dry_run| paimon_cleanup::clean::OrphanConfig {
+        external_roots_owned: true,
+        dry_run,
+        ..Default::default()
+    };
+    let r = remove_orphans(&a, &owned(true));
+    let would: Vec<&str> = r.deletion.paths.iter().map(|p| p.path.as_str()).collect();
+    assert!(
+        would.iter().any(|p| p.ends_with(stray.to_str().unwrap())),
+        "{would:?}"
+    );
+    assert!(
+        b_files
+            .iter()
+            .all(|f| would.iter().any(|p| p.ends_with(f.as_str()))),
+        "the hazard: B's live files are orphans to A: {would:?}"
+    );
+    assert_eq!(r.external_roots.len(), 1, "{r:?}");
+    // Once B is gone (dropped with its files), the owned root is A's alone.
+    for f in &b_files {
+        std::fs::remove_file(f).unwrap();
+    }
+    let r = remove_orphans(&a, &owned(false));
+    assert!(!stray.exists(), "A's orphan in its own root stays: {r:?}");
+    let a_view = common::pypaimon_view(&a, &[]);
+    assert!(a_view.get("error").is_none(), "{a_view}");
+}

@@ -620,9 +620,13 @@ type OrphanConfig struct {
 	DryRun    bool
 	// NoWritersRunning declares that nothing writes to the table during the run (DANGER: files
 	// of an uncommitted write look like orphans; see the C header).
-	NoWritersRunning  bool
-	ListConcurrency   uint32 // 0 = the executor's I/O concurrency
-	DeleteConcurrency uint32 // 0 = the executor's I/O concurrency
+	NoWritersRunning bool
+	// ExternalRootsOwned declares that the table's external data roots belong to it alone, so
+	// they are listed and cleaned (DANGER: default false skips them, because tables configured
+	// with one root share its directories; see the C header).
+	ExternalRootsOwned bool
+	ListConcurrency    uint32 // 0 = the executor's I/O concurrency
+	DeleteConcurrency  uint32 // 0 = the executor's I/O concurrency
 	// Veto, when set, is asked about every file the run would delete (path relative to the
 	// table root when under it); returning true keeps the file. A panic keeps the file, stops
 	// the run and is re-raised by RemoveOrphanFiles.
@@ -658,6 +662,9 @@ func (cfg *OrphanConfig) native(run *runCall) (*C.PaimonCleanupOrphanConfig, cgo
 		return fail(err)
 	}
 	if err := takeError(C.paimon_cleanup_orphan_config_set_no_writers_running(p, C.bool(cfg.NoWritersRunning), &cerr), &cerr); err != nil {
+		return fail(err)
+	}
+	if err := takeError(C.paimon_cleanup_orphan_config_set_external_roots_owned(p, C.bool(cfg.ExternalRootsOwned), &cerr), &cerr); err != nil {
 		return fail(err)
 	}
 	if err := takeError(C.paimon_cleanup_orphan_config_set_list_concurrency(p, C.uint32_t(cfg.ListConcurrency), &cerr), &cerr); err != nil {

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use paimon_cleanup::clean::partition_filter::parse_partition_spec;
 use paimon_cleanup::clean::retention::now_millis;
 use paimon_cleanup::clean::{
-    delete_tag, expire_changelogs, expire_consumers, expire_tags, maintain, ChangelogExpireConfig,
+    delete_tags, expire_changelogs, expire_consumers, expire_tags, maintain, ChangelogExpireConfig,
     ChangelogExpireReport, ConsumerReport, MaintainConfig, TagReport,
 };
 use paimon_cleanup::clean::{
@@ -21,6 +21,7 @@ use paimon_cleanup::clean::{
 };
 use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig};
 use paimon_cleanup::spec::options::parse_duration;
+use paimon_cleanup::spec::time_text::parse_older_than;
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::inspect::inspect_branch_named;
 use paimon_cleanup::table::{resolve_table_ref, Table, BRANCH_OPTION};
@@ -68,9 +69,18 @@ struct RetentionArgs {
     /// Maximum number of snapshots kept.
     #[arg(long)]
     retain_max: Option<i64>,
-    /// Keep snapshots younger than this (Paimon duration: `0s`, `30 min`, `1 h`, `7d`).
-    #[arg(long, conflicts_with = "older_than_ms")]
+    /// Keep versions younger than this (Paimon duration: `0s`, `30 min`, `1 h`, `7d`).
+    #[arg(long, conflicts_with_all = ["older_than_ms", "older_than"])]
     time_retained: Option<String>,
+    /// Cut-off as Java's `older_than`: versions older than this may expire. A timestamp
+    /// (`'2024-01-01 12:00:00'`, `2024-01-01T12:00`, `2024-01-01`; local time zone unless it ends
+    /// with one: `Z`, `+08:00`) or a duration back from now (`1 d`). Not in the future.
+    #[arg(
+        long,
+        conflicts_with = "older_than_ms",
+        value_name = "TIMESTAMP|DURATION"
+    )]
+    older_than: Option<String>,
     /// Absolute cut-off instead of --time-retained (epoch milliseconds; not in the future).
     #[arg(long)]
     older_than_ms: Option<i64>,
@@ -93,8 +103,15 @@ enum Command {
     RemoveOrphanFiles {
         #[command(flatten)]
         table: TableArgs,
-        /// Only files older than this may be deleted (Paimon duration; default `1 d`).
-        #[arg(long, conflicts_with = "older_than_ms")]
+        /// Only files older than this may be deleted (default `1 d`): a timestamp as Java's
+        /// `older_than` (`'2024-01-01 12:00:00'`; local time zone unless it ends with one: `Z`,
+        /// `+08:00`) or a duration back from now (`1 d`). A bare number is refused (use
+        /// --older-than-ms).
+        #[arg(
+            long,
+            conflicts_with = "older_than_ms",
+            value_name = "TIMESTAMP|DURATION"
+        )]
         older_than: Option<String>,
         /// Absolute cut-off instead of --older-than (epoch milliseconds, not in the future).
         #[arg(long)]
@@ -103,6 +120,12 @@ enum Command {
         /// running, files written but not yet committed would be deleted.
         #[arg(long)]
         no_writers_running: bool,
+        /// The table's external data roots (`data-file.external-paths`) belong to it alone:
+        /// list and clean them too. Without it they are skipped: Paimon writes external files
+        /// without the table name, so tables sharing a root share its directories, and each
+        /// one's live files look like orphans to the other.
+        #[arg(long)]
+        external_roots_owned: bool,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -126,6 +149,13 @@ enum Command {
     /// Expire long-lived changelogs (decoupled changelog lifecycle) with the files only they
     /// kept: their changelog files, and (producer `none`) the data files compacted away that
     /// they read.
+    ///
+    /// Unset arguments take the table's options (`changelog.num-retained.*`,
+    /// `changelog.time-retained`, falling back to the `snapshot.*` ones), so without arguments
+    /// this runs the table's own changelog retention, as Java's expiry at commit does. Java's
+    /// `expire_changelogs` procedure ignores the options instead: without arguments it keeps
+    /// everything, and with only `older_than` it may keep a single changelog whatever
+    /// `changelog.num-retained.min` says; here that minimum is always kept.
     ExpireChangelogs {
         #[command(flatten)]
         table: TableArgs,
@@ -135,22 +165,38 @@ enum Command {
         #[arg(long)]
         delete_all: bool,
     },
-    /// Delete a tag and the files only it kept (also its snapshot's changelog files when the
-    /// snapshot expired, which Java leaves behind, and Java's `tag-success-file/<tag>_SUCCESS`).
+    /// Delete tags (a comma-separated list) and the files only they kept (also their
+    /// snapshots' changelog files when the snapshots expired, which Java leaves behind, and
+    /// Java's `tag-success-file/<tag>_SUCCESS`).
     DeleteTag {
         #[command(flatten)]
         table: TableArgs,
-        /// Tag name.
+        /// Tag name, or several separated by commas (`t1,t2`), as Java's `delete_tag`; names are
+        /// trimmed. Tags that do not exist are reported, not an error.
+        #[arg(value_name = "TAG[,TAG...]")]
         tag: String,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
     },
-    /// Delete tags whose retention passed, or (with --older-than-ms) that were created before.
+    /// Delete tags whose retention passed, and with --older-than those created before it.
+    ///
+    /// As Java's `expire_tags` procedure: time expiry (`tag.time-retained` of each tag) is
+    /// enabled for this call even when the table sets `tag.time-expire-enabled = false`;
+    /// `maintain` follows that option (as Java's expiry at commit does).
     ExpireTags {
         #[command(flatten)]
         table: TableArgs,
-        /// Also delete tags created before this epoch-ms time.
+        /// Also delete tags created before this: a timestamp as Java's `older_than`
+        /// (`'2024-01-01 12:00:00'`; local time zone unless it ends with one) or a duration back
+        /// from now (`7 d`). Not in the future (Java accepts one and deletes every tag).
+        #[arg(
+            long,
+            conflicts_with = "older_than_ms",
+            value_name = "TIMESTAMP|DURATION"
+        )]
+        older_than: Option<String>,
+        /// Also delete tags created before this epoch-ms time (not in the future).
         #[arg(long)]
         older_than_ms: Option<i64>,
         /// Compute and report, change nothing.
@@ -169,11 +215,21 @@ enum Command {
         dry_run: bool,
     },
     /// Drop partitions with one OVERWRITE commit (their files go at a later snapshot expiry).
+    ///
+    /// A spec names partition values, as Java's `drop_partition` reads them, and matches the
+    /// partition rows, not the directory names: NULL, '' and ' ' are three partitions although
+    /// Paimon writes all three to `k=__DEFAULT_PARTITION__`.
     DropPartitions {
         #[command(flatten)]
         table: TableArgs,
-        /// Partition spec `k=v[,k2=v2]` (a prefix of the keys is enough; `\,` escapes a comma;
-        /// an empty value or the default partition name means NULL). Repeatable.
+        /// Partition spec `k=v[,k2=v2]`, repeatable (a partition matching any spec is dropped; a
+        /// prefix of the keys is enough). Keys and values are trimmed, as in Java. The table's
+        /// default partition name (`__DEFAULT_PARTITION__` unless `partition.default-name` says
+        /// otherwise) means NULL; `k=` and `k=''` mean the empty string, `k=' '` one space (a
+        /// quoted value is kept verbatim). `\` escapes the next character (`\,` a comma, also
+        /// inside quotes). Stricter than Java: an unquoted `NULL` is refused (write the default
+        /// name, or `'NULL'` for the string), and so are unbalanced quotes; Java reads `k=''` as
+        /// two quote characters.
         #[arg(long = "partition", value_name = "K=V[,K2=V2]", required = true)]
         partitions: Vec<String>,
         /// Report what the drop would mark deleted at the latest snapshot; commit nothing.
@@ -226,10 +282,35 @@ impl RetentionArgs {
                 .as_deref()
                 .map(parse_duration)
                 .transpose()?,
-            older_than_ms: self.older_than_ms,
+            older_than_ms: cutoff(self.older_than.as_deref(), self.older_than_ms)?,
             limit: self.max_deletes,
         })
     }
+}
+
+/// The cut-off of `--older-than TEXT` (a timestamp or a duration, see [`parse_older_than`]) or
+/// `--older-than-ms MS` (clap lets at most one through).
+fn cutoff(older_than: Option<&str>, older_than_ms: Option<i64>) -> Result<Option<i64>> {
+    let now = now_millis();
+    match (older_than, older_than_ms) {
+        (Some(text), _) => parse_older_than(text, now).map(Some),
+        (None, Some(ms)) if ms > now => Err(Error::InvalidArgument(format!(
+            "--older-than-ms {ms} is in the future (now is {now} ms)"
+        ))),
+        (None, ms) => Ok(ms),
+    }
+}
+
+/// Java `Table.deleteTags`: names separated by commas, each trimmed; a name given twice counts
+/// once.
+fn tag_names(list: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
 }
 
 fn parse_options(pairs: &[String]) -> Result<HashMap<String, String>> {
@@ -435,9 +516,8 @@ fn print_partition_report(what: &str, r: &PartitionReport) {
         r.rows_marked_deleted,
         r.bytes_marked_deleted
     );
-    for p in &r.partitions {
-        let spec: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        println!("  {}", spec.join(","));
+    for name in &r.names {
+        println!("  {name}");
     }
     if !r.snapshot_ids.is_empty() {
         println!(
@@ -531,19 +611,15 @@ fn run_remove_orphan_files(
     older_than: Option<&str>,
     older_than_ms: Option<i64>,
     no_writers_running: bool,
+    external_roots_owned: bool,
     dry_run: bool,
 ) -> Result<()> {
-    let older_than_ms = match older_than {
-        Some(d) => {
-            let ms = i64::try_from(parse_duration(d)?.as_millis()).unwrap_or(i64::MAX);
-            Some(now_millis().saturating_sub(ms))
-        }
-        None => older_than_ms,
-    };
+    let older_than_ms = cutoff(older_than, older_than_ms)?;
     let cfg = OrphanConfig {
         older_than_ms,
         dry_run,
         no_writers_running,
+        external_roots_owned,
         ..Default::default()
     };
     let opened = open(args)?;
@@ -628,12 +704,14 @@ fn main() -> ExitCode {
             older_than,
             older_than_ms,
             no_writers_running,
+            external_roots_owned,
             dry_run,
         } => run_remove_orphan_files(
             table,
             older_than.as_deref(),
             *older_than_ms,
             *no_writers_running,
+            *external_roots_owned,
             *dry_run,
         ),
         Command::ExpireSnapshots {
@@ -664,22 +742,28 @@ fn main() -> ExitCode {
             table,
             tag,
             dry_run,
-        } => run_capability(
-            table,
-            "delete tag",
-            |t| async move { delete_tag(&t, tag, *dry_run, &RunControl::default()).await },
-            |r: &TagReport| &r.deletion,
-        ),
+        } => {
+            let names = tag_names(tag);
+            run_capability(
+                table,
+                "delete tag",
+                |t| async move { delete_tags(&t, &names, *dry_run, &RunControl::default()).await },
+                |r: &TagReport| &r.deletion,
+            )
+        }
         Command::ExpireTags {
             table,
+            older_than,
             older_than_ms,
             dry_run,
-        } => run_capability(
-            table,
-            "expire tags",
-            |t| async move { expire_tags(&t, *older_than_ms, *dry_run, &RunControl::default()).await },
-            |r: &TagReport| &r.deletion,
-        ),
+        } => cutoff(older_than.as_deref(), *older_than_ms).and_then(|cut| {
+            run_capability(
+                table,
+                "expire tags",
+                |t| async move { expire_tags(&t, cut, *dry_run, &RunControl::default()).await },
+                |r: &TagReport| &r.deletion,
+            )
+        }),
         Command::ExpireConsumers {
             table,
             expiration_time,

@@ -263,8 +263,7 @@ pub async fn expire_changelogs(
         &protectors,
     )
     .await?;
-    let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
-    plan.execute(table, &mut deleter, false).await?;
+    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
     let files: Vec<Planned> = expired
         .iter()
         .map(|c| Planned {
@@ -273,6 +272,9 @@ pub async fn expire_changelogs(
             bytes: None,
         })
         .collect();
+    // The changelog files go after the plan: they are checked with it, before anything goes.
+    deleter.check_plan(&files).await?;
+    plan.execute(table, &mut deleter, false).await?;
     deleter.delete("changelog files", files).await?;
     // A changelog file left behind must stay visible to a rerun: no EARLIEST past it.
     crate::clean::plan::stop_if_failed(&deleter)?;

@@ -141,7 +141,7 @@ pub async fn expire_snapshots(
     let storage = table.storage();
     let (all, sizes) = read_snapshots_sized(table).await?;
     let mut report = ExpireReport::default();
-    let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
 
     let Some((earliest, end)) = expire_range(
         table,
@@ -267,6 +267,16 @@ pub async fn expire_snapshots(
         DeletionPlan::from_parts(&mut rr, table, candidates, removed_metadata, &protectors).await?;
     tracing::debug!(data_files = plan.data.len(), "deletion plan ready");
     ctl.cancel.check()?;
+    let snapshot_files: Vec<Planned> = expired
+        .iter()
+        .map(|s| Planned {
+            location: dir.location(s.id),
+            class: FileClass::SnapshotMeta,
+            bytes: sizes.get(&s.id).copied(),
+        })
+        .collect();
+    // The snapshot files go after the plan: they are checked with it, before anything goes.
+    deleter.check_plan(&snapshot_files).await?;
     plan.execute(table, &mut deleter, clean_dirs).await?;
     if decoupled && !cfg.dry_run {
         let cl = table.changelogs();
@@ -283,14 +293,6 @@ pub async fn expire_snapshots(
             write_hint(table, &cl.hint_location("LATEST"), last.id).await?;
         }
     }
-    let snapshot_files: Vec<Planned> = expired
-        .iter()
-        .map(|s| Planned {
-            location: dir.location(s.id),
-            class: FileClass::SnapshotMeta,
-            bytes: sizes.get(&s.id).copied(),
-        })
-        .collect();
     deleter.delete("snapshot files", snapshot_files).await?;
     // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
     crate::clean::plan::stop_if_failed(&deleter)?;

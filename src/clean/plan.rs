@@ -543,28 +543,32 @@ impl DeletionPlan {
         Ok(plan)
     }
 
-    /// Delete in crash-safe order: data → changelog data → empty directories → manifests →
-    /// index files → statistics → lists and index manifests. The caller then removes the
-    /// version files and writes hints.
-    pub async fn execute(
-        self,
-        table: &Table,
-        deleter: &mut Deleter<'_>,
-        clean_empty_dirs: bool,
-    ) -> Result<()> {
-        // The guard, for the whole plan, before the first deletion: metadata that points
-        // outside the table's roots stops the run with nothing deleted.
-        for p in self
-            .data
+    /// Every planned file, in execution order.
+    pub fn files(&self) -> impl Iterator<Item = &Planned> {
+        self.data
             .iter()
             .chain(&self.changelog_data)
             .chain(&self.manifests)
             .chain(&self.index_files)
             .chain(&self.statistics)
             .chain(&self.lists)
-        {
-            table.storage().check_deletable(&p.location)?;
-        }
+    }
+
+    /// Delete in crash-safe order: data → changelog data → empty directories → manifests →
+    /// index files → statistics → lists and index manifests. The caller then removes the
+    /// version files and writes hints. Nothing is deleted unless the whole plan passes
+    /// [`Deleter::check_plan`] (callers check the version files they delete afterwards before
+    /// calling this).
+    pub async fn execute(
+        self,
+        table: &Table,
+        deleter: &mut Deleter<'_>,
+        clean_empty_dirs: bool,
+    ) -> Result<()> {
+        // Every check, for the whole plan, before the first deletion: metadata that points
+        // outside the table's roots, or names a file as a class it is not, or a directory
+        // reached through a symlink stops the run with nothing deleted.
+        deleter.check_plan(self.files()).await?;
         let touched: Vec<Location> = if clean_empty_dirs {
             self.data
                 .iter()

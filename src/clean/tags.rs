@@ -111,7 +111,7 @@ async fn delete_listed_tags(
     }
     let storage = table.storage();
     let snapshots = table.snapshots();
-    let mut deleter = Deleter::new(storage, ctl, dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, dry_run);
 
     // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
@@ -178,6 +178,10 @@ async fn delete_listed_tags(
             bytes: None,
         })
         .collect();
+    // The tag files go first: they and the plan are checked before anything goes.
+    deleter
+        .check_plan(tag_files.iter().chain(plan.files()))
+        .await?;
     deleter.delete("tag files", tag_files).await?;
     // Java's `SuccessFileTagCallback` marks a tag with `tag/tag-success-file/<name>_SUCCESS`
     // and deletes it with the tag.
@@ -207,11 +211,37 @@ async fn delete_listed_tags(
     Ok(report)
 }
 
-/// Expire tags: those whose `tagCreateTime + tagTimeRetained` has passed (when
-/// `tag.time-expire-enabled`, default true), and with `older_than_ms`, those created before it
-/// (the tag file's modification time when the tag has no creation time).
+/// Expire tags as Java's `expire_tags` procedure does: those whose `tagCreateTime +
+/// tagTimeRetained` has passed — time expiry is enabled for the call whatever
+/// `tag.time-expire-enabled` says —, and with `older_than_ms`, those created before it (the tag
+/// file's modification time when the tag has no creation time). [`crate::clean::maintain`]
+/// instead follows `tag.time-expire-enabled`, as Java's expiry at commit does.
 pub async fn expire_tags(
     table: &Table,
+    older_than_ms: Option<i64>,
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    expire_tags_with(table, true, older_than_ms, dry_run, ctl).await
+}
+
+/// Tag expiry as the table's options ask for it (what `maintain` runs): by retained time when
+/// `tag.time-expire-enabled` (default true), else nothing.
+pub(crate) async fn expire_tags_by_options(
+    table: &Table,
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    let by_retention = table
+        .options()
+        .get_bool("tag.time-expire-enabled")?
+        .unwrap_or(true);
+    expire_tags_with(table, by_retention, None, dry_run, ctl).await
+}
+
+async fn expire_tags_with(
+    table: &Table,
+    by_retention: bool,
     older_than_ms: Option<i64>,
     dry_run: bool,
     ctl: &RunControl,
@@ -221,10 +251,6 @@ pub async fn expire_tags(
         .and_utc()
         .timestamp_millis();
     let offset_ms = now_local - now_millis();
-    let by_retention = table
-        .options()
-        .get_bool("tag.time-expire-enabled")?
-        .unwrap_or(true);
     let tag_dir = table.branch_root().join("tag");
     let mut names = Vec::new();
     for (name, tag) in table.tags().await? {

@@ -308,6 +308,7 @@ public final class TableContext implements AutoCloseable {
             PaimonCleanup.orphanConfigSet(cfg, 2, c.noWritersRunning ? 1 : 0);
             PaimonCleanup.orphanConfigSet(cfg, 3, c.listConcurrency);
             PaimonCleanup.orphanConfigSet(cfg, 4, c.deleteConcurrency);
+            PaimonCleanup.orphanConfigSet(cfg, 5, c.externalRootsOwned ? 1 : 0);
             final VetoListener veto = c.veto;
             return run(exec, run, new Op() {
                 @Override
