@@ -580,8 +580,11 @@ class Table:
     ) -> Report:
         """Drops partitions with one OVERWRITE commit (``paimon-cleanup drop-partitions``); their
         files go with a later snapshot expiry. Each spec is ``{key: value}``: a prefix of the
-        partition keys selects everything below it; ``None``, ``""`` or the default partition
-        name mean a NULL value. ``dry_run`` reports what would be dropped and commits nothing."""
+        partition keys selects everything below it. Values are matched against the partition
+        values, not the directory names, as Paimon Java reads a spec: ``None`` or the default
+        partition name (``__DEFAULT_PARTITION__``) is NULL, ``""`` the empty string and ``" "``
+        one space, although all three share one directory. ``dry_run`` reports what would be
+        dropped and commits nothing."""
         if isinstance(partitions, Mapping):
             raise TypeError("partitions must be a list of dicts, e.g. [{'dt': '2024-01-01'}]")
         specs = list(partitions)
