@@ -10,6 +10,9 @@
 //! of Azurite shows the List Blobs pages (markers), the Blob Batch deletes and the conditional
 //! creates (`If-None-Match: *`).
 
+// Built only with the `azure` feature (in the default set).
+#![cfg(feature = "azure")]
+
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
