@@ -353,7 +353,8 @@ type TableSummary struct {
 	LiveFileBytes      uint64
 }
 
-// Summary reads the table (read-only) and returns an overview of its main branch.
+// Summary reads the table (read-only) and returns an overview of the context's branch (main
+// unless the BranchOption names another).
 func (c *Context) Summary(e *Executor) (TableSummary, error) {
 	cp, ep, release, err := c.handles(e)
 	if err != nil {
