@@ -147,17 +147,22 @@ impl KindRules {
             let Some(rel) = loc.relative_to(r) else {
                 return false;
             };
-            let segs: Vec<&str> = rel.split('/').collect();
-            let Some((_name, dirs)) = segs.split_last() else {
+            let Some((dirs, _name)) = rel.rsplit_once('/') else {
                 return false;
             };
-            let (parts, bucket) = match dirs.split_last() {
-                Some((last, parts)) if last.starts_with("bucket-") => (parts, true),
-                _ => (dirs, false),
+            let (parts, bucket) = match dirs.rsplit_once('/') {
+                Some((parts, last)) if last.starts_with("bucket-") => (Some(parts), true),
+                None if dirs.starts_with("bucket-") => (None, true),
+                _ => (Some(dirs), false),
             };
-            let parts_ok =
-                parts.len() == self.partition_levels && parts.iter().all(|p| is_partition_dir(p));
-            parts_ok && (bucket || self.partition_levels > 0)
+            let (levels, all_partitions) = parts.map_or((0, true), |p| {
+                p.split('/').fold((0, true), |(n, ok), seg| {
+                    (n + 1, ok && is_partition_dir(seg))
+                })
+            });
+            levels == self.partition_levels
+                && all_partitions
+                && (bucket || self.partition_levels > 0)
         })
     }
 
