@@ -21,6 +21,8 @@
 //! Options are described in [`config`]. All async methods need a tokio runtime (local I/O runs on
 //! the blocking pool).
 
+#[cfg(feature = "s3")]
+mod aws_profile;
 #[cfg(feature = "azure")]
 mod azure;
 mod beneath;

@@ -171,7 +171,9 @@ void paimon_cleanup_partition_expire_config_free(struct PaimonCleanupPartitionEx
 PaimonCleanupStatus paimon_cleanup_expire_partitions(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, const struct PaimonCleanupPartitionExpireConfig *config, const struct PaimonCleanupRunOptions *run_options, struct PaimonCleanupReport **out, struct PaimonCleanupError **err);
 """
 
-_PROTOTYPE = re.compile(r"^\s*(?P<ret>[\w\s\*]+?)\s*\b(?P<name>paimon_cleanup_\w+)\s*\((?P<args>.*)\)\s*$", re.S)
+_PROTOTYPE = re.compile(
+    r"^\s*(?P<ret>[\w\s\*]+?)\s*\b(?P<name>paimon_cleanup_\w+)\s*\((?P<args>.*)\)\s*$", re.S
+)
 _OPAQUE = {
     "PaimonCleanupError",
     "PaimonCleanupExecutor",
