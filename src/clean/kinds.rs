@@ -382,8 +382,16 @@ mod tests {
         assert!(ok(&r, FileClass::TagMeta, "/w/t/tag/tag-t1"));
         assert!(!ok(&r, FileClass::TagMeta, "/w/t/tag/tag-"));
         // Java's success file of a tag goes with the tag.
-        assert!(ok(&r, FileClass::TagMeta, "/w/t/tag/tag-success-file/t1_SUCCESS"));
-        assert!(!ok(&r, FileClass::TagMeta, "/w/t/tag/tag-success-file/x/t1_SUCCESS"));
+        assert!(ok(
+            &r,
+            FileClass::TagMeta,
+            "/w/t/tag/tag-success-file/t1_SUCCESS"
+        ));
+        assert!(!ok(
+            &r,
+            FileClass::TagMeta,
+            "/w/t/tag/tag-success-file/x/t1_SUCCESS"
+        ));
         assert!(!ok(&r, FileClass::TagMeta, "/w/t/tag/other/t1_SUCCESS"));
         assert!(ok(&r, FileClass::ConsumerMeta, "/w/t/consumer/consumer-c1"));
         assert!(!ok(&r, FileClass::ConsumerMeta, "/w/t/tag/tag-t1"));
