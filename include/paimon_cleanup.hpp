@@ -608,8 +608,9 @@ struct FailedDeletion {
     std::string error;
 };
 
-/** A dropped partition: its (key, value) fields in partition-key order; values as in the
- *  partition directory name (the default partition name for NULL). */
+/** A dropped partition: its (key, value) fields; a value is the text that names it again in a
+ *  PartitionSpec (the default partition name for NULL, strings verbatim, possibly empty or
+ *  blank; other types as in the partition directory name). */
 using PartitionValues = std::vector<std::pair<std::string, std::string>>;
 
 /**
@@ -1107,9 +1108,11 @@ private:
     detail::Owned<PaimonCleanupMaintainConfig, paimon_cleanup_maintain_config_free> handle_;
 };
 
-/** A partition spec for drop_partitions: key -> value (as in the directory name or SQL; an
- *  empty value or the default partition name stands for NULL). A prefix of the keys matches
- *  every partition below it. */
+/** A partition spec for drop_partitions: key -> value, matched against the partition values
+ *  (not the directory names): the table's default partition name (`__DEFAULT_PARTITION__`)
+ *  stands for NULL, "" for the empty string, " " for one space (all three share a directory);
+ *  other types as in the directory name or SQL. A prefix of the keys matches every partition
+ *  below it. */
 using PartitionSpec = std::map<std::string, std::string>;
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,9 @@
 //! of Azurite shows the List Blobs pages (markers), the Blob Batch deletes and the conditional
 //! creates (`If-None-Match: *`).
 
+// Built only with the `azure` feature (in the default set).
+#![cfg(feature = "azure")]
+
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -391,7 +394,7 @@ fn expire_snapshots_on_azure_matches_local() {
     assert!(!batches(&stats).is_empty(), "{stats}");
 }
 
-/// Orphan removal through `az://`: 600 orphans in one bucket directory (deleted in Blob Batch
+/// Orphan removal through `az://`: 300 orphans in one bucket directory (deleted in Blob Batch
 /// requests of at most 256), orphan manifests and a temp snapshot go, and nothing else; the
 /// same run on a local copy deletes the same files and leaves the same tree.
 #[test]
@@ -404,7 +407,7 @@ fn remove_orphan_files_on_azure_matches_local() {
     let p = pypaimon_pair(&rt, "pk_fixed", common::az_table_uri("orphans"), &direct);
     let bucket_dir = "d=19723/bucket-0";
     assert!(p.local.join(bucket_dir).is_dir());
-    const ORPHANS: usize = 600;
+    const ORPHANS: usize = 300;
     let mut planted: BTreeSet<String> = (0..ORPHANS)
         .map(|i| format!("{bucket_dir}/data-{}-{i}.parquet", uuid::Uuid::new_v4()))
         .collect();
@@ -451,7 +454,7 @@ fn remove_orphan_files_on_azure_matches_local() {
     assert_eq!(remote.candidates, local.candidates);
     assert_eq!(remote.referenced, local.referenced);
     let sent = batches(&proxy.stats());
-    assert!(sent.len() >= 3, "{sent:?}");
+    assert!(sent.len() >= 2, "{sent:?}");
     assert!(sent.iter().all(|n| *n <= AZURE_BATCH), "{sent:?}");
     assert_eq!(sent.iter().sum::<u64>(), planted.len() as u64, "{sent:?}");
     let tree = common::s3_tree(&rt, &p.uri, &direct);

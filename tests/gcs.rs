@@ -14,6 +14,9 @@
 //! closes a gap the probe fails, and the table operations can be added here like in
 //! tests/azure.rs. docs/storage.md records the gap.
 
+// Built only with the `gcs` feature (in the default set).
+#![cfg(feature = "gcs")]
+
 mod common;
 
 use std::collections::HashMap;

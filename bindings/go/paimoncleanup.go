@@ -354,7 +354,8 @@ type TableSummary struct {
 	LiveFileBytes      uint64
 }
 
-// Summary reads the table (read-only) and returns an overview of its main branch.
+// Summary reads the table (read-only) and returns an overview of the context's branch (main
+// unless the BranchOption names another).
 func (c *Context) Summary(e *Executor) (TableSummary, error) {
 	cp, ep, release, err := c.handles(e)
 	if err != nil {
@@ -897,9 +898,12 @@ func (c *Context) RemoveOrphanFiles(ctx context.Context, e *Executor, cfg Orphan
 	return convertReport(out), nil
 }
 
-// PartitionSpec selects partitions to drop: partition key -> value, written as in the partition
-// directory name or in SQL ("" or the default partition name means NULL). Naming a prefix of
-// the partition keys selects every partition below it.
+// PartitionSpec selects partitions to drop: partition key -> value, read as Paimon Java reads a
+// spec and matched against the partition values (not the directory names): the table's default
+// partition name (partition.default-name, "__DEFAULT_PARTITION__") means NULL, "" the empty
+// string and " " one space, although all three share one directory; other types are written as
+// in the directory name or in SQL. Naming a prefix of the partition keys selects every
+// partition below it.
 type PartitionSpec map[string]string
 
 // DropPartitions commits one OVERWRITE snapshot marking every live file of the matching
@@ -1030,7 +1034,9 @@ type FailedDeletion struct {
 	Error string
 }
 
-// PartitionField is one key/value of a dropped partition (value as in the directory name).
+// PartitionField is one key/value of a dropped partition: the value as the text that names it
+// again in a PartitionSpec (the default partition name for NULL, strings verbatim, possibly ""
+// or blank; other types as in the directory name).
 type PartitionField struct {
 	Key, Value string
 }

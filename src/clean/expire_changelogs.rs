@@ -204,8 +204,13 @@ pub async fn expire_changelogs(
     }
     ctl.cancel.check()?;
 
-    // Candidates: changelog files of expired changelogs; for changelogs without a changelog
-    // list (producer none), the files their deltas removed (kept until now for readers).
+    // Candidates: changelog files of expired changelogs, and the files their deltas removed
+    // (kept until now for readers of changelogs without a changelog list; with a changelog
+    // list, usually gone at snapshot expiry already, their lists with them: absent lists read
+    // as empty). Also the files the first kept version's delta removed: they were live in the
+    // last expired changelog, which may have been all that kept them (a decoupled snapshot
+    // expiry leaves them for it), and nothing would look at them again while that version
+    // lives (never, once it is the latest snapshot). Protection decides about each.
     let mut rr = ReferenceReader::new(table);
     let changelog_lists: Vec<String> = expired
         .iter()
@@ -213,13 +218,8 @@ pub async fn expire_changelogs(
         .collect();
     let mut delta_lists: Vec<String> = expired
         .iter()
-        .filter(|c| c.changelog_manifest_list.is_none())
         .map(|c| c.delta_manifest_list.clone())
         .collect();
-    // The files the first kept version's delta removed were live in the last expired
-    // changelog, which may have been all that kept them (a decoupled snapshot expiry leaves
-    // them for it): they are candidates now, or nothing would ever look at them again
-    // while that version lives (and never, once it is the latest snapshot).
     if let Some(next) = first_kept_version(table, &all, end).await? {
         if !delta_lists.contains(&next.delta_manifest_list) {
             delta_lists.push(next.delta_manifest_list);

@@ -224,8 +224,11 @@ fn identity(user: Option<String>, identifier: Option<i64>) -> CommitIdentity {
 /// `specs` is marked DELETE, and the partitions' index entries leave the index manifest.
 /// `commit_user` defaults to a fresh UUID, `commit_identifier` to `i64::MAX`.
 ///
+/// A spec value names a partition value (the table's `partition.default-name` is NULL, `""` the
+/// empty string, `" "` one space; see [`crate::clean::partition_filter`]), never a directory.
 /// Bad input (no spec, an empty spec, a key that is not a partition key, a value that cannot be
-/// of its key's type, an unpartitioned table) is [`Error::InvalidArgument`] and commits nothing;
+/// of its key's type — `""` for a non-string key among them —, an unpartitioned table) is
+/// [`Error::InvalidArgument`] and commits nothing;
 /// tables whose manifests are ORC/Parquet are [`Error::Unsupported`].
 pub async fn drop_partitions(
     table: &Table,

@@ -340,10 +340,23 @@ fn build_s3(
     ) {
         b = b.with_region(region);
     }
-    if let Some(v) = pick(
+    let access_key = pick(
         &["s3.access-key", "s3.access.key", "fs.s3a.access.key"],
         &["fs.oss.accessKeyId", "oss.access-key"],
-    ) {
+    );
+    // No key in the options or the environment: the AWS shared credentials file, which
+    // object_store's chain skips (then web identity, ECS, instance metadata as object_store does).
+    if !oss && access_key.is_none() && !config.options.contains_key("aws_access_key_id") {
+        if let Some(k) = super::aws_profile::profile_keys(|k| std::env::var(k).ok())? {
+            b = b
+                .with_access_key_id(k.access_key_id)
+                .with_secret_access_key(k.secret_access_key);
+            if let Some(t) = k.session_token {
+                b = b.with_token(t);
+            }
+        }
+    }
+    if let Some(v) = access_key {
         b = b.with_access_key_id(v);
     }
     if let Some(v) = pick(

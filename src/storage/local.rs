@@ -170,6 +170,56 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
     Ok(out)
 }
 
+/// Immediate children of a metadata directory (`snapshot/`, `tag/`, `branch/`, ...) as Paimon
+/// readers see them: symlinks are followed (a symlinked branch directory is a branch, a
+/// symlinked tag file a tag). An entry that cannot be interpreted is an error, never skipped: a
+/// name that is not UTF-8, a dangling symlink, or anything that is neither a regular file nor a
+/// directory (FIFO, socket, device). A missing directory gives an empty listing; an entry
+/// removed while listed is left out.
+pub(crate) fn list_metadata_dir(dir: &Location) -> Result<DirListing> {
+    let path = path_of(dir)?;
+    let rd = match fs::read_dir(path) {
+        Ok(rd) => rd,
+        Err(e) if is_missing_dir(&e) => return Ok(DirListing::default()),
+        Err(e) => return Err(io_error(dir, e)),
+    };
+    let refuse = |what: String| Error::malformed("metadata directory", dir.as_str(), what);
+    let mut out = DirListing::default();
+    for entry in rd {
+        let entry = entry.map_err(|e| Error::storage(dir.as_str(), e))?;
+        let os_name = entry.file_name();
+        let Some(name) = os_name.to_str() else {
+            return Err(refuse(format!(
+                "entry {os_name:?} has a name that is not UTF-8; refusing to guess what it is"
+            )));
+        };
+        let child = dir.child(name);
+        let meta = match fs::metadata(entry.path()) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match fs::symlink_metadata(entry.path()) {
+                    // Removed between readdir and stat: it is simply not there any more.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                    _ => return Err(refuse(format!("entry `{name}` is a dangling symlink"))),
+                }
+            }
+            Err(e) => return Err(Error::storage(child.as_str(), e)),
+        };
+        if meta.is_file() {
+            out.files.push(status(child, &meta));
+        } else if meta.is_dir() {
+            out.dirs.push(child);
+        } else {
+            return Err(refuse(format!(
+                "entry `{name}` is neither a regular file nor a directory"
+            )));
+        }
+    }
+    out.files.sort_by(|a, b| a.location.cmp(&b.location));
+    out.dirs.sort();
+    Ok(out)
+}
+
 /// True if `entry` no longer exists (not even as a dangling link).
 fn is_vanished(entry: &fs::DirEntry) -> bool {
     matches!(fs::symlink_metadata(entry.path()), Err(e) if e.kind() == io::ErrorKind::NotFound)

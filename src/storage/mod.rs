@@ -21,6 +21,8 @@
 //! Options are described in [`config`]. All async methods need a tokio runtime (local I/O runs on
 //! the blocking pool).
 
+#[cfg(feature = "s3")]
+mod aws_profile;
 #[cfg(feature = "azure")]
 mod azure;
 mod beneath;
@@ -366,6 +368,25 @@ impl Storage {
             }
         })
         .await
+    }
+
+    /// Immediate children of a metadata directory (`snapshot/`, `changelog/`, `tag/`,
+    /// `branch/`, `consumer/`, `schema/`) as Paimon readers see them. On local disks symlinks
+    /// are followed (a symlinked branch directory is listed as a directory), and an entry that
+    /// cannot be interpreted — a name that is not UTF-8, a dangling symlink, a FIFO, socket or
+    /// device — is [`Error::Malformed`], never skipped: skipping one could hide a version that
+    /// protects files. Object stores list as [`Storage::list_dir`]. A missing directory gives
+    /// an empty listing.
+    pub async fn list_metadata_dir(&self, dir: &Location) -> Result<DirListing> {
+        self.check_read()?;
+        tracing::debug!(dir = %dir, "list_metadata_dir");
+        match self.backend(dir)? {
+            Backend::Local => {
+                let d = dir.clone();
+                blocking(dir, move || local::list_metadata_dir(&d)).await
+            }
+            Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
+        }
     }
 
     /// Every file below `dir`, recursively, sorted by location (local directory symlinks are

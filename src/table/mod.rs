@@ -56,7 +56,7 @@ pub fn branch_root(root: &Location, branch: &str) -> Location {
 /// Read the latest schema under `<branch root>/schema/`. `NotFound` if there is none.
 pub async fn latest_schema(storage: &Storage, branch_root: &Location) -> Result<TableSchema> {
     let dir = branch_root.join("schema");
-    let listing = storage.list_dir(&dir).await?;
+    let listing = storage.list_metadata_dir(&dir).await?;
     let latest = listing
         .files
         .iter()
@@ -219,7 +219,7 @@ impl Table {
     /// Every tag of this branch, sorted by name. Directories under `tag/` are skipped (P17).
     pub async fn tags(&self) -> Result<BTreeMap<String, Tag>> {
         let dir = self.branch_root.join("tag");
-        let listing = self.storage.list_dir(&dir).await?;
+        let listing = self.storage.list_metadata_dir(&dir).await?;
         let mut out = BTreeMap::new();
         for f in &listing.files {
             let Some(name) = f.location.name().strip_prefix("tag-") else {
@@ -238,7 +238,7 @@ impl Table {
     /// Every consumer of this branch with its file status (for expiry by modification time).
     pub async fn consumers(&self) -> Result<BTreeMap<String, (Consumer, FileStatus)>> {
         let dir = self.branch_root.join("consumer");
-        let listing = self.storage.list_dir(&dir).await?;
+        let listing = self.storage.list_metadata_dir(&dir).await?;
         let mut out = BTreeMap::new();
         for f in listing.files {
             let Some(id) = f
@@ -302,7 +302,11 @@ fn with_external_roots(storage: Arc<Storage>, options: &TableOptions) -> Arc<Sto
 
 /// List all branch names: "main" first, then `branch/branch-*` directories sorted.
 pub async fn list_branches(storage: &Storage) -> Result<Vec<String>> {
-    let listing = storage.list_dir(&storage.root().join("branch")).await?;
+    // Symlinked branch directories are branches (readers follow the link); an entry that
+    // cannot be interpreted is an error, so no branch is ever silently left out.
+    let listing = storage
+        .list_metadata_dir(&storage.root().join("branch"))
+        .await?;
     let mut names: Vec<String> = listing
         .dirs
         .iter()

@@ -84,8 +84,12 @@ def listing(root: Path, ignore_uuids: bool = False) -> List[str]:
 def read_back(*dirs: Path) -> Dict[str, Dict[str, Any]]:
     """pypaimon's view of every version of each table: {dir: {version key: {...}}}."""
     proc = subprocess.run(
-        [pypaimon_python(), str(REPO / "tests" / "py" / "live_files.py"), *map(str, dirs),
-         "--all-versions"],
+        [
+            pypaimon_python(),
+            str(REPO / "tests" / "py" / "live_files.py"),
+            *map(str, dirs),
+            "--all-versions",
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -114,8 +118,14 @@ def warehouse(tmp_path_factory) -> Dict[str, Dict[str, Any]]:
     """The pypaimon-written tables by name (entries of tables.json), never modified."""
     out = tmp_path_factory.mktemp("warehouse")
     subprocess.run(
-        [pypaimon_python(), str(REPO / "tests" / "py" / "make_tables.py"), str(out), "--only",
-         *TABLES, "--quiet"],
+        [
+            pypaimon_python(),
+            str(REPO / "tests" / "py" / "make_tables.py"),
+            str(out),
+            "--only",
+            *TABLES,
+            "--quiet",
+        ],
         check=True,
         timeout=300,
     )

@@ -102,6 +102,7 @@ def main(table_dir: str) -> int:
     lines = []
     with pc.Table(table_dir, threads=2) as table:
         lines.append("summary-before " + summary_json(table.inspect()))
+
         def expire(dry_run: bool = False) -> pc.Report:
             now = datetime.datetime.now()
             return table.expire_snapshots(1, None, now, 1000, dry_run)

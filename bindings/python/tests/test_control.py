@@ -42,7 +42,9 @@ def test_progress_callable(orphan_table):
     table_dir = orphan_table()
     calls = []
     with pc.Table(table_dir) as table:
-        report = table.remove_orphan_files(older_than=dt_days(1), dry_run=True, progress=calls.append)
+        report = table.remove_orphan_files(
+            older_than=dt_days(1), dry_run=True, progress=calls.append
+        )
     assert calls and all(isinstance(c, pc.Progress) for c in calls)
     phases = [c.phase for c in calls]
     assert "list candidates" in phases
@@ -132,11 +134,16 @@ def test_cancel_from_another_thread(orphan_table, stage):
             token = pc.CancelToken()
 
             def progress(p):
-                in_stage = p.phase == "read references" if stage == "read references" else (
-                    p.phase not in ("list candidates", "read references") and p.done > 0
+                in_stage = (
+                    p.phase == "read references"
+                    if stage == "read references"
+                    else (p.phase not in ("list candidates", "read references") and p.done > 0)
                 )
-                if in_stage:
+                if in_stage and not reached.is_set():
                     reached.set()
+                    # progress calls are synchronous: the run waits here, so the cancel lands
+                    # in this stage even on a loaded machine
+                    time.sleep(0.2)
 
             def canceller():
                 reached.wait(60)
@@ -375,11 +382,15 @@ def test_ctrl_c_cancels_the_run(orphan_table):
     KeyboardInterrupt is raised once it stopped; nothing the dry run kept is gone."""
     table_dir = orphan_table()
     with pc.Table(table_dir) as table:
-        deletable = {p.path for p in table.remove_orphan_files(older_than=dt_days(1), dry_run=True).paths}
+        deletable = {
+            p.path for p in table.remove_orphan_files(older_than=dt_days(1), dry_run=True).paths
+        }
     before = {line.rsplit(" ", 1)[0] for line in listing(table_dir)}
     proc = subprocess.run(
         [sys.executable, "-c", CTRL_C_SCRIPT, str(table_dir)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "INTERRUPTED", proc.stdout + proc.stderr
@@ -395,8 +406,9 @@ def test_report_copies_share_the_native_report(copy_table):
     import gc
 
     table_dir = copy_table("append_unaware")
-    with pc.Table(table_dir, options={"snapshot.num-retained.min": "1",
-                                      "snapshot.time-retained": "0s"}) as table:
+    with pc.Table(
+        table_dir, options={"snapshot.num-retained.min": "1", "snapshot.time-retained": "0s"}
+    ) as table:
         report = table.maintain(dry_run=True)
     doc = report.to_json()
     as_dict = dataclasses.asdict(report)
@@ -408,7 +420,15 @@ def test_report_copies_share_the_native_report(copy_table):
     assert clone.to_json() == doc
     del clone
     gc.collect()
-    assert step.to_json() == doc[{"expire_tags": "tags", "expire_consumers": "consumers",
-                                  "expire_snapshots": "snapshots",
-                                  "expire_changelogs": "changelogs",
-                                  "expire_partitions": "partitions"}[step.kind]]
+    assert (
+        step.to_json()
+        == doc[
+            {
+                "expire_tags": "tags",
+                "expire_consumers": "consumers",
+                "expire_snapshots": "snapshots",
+                "expire_changelogs": "changelogs",
+                "expire_partitions": "partitions",
+            }[step.kind]
+        ]
+    )

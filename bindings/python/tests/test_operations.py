@@ -136,7 +136,10 @@ def test_inspect_matches_cli(copy_table, name):
     assert s.snapshot_count == len(doc["snapshots"]) > 0
     assert s.tag_count == len(doc["tags"])
     assert s.branch_count == len(doc["branches"]) - 1
-    assert (s.live_file_count, s.live_file_bytes) == (len(doc["live_files"]), doc["live_file_bytes"])
+    assert (s.live_file_count, s.live_file_bytes) == (
+        len(doc["live_files"]),
+        doc["live_file_bytes"],
+    )
 
 
 @pytest.mark.parametrize("name", ["append_unaware", "pk_fixed", "pk_changelog"])
@@ -162,15 +165,21 @@ def test_expire_snapshots(pair, versions_before, name):
     for path in real.paths:
         assert not (p.py / path.path).exists()
     first, last = real.expired_range
-    check_read_back(p, versions_before[name], gone=[f"snapshot:{i}" for i in range(first, last + 1)])
+    check_read_back(
+        p, versions_before[name], gone=[f"snapshot:{i}" for i in range(first, last + 1)]
+    )
 
 
 def test_expire_changelogs(pair, versions_before):
     p = pair("pk_changelog")
     # decoupled changelog lifecycle: changelogs outlive the snapshots they came from
-    opts = {"snapshot.num-retained.min": "1", "snapshot.num-retained.max": "1",
-            "snapshot.time-retained": "0s", "changelog.num-retained.min": "3",
-            "changelog.num-retained.max": "3"}
+    opts = {
+        "snapshot.num-retained.min": "1",
+        "snapshot.num-retained.max": "1",
+        "snapshot.time-retained": "0s",
+        "changelog.num-retained.min": "3",
+        "changelog.num-retained.max": "3",
+    }
     with pc.Table(p.py, options=opts) as table:
         snaps = table.expire_snapshots()
     snaps_doc = run_cli("expire-snapshots", str(p.cli), *cli_options(opts))
@@ -180,8 +189,15 @@ def test_expire_changelogs(pair, versions_before):
     with pc.Table(p.py, options=opts) as table:
         dry = table.expire_changelogs(retain_min=1, older_than="0s", dry_run=True)
         real = table.expire_changelogs(retain_min=1, older_than="0s")
-    cli_args = ["expire-changelogs", str(p.cli), *cli_options(opts), "--retain-min", "1",
-                "--time-retained", "0s"]
+    cli_args = [
+        "expire-changelogs",
+        str(p.cli),
+        *cli_options(opts),
+        "--retain-min",
+        "1",
+        "--time-retained",
+        "0s",
+    ]
     dry_doc = run_cli(*cli_args, "--dry-run")
     doc = run_cli(*cli_args)
     assert without_times(dry.to_json()) == without_times(dry_doc)
@@ -191,7 +207,9 @@ def test_expire_changelogs(pair, versions_before):
 
     with pc.Table(p.py, options=opts) as table:
         rest = table.expire_changelogs(delete_all=True)
-    check_same(p, rest, run_cli("expire-changelogs", str(p.cli), *cli_options(opts), "--delete-all"))
+    check_same(
+        p, rest, run_cli("expire-changelogs", str(p.cli), *cli_options(opts), "--delete-all")
+    )
     check_read_back(p, versions_before["pk_changelog"])
 
 
@@ -246,13 +264,19 @@ def test_remove_orphan_files(pair, versions_before):
     cutoff = int(time.time() * 1000) - DAY_MS
     with pc.Table(p.py) as table:
         dry = table.remove_orphan_files(older_than=cutoff, dry_run=True)
-    check_same(p, dry, run_cli("remove-orphan-files", str(p.cli), "--older-than-ms", str(cutoff), "--dry-run"))
+    check_same(
+        p,
+        dry,
+        run_cli("remove-orphan-files", str(p.cli), "--older-than-ms", str(cutoff), "--dry-run"),
+    )
     unchanged(p, source)
     assert dry.total_files == 4
 
     with pc.Table(p.py) as table:
         report = table.remove_orphan_files(older_than=cutoff)
-    check_same(p, report, run_cli("remove-orphan-files", str(p.cli), "--older-than-ms", str(cutoff)))
+    check_same(
+        p, report, run_cli("remove-orphan-files", str(p.cli), "--older-than-ms", str(cutoff))
+    )
     assert sorted(x.path for x in report.paths) == sorted(x.path for x in dry.paths)
     check_read_back(p, versions_before["append_unaware"])
     # every version survives an orphan removal
@@ -295,7 +319,10 @@ def test_drop_partitions(pair, versions_before, name, specs):
     assert report.partitions == dry.partitions and len(report.committed_snapshots) == 1
     view = check_read_back(p, versions_before[name])
     new_key = f"snapshot:{report.committed_snapshots[0]}"
-    assert view[new_key]["row_count"] < versions_before[name][f"snapshot:{report.committed_snapshots[0] - 1}"]["row_count"]
+    assert (
+        view[new_key]["row_count"]
+        < versions_before[name][f"snapshot:{report.committed_snapshots[0] - 1}"]["row_count"]
+    )
 
 
 def test_expire_partitions(pair, versions_before):
@@ -317,8 +344,11 @@ def test_expire_partitions(pair, versions_before):
 
 def test_maintain(pair, versions_before):
     p = pair("append_unaware")
-    opts = {"snapshot.num-retained.min": "2", "snapshot.time-retained": "0s",
-            "consumer.expiration-time": "1 d"}
+    opts = {
+        "snapshot.num-retained.min": "2",
+        "snapshot.time-retained": "0s",
+        "consumer.expiration-time": "1 d",
+    }
     for d in p.both():
         set_mtime(d / "consumer", 2 * DAY_MS)
     with pc.Table(p.py, options=opts) as table:

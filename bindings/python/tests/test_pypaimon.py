@@ -24,31 +24,28 @@ import paimon_cleanup as pc
 from pypaimon import CatalogFactory
 
 catalog = CatalogFactory.create({"warehouse": sys.argv[2]})
-t = catalog.get_table("db." + sys.argv[3])
-if len(sys.argv) > 4:
-    t = t.copy({"branch": sys.argv[4]})
+base = catalog.get_table("db." + sys.argv[3])
 assert pc.__file__.startswith(sys.argv[1]), pc.__file__
-with pc.Table.from_pypaimon(t, threads=1) as table:
-    out = {
+out = {}
+with pc.Table.from_pypaimon(base, threads=1) as table:
+    out["main"] = {
         "uri": table.uri,
         "branch": table.branch,
         "options": table.options,
         "summary": dataclasses.asdict(table.inspect()),
         "dry_run": table.expire_snapshots(retain_min=1, older_than="0s", dry_run=True).to_json(),
     }
+with pc.Table.from_pypaimon(base.copy({"branch": sys.argv[4]}), threads=1) as table:
+    out["branch"] = {"branch": table.branch, "options": table.options}
 print(json.dumps(out))
 """
 
 
-def run_in_pypaimon(tmp_path: Path, warehouse: Path, name: str, branch: str = "") -> dict:
+def run_in_pypaimon(tmp_path: Path, warehouse: Path, name: str, branch: str) -> dict:
     shim = tmp_path / "shim"
     shim.mkdir(exist_ok=True)
-    link = shim / "paimon_cleanup"
-    if not link.exists():
-        link.symlink_to(Path(pc.__file__).parent, target_is_directory=True)
-    args = [pypaimon_python(), "-c", SCRIPT, str(shim), str(warehouse), name]
-    if branch:
-        args.append(branch)
+    (shim / "paimon_cleanup").symlink_to(Path(pc.__file__).parent, target_is_directory=True)
+    args = [pypaimon_python(), "-c", SCRIPT, str(shim), str(warehouse), name, branch]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -64,21 +61,21 @@ def own_warehouse(warehouse, tmp_path):
 
 
 def test_from_pypaimon(tmp_path, own_warehouse):
+    """Inside the pypaimon interpreter: from_pypaimon(table) equals Table(path), and a table
+    copied onto a branch is opened on that branch."""
     table_dir = own_warehouse / "db.db" / "append_unaware"
-    out = run_in_pypaimon(tmp_path, own_warehouse, "append_unaware")
-    assert Path(out["uri"].replace("file://", "").replace("file:", "")).resolve() == table_dir.resolve()
-    assert out["branch"] is None
+    out = run_in_pypaimon(tmp_path, own_warehouse, "append_unaware", "b1")
+    main = out["main"]
+    uri = main["uri"].replace("file://", "").replace("file:", "")
+    assert Path(uri).resolve() == table_dir.resolve()
+    assert main["branch"] is None and "branch" not in main["options"]
     with pc.Table(table_dir) as table:
         summary = table.inspect()
         dry = table.expire_snapshots(retain_min=1, older_than="0s", dry_run=True)
-    assert out["summary"] == summary.__dict__
-    assert without_times(out["dry_run"]) == without_times(dry.to_json())
+    assert main["summary"] == summary.__dict__
+    assert without_times(main["dry_run"]) == without_times(dry.to_json())
     assert dry.total_files > 0
-
-
-def test_from_pypaimon_branch_is_passed(tmp_path, own_warehouse):
-    out = run_in_pypaimon(tmp_path, own_warehouse, "append_unaware", "b1")
-    assert out["branch"] == "b1" and out["options"]["branch"] == "b1"
+    assert out["branch"]["branch"] == "b1" and out["branch"]["options"]["branch"] == "b1"
 
 
 def test_branch_option(own_warehouse):

@@ -311,7 +311,7 @@ impl<'a> Collector<'a> {
             }
             let tag_dir = broot.join("tag");
             let tag_files: Vec<(String, Location)> = storage
-                .list_dir(&tag_dir)
+                .list_metadata_dir(&tag_dir)
                 .await?
                 .files
                 .into_iter()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Dict, Type
 
+from ._native import lib, text
+
 
 class PaimonCleanupError(Exception):
     """A failed call of the library. ``status`` is the C status code (stable numbers)."""
@@ -120,5 +122,7 @@ def error_from_status(status: int, message: str) -> PaimonCleanupError:
     :class:`PaimonCleanupError` (codes are only ever appended)."""
     cls = ERROR_CLASSES.get(status)
     if cls is None:
-        return PaimonCleanupError(message, status)
+        error = PaimonCleanupError(message, status)
+        error.status_name = text(lib.paimon_cleanup_status_name(status)) or "unknown"
+        return error
     return cls(message)

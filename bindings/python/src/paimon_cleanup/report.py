@@ -197,7 +197,8 @@ def read_report(
             partitions.append(
                 {
                     text(lib.paimon_cleanup_report_partition_key(ptr, i, j))
-                    or "": text(lib.paimon_cleanup_report_partition_value(ptr, i, j)) or ""
+                    or "": text(lib.paimon_cleanup_report_partition_value(ptr, i, j))
+                    or ""
                     for j in range(n)
                 }
             )
@@ -242,7 +243,9 @@ def read_report(
             lib.paimon_cleanup_report_committed_snapshot_id(ptr, i)
             for i in range(lib.paimon_cleanup_report_committed_snapshot_count(ptr))
         ],
-        cutoff_ms=(lib.paimon_cleanup_report_cutoff_ms(ptr) if kind == "remove_orphan_files" else None),
+        cutoff_ms=(
+            lib.paimon_cleanup_report_cutoff_ms(ptr) if kind == "remove_orphan_files" else None
+        ),
         candidates=lib.paimon_cleanup_report_candidates(ptr),
         referenced=lib.paimon_cleanup_report_referenced(ptr),
         vetoed=lib.paimon_cleanup_report_vetoed(ptr),

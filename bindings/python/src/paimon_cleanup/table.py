@@ -382,9 +382,11 @@ class Table:
         cfg = _ExpireConfig(retain_min, retain_max, older_than, max_deletes, dry_run)
         try:
             if clean_empty_dirs is not None:
-                cfg.set("clean_empty_dirs", bool(clean_empty_dirs))
+                cfg.set(
+                    lib.paimon_cleanup_expire_config_set_clean_empty_dirs, bool(clean_empty_dirs)
+                )
             if refuse_if_tags_pin:
-                cfg.set("refuse_if_tags_pin", True)
+                cfg.set(lib.paimon_cleanup_expire_config_set_refuse_if_tags_pin, True)
             return self._run(
                 lib.paimon_cleanup_expire_snapshots, (cfg.ptr,), progress, cancel, log, log_level
             )
@@ -412,7 +414,7 @@ class Table:
         cfg = _ExpireConfig(retain_min, retain_max, older_than, max_deletes, dry_run)
         try:
             if delete_all:
-                cfg.set("delete_all_changelogs", True)
+                cfg.set(lib.paimon_cleanup_expire_config_set_delete_all_changelogs, True)
             return self._run(
                 lib.paimon_cleanup_expire_changelogs, (cfg.ptr,), progress, cancel, log, log_level
             )
@@ -511,6 +513,7 @@ class Table:
         veto: Optional[Callable[[str], bool]] = None,
         *,
         no_writers_running: bool = False,
+        external_roots_owned: bool = False,
         list_concurrency: int = 0,
         delete_concurrency: int = 0,
         progress: ProgressArg = None,
@@ -523,6 +526,12 @@ class Table:
         ago; a ``datetime`` / epoch ms: absolute; default 1 day) (``paimon-cleanup
         remove-orphan-files``). A cut-off within the last hour is refused unless
         ``no_writers_running``.
+
+        The table's external data roots (``data-file.external-paths``) are skipped (and named
+        in the report's warnings) unless ``external_roots_owned``: Paimon writes external files
+        without the table name, so tables configured with one root share its directories and
+        each one's live files look like orphans to the other. Set it only when no other table
+        writes under these roots.
 
         ``veto(path) -> bool`` is called once per deletable file (table-relative path) before
         anything is deleted, also in a dry run; True keeps the file. If it raises, the run is
@@ -540,6 +549,8 @@ class Table:
             call(lib.paimon_cleanup_orphan_config_set_dry_run, cfg, bool(dry_run))
             if no_writers_running:
                 call(lib.paimon_cleanup_orphan_config_set_no_writers_running, cfg, True)
+            if external_roots_owned:
+                call(lib.paimon_cleanup_orphan_config_set_external_roots_owned, cfg, True)
             if list_concurrency:
                 call(lib.paimon_cleanup_orphan_config_set_list_concurrency, cfg, list_concurrency)
             if delete_concurrency:
@@ -571,8 +582,11 @@ class Table:
     ) -> Report:
         """Drops partitions with one OVERWRITE commit (``paimon-cleanup drop-partitions``); their
         files go with a later snapshot expiry. Each spec is ``{key: value}``: a prefix of the
-        partition keys selects everything below it; ``None``, ``""`` or the default partition
-        name mean a NULL value. ``dry_run`` reports what would be dropped and commits nothing."""
+        partition keys selects everything below it. Values are matched against the partition
+        values, not the directory names, as Paimon Java reads a spec: ``None`` or the default
+        partition name (``__DEFAULT_PARTITION__``) is NULL, ``""`` the empty string and ``" "``
+        one space, although all three share one directory. ``dry_run`` reports what would be
+        dropped and commits nothing."""
         if isinstance(partitions, Mapping):
             raise TypeError("partitions must be a list of dicts, e.g. [{'dt': '2024-01-01'}]")
         specs = list(partitions)
@@ -592,7 +606,11 @@ class Table:
             varr = (ctypes.c_char_p * len(values))(*values)
             keep += [karr, varr]
             array[i] = PartitionSpec(karr, varr, len(keys))
-        fn = lib.paimon_cleanup_preview_drop_partitions if dry_run else lib.paimon_cleanup_drop_partitions
+        fn = (
+            lib.paimon_cleanup_preview_drop_partitions
+            if dry_run
+            else lib.paimon_cleanup_drop_partitions
+        )
         return self._run(fn, (array, len(specs)), progress, cancel, log, log_level)
 
     def expire_partitions(
@@ -619,36 +637,38 @@ class Table:
         cfg = ctypes.c_void_p()
         call(lib.paimon_cleanup_partition_expire_config_new, ctypes.byref(cfg))
         try:
-            prefix = "paimon_cleanup_partition_expire_config_set_"
             if expiration_time is not None:
                 ms = _duration_ms(expiration_time, "expiration_time")
-                call(getattr(lib, prefix + "expiration_time_ms"), cfg, ms)
+                call(lib.paimon_cleanup_partition_expire_config_set_expiration_time_ms, cfg, ms)
             if strategy is not None:
                 codes = {"values-time": 0, "update-time": 1}
                 if strategy not in codes:
                     raise InvalidArgument(
                         f"strategy must be 'values-time' or 'update-time', not {strategy!r}"
                     )
-                call(getattr(lib, prefix + "strategy"), cfg, codes[strategy])
+                call(lib.paimon_cleanup_partition_expire_config_set_strategy, cfg, codes[strategy])
             if timestamp_formatter is not None:
                 call(
-                    getattr(lib, prefix + "timestamp_formatter"),
+                    lib.paimon_cleanup_partition_expire_config_set_timestamp_formatter,
                     cfg,
                     cstr(timestamp_formatter, "timestamp_formatter"),
                 )
             if timestamp_pattern is not None:
                 call(
-                    getattr(lib, prefix + "timestamp_pattern"),
+                    lib.paimon_cleanup_partition_expire_config_set_timestamp_pattern,
                     cfg,
                     cstr(timestamp_pattern, "timestamp_pattern"),
                 )
             if max_num is not None:
-                call(getattr(lib, prefix + "max_expires"), cfg, _positive(max_num, "max_num"))
+                max_expires = _positive(max_num, "max_num")
+                call(lib.paimon_cleanup_partition_expire_config_set_max_expires, cfg, max_expires)
             if batch_size is not None:
-                call(getattr(lib, prefix + "batch_size"), cfg, _positive(batch_size, "batch_size"))
+                size = _positive(batch_size, "batch_size")
+                call(lib.paimon_cleanup_partition_expire_config_set_batch_size, cfg, size)
             if now is not None:
-                call(getattr(lib, prefix + "now_ms"), cfg, _epoch_ms(now, "now"))
-            call(getattr(lib, prefix + "dry_run"), cfg, bool(dry_run))
+                now_ms = _epoch_ms(now, "now")
+                call(lib.paimon_cleanup_partition_expire_config_set_now_ms, cfg, now_ms)
+            call(lib.paimon_cleanup_partition_expire_config_set_dry_run, cfg, bool(dry_run))
             return self._run(
                 lib.paimon_cleanup_expire_partitions, (cfg,), progress, cancel, log, log_level
             )
@@ -697,23 +717,32 @@ class _ExpireConfig:
         self.ptr = ptr.value
         try:
             if retain_min is not None:
-                self.set("retain_min", _int(retain_min, "retain_min"))
+                self.set(
+                    lib.paimon_cleanup_expire_config_set_retain_min, _int(retain_min, "retain_min")
+                )
             if retain_max is not None:
-                self.set("retain_max", _int(retain_max, "retain_max"))
+                self.set(
+                    lib.paimon_cleanup_expire_config_set_retain_max, _int(retain_max, "retain_max")
+                )
             if older_than is not None:
                 if isinstance(older_than, (_dt.timedelta, str)):
-                    self.set("time_retained_ms", _duration_ms(older_than, "older_than"))
+                    ms = _duration_ms(older_than, "older_than")
+                    self.set(lib.paimon_cleanup_expire_config_set_time_retained_ms, ms)
                 else:
-                    self.set("older_than_ms", _epoch_ms(older_than, "older_than"))
+                    ms = _epoch_ms(older_than, "older_than")
+                    self.set(lib.paimon_cleanup_expire_config_set_older_than_ms, ms)
             if max_deletes is not None:
-                self.set("max_expires", _int(max_deletes, "max_deletes"))
-            self.set("dry_run", bool(dry_run))
+                self.set(
+                    lib.paimon_cleanup_expire_config_set_max_expires,
+                    _int(max_deletes, "max_deletes"),
+                )
+            self.set(lib.paimon_cleanup_expire_config_set_dry_run, bool(dry_run))
         except BaseException:
             self.free()
             raise
 
-    def set(self, name: str, value: Any) -> None:
-        call(getattr(lib, "paimon_cleanup_expire_config_set_" + name), self.ptr, value)
+    def set(self, setter: Callable, value: Any) -> None:
+        call(setter, self.ptr, value)
 
     def free(self) -> None:
         if self.ptr:

@@ -326,8 +326,10 @@ public final class TableContext implements AutoCloseable {
      * deleted (the files go with a later snapshot expiry). Nothing is committed on failure.
      *
      * @param exec the executor
-     * @param specs partition specs: key to value as in the directory name or SQL ("" = NULL); a
-     *     prefix of the partition keys matches every partition below it
+     * @param specs partition specs: key to value, matched against the partition values (not
+     *     the directory names): null or the table's default partition name means NULL, "" the
+     *     empty string, " " one space; other types as in the directory name or SQL; a prefix of
+     *     the partition keys matches every partition below it
      * @param run may be null
      * @return the report ({@link ReportKind#DROP_PARTITIONS})
      */
