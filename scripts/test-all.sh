@@ -43,6 +43,9 @@ step() {
 step "pypaimon harness self-test" "$PAIMON_PYTHON" tests/py/selftest.py
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --all-targets -- -D warnings
+# The library as CMake builds it for users: without the tools (`cli` feature) and their crates.
+step "cargo clippy --lib without the cli feature" \
+  cargo clippy --lib --no-default-features --features library -- -D warnings
 
 # Rust tests: one suite per test binary. Tests that cannot run here record why in
 # PAIMON_SKIP_LOG (tests/common: `skip`), and their binary counts as skipped.

@@ -639,3 +639,60 @@ fn orphan_removal_keeps_snapshot_and_changelog_names_like_java() {
         assert!(!table.join(f).exists(), "{f} kept: {r:?}");
     }
 }
+
+/// A DELETE entry of an expired delta whose extra file is a file the kept snapshot reads.
+#[test]
+fn delete_entry_whose_extra_file_is_a_live_file_frees_nothing() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    // A live file of snapshot 1 in the same bucket directory as snapshot 2's first entry.
+    let m = &delta_manifests(&table, 2)[0];
+    let (_, t) = open(&table);
+    let first = common::rt().block_on(async {
+        t.reader()
+            .manifest(t.paths(), m.file_name().unwrap().to_str().unwrap())
+            .await
+            .unwrap()
+    });
+    let e = &first[0];
+    let dir = t
+        .paths()
+        .data_file(&e.partition, e.bucket, &e.file)
+        .unwrap();
+    let dir = Path::new(dir.as_str().strip_prefix("file://").unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let live = common::pypaimon_view(&table, &[]);
+    let victim_rel = live["live_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .find(|f| table.join(f).parent() == Some(dir.as_path()) && *f != e.file.file_name)
+        .expect("a live file beside it")
+        .to_string();
+    let victim = table.join(&victim_rel);
+    let victim_name = victim.file_name().unwrap().to_str().unwrap().to_string();
+    craft(
+        m,
+        &[
+            "--append",
+            "--kind",
+            "delete",
+            "--file-name",
+            "ghost-1.parquet",
+            "--extra-file",
+            &victim_name,
+        ],
+    );
+    let before = common::pypaimon_view(&table, &[]);
+    expire_all_but_one(&table).unwrap();
+    assert!(
+        victim.exists(),
+        "a live file was deleted as another entry's extra: {victim_rel}"
+    );
+    let after = common::pypaimon_view(&table, &[]);
+    assert_eq!(after["row_digest"], before["row_digest"], "{after}");
+}

@@ -14,7 +14,8 @@
 //	if errors.As(err, &e) && e.Status == paimoncleanup.StatusNotFound { ... }
 //
 // Linking: by default the package links target/release/libpaimon_cleanup.so of this repository
-// (run `cargo build --release --lib` first); build with -tags paimon_cleanup_pkgconfig to link an
+// (build it with CMake first: `cmake --build build`, which also links libpaimon_cleanup.so.1, the
+// SONAME the loader looks for); build with -tags paimon_cleanup_pkgconfig to link an
 // installed copy through pkg-config. See docs/c-api.md, "Bindings".
 //
 // Threads and cancellation: Executor and Context are safe for concurrent use by many goroutines.

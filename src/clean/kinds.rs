@@ -15,7 +15,8 @@
 //!   lists** `manifest/manifest-list-…`, **index manifests** `manifest/index-manifest-…`.
 //! * **Statistics**: directly in `<table root>/statistics/`.
 //! * **Snapshot / changelog files**: `snapshot/snapshot-<n>` and `changelog/changelog-<n>` of the
-//!   branch the run works on; **tags** `tag/tag-<name>` and **consumers**
+//!   branch the run works on; **tags** `tag/tag-<name>` (and Java's success files
+//!   `tag/tag-success-file/<file>`) and **consumers**
 //!   `consumer/consumer-<id>` of that branch.
 //! * **Other** (what orphan removal found and could not name): in `manifest/`, `index/`,
 //!   `statistics/` or a data directory, or a temp file in `snapshot/` or `changelog/` of any
@@ -89,7 +90,12 @@ impl KindRules {
             FileClass::Statistics => self.directly_in(loc, &self.root.join("statistics")),
             FileClass::SnapshotMeta => self.version_file(loc, "snapshot", "snapshot-"),
             FileClass::ChangelogMeta => self.version_file(loc, "changelog", "changelog-"),
-            FileClass::TagMeta => self.named_in(loc, &self.branch_root.join("tag"), "tag-"),
+            FileClass::TagMeta => {
+                let tag_dir = self.branch_root.join("tag");
+                self.named_in(loc, &tag_dir, "tag-")
+                    || (self.directly_in(loc, &tag_dir.join("tag-success-file"))
+                        && !loc.name().is_empty())
+            }
             FileClass::ConsumerMeta => {
                 self.named_in(loc, &self.branch_root.join("consumer"), "consumer-")
             }
@@ -147,17 +153,22 @@ impl KindRules {
             let Some(rel) = loc.relative_to(r) else {
                 return false;
             };
-            let segs: Vec<&str> = rel.split('/').collect();
-            let Some((_name, dirs)) = segs.split_last() else {
+            let Some((dirs, _name)) = rel.rsplit_once('/') else {
                 return false;
             };
-            let (parts, bucket) = match dirs.split_last() {
-                Some((last, parts)) if last.starts_with("bucket-") => (parts, true),
-                _ => (dirs, false),
+            let (parts, bucket) = match dirs.rsplit_once('/') {
+                Some((parts, last)) if last.starts_with("bucket-") => (Some(parts), true),
+                None if dirs.starts_with("bucket-") => (None, true),
+                _ => (Some(dirs), false),
             };
-            let parts_ok =
-                parts.len() == self.partition_levels && parts.iter().all(|p| is_partition_dir(p));
-            parts_ok && (bucket || self.partition_levels > 0)
+            let (levels, all_partitions) = parts.map_or((0, true), |p| {
+                p.split('/').fold((0, true), |(n, ok), seg| {
+                    (n + 1, ok && is_partition_dir(seg))
+                })
+            });
+            levels == self.partition_levels
+                && all_partitions
+                && (bucket || self.partition_levels > 0)
         })
     }
 
@@ -244,7 +255,8 @@ fn rule(class: FileClass) -> &'static str {
             "changelog files are only deleted as changelog/changelog-<n> of the branch concerned"
         }
         FileClass::TagMeta => {
-            "tag files are only deleted as tag/tag-<name> of the branch concerned"
+            "tag files are only deleted as tag/tag-<name> or tag/tag-success-file/<file> of \
+             the branch concerned"
         }
         FileClass::ConsumerMeta => {
             "consumer files are only deleted as consumer/consumer-<id> of the branch concerned"
@@ -374,6 +386,18 @@ mod tests {
         ));
         assert!(ok(&r, FileClass::TagMeta, "/w/t/tag/tag-t1"));
         assert!(!ok(&r, FileClass::TagMeta, "/w/t/tag/tag-"));
+        // Java's success file of a tag goes with the tag.
+        assert!(ok(
+            &r,
+            FileClass::TagMeta,
+            "/w/t/tag/tag-success-file/t1_SUCCESS"
+        ));
+        assert!(!ok(
+            &r,
+            FileClass::TagMeta,
+            "/w/t/tag/tag-success-file/x/t1_SUCCESS"
+        ));
+        assert!(!ok(&r, FileClass::TagMeta, "/w/t/tag/other/t1_SUCCESS"));
         assert!(ok(&r, FileClass::ConsumerMeta, "/w/t/consumer/consumer-c1"));
         assert!(!ok(&r, FileClass::ConsumerMeta, "/w/t/tag/tag-t1"));
         // Leftovers.

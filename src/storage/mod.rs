@@ -378,15 +378,17 @@ impl Storage {
     /// protects files. Object stores list as [`Storage::list_dir`]. A missing directory gives
     /// an empty listing.
     pub async fn list_metadata_dir(&self, dir: &Location) -> Result<DirListing> {
-        self.check_read()?;
-        tracing::debug!(dir = %dir, "list_metadata_dir");
-        match self.backend(dir)? {
-            Backend::Local => {
-                let d = dir.clone();
-                blocking(dir, move || local::list_metadata_dir(&d)).await
+        self.read_gated(async {
+            tracing::debug!(dir = %dir, "list_metadata_dir");
+            match self.backend(dir)? {
+                Backend::Local => {
+                    let d = dir.clone();
+                    blocking(dir, move || local::list_metadata_dir(&d)).await
+                }
+                Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
             }
-            Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
-        }
+        })
+        .await
     }
 
     /// Every file below `dir`, recursively, sorted by location (local directory symlinks are
