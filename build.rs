@@ -1,14 +1,16 @@
-//! Build script: regenerates the C header `include/paimon_cleanup.h` from `src/ffi` with
-//! cbindgen (configuration in `cbindgen.toml`).
+//! Build script: generates the C header from `src/ffi` with cbindgen (configuration in
+//! `cbindgen.toml`) into `$OUT_DIR/paimon_cleanup.h`, and sets the shared library's SONAME.
 //!
-//! * The header is committed. It is rewritten only when its content changed, and not at all when
-//!   the environment variable `CI` is set (so CI checks the committed file instead of fixing it;
-//!   `tests/header_fresh.rs` fails when it is stale). `PAIMON_CLEANUP_WRITE_HEADER=1` / `=0`
-//!   forces writing on / off.
+//! * The build never writes into the source tree. The committed `include/paimon_cleanup.h` is
+//!   what gets installed and compiled against; when it differs from the generated one the build
+//!   prints a `cargo:warning` and `tests/header_fresh.rs` fails. `scripts/refresh-header.sh`
+//!   rewrites the committed header.
 //! * A cbindgen failure (for example a half-written file under `src/ffi`) never fails the build:
 //!   it is reported as a `cargo:warning`.
-//! * On Linux the shared library gets the SONAME `libpaimon_cleanup.so`, so programs linked
-//!   against it by full path still find it through their run-time search path.
+//! * On Linux the shared library gets the versioned SONAME `libpaimon_cleanup.so.<ABI>`
+//!   (`PAIMON_CLEANUP_ABI_VERSION` of `src/ffi/mod.rs`): programs linked against it load
+//!   `libpaimon_cleanup.so.1` at run time, so an ABI-incompatible release cannot be picked up by
+//!   mistake. The CMake build and install add the usual symlinks.
 //!
 //! `tests/header_fresh.rs` includes this file as a module to render the header the same way.
 
@@ -16,6 +18,9 @@ use std::path::{Path, PathBuf};
 
 /// Header location, relative to the crate root.
 pub const HEADER_PATH: &str = "include/paimon_cleanup.h";
+
+/// The one command that rewrites the committed header from `src/ffi`.
+pub const REFRESH_COMMAND: &str = "scripts/refresh-header.sh";
 
 /// Renders the header text for the crate at `crate_dir`, exactly as it is committed.
 pub fn render_header(crate_dir: &Path) -> Result<String, String> {
@@ -54,19 +59,28 @@ pub fn render_header(crate_dir: &Path) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| format!("cbindgen produced invalid UTF-8: {e}"))
 }
 
-/// True unless header writing is switched off (`CI` set, or `PAIMON_CLEANUP_WRITE_HEADER=0`).
-fn should_write_header() -> bool {
-    let flag = |name: &str| {
-        std::env::var(name)
-            .ok()
-            .map(|v| v.trim().to_ascii_lowercase())
-    };
-    match flag("PAIMON_CLEANUP_WRITE_HEADER").as_deref() {
-        Some("1" | "true" | "yes") => return true,
-        Some("0" | "false" | "no") => return false,
-        _ => {}
-    }
-    !matches!(flag("CI").as_deref(), Some(v) if !v.is_empty() && v != "0" && v != "false")
+/// The C ABI version declared in `src/ffi/mod.rs` (`PAIMON_CLEANUP_ABI_VERSION`), which is also
+/// the SONAME's version: `libpaimon_cleanup.so.<ABI>`.
+pub fn abi_version(crate_dir: &Path) -> Result<u32, String> {
+    let path = crate_dir.join("src").join("ffi").join("mod.rs");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    text.lines()
+        .find_map(|line| {
+            line.trim()
+                .strip_prefix("pub const PAIMON_CLEANUP_ABI_VERSION: u32 =")?
+                .trim()
+                .strip_suffix(';')?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .ok_or_else(|| {
+            format!(
+                "no `pub const PAIMON_CLEANUP_ABI_VERSION: u32 = N;` in {}",
+                path.display()
+            )
+        })
 }
 
 fn main() {
@@ -74,38 +88,39 @@ fn main() {
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=src/ffi");
     println!("cargo:rerun-if-changed={HEADER_PATH}");
-    println!("cargo:rerun-if-env-changed=CI");
-    println!("cargo:rerun-if-env-changed=PAIMON_CLEANUP_WRITE_HEADER");
-
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libpaimon_cleanup.so");
-    }
 
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        match abi_version(&crate_dir) {
+            Ok(abi) => {
+                println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libpaimon_cleanup.so.{abi}")
+            }
+            Err(e) => println!("cargo:warning=SONAME not set: {e}"),
+        }
+    }
+
     let text = match render_header(&crate_dir) {
         Ok(text) => text,
         Err(e) => {
-            println!("cargo:warning=C header not regenerated: {e}");
+            println!("cargo:warning=C header not generated: {e}");
             return;
         }
     };
-    let header = crate_dir.join(HEADER_PATH);
-    let current = std::fs::read_to_string(&header).unwrap_or_default();
-    if current == text {
+    let Some(out_dir) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        println!("cargo:warning=OUT_DIR not set: C header not generated");
+        return;
+    };
+    let generated = out_dir.join("paimon_cleanup.h");
+    if let Err(e) = std::fs::write(&generated, &text) {
+        println!("cargo:warning=cannot write {}: {e}", generated.display());
         return;
     }
-    if !should_write_header() {
+    let committed = std::fs::read_to_string(crate_dir.join(HEADER_PATH)).unwrap_or_default();
+    if committed != text {
         println!(
-            "cargo:warning={HEADER_PATH} is stale (not rewritten because CI is set); \
-             run `cargo build` locally and commit it"
+            "cargo:warning={HEADER_PATH} differs from the header generated from src/ffi ({}); \
+             refresh it with `{REFRESH_COMMAND}` and commit it",
+            generated.display()
         );
-        return;
-    }
-    let written = header
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::write(&header, text));
-    if let Err(e) = written {
-        println!("cargo:warning=cannot write {}: {e}", header.display());
     }
 }

@@ -109,6 +109,9 @@ static void test_config_handles(void) {
     CHECK_OK(paimon_cleanup_orphan_config_set_older_than_ms(oc, 1000, &err), err);
     CHECK_OK(paimon_cleanup_orphan_config_set_dry_run(oc, true, &err), err);
     CHECK_OK(paimon_cleanup_orphan_config_set_no_writers_running(oc, true, &err), err);
+    CHECK_OK(paimon_cleanup_orphan_config_set_external_roots_owned(oc, true, &err), err);
+    CHECK_ERROR(paimon_cleanup_orphan_config_set_external_roots_owned(NULL, true, &err),
+                PAIMON_CLEANUP_STATUS_NULL_POINTER, err, "config");
     CHECK_OK(paimon_cleanup_orphan_config_set_veto(oc, NULL, NULL, &err), err);
     CHECK_OK(paimon_cleanup_orphan_config_set_list_concurrency(oc, 0, &err), err);
     CHECK_OK(paimon_cleanup_orphan_config_set_delete_concurrency(oc, 16, &err), err);

@@ -412,6 +412,8 @@ typedef struct PaimonCleanupCancelToken PaimonCleanupCancelToken;
  * The options are one map of Paimon option names: storage options (credentials, endpoint,
  * region, ...) are read by the storage layer, and every option also overrides the table option
  * of the same name stored in the table schema (keys a layer does not know are ignored by it).
+ * The option `branch` selects the branch every call works on (default `main`), as Paimon
+ * Java's `branch` table option does.
  *
  * Created by `paimon_cleanup_context_new`, owned by the caller, released with
  * `paimon_cleanup_context_free`. Immutable and thread-safe (`Send + Sync`): one context may be
@@ -485,6 +487,7 @@ typedef struct PaimonCleanupMaintainConfig PaimonCleanupMaintainConfig;
  * | `_set_dry_run` | false |
  * | `_set_veto` | none |
  * | `_set_list_concurrency` / `_set_delete_concurrency` | the executor's I/O concurrency |
+ * | `_set_external_roots_owned` | false: external data roots are neither listed nor cleaned |
  *
  * Created by `paimon_cleanup_orphan_config_new`, owned by the caller, released with
  * `paimon_cleanup_orphan_config_free`. Thread-safe (`Send + Sync`): setters may be called while
@@ -650,9 +653,15 @@ typedef bool (*PaimonCleanupVetoFn)(void *user_data, const char *path);
  * the given value, so a spec naming a prefix of the partition keys (`dt` of `dt, hr`) matches
  * all partitions below it.
  *
- * Keys are partition key names (non-empty, unique within a spec). A value is written as in the
- * partition directory name or in SQL (`2024-01-01`, `10`, `true`); NULL, an empty string or the
- * table's default partition name (`__DEFAULT_PARTITION__`) stand for a NULL value.
+ * Keys are partition key names (non-empty, unique within a spec). A value names a partition
+ * *value*, read as Paimon Java's `convertSpecToInternalRow` reads it and matched against the
+ * decoded partition row (never the directory name): a NULL pointer or the table's default
+ * partition name (`partition.default-name`, `__DEFAULT_PARTITION__`) is a NULL value and matches
+ * NULL only; for a string key any other text is that exact string, so `""` matches the empty
+ * string only and `" "` one space only (Paimon writes all three to the directory
+ * `k=__DEFAULT_PARTITION__`); other types are written as in the partition directory name or
+ * in SQL (`2024-01-01` or `19723` for a DATE, `10`, `true`, `2024-01-02 03:04:05`), and an
+ * empty text for them is `INVALID_ARGUMENT`.
  * A plain struct the caller fills (no ownership passes; the strings are copied by the call).
  */
 typedef struct PaimonCleanupPartitionSpec {
@@ -661,7 +670,8 @@ typedef struct PaimonCleanupPartitionSpec {
      */
     const char *const *keys;
     /**
-     * `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value).
+     * `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value; `""` is
+     * the empty string).
      */
     const char *const *values;
     /**
@@ -827,6 +837,15 @@ void paimon_cleanup_executor_free(struct PaimonCleanupExecutor *executor);
  * `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each; key `i`
  * goes with value `i`. Both may be NULL when `option_count` is 0. Keys must be non-empty and
  * unique. Examples: `"s3.endpoint"`, `"s3.access-key"`, `"snapshot.num-retained.min"`.
+ *
+ * Branch: the option key `"branch"` (value: a branch name, default `"main"`) makes every call
+ * on this context work on that branch, as Paimon Java's `branch` table option does: expiry,
+ * tags, consumers and partitions then change only that branch's snapshots, changelogs, tags
+ * and consumers, and keep every file any version of any branch reads; orphan removal is
+ * table-wide whatever the branch. A `table_uri` whose last segment is `<table>$branch_<name>`
+ * names the branch too (the table root is then the URI without the suffix); if both name
+ * one, they must agree. The branch's existence is checked by the calls (`NOT_FOUND`).
+ *
  * The table itself is not opened here: a missing or unreadable table is reported by the calls
  * that use the context.
  *
@@ -836,7 +855,9 @@ void paimon_cleanup_executor_free(struct PaimonCleanupExecutor *executor);
  * Thread-safety: may be called from any thread.
  * Errors: `NULL_POINTER` if `table_uri` or `out` is NULL, or if `option_count > 0` and an array
  * or one of its elements is NULL; `INVALID_UTF8` if a string is not UTF-8; `INVALID_ARGUMENT`
- * for an empty URI, an empty or duplicate key, or more than 65536 options. `*err` (when `err`
+ * for an empty URI, an empty or duplicate key, more than 65536 options, an empty or
+ * path-like branch name (`/`, `\\`, `.`, `..`), or a `$branch_` suffix and a `branch` option
+ * that disagree. `*err` (when `err`
  * is not NULL) is set to NULL on success and to a new error object on failure.
  *
  * # Safety
@@ -865,8 +886,8 @@ PaimonCleanupStatus paimon_cleanup_context_new(const char *table_uri,
 void paimon_cleanup_context_free(struct PaimonCleanupContext *context);
 
 /**
- * Reads the table of `context` and fills `*out` with an overview of its main branch: snapshot
- * range and count, tag and branch counts, and the live data files of the latest snapshot.
+ * Reads the table of `context` and fills `*out` with an overview of the context's branch
+ * (main unless the context's `branch` option names another): snapshot range and count, tag and branch counts, and the live data files of the latest snapshot.
  *
  * Read-only: nothing in the table is changed. Blocks the calling thread until done; the work
  * runs on `executor`.
@@ -1280,9 +1301,11 @@ uint64_t paimon_cleanup_report_elapsed_ms(const struct PaimonCleanupReport *repo
 /**
  * Returns the number of names in the report: the tags deleted (`DELETE_TAG`, `EXPIRE_TAGS`), the
  * consumer ids expired (`EXPIRE_CONSUMERS`), or the partitions dropped (`DROP_PARTITIONS`,
- * `EXPIRE_PARTITIONS`) written `key=value/key2=value2` for display (use
- * `paimon_cleanup_report_partition_key` / `_value` for exact values). In a dry run: what would be
- * removed. 0 for other kinds and for NULL.
+ * `EXPIRE_PARTITIONS`) written `key=value/key2=value2` in partition key order for display, NULL
+ * as `NULL` and empty, blank or otherwise ambiguous strings quoted (`p=''`, `p=' '`,
+ * `p='NULL'`), one per distinct partition value (use `paimon_cleanup_report_partition_key` /
+ * `_value` for exact values). In a dry run: what would be removed. 0 for other kinds and for
+ * NULL.
  *
  * # Safety
  * `report` must be NULL or a live report.
@@ -1345,9 +1368,11 @@ const char *paimon_cleanup_report_partition_key(const struct PaimonCleanupReport
                                                 size_t field);
 
 /**
- * Returns the value of field `field` of dropped partition `index` as it appears in the partition
- * directory name (the default partition name for NULL), or NULL when either is out of range or
- * `report` is NULL.
+ * Returns the value of field `field` of dropped partition `index` as the text that, given back in
+ * a `PaimonCleanupPartitionSpec`, names exactly this value: the table's default partition name
+ * for NULL, a string key's value verbatim (possibly empty or blank: the NULL, `''` and `' '`
+ * partitions share a directory but are reported apart), other types as in the partition
+ * directory name. NULL when either index is out of range or `report` is NULL.
  *
  * Ownership: borrowed from the report; valid until the report is freed.
  *
@@ -1696,7 +1721,9 @@ void paimon_cleanup_expire_config_free(struct PaimonCleanupExpireConfig *config)
  * for an invalid combination of settings (retain max < retain min, a cut-off in the future, a bad
  * table option) or when called from a thread running an async runtime; `NOT_FOUND` if the table
  * does not exist; `CANCELLED` when the run options' token is cancelled (before the call: nothing
- * is read or deleted); `CONFLICT` when `refuse_if_tags_pin` is set and a tag pins an expiring
+ * is read or deleted; during the run: it stops at its next read or delete batch, and a read
+ * stuck in I/O — a hung mount, a server that does not answer — is abandoned within about 20 ms,
+ * its blocked thread, if any, left to finish on its own); `CONFLICT` when `refuse_if_tags_pin` is set and a tag pins an expiring
  * snapshot, or when the snapshot to keep is missing; `MALFORMED`, `STORAGE`, `PATH_REFUSED`,
  * `UNSUPPORTED` as their names say. Individual failed deletions are not errors: they are listed
  * in the report. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
@@ -1782,8 +1809,10 @@ PaimonCleanupStatus paimon_cleanup_delete_tag(const struct PaimonCleanupContext 
 
 /**
  * Expires tags of the table's main branch, with the files only they kept (as
- * `paimon_cleanup_delete_tag`): every tag whose own retention has passed (`tagCreateTime` +
- * `tagTimeRetained`, when the table's `tag.time-expire-enabled` is true, the default), and,
+ * `paimon_cleanup_delete_tag`), as Paimon Java's `expire_tags` procedure does: every tag whose
+ * own retention has passed (`tagCreateTime` + `tagTimeRetained`; time expiry is enabled for the
+ * call even when the table sets `tag.time-expire-enabled` to false, which only
+ * `paimon_cleanup_maintain` follows), and,
  * when `older_than_ms` > 0, every tag created before `older_than_ms` (milliseconds since the
  * Unix epoch; the tag file's modification time when the tag records no creation time).
  *
@@ -1978,6 +2007,26 @@ PaimonCleanupStatus paimon_cleanup_orphan_config_set_dry_run(struct PaimonCleanu
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_no_writers_running(struct PaimonCleanupOrphanConfig *config,
                                                                         bool no_writers_running,
                                                                         struct PaimonCleanupError **err);
+
+/**
+ * Declares that the table's external data roots (`data-file.external-paths`) belong to this
+ * table alone, so orphan removal lists and cleans them. By default (false) they are neither
+ * listed nor cleaned, and the report's warnings (`paimon_cleanup_report_warning`) name each
+ * with the reason.
+ *
+ * DANGER: Paimon writes external data files at `<root>/<partition>/bucket-N/` without the
+ * table's name, so two tables configured with one root share those directories and each
+ * table's live files are orphans to the other. Set this only when no other table writes under
+ * any of this table's external roots.
+ * Errors: `NULL_POINTER` if `config` is NULL.
+ * Thread-safety: see `PaimonCleanupOrphanConfig`.
+ *
+ * # Safety
+ * `config` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_external_roots_owned(struct PaimonCleanupOrphanConfig *config,
+                                                                          bool external_roots_owned,
+                                                                          struct PaimonCleanupError **err);
 
 /**
  * Sets (or, with `veto` NULL, removes) the veto callback: it is asked about every file the run

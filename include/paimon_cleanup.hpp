@@ -608,8 +608,9 @@ struct FailedDeletion {
     std::string error;
 };
 
-/** A dropped partition: its (key, value) fields in partition-key order; values as in the
- *  partition directory name (the default partition name for NULL). */
+/** A dropped partition: its (key, value) fields; a value is the text that names it again in a
+ *  PartitionSpec (the default partition name for NULL, strings verbatim, possibly empty or
+ *  blank; other types as in the partition directory name). */
 using PartitionValues = std::vector<std::pair<std::string, std::string>>;
 
 /**
@@ -934,6 +935,14 @@ public:
             return paimon_cleanup_orphan_config_set_no_writers_running(handle_.get(), on, e);
         });
     }
+    /** DANGER: declares that the table's external data roots belong to it alone, so they are
+     *  listed and cleaned (default: skipped; tables sharing a root share its directories). See
+     *  paimon_cleanup_orphan_config_set_external_roots_owned. */
+    OrphanConfig &external_roots_owned(bool on) {
+        return set([&](PaimonCleanupError **e) {
+            return paimon_cleanup_orphan_config_set_external_roots_owned(handle_.get(), on, e);
+        });
+    }
     /** Directory listings in flight (0 = the executor's I/O concurrency). */
     OrphanConfig &list_concurrency(uint32_t n) {
         return set([&](PaimonCleanupError **e) {
@@ -1099,9 +1108,11 @@ private:
     detail::Owned<PaimonCleanupMaintainConfig, paimon_cleanup_maintain_config_free> handle_;
 };
 
-/** A partition spec for drop_partitions: key -> value (as in the directory name or SQL; an
- *  empty value or the default partition name stands for NULL). A prefix of the keys matches
- *  every partition below it. */
+/** A partition spec for drop_partitions: key -> value, matched against the partition values
+ *  (not the directory names): the table's default partition name (`__DEFAULT_PARTITION__`)
+ *  stands for NULL, "" for the empty string, " " for one space (all three share a directory);
+ *  other types as in the directory name or SQL. A prefix of the keys matches every partition
+ *  below it. */
 using PartitionSpec = std::map<std::string, std::string>;
 
 // ---------------------------------------------------------------------------------------------
@@ -1122,6 +1133,21 @@ public:
     explicit Context(const std::string &table_uri,
                      const std::map<std::string, std::string> &options = {})
         : Context(create(table_uri, options).value()) {}
+
+    /** The option key that selects the branch every operation works on (default "main"), like
+     *  Paimon Java's `branch` table option. A URI ending in `<table>$branch_<name>` names the
+     *  branch too. */
+    static constexpr const char *kBranchOption = "branch";
+
+    /** Non-throwing constructor of a context on branch `branch` (the `branch` option set):
+     *  expiry, tags, consumers and partitions change only that branch's versions and keep every
+     *  file any branch reads; orphan removal is table-wide. */
+    static Result<Context> create_on_branch(const std::string &table_uri,
+                                            const std::string &branch,
+                                            std::map<std::string, std::string> options = {}) {
+        options[kBranchOption] = branch;
+        return create(table_uri, options);
+    }
 
     /** Non-throwing constructor. */
     static Result<Context> create(const std::string &table_uri,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create (or reuse) the Python venv of the test harness at <repo>/.venv with
-# exactly pypaimon==2.1.0 and moto[server]==5.2.5 (the loopback S3 server of tests/s3.rs,
-# started by tests/py/s3_server.py). Idempotent: a quick no-op when it is already there.
+# exactly pypaimon==2.1.0, moto[server]==5.2.5 (the loopback S3 server of tests/s3.rs,
+# started by tests/py/s3_server.py) and gcp-storage-emulator==2026.7.19 (the loopback GCS
+# server of tests/gcs.rs, started by tests/py/gcs_server.py). Idempotent: a quick no-op when it is already there.
 # Prints the venv python path as the last line of stdout.
 #
 #   scripts/setup-python.sh            # -> /abs/path/.venv/bin/python
@@ -10,6 +11,7 @@ set -euo pipefail
 
 PYPAIMON_VERSION="2.1.0"
 MOTO_VERSION="5.2.5"
+GCS_EMULATOR_VERSION="2026.7.19"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${PAIMON_VENV:-$ROOT/.venv}"
 PY="$VENV/bin/python"
@@ -18,13 +20,15 @@ log() { echo "setup-python: $*" >&2; }
 
 have_pypaimon() {
   [ -x "$PY" ] || return 1
-  "$PY" - "$PYPAIMON_VERSION" "$MOTO_VERSION" <<'EOF' >/dev/null 2>&1
+  "$PY" - "$PYPAIMON_VERSION" "$MOTO_VERSION" "$GCS_EMULATOR_VERSION" <<'EOF' >/dev/null 2>&1
 import sys
 from importlib.metadata import version
 from importlib.util import find_spec
 import pypaimon  # noqa: F401  (the import itself must work)
 ok = version("pypaimon") == sys.argv[1] and version("moto") == sys.argv[2]
-ok = ok and all(find_spec(m) for m in ("flask", "werkzeug", "moto.moto_server"))
+ok = ok and version("gcp-storage-emulator") == sys.argv[3]
+ok = ok and all(find_spec(m) for m in ("flask", "werkzeug", "moto.moto_server",
+                                       "gcp_storage_emulator.server"))
 sys.exit(0 if ok else 1)
 EOF
 }
@@ -96,12 +100,13 @@ if [ ! -x "$PY" ]; then
   fi
 fi
 
-log "installing pypaimon==$PYPAIMON_VERSION moto[server]==$MOTO_VERSION"
+log "installing pypaimon==$PYPAIMON_VERSION moto[server]==$MOTO_VERSION gcp-storage-emulator==$GCS_EMULATOR_VERSION"
 "$PY" -m pip install --disable-pip-version-check --no-input -q \
-  "pypaimon==$PYPAIMON_VERSION" "moto[server]==$MOTO_VERSION" >&2
+  "pypaimon==$PYPAIMON_VERSION" "moto[server]==$MOTO_VERSION" \
+  "gcp-storage-emulator==$GCS_EMULATOR_VERSION" >&2
 
 if ! have_pypaimon; then
-  log "pypaimon==$PYPAIMON_VERSION / moto==$MOTO_VERSION not importable after install"
+  log "pypaimon==$PYPAIMON_VERSION / moto==$MOTO_VERSION / gcp-storage-emulator==$GCS_EMULATOR_VERSION not importable after install"
   exit 1
 fi
 echo "$PY"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh Debian machine (installs what it needs):
 # formatting and lints, the Rust unit and integration tests (Java fixtures + pypaimon tables),
-# the README / docs C examples, and the C/C++ tests with the CMake package (scripts/test-c.sh),
-# then the bindings (scripts/test-bindings.sh).
+# the object-store suites against loopback emulators (S3: moto, GCS: gcp-storage-emulator,
+# Azure: Azurite; docs/storage.md), the README / docs C examples, and the C/C++ tests with the
+# CMake package (scripts/test-c.sh), then the bindings (scripts/test-bindings.sh).
 #
 # Every suite runs even if an earlier one failed. The last line says what was run and what was
 # not: `tests: N passed, M failed, K skipped (reason)`; a suite (a step, a Rust test binary, a
@@ -15,6 +16,10 @@ cd "$ROOT"
 bash scripts/install-deps.sh || { echo "scripts/install-deps.sh failed" >&2; exit 1; }
 bash scripts/setup-python.sh >/dev/null || { echo "scripts/setup-python.sh failed" >&2; exit 1; }
 export PAIMON_PYTHON="${PAIMON_PYTHON:-$PWD/.venv/bin/python}"
+# Azurite (npm) for tests/azure.rs; the suites start it (and moto, gcp-storage-emulator) on loopback.
+PAIMON_AZURITE="${PAIMON_AZURITE:-$(bash scripts/setup-azurite.sh | tail -n1)}" ||
+  { echo "scripts/setup-azurite.sh failed" >&2; exit 1; }
+export PAIMON_AZURITE
 if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
@@ -38,6 +43,9 @@ step() {
 step "pypaimon harness self-test" "$PAIMON_PYTHON" tests/py/selftest.py
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --all-targets -- -D warnings
+# The library as CMake builds it for users: without the tools (`cli` feature) and their crates.
+step "cargo clippy --lib without the cli feature" \
+  cargo clippy --lib --no-default-features --features library -- -D warnings
 
 # Rust tests: one suite per test binary. Tests that cannot run here record why in
 # PAIMON_SKIP_LOG (tests/common: `skip`), and their binary counts as skipped.

@@ -11,8 +11,10 @@
 #   PAIMON_REQUIRE_FIXTURES  1 = fail instead of skipping when fixtures are missing
 #   PAIMON_CLEANUP_BUILD_DIR build directory (default: build/c-abi)
 #   PAIMON_CLEANUP_ASAN      ON = build the C tests with AddressSanitizer (valgrind runs dropped)
+#   PAIMON_CLEANUP_DEFAULT_FEATURES  ON (default) = library built with cargo's default features
 #   JOBS                     parallel build jobs (default: number of CPUs)
-# Every step runs even if an earlier one failed; the exit status is non-zero if any failed.
+# Every step runs even if an earlier one failed; the exit status is non-zero if any failed. The
+# closing line counts steps and ctest tests: `c-abi: N passed, M failed, K skipped (reason)`.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -61,27 +63,71 @@ else
   echo "SKIP: fixture tables not found at $FIXTURES; examples print the version only"
 fi
 
-failed=()
+# shellcheck source=scripts/lib/summary.sh
+. "$ROOT/scripts/lib/summary.sh"
+FIXTURE_REASON="Java fixture corpus not found"
 run_step() {
   local name="$1"
   shift
   log "$name"
   if "$@"; then
     echo "ok: $name"
+    suite_pass "$name"
   else
     echo "FAILED: $name" >&2
-    failed+=("$name")
+    suite_fail "$name"
+  fi
+}
+# A consumer example: without a fixture table it only prints the version, so it counts as skipped.
+run_example() {
+  local name="$1"
+  shift
+  log "$name"
+  if ! "$@"; then
+    echo "FAILED: $name" >&2
+    suite_fail "$name"
+  elif [ -z "$SAMPLE_TABLE" ]; then
+    suite_skip "$name: built and run without a table" "$FIXTURE_REASON"
+  else
+    echo "ok: $name"
+    suite_pass "$name"
   fi
 }
 
 # --- 1. configure, build, install ------------------------------------------------------------
+# The library is built with cargo's default features here (`cli` included): the ctests
+# (build_cli), test-bindings.sh and test-python.sh build the CLI with them, and one feature set
+# means the crate is compiled once. The library-only feature set is checked by test-all.sh
+# (cargo clippy --lib --no-default-features) and tests/lean_library.rs.
 run_step "cmake configure" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
-  "-DPAIMON_CLEANUP_ASAN=$ASAN" ${PAIMON_FIXTURES:+"-DPAIMON_FIXTURES_DIR=$PAIMON_FIXTURES"}
+  "-DPAIMON_CLEANUP_ASAN=$ASAN" ${PAIMON_FIXTURES:+"-DPAIMON_FIXTURES_DIR=$PAIMON_FIXTURES"} \
+  "-DPAIMON_CLEANUP_DEFAULT_FEATURES=${PAIMON_CLEANUP_DEFAULT_FEATURES:-ON}"
 run_step "cmake build" cmake --build "$BUILD_DIR" -j "$JOBS"
 run_step "cmake install" cmake --install "$BUILD_DIR" --prefix "$PREFIX"
 
 # --- 2. ctest --------------------------------------------------------------------------------
-run_step "ctest" bash -c "cd '$BUILD_DIR' && ctest --output-on-failure -j '$JOBS'"
+log "ctest"
+(cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS") 2>&1 | tee "$WORK/ctest.log"
+suite_add_ctest "$WORK/ctest.log" "$FIXTURE_REASON"
+
+# The installed shared library: libpaimon_cleanup.so -> .so.<ABI> -> .so.<ABI>.<version>, and the
+# real file's SONAME is libpaimon_cleanup.so.<ABI>.
+ABI="$(sed -nE 's/^#define PAIMON_CLEANUP_ABI_VERSION ([0-9]+).*/\1/p' "$ROOT/include/paimon_cleanup.h")"
+SONAME="libpaimon_cleanup.so.$ABI"
+installed_shared_library() { find "$PREFIX" -name "$SONAME.*" -type f -print -quit; }
+installed_layout() {
+  local real libdir
+  real="$(installed_shared_library)"
+  [ -n "$real" ] || { echo "no $SONAME.* file installed" >&2; return 1; }
+  libdir="$(dirname "$real")"
+  ls -l "$libdir"/libpaimon_cleanup*
+  [ "$(readlink "$libdir/$SONAME")" = "$(basename "$real")" ] ||
+    { echo "$libdir/$SONAME is not a link to $(basename "$real")" >&2; return 1; }
+  [ "$(readlink "$libdir/libpaimon_cleanup.so")" = "$SONAME" ] ||
+    { echo "$libdir/libpaimon_cleanup.so is not a link to $SONAME" >&2; return 1; }
+  sh "$ROOT/c_tests/check_soname.sh" "$real" "$SONAME"
+}
+run_step "installed shared library (SONAME $SONAME, links)" installed_layout
 
 # --- 3. find_package consumer ----------------------------------------------------------------
 example_find_package() {
@@ -89,9 +135,12 @@ example_find_package() {
   cmake -S "$ROOT/examples/find_package" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
     "-DCMAKE_PREFIX_PATH=$PREFIX" &&
     cmake --build "$dir" -j "$JOBS" &&
-    "$dir/paimon_cleanup_example" ${SAMPLE_TABLE:+"$SAMPLE_TABLE"}
+    "$dir/paimon_cleanup_example" ${SAMPLE_TABLE:+"$SAMPLE_TABLE"} &&
+    "$dir/paimon_cleanup_example_shared" &&
+    sh "$ROOT/c_tests/check_soname.sh" "$(installed_shared_library)" "$SONAME" \
+      "$dir/paimon_cleanup_example_shared"
 }
-run_step "find_package example" example_find_package
+run_example "find_package example" example_find_package
 
 # --- 4. pkg-config consumer ------------------------------------------------------------------
 example_pkg_config() {
@@ -112,22 +161,23 @@ example_pkg_config() {
   # shellcheck disable=SC2086
   cc -std=c11 -Wall -Wextra -Wpedantic -Werror "$ROOT/examples/pkg_config/main.c" $cflags \
     $static_libs -o "$WORK/pc_static" || return 1
-  ldd "$WORK/pc_shared" | grep -q "$libdir/libpaimon_cleanup.so" ||
-    { echo "pc_shared does not load the installed libpaimon_cleanup.so" >&2; return 1; }
-  if ldd "$WORK/pc_static" | grep -q libpaimon_cleanup; then
+  # ldd's output is captured before it is searched: `ldd | grep -q` under `set -o pipefail`
+  # failed at random when grep exited at the first match while ldd was still writing (SIGPIPE).
+  local shared_deps static_deps
+  shared_deps="$(ldd "$WORK/pc_shared")" || return 1
+  grep -qF "$SONAME => $libdir/$SONAME" <<<"$shared_deps" ||
+    { echo "pc_shared does not load the installed $SONAME:" >&2; echo "$shared_deps" >&2; return 1; }
+  sh "$ROOT/c_tests/check_soname.sh" "$libdir/$SONAME" "$SONAME" "$WORK/pc_shared" || return 1
+  static_deps="$(ldd "$WORK/pc_static")" || return 1
+  if grep -qF libpaimon_cleanup <<<"$static_deps"; then
     echo "pc_static links libpaimon_cleanup dynamically" >&2
     return 1
   fi
   "$WORK/pc_shared" ${SAMPLE_TABLE:+"$SAMPLE_TABLE"} &&
     "$WORK/pc_static" ${SAMPLE_TABLE:+"$SAMPLE_TABLE"}
 }
-run_step "pkg-config example" example_pkg_config
+run_example "pkg-config example" example_pkg_config
 
 # --- summary ---------------------------------------------------------------------------------
-total=6
-if ((${#failed[@]})); then
-  echo "failed steps: ${failed[*]}"
-  echo "c-abi: $((total - ${#failed[@]})) passed, ${#failed[@]} failed"
-  exit 1
-fi
-echo "c-abi: $total passed, 0 failed"
+suite_closing_line c-abi
+[ "$SUITES_FAILED" -eq 0 ]

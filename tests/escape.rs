@@ -143,3 +143,97 @@ fn statistics_name_escaping_the_table_is_refused() {
     std::fs::write(&snap, serde_json::to_vec(&json).unwrap()).unwrap();
     assert_refused(&table, victim.path(), "statistics name");
 }
+
+/// The latest snapshot's id, its base manifest list and the first manifest that list names.
+fn latest_metadata(table: &Path) -> (i64, String, String) {
+    common::rt().block_on(async {
+        let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
+        let t = Table::open(storage.clone(), &HashMap::new()).await.unwrap();
+        let latest = t.snapshots().latest_id(&storage).await.unwrap().unwrap();
+        let s = t.snapshots().read(&storage, latest).await.unwrap();
+        let list = t
+            .reader()
+            .manifest_list(t.paths(), &s.base_manifest_list)
+            .await
+            .unwrap();
+        (
+            latest,
+            s.base_manifest_list.clone(),
+            list[0].file_name.clone(),
+        )
+    })
+}
+
+/// Issue 16 point 2: a DELETE entry whose `_EXTERNAL_PATH` names a file inside the table that is
+/// not a data file — the schema, the latest snapshot, `LATEST`, a tag, a consumer file, the
+/// latest snapshot's manifest list or one of its manifests — refuses the whole plan: nothing is
+/// deleted and pypaimon still reads the table.
+#[test]
+fn delete_entries_naming_table_metadata_are_refused_whole() {
+    let Some((_tmp, pristine, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    let (latest, base_list, manifest) = latest_metadata(&pristine);
+    let targets = [
+        "schema/schema-0".to_string(),
+        format!("snapshot/snapshot-{latest}"),
+        "snapshot/LATEST".to_string(),
+        "tag/tag-t1".to_string(),
+        "consumer/consumer-c1".to_string(),
+        format!("manifest/{base_list}"),
+        format!("manifest/{manifest}"),
+    ];
+    let mut cases = Vec::new();
+    for target in targets {
+        let (tmp, table) = common::copy_table(&pristine);
+        // A tag of the latest snapshot and a consumer that does not hold expiry back.
+        std::fs::create_dir_all(table.join("tag")).unwrap();
+        std::fs::copy(
+            table.join(format!("snapshot/snapshot-{latest}")),
+            table.join("tag/tag-t1"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(table.join("consumer")).unwrap();
+        std::fs::write(
+            table.join("consumer/consumer-c1"),
+            format!("{{\"nextSnapshot\":{latest}}}"),
+        )
+        .unwrap();
+        let victim = table.join(&target);
+        assert!(victim.is_file(), "{target}");
+        let m = delta_manifest(&table, 2);
+        craft(
+            &m,
+            &[
+                "--kind",
+                "delete",
+                "--external-path",
+                &format!("file:{}", victim.display()),
+            ],
+        );
+        cases.push((tmp, table, target, victim));
+    }
+    let dirs: Vec<&Path> = cases.iter().map(|(_, t, _, _)| t.as_path()).collect();
+    let views_before = common::all_versions_many(&dirs);
+    for (_, table, target, victim) in &cases {
+        let before = common::tree(table);
+        let err = expire(table).expect_err(target);
+        eprintln!("{target}: {err}");
+        assert!(
+            matches!(err, paimon_cleanup::Error::PathRefused { .. }),
+            "{target}: {err}"
+        );
+        assert!(
+            err.to_string().contains("as a data file"),
+            "{target}: {err}"
+        );
+        assert!(victim.is_file(), "{target} deleted");
+        assert_eq!(
+            common::tree(table),
+            before,
+            "{target}: something was deleted"
+        );
+    }
+    // pypaimon reads every version of every table exactly as before the runs.
+    assert_eq!(common::all_versions_many(&dirs), views_before);
+}

@@ -294,3 +294,405 @@ fn a_missing_tag_is_reported_in_text_and_json() {
     );
     assert_eq!(common::tree(&table), before);
 }
+
+// ---------------------------------------------------------------------------------------
+// 16.6: shared external roots
+
+fn remove_orphans(
+    table: &Path,
+    cfg: &paimon_cleanup::clean::OrphanConfig,
+) -> paimon_cleanup::clean::OrphanReport {
+    let (_, t) = open(table);
+    common::rt()
+        .block_on(paimon_cleanup::clean::remove_orphan_files(
+            &t,
+            cfg,
+            &RunControl::default(),
+        ))
+        .unwrap()
+}
+
+fn two_days_ago() -> std::time::SystemTime {
+    std::time::SystemTime::now() - Duration::from_secs(2 * 86_400)
+}
+
+#[test]
+fn orphan_removal_leaves_a_shared_external_root_alone_unless_declared_owned() {
+    let Some(py) = common::python() else {
+        return;
+    };
+    let wh = tempfile::Builder::new()
+        .prefix("pypaimon-wh-")
+        .tempdir()
+        .unwrap();
+    common::run_py(
+        &py,
+        "make_tables.py",
+        &[
+            wh.path().to_str().unwrap(),
+            "--only",
+            "external_shared_a",
+            "external_shared_b",
+            "--quiet",
+        ],
+    )
+    .unwrap();
+    let a = wh.path().join("db.db/external_shared_a");
+    let b = wh.path().join("db.db/external_shared_b");
+    let root = wh.path().join("external/shared");
+    let b_files: Vec<String> = common::pypaimon_view(&b, &[])["live_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !b_files.is_empty()
+            && b_files
+                .iter()
+                .all(|f| f.starts_with(root.to_str().unwrap())),
+        "{b_files:?}"
+    );
+    // A's orphan in the shared root (an uncommitted write of A, say).
+    let stray = root.join(format!(
+        "p=0/bucket-0/data-{}-0.parquet",
+        uuid::Uuid::new_v4()
+    ));
+    std::fs::write(&stray, b"stray").unwrap();
+    for d in [&a, &b, &root] {
+        common::set_tree_mtime(d, two_days_ago());
+    }
+    let b_before = common::all_versions(&b);
+    let root_before = common::tree(&root);
+
+    // Default: the shared root is neither listed nor cleaned, and the report says why.
+    let r = remove_orphans(&a, &Default::default());
+    assert!(r.external_roots.is_empty(), "{r:?}");
+    assert!(
+        r.skipped
+            .iter()
+            .any(|s| s.contains("external data root not cleaned") && s.contains("shared")),
+        "{:?}",
+        r.skipped
+    );
+    assert_eq!(
+        common::tree(&root),
+        root_before,
+        "something in the shared root went"
+    );
+    let b_after = common::all_versions(&b);
+    assert_eq!(b_before, b_after);
+
+    // Declared owned: the root is cleaned as this table's own — A's orphan goes (and, as the
+    // documentation warns, so would B's live files: shown by a dry run).
+    let owned = |dry_run| paimon_cleanup::clean::OrphanConfig {
+        external_roots_owned: true,
+        dry_run,
+        ..Default::default()
+    };
+    let r = remove_orphans(&a, &owned(true));
+    let would: Vec<&str> = r.deletion.paths.iter().map(|p| p.path.as_str()).collect();
+    assert!(
+        would.iter().any(|p| p.ends_with(stray.to_str().unwrap())),
+        "{would:?}"
+    );
+    assert!(
+        b_files
+            .iter()
+            .all(|f| would.iter().any(|p| p.ends_with(f.as_str()))),
+        "the hazard: B's live files are orphans to A: {would:?}"
+    );
+    assert_eq!(r.external_roots.len(), 1, "{r:?}");
+    // The CLI: skipped by default, listed with --external-roots-owned.
+    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    for (flag, listed) in [(None, 0), (Some("--external-roots-owned"), 1)] {
+        let mut cmd = std::process::Command::new(exe);
+        cmd.args([
+            "remove-orphan-files",
+            a.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ]);
+        cmd.args(flag);
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["external_roots"].as_array().unwrap().len(), listed, "{v}");
+    }
+    assert_eq!(common::tree(&root), root_before);
+    // Once B is gone (dropped with its files), the owned root is A's alone.
+    for f in &b_files {
+        std::fs::remove_file(f).unwrap();
+    }
+    let r = remove_orphans(&a, &owned(false));
+    assert!(!stray.exists(), "A's orphan in its own root stays: {r:?}");
+    let a_view = common::pypaimon_view(&a, &[]);
+    assert!(a_view.get("error").is_none(), "{a_view}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 16.5: symlinked or uninterpretable structure is read or fatal, never skipped
+
+/// Moves `branch/branch-b1` next to the table and leaves a symlink in its place (pypaimon
+/// follows it and sees the branch).
+fn symlink_branch_dir(table: &Path) {
+    let link = table.join("branch/branch-b1");
+    let real = table.parent().unwrap().join("b1-real");
+    std::fs::rename(&link, &real).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+}
+
+/// Files the branch b1 reads (pypaimon's view of its latest snapshot), relative to the table.
+fn branch_files(table: &Path) -> Vec<String> {
+    let v = common::pypaimon_view(table, &["--branch", "b1"]);
+    assert!(v.get("error").is_none(), "{v}");
+    let files: Vec<String> = v["live_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert!(!files.is_empty());
+    files
+}
+
+#[test]
+fn a_symlinked_branch_directory_protects_its_files_in_orphan_removal() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_unaware") else {
+        return;
+    };
+    common::set_tree_mtime(&table, two_days_ago());
+    symlink_branch_dir(&table);
+    let files = branch_files(&table);
+    let before = common::all_versions(&table);
+    assert!(
+        before.keys().any(|k| k.starts_with("branch:b1")),
+        "{before:?}"
+    );
+    let r = remove_orphans(&table, &Default::default());
+    for f in &files {
+        assert!(
+            table.join(f).exists(),
+            "{f} (read by branch b1) was deleted: {r:?}"
+        );
+    }
+    assert_eq!(common::all_versions(&table), before);
+}
+
+#[test]
+fn a_symlinked_branch_directory_protects_its_files_in_expiry() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_unaware") else {
+        return;
+    };
+    symlink_branch_dir(&table);
+    std::fs::remove_file(table.join("consumer/consumer-c1")).unwrap();
+    let files = branch_files(&table);
+    let before = common::all_versions(&table);
+    // Expire every snapshot the branch was made from, then the tag: only the branch still
+    // reads those files.
+    expire_all_but_one(&table).unwrap();
+    let (_, t) = open(&table);
+    let r = common::rt()
+        .block_on(paimon_cleanup::clean::delete_tag(
+            &t,
+            "t1",
+            false,
+            &RunControl::default(),
+        ))
+        .unwrap();
+    assert_eq!(r.tags_deleted, vec!["t1".to_string()]);
+    for f in &files {
+        assert!(
+            table.join(f).exists(),
+            "{f} (read by branch b1) was deleted"
+        );
+    }
+    let after = common::all_versions(&table);
+    for (k, v) in &after {
+        if k.starts_with("branch:b1") {
+            assert_eq!(v["row_digest"], before[k]["row_digest"], "{k}");
+        }
+    }
+}
+
+#[test]
+fn an_uninterpretable_entry_in_a_metadata_directory_aborts_every_run() {
+    use std::os::unix::ffi::OsStrExt;
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_unaware") else {
+        return;
+    };
+    std::fs::remove_file(table.join("consumer/consumer-c1")).unwrap();
+    common::set_tree_mtime(&table, two_days_ago());
+    let not_utf8 = std::ffi::OsStr::from_bytes(b"tag-\xff\xfe");
+    let cases: Vec<(&str, std::path::PathBuf)> = vec![
+        ("tag name not UTF-8", table.join("tag").join(not_utf8)),
+        ("FIFO as a snapshot", table.join("snapshot/snapshot-99")),
+        (
+            "dangling symlink as a consumer",
+            table.join("consumer/consumer-x"),
+        ),
+        ("branch name not UTF-8", {
+            std::fs::create_dir_all(table.join("branch")).unwrap();
+            table
+                .join("branch")
+                .join(std::ffi::OsStr::from_bytes(b"branch-\xff"))
+        }),
+    ];
+    for (what, path) in cases {
+        match what {
+            "tag name not UTF-8" => {
+                std::fs::copy(table.join("tag/tag-t1"), &path).unwrap();
+            }
+            "FIFO as a snapshot" => {
+                let ok = std::process::Command::new("mkfifo")
+                    .arg(&path)
+                    .status()
+                    .unwrap()
+                    .success();
+                assert!(ok);
+            }
+            "dangling symlink as a consumer" => {
+                std::os::unix::fs::symlink(table.join("no-such-file"), &path).unwrap();
+            }
+            _ => std::fs::create_dir(&path).unwrap(),
+        }
+        let before = tree_lossy(&table);
+        let (_, t) = open(&table);
+        let expire = expire_all_but_one(&table);
+        assert!(expire.is_err(), "{what}: expiry went on: {expire:?}");
+        let orphans = common::rt().block_on(paimon_cleanup::clean::remove_orphan_files(
+            &t,
+            &Default::default(),
+            &RunControl::default(),
+        ));
+        // (Orphan removal does not read consumers: they reference no file.)
+        if !what.contains("consumer") {
+            assert!(
+                orphans.is_err(),
+                "{what}: orphan removal went on: {orphans:?}"
+            );
+        }
+        if what.starts_with("tag") {
+            // (Deleting a tag whose snapshot is still there reads only the tags.)
+            let tags = common::rt().block_on(paimon_cleanup::clean::delete_tag(
+                &t,
+                "t1",
+                false,
+                &RunControl::default(),
+            ));
+            assert!(tags.is_err(), "{what}: tag deletion went on: {tags:?}");
+        }
+        eprintln!("{what}: {}", expire.unwrap_err());
+        assert_eq!(tree_lossy(&table), before, "{what}: something was deleted");
+        if path.is_dir() {
+            std::fs::remove_dir(&path).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+}
+
+/// Every entry below `dir` (names shown lossily, symlinks not followed), for comparing states.
+fn tree_lossy(dir: &Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            out.insert(p.to_string_lossy().into_owned());
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// 17.4: orphan removal keeps every `snapshot-*` / `changelog-*` name, as Java does
+
+#[test]
+fn orphan_removal_keeps_snapshot_and_changelog_names_like_java() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    std::fs::create_dir_all(table.join("changelog")).unwrap();
+    let kept = [
+        "snapshot/snapshot-1.bak",
+        "snapshot/snapshot-",
+        "changelog/changelog-2.bak",
+    ];
+    let gone = ["snapshot/.snapshot-9.0b1c.tmp", "changelog/.LATEST.x.tmp"];
+    for f in kept.iter().chain(&gone) {
+        std::fs::write(table.join(f), b"{}").unwrap();
+    }
+    common::set_tree_mtime(&table, two_days_ago());
+    let r = remove_orphans(&table, &Default::default());
+    for f in kept {
+        assert!(table.join(f).exists(), "{f} deleted: {r:?}");
+    }
+    for f in gone {
+        assert!(!table.join(f).exists(), "{f} kept: {r:?}");
+    }
+}
+
+/// A DELETE entry of an expired delta whose extra file is a file the kept snapshot reads.
+#[test]
+fn delete_entry_whose_extra_file_is_a_live_file_frees_nothing() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    // A live file of snapshot 1 in the same bucket directory as snapshot 2's first entry.
+    let m = &delta_manifests(&table, 2)[0];
+    let (_, t) = open(&table);
+    let first = common::rt().block_on(async {
+        t.reader()
+            .manifest(t.paths(), m.file_name().unwrap().to_str().unwrap())
+            .await
+            .unwrap()
+    });
+    let e = &first[0];
+    let dir = t
+        .paths()
+        .data_file(&e.partition, e.bucket, &e.file)
+        .unwrap();
+    let dir = Path::new(dir.as_str().strip_prefix("file://").unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let live = common::pypaimon_view(&table, &[]);
+    let victim_rel = live["live_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .find(|f| table.join(f).parent() == Some(dir.as_path()) && *f != e.file.file_name)
+        .expect("a live file beside it")
+        .to_string();
+    let victim = table.join(&victim_rel);
+    let victim_name = victim.file_name().unwrap().to_str().unwrap().to_string();
+    craft(
+        m,
+        &[
+            "--append",
+            "--kind",
+            "delete",
+            "--file-name",
+            "ghost-1.parquet",
+            "--extra-file",
+            &victim_name,
+        ],
+    );
+    let before = common::pypaimon_view(&table, &[]);
+    expire_all_but_one(&table).unwrap();
+    assert!(
+        victim.exists(),
+        "a live file was deleted as another entry's extra: {victim_rel}"
+    );
+    let after = common::pypaimon_view(&table, &[]);
+    assert_eq!(after["row_digest"], before["row_digest"], "{after}");
+}

@@ -267,10 +267,10 @@ fn drops_escaped_null_empty_and_non_ascii_partitions_then_pypaimon_writes_and_ex
             vec![spec(&[("dt", "a/b")])],
             Box::new(|r| dt_of(r) == Some("a/b")),
         ),
-        // '' means NULL and matches the '' partition too (P13).
+        // '' is the empty string only: the NULL partition sharing its directory stays.
         (
             vec![spec(&[("dt", "")])],
-            Box::new(|r| matches!(dt_of(r), None | Some(""))),
+            Box::new(|r| dt_of(r) == Some("")),
         ),
         (
             vec![spec(&[("dt", "x=y"), ("hr", "0")])],
@@ -296,8 +296,9 @@ fn drops_escaped_null_empty_and_non_ascii_partitions_then_pypaimon_writes_and_ex
     }
     assert_eq!(
         reports[1].partitions,
-        vec![spec(&[("dt", "__DEFAULT_PARTITION__"), ("hr", "0")])]
+        vec![spec(&[("dt", ""), ("hr", "0")])]
     );
+    assert_eq!(reports[1].names, vec!["dt=''/hr=0".to_string()]);
     assert_eq!(reports[4].files_marked_deleted, 0);
     assert!(reports[4].partitions.is_empty());
 
@@ -427,7 +428,10 @@ fn drops_int_date_and_string_keys_with_partial_specs() {
             vec![spec(&[("d", "19724"), ("s", "b/c")])],
             Box::new(|r| r[3] == "2024-01-02" && r[4] == "b/c"),
         ),
-        (vec![spec(&[("s", "")])], Box::new(|r| r[4].is_null())),
+        (
+            vec![spec(&[("s", "__DEFAULT_PARTITION__")])],
+            Box::new(|r| r[4].is_null()),
+        ),
         (
             vec![spec(&[("p", "02"), ("d", "2024-01-01"), ("s", "a")])],
             Box::new(|r| r[2] == 2 && r[3] == "2024-01-01" && r[4] == "a"),
@@ -571,12 +575,14 @@ fn bad_input_is_an_error_and_commits_nothing() {
         vec![spec(&[("p", "1")]), spec(&[("P", "1")])],
         vec![spec(&[("p", "one")])],
         vec![spec(&[("p", "99999999999")])],
+        // an INT key has no empty value (NULL is the default partition name)
+        vec![spec(&[("p", "")])],
     ];
     for specs in &bad {
         let e = drop_with(&table, &HashMap::new(), specs).unwrap_err();
         assert!(matches!(e, Error::InvalidArgument(_)), "{specs:?}: {e}");
     }
-    for text in ["", "p", "=1", "p=1,p=2", r"p=\"] {
+    for text in ["", "p", "=1", "p=1,p=2", r"p=\", "p=NULL", "p='1"] {
         assert!(parse_partition_spec(text).is_err(), "{text}");
     }
     for (k, v) in [("manifest.format", "orc"), ("manifest.compression", "lz4")] {
@@ -1214,7 +1220,7 @@ fn update_time_expiry_uses_the_last_file_creation_time() {
          "rows": dt_hr_rows(&[(json!("A"), 0), (json!("B"), 0), (Value::Null, 0)], &mut id)},
         {"op": "sleep", "ms": 30},
         {"op": "append", "table": table,
-         "rows": dt_hr_rows(&[(json!("B"), 1), (json!("C"), 0)], &mut id)},
+         "rows": dt_hr_rows(&[(json!("B"), 1), (json!("C"), 0), (json!(""), 0)], &mut id)},
     ]));
     // The cut-off between the two commits' creation times (writer-local time stored as UTC).
     let (first_max, second_min) = common::rt().block_on(async {
@@ -1257,7 +1263,8 @@ fn update_time_expiry_uses_the_last_file_creation_time() {
             ..Default::default()
         },
     );
-    // A and the NULL partition were last written by commit 1; B got a file in commit 2.
+    // A and the NULL partition were last written by commit 1; B got a file in commit 2, and
+    // so did the '' partition, which shares the NULL partition's directory but not its expiry.
     assert_eq!(
         partition_set(&r),
         [
@@ -1267,11 +1274,12 @@ fn update_time_expiry_uses_the_last_file_creation_time() {
         .into_iter()
         .collect()
     );
+    assert_eq!(r.names, vec!["dt=A".to_string(), "dt=NULL".to_string()]);
     let rows = rows_at(&table, &[None]).remove(0);
     assert!(rows
         .iter()
-        .all(|r| matches!(r[2].as_str(), Some("B") | Some("C"))));
-    assert_eq!(rows.len(), 6);
+        .all(|r| matches!(r[2].as_str(), Some("B") | Some("C") | Some(""))));
+    assert_eq!(rows.len(), 8);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1349,4 +1357,186 @@ fn cli_drop_and_expire_partitions() {
         "1 d",
     ]);
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// A table whose STRING partition key `p` holds NULL, '', ' ' and 'a', two rows each (rows are
+/// `[id, v, p]`). Paimon writes NULL, '' and ' ' to the one directory `p=__DEFAULT_PARTITION__`.
+fn null_empty_blank_table(wh: &Path) -> std::path::PathBuf {
+    let table = wh.join("db.db/neb");
+    let mut rows = Vec::new();
+    for (i, p) in [Value::Null, json!(""), json!(" "), json!("a")]
+        .iter()
+        .enumerate()
+    {
+        for k in 0..2 {
+            let id = i * 2 + k;
+            rows.push(json!({"id": id, "v": format!("v{id}"), "p": p}));
+        }
+    }
+    py_run(json!([
+        {"op": "create", "warehouse": wh, "name": "neb",
+         "fields": [["id", "int64", false], ["v", "string", true], ["p", "string", true]],
+         "partition_keys": ["p"], "options": {"bucket": "-1"}},
+        {"op": "append", "table": table, "rows": rows},
+    ]));
+    table
+}
+
+/// Java reads a spec as partition values (`convertSpecToInternalRow`): `p=` and `p=''` name
+/// the empty string, `p=' '` one space, the default partition name NULL — each exactly its two
+/// rows, although all three partitions share the directory `p=__DEFAULT_PARTITION__` (main
+/// dropped all six for `p=`). Dry runs and drops through the CLI, pypaimon reads the rest.
+#[test]
+fn cli_specs_name_null_empty_and_blank_partitions_apart() {
+    if common::python().is_none() {
+        return;
+    }
+    let wh = tempfile::tempdir().unwrap();
+    let table = null_empty_blank_table(wh.path());
+    let t = table.to_str().unwrap();
+    let bin = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
+    let ok = |args: &[&str]| {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    assert_eq!(snapshot_ids(&table), vec![1]);
+    let dirs: Vec<String> = std::fs::read_dir(&table)
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.strip_prefix("p=").map(String::from))
+        .collect();
+    assert_eq!(dirs.len(), 2, "{dirs:?}");
+    assert!(dirs.contains(&"__DEFAULT_PARTITION__".to_string()));
+
+    for (text, values, name) in [
+        ("p=", json!([{"p": ""}]), "p=''"),
+        ("p=''", json!([{"p": ""}]), "p=''"),
+        ("p=' '", json!([{"p": " "}]), "p=' '"),
+        (r"p=\ ", json!([{"p": " "}]), "p=' '"),
+        (
+            "p=__DEFAULT_PARTITION__",
+            json!([{"p": "__DEFAULT_PARTITION__"}]),
+            "p=NULL",
+        ),
+        (" p = a ", json!([{"p": "a"}]), "p=a"),
+    ] {
+        let r: Value = serde_json::from_slice(&ok(&[
+            "drop-partitions",
+            t,
+            "--partition",
+            text,
+            "--dry-run",
+            "--json",
+        ]))
+        .unwrap();
+        assert_eq!(r["partitions"], values, "{text}");
+        assert_eq!(r["names"], json!([name]), "{text}");
+        assert_eq!(r["rows_marked_deleted"], 2, "{text}");
+        assert_eq!(r["files_marked_deleted"], 1, "{text}");
+    }
+    // Two specs, one report line each; the NULL partition is not among them.
+    let r: Value = serde_json::from_slice(&ok(&[
+        "drop-partitions",
+        t,
+        "--partition",
+        "p=",
+        "--partition",
+        "p=' '",
+        "--dry-run",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(r["names"], json!(["p=''", "p=' '"]));
+    assert_eq!(r["rows_marked_deleted"], 4);
+    // Ambiguous or malformed specs are refused before anything is read.
+    for text in ["p=NULL", "p=null", "p='a", "p=a'", "p"] {
+        let out = run(&["drop-partitions", t, "--partition", text]);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+    }
+    assert_eq!(snapshot_ids(&table), vec![1], "a refused spec committed");
+
+    // Drop one at a time; the text report shows each value distinctly.
+    let steps: [(&str, Option<&str>, &str); 3] = [
+        ("p=' '", Some(" "), "  p=' '"),
+        ("p=", Some(""), "  p=''"),
+        ("p=__DEFAULT_PARTITION__", None, "  p=NULL"),
+    ];
+    for (text, _, line) in &steps {
+        let out = String::from_utf8(ok(&["drop-partitions", t, "--partition", text])).unwrap();
+        assert!(out.contains("dropped 1 partitions"), "{text}: {out}");
+        assert!(out.lines().any(|l| l == *line), "{text}: {out}");
+    }
+    assert_eq!(snapshot_ids(&table), vec![1, 2, 3, 4]);
+    let rows = rows_at(&table, &[Some(1), Some(2), Some(3), Some(4)]);
+    assert_eq!(rows[0].len(), 8);
+    for (i, (text, gone, _)) in steps.iter().enumerate() {
+        let expected = without(&rows[i], |r| r[2].as_str() == *gone);
+        assert_eq!(expected.len(), rows[i].len() - 2, "{text}");
+        assert_eq!(rows[i + 1], expected, "{text}");
+    }
+    assert!(rows[3].iter().all(|r| r[2] == "a"), "{:?}", rows[3]);
+}
+
+/// Java-written tables: `_with_empty_value` holds one NULL, two '' and one ' ' row, all in the
+/// directory `f0=__DEFAULT_PARTITION__` (main matched all four for `f0=`); `_with_specific_name` sets `partition.default-name` to
+/// `__HIVE_DEFAULT_PARTITION__`, which then (and only then) names NULL. Previews through the
+/// CLI (the fixtures' ORC manifests are read; a commit would be refused).
+#[test]
+fn java_fixture_specs_name_values_not_directories() {
+    let Some(root) = common::fixtures_dir() else {
+        return;
+    };
+    let bin = env!("CARGO_BIN_EXE_paimon-cleanup");
+    for (table, cases) in [
+        (
+            "parquet/append_with_empty_partition_with_empty_value.db/append_with_empty_partition_with_empty_value",
+            vec![
+                ("f0=", Some("f0=''"), 2),
+                ("f0=''", Some("f0=''"), 2),
+                ("f0=__DEFAULT_PARTITION__", Some("f0=NULL"), 1),
+                ("f0=' '", Some("f0=' '"), 1),
+                ("f0=__HIVE_DEFAULT_PARTITION__", None, 0),
+            ],
+        ),
+        (
+            "parquet/append_with_empty_partition_with_specific_name.db/append_with_empty_partition_with_specific_name",
+            vec![
+                ("f0=__HIVE_DEFAULT_PARTITION__", Some("f0=NULL"), 3),
+                ("f0=__DEFAULT_PARTITION__", None, 0),
+                ("f0=", None, 0),
+            ],
+        ),
+    ] {
+        let (_t, copy) = common::copy_table(&root.join(table));
+        let tree = common::tree(&copy);
+        for (text, name, rows) in cases {
+            let out = std::process::Command::new(bin)
+                .args([
+                    "drop-partitions",
+                    copy.to_str().unwrap(),
+                    "--partition",
+                    text,
+                    "--dry-run",
+                    "--json",
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{table} {text}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(r["rows_marked_deleted"], rows, "{table} {text}: {r}");
+            let expected: Vec<&str> = name.into_iter().collect();
+            assert_eq!(r["names"], json!(expected), "{table} {text}");
+        }
+        assert_eq!(common::tree(&copy), tree, "a preview changed the table");
+    }
 }

@@ -354,6 +354,28 @@ void test_fixture(const std::string &fixtures) {
 
 }  // namespace
 
+// A context on a branch (Context::create_on_branch): only that branch's snapshots expire.
+void test_branch(const std::string &fixtures) {
+    const std::string rel =
+        "parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch";
+    std::printf("branch %s\n", rel.c_str());
+    TempDir tmp;
+    pc::Executor exec(2);
+    fs::path t = copy_table(fixtures, rel, tmp, "branch");
+    pc::Context main_ctx(t.string());
+    pc::Context branch = pc::Context::create_on_branch(t.string(), "test").value();
+    pc::TableSummary main_before = main_ctx.summary(exec);
+    pc::Report r = branch.expire_snapshots(exec, expire_all(false));
+    CHECK(r.expired_count() == 1);
+    pc::TableSummary b = branch.summary(exec);
+    CHECK(b.snapshot_count == 1 && b.earliest_snapshot_id == 2);
+    pc::TableSummary m = main_ctx.summary(exec);
+    CHECK(m.snapshot_count == main_before.snapshot_count);
+    CHECK(m.live_file_count == main_before.live_file_count);
+    pc::Result<pc::Context> bad = pc::Context::create_on_branch(t.string(), "../x");
+    CHECK(!bad && bad.status() == pc::Status::InvalidArgument);
+}
+
 int main() {
     try {
         test_basics();
@@ -367,6 +389,7 @@ int main() {
             return failures == 0 ? 77 : 1;
         }
         test_fixture(fixtures);
+        test_branch(fixtures);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "FAIL: uncaught exception: %s\n", e.what());
         return 1;

@@ -14,7 +14,8 @@
 //	if errors.As(err, &e) && e.Status == paimoncleanup.StatusNotFound { ... }
 //
 // Linking: by default the package links target/release/libpaimon_cleanup.so of this repository
-// (run `cargo build --release --lib` first); build with -tags paimon_cleanup_pkgconfig to link an
+// (build it with CMake first: `cmake --build build`, which also links libpaimon_cleanup.so.1, the
+// SONAME the loader looks for); build with -tags paimon_cleanup_pkgconfig to link an
 // installed copy through pkg-config. See docs/c-api.md, "Bindings".
 //
 // Threads and cancellation: Executor and Context are safe for concurrent use by many goroutines.
@@ -262,6 +263,23 @@ func (s *cStrings) free() {
 	C.free(unsafe.Pointer(s.array))
 }
 
+// BranchOption is the option key that selects the branch every operation of a context works
+// on (default "main"), like Paimon Java's `branch` table option. A table URI ending in
+// `<table>$branch_<name>` names the branch too.
+const BranchOption = "branch"
+
+// NewBranchContext creates a context on branch `branch` of the table at uri (NewContext with
+// the BranchOption set): expiry, tags, consumers and partitions change only that branch's
+// versions and keep every file any branch reads; orphan removal is table-wide.
+func NewBranchContext(uri, branch string, options map[string]string) (*Context, error) {
+	all := make(map[string]string, len(options)+1)
+	for k, v := range options {
+		all[k] = v
+	}
+	all[BranchOption] = branch
+	return NewContext(uri, all)
+}
+
 // NewContext creates a context for the table at uri (a local path, file://, s3://, ...) with
 // the given options. The table is not opened here: a missing table is reported by the
 // operations (StatusNotFound).
@@ -336,7 +354,8 @@ type TableSummary struct {
 	LiveFileBytes      uint64
 }
 
-// Summary reads the table (read-only) and returns an overview of its main branch.
+// Summary reads the table (read-only) and returns an overview of the context's branch (main
+// unless the BranchOption names another).
 func (c *Context) Summary(e *Executor) (TableSummary, error) {
 	cp, ep, release, err := c.handles(e)
 	if err != nil {
@@ -602,9 +621,13 @@ type OrphanConfig struct {
 	DryRun    bool
 	// NoWritersRunning declares that nothing writes to the table during the run (DANGER: files
 	// of an uncommitted write look like orphans; see the C header).
-	NoWritersRunning  bool
-	ListConcurrency   uint32 // 0 = the executor's I/O concurrency
-	DeleteConcurrency uint32 // 0 = the executor's I/O concurrency
+	NoWritersRunning bool
+	// ExternalRootsOwned declares that the table's external data roots belong to it alone, so
+	// they are listed and cleaned (DANGER: default false skips them, because tables configured
+	// with one root share its directories; see the C header).
+	ExternalRootsOwned bool
+	ListConcurrency    uint32 // 0 = the executor's I/O concurrency
+	DeleteConcurrency  uint32 // 0 = the executor's I/O concurrency
 	// Veto, when set, is asked about every file the run would delete (path relative to the
 	// table root when under it); returning true keeps the file. A panic keeps the file, stops
 	// the run and is re-raised by RemoveOrphanFiles.
@@ -640,6 +663,9 @@ func (cfg *OrphanConfig) native(run *runCall) (*C.PaimonCleanupOrphanConfig, cgo
 		return fail(err)
 	}
 	if err := takeError(C.paimon_cleanup_orphan_config_set_no_writers_running(p, C.bool(cfg.NoWritersRunning), &cerr), &cerr); err != nil {
+		return fail(err)
+	}
+	if err := takeError(C.paimon_cleanup_orphan_config_set_external_roots_owned(p, C.bool(cfg.ExternalRootsOwned), &cerr), &cerr); err != nil {
 		return fail(err)
 	}
 	if err := takeError(C.paimon_cleanup_orphan_config_set_list_concurrency(p, C.uint32_t(cfg.ListConcurrency), &cerr), &cerr); err != nil {
@@ -872,9 +898,12 @@ func (c *Context) RemoveOrphanFiles(ctx context.Context, e *Executor, cfg Orphan
 	return convertReport(out), nil
 }
 
-// PartitionSpec selects partitions to drop: partition key -> value, written as in the partition
-// directory name or in SQL ("" or the default partition name means NULL). Naming a prefix of
-// the partition keys selects every partition below it.
+// PartitionSpec selects partitions to drop: partition key -> value, read as Paimon Java reads a
+// spec and matched against the partition values (not the directory names): the table's default
+// partition name (partition.default-name, "__DEFAULT_PARTITION__") means NULL, "" the empty
+// string and " " one space, although all three share one directory; other types are written as
+// in the directory name or in SQL. Naming a prefix of the partition keys selects every
+// partition below it.
 type PartitionSpec map[string]string
 
 // DropPartitions commits one OVERWRITE snapshot marking every live file of the matching
@@ -1005,7 +1034,9 @@ type FailedDeletion struct {
 	Error string
 }
 
-// PartitionField is one key/value of a dropped partition (value as in the directory name).
+// PartitionField is one key/value of a dropped partition: the value as the text that names it
+// again in a PartitionSpec (the default partition name for NULL, strings verbatim, possibly ""
+// or blank; other types as in the directory name).
 type PartitionField struct {
 	Key, Value string
 }

@@ -400,3 +400,38 @@ func TestCallbacksFromNativeThreads(t *testing.T) {
 		t.Fatal("no panic")
 	}()
 }
+
+// A context on a branch (NewBranchContext sets BranchOption): the summary and snapshot expiry
+// see only that branch; main keeps its snapshots; a bad branch name is refused.
+func TestBranchContext(t *testing.T) {
+	table := copyFixture(t, "parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch")
+	exec := newExecutor(t)
+	mainCtx := newContext(t, table)
+	branch, err := NewBranchContext(table, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { branch.Close() })
+	mainBefore, err := mainCtx.Summary(exec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := branch.ExpireSnapshots(context.Background(), exec, expireAll(false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Expired != 1 {
+		t.Fatalf("branch expiry %+v", r)
+	}
+	if s, err := branch.Summary(exec); err != nil || s.SnapshotCount != 1 || s.EarliestSnapshotID != 2 {
+		t.Fatalf("branch after %+v %v", s, err)
+	}
+	if s, err := mainCtx.Summary(exec); err != nil || s != mainBefore {
+		t.Fatalf("main changed: %+v -> %+v %v", mainBefore, s, err)
+	}
+	if _, err := NewBranchContext(table, "../x", nil); err == nil {
+		t.Fatal("a path-like branch name was accepted")
+	} else {
+		wantStatus(t, err, StatusInvalidArgument)
+	}
+}

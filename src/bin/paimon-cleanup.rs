@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use paimon_cleanup::clean::partition_filter::parse_partition_spec;
 use paimon_cleanup::clean::retention::now_millis;
 use paimon_cleanup::clean::{
-    delete_tag, expire_changelogs, expire_consumers, expire_tags, maintain, ChangelogExpireConfig,
+    delete_tags, expire_changelogs, expire_consumers, expire_tags, maintain, ChangelogExpireConfig,
     ChangelogExpireReport, ConsumerReport, MaintainConfig, TagReport,
 };
 use paimon_cleanup::clean::{
@@ -21,9 +21,10 @@ use paimon_cleanup::clean::{
 };
 use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig};
 use paimon_cleanup::spec::options::parse_duration;
+use paimon_cleanup::spec::time_text::parse_older_than;
 use paimon_cleanup::storage::Storage;
-use paimon_cleanup::table::inspect::inspect;
-use paimon_cleanup::table::Table;
+use paimon_cleanup::table::inspect::inspect_branch_named;
+use paimon_cleanup::table::{resolve_table_ref, Table, BRANCH_OPTION};
 use paimon_cleanup::{Error, Result};
 
 #[derive(Parser)]
@@ -39,8 +40,16 @@ struct Cli {
 
 #[derive(Args, Clone)]
 struct TableArgs {
-    /// Table root: a path, file://, s3://, gs://, az:// or memory:// URI.
+    /// Table root: a path, file://, s3://, gs://, az:// or memory:// URI. A last segment
+    /// `<table>$branch_<name>` names a branch, as Paimon Java's `t$branch_<name>` does.
     table: String,
+    /// Branch to work on (default `main`; also `-o branch=NAME` or a `$branch_NAME` suffix of
+    /// the table). Expiry, tags, consumers and partitions change only this branch's
+    /// snapshots, changelogs, tags and consumers, and keep every file any version of any
+    /// branch reads. Orphan removal is table-wide whatever the branch (its references are
+    /// every branch, as Java's `remove_orphan_files`).
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
     /// Table option or storage option override, `key=value` (repeatable).
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
@@ -60,9 +69,18 @@ struct RetentionArgs {
     /// Maximum number of snapshots kept.
     #[arg(long)]
     retain_max: Option<i64>,
-    /// Keep snapshots younger than this (Paimon duration: `0s`, `30 min`, `1 h`, `7d`).
-    #[arg(long, conflicts_with = "older_than_ms")]
+    /// Keep versions younger than this (Paimon duration: `0s`, `30 min`, `1 h`, `7d`).
+    #[arg(long, conflicts_with_all = ["older_than_ms", "older_than"])]
     time_retained: Option<String>,
+    /// Cut-off as Java's `older_than`: versions older than this may expire. A timestamp
+    /// (`'2024-01-01 12:00:00'`, `2024-01-01T12:00`, `2024-01-01`; local time zone unless it ends
+    /// with one: `Z`, `+08:00`) or a duration back from now (`1 d`). Not in the future.
+    #[arg(
+        long,
+        conflicts_with = "older_than_ms",
+        value_name = "TIMESTAMP|DURATION"
+    )]
+    older_than: Option<String>,
     /// Absolute cut-off instead of --time-retained (epoch milliseconds; not in the future).
     #[arg(long)]
     older_than_ms: Option<i64>,
@@ -76,14 +94,24 @@ struct RetentionArgs {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show branches, snapshots, tags, consumers and the live files of the latest snapshot.
+    /// Show branches, and the snapshots, tags, consumers and the live files of the latest
+    /// snapshot of the branch (`--branch`, default main).
     Inspect(TableArgs),
-    /// Delete old files that no snapshot, tag, branch or changelog references.
+    /// Delete old files that no snapshot, tag, branch or changelog references. Table-wide: the
+    /// references are every branch's, so `--branch` changes nothing (as in Java, where
+    /// `remove_orphan_files` on `t$branch_b` cleans the whole table).
     RemoveOrphanFiles {
         #[command(flatten)]
         table: TableArgs,
-        /// Only files older than this may be deleted (Paimon duration; default `1 d`).
-        #[arg(long, conflicts_with = "older_than_ms")]
+        /// Only files older than this may be deleted (default `1 d`): a timestamp as Java's
+        /// `older_than` (`'2024-01-01 12:00:00'`; local time zone unless it ends with one: `Z`,
+        /// `+08:00`) or a duration back from now (`1 d`). A bare number is refused (use
+        /// --older-than-ms).
+        #[arg(
+            long,
+            conflicts_with = "older_than_ms",
+            value_name = "TIMESTAMP|DURATION"
+        )]
         older_than: Option<String>,
         /// Absolute cut-off instead of --older-than (epoch milliseconds, not in the future).
         #[arg(long)]
@@ -92,11 +120,20 @@ enum Command {
         /// running, files written but not yet committed would be deleted.
         #[arg(long)]
         no_writers_running: bool,
+        /// The table's external data roots (`data-file.external-paths`) belong to it alone:
+        /// list and clean them too. Without it they are skipped: Paimon writes external files
+        /// without the table name, so tables sharing a root share its directories, and each
+        /// one's live files look like orphans to the other.
+        #[arg(long)]
+        external_roots_owned: bool,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
     },
-    /// Expire old snapshots and delete every file only they referenced.
+    /// Expire old snapshots and delete every file only they referenced. With a decoupled
+    /// changelog lifecycle (`changelog.num-retained.*` above `snapshot.num-retained.*`) the
+    /// expired snapshots become long-lived changelogs that keep what a changelog reader needs.
+    /// On `--branch`, only that branch's snapshots expire; files any branch reads stay.
     ExpireSnapshots {
         #[command(flatten)]
         table: TableArgs,
@@ -109,7 +146,16 @@ enum Command {
         #[arg(long)]
         refuse_if_tags_pin: bool,
     },
-    /// Expire long-lived changelogs (decoupled changelog lifecycle).
+    /// Expire long-lived changelogs (decoupled changelog lifecycle) with the files only they
+    /// kept: their changelog files, and (producer `none`) the data files compacted away that
+    /// they read.
+    ///
+    /// Unset arguments take the table's options (`changelog.num-retained.*`,
+    /// `changelog.time-retained`, falling back to the `snapshot.*` ones), so without arguments
+    /// this runs the table's own changelog retention, as Java's expiry at commit does. Java's
+    /// `expire_changelogs` procedure ignores the options instead: without arguments it keeps
+    /// everything, and with only `older_than` it may keep a single changelog whatever
+    /// `changelog.num-retained.min` says; here that minimum is always kept.
     ExpireChangelogs {
         #[command(flatten)]
         table: TableArgs,
@@ -119,21 +165,38 @@ enum Command {
         #[arg(long)]
         delete_all: bool,
     },
-    /// Delete a tag and the files only it kept.
+    /// Delete tags (a comma-separated list) and the files only they kept (also their
+    /// snapshots' changelog files when the snapshots expired, which Java leaves behind, and
+    /// Java's `tag-success-file/<tag>_SUCCESS`).
     DeleteTag {
         #[command(flatten)]
         table: TableArgs,
-        /// Tag name.
+        /// Tag name, or several separated by commas (`t1,t2`), as Java's `delete_tag`; names are
+        /// trimmed. Tags that do not exist are reported, not an error.
+        #[arg(value_name = "TAG[,TAG...]")]
         tag: String,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
     },
-    /// Delete tags whose retention passed, or (with --older-than-ms) that were created before.
+    /// Delete tags whose retention passed, and with --older-than those created before it.
+    ///
+    /// As Java's `expire_tags` procedure: time expiry (`tag.time-retained` of each tag) is
+    /// enabled for this call even when the table sets `tag.time-expire-enabled = false`;
+    /// `maintain` follows that option (as Java's expiry at commit does).
     ExpireTags {
         #[command(flatten)]
         table: TableArgs,
-        /// Also delete tags created before this epoch-ms time.
+        /// Also delete tags created before this: a timestamp as Java's `older_than`
+        /// (`'2024-01-01 12:00:00'`; local time zone unless it ends with one) or a duration back
+        /// from now (`7 d`). Not in the future (Java accepts one and deletes every tag).
+        #[arg(
+            long,
+            conflicts_with = "older_than_ms",
+            value_name = "TIMESTAMP|DURATION"
+        )]
+        older_than: Option<String>,
+        /// Also delete tags created before this epoch-ms time (not in the future).
         #[arg(long)]
         older_than_ms: Option<i64>,
         /// Compute and report, change nothing.
@@ -152,11 +215,21 @@ enum Command {
         dry_run: bool,
     },
     /// Drop partitions with one OVERWRITE commit (their files go at a later snapshot expiry).
+    ///
+    /// A spec names partition values, as Java's `drop_partition` reads them, and matches the
+    /// partition rows, not the directory names: NULL, '' and ' ' are three partitions although
+    /// Paimon writes all three to `k=__DEFAULT_PARTITION__`.
     DropPartitions {
         #[command(flatten)]
         table: TableArgs,
-        /// Partition spec `k=v[,k2=v2]` (a prefix of the keys is enough; `\,` escapes a comma;
-        /// an empty value or the default partition name means NULL). Repeatable.
+        /// Partition spec `k=v[,k2=v2]`, repeatable (a partition matching any spec is dropped; a
+        /// prefix of the keys is enough). Keys and values are trimmed, as in Java. The table's
+        /// default partition name (`__DEFAULT_PARTITION__` unless `partition.default-name` says
+        /// otherwise) means NULL; `k=` and `k=''` mean the empty string, `k=' '` one space (a
+        /// quoted value is kept verbatim). `\` escapes the next character (`\,` a comma, also
+        /// inside quotes). Stricter than Java: an unquoted `NULL` is refused (write the default
+        /// name, or `'NULL'` for the string), and so are unbalanced quotes; Java reads `k=''` as
+        /// two quote characters.
         #[arg(long = "partition", value_name = "K=V[,K2=V2]", required = true)]
         partitions: Vec<String>,
         /// Report what the drop would mark deleted at the latest snapshot; commit nothing.
@@ -209,10 +282,35 @@ impl RetentionArgs {
                 .as_deref()
                 .map(parse_duration)
                 .transpose()?,
-            older_than_ms: self.older_than_ms,
+            older_than_ms: cutoff(self.older_than.as_deref(), self.older_than_ms)?,
             limit: self.max_deletes,
         })
     }
+}
+
+/// The cut-off of `--older-than TEXT` (a timestamp or a duration, see [`parse_older_than`]) or
+/// `--older-than-ms MS` (clap lets at most one through).
+fn cutoff(older_than: Option<&str>, older_than_ms: Option<i64>) -> Result<Option<i64>> {
+    let now = now_millis();
+    match (older_than, older_than_ms) {
+        (Some(text), _) => parse_older_than(text, now).map(Some),
+        (None, Some(ms)) if ms > now => Err(Error::InvalidArgument(format!(
+            "--older-than-ms {ms} is in the future (now is {now} ms)"
+        ))),
+        (None, ms) => Ok(ms),
+    }
+}
+
+/// Java `Table.deleteTags`: names separated by commas, each trimmed; a name given twice counts
+/// once.
+fn tag_names(list: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
 }
 
 fn parse_options(pairs: &[String]) -> Result<HashMap<String, String>> {
@@ -252,18 +350,43 @@ fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
         .map_err(|e| Error::Internal(format!("cannot start runtime: {e}")))
 }
 
-/// Options, runtime and storage for one command.
-fn open(
-    args: &TableArgs,
-) -> Result<(
-    HashMap<String, String>,
-    tokio::runtime::Runtime,
-    Arc<Storage>,
-)> {
+/// What one command works on: options, runtime, storage and branch.
+struct Opened {
+    options: HashMap<String, String>,
+    rt: tokio::runtime::Runtime,
+    storage: Arc<Storage>,
+    branch: String,
+}
+
+impl Opened {
+    /// The branch, opened (on the runtime).
+    async fn table(&self) -> Result<Table> {
+        Table::open_branch(self.storage.clone(), &self.options, &self.branch).await
+    }
+}
+
+/// Options, runtime, storage and branch for one command. `--branch`, `-o branch=` and a
+/// `$branch_<name>` suffix of the table may each name the branch; they must agree.
+fn open(args: &TableArgs) -> Result<Opened> {
     let options = parse_options(&args.options)?;
+    let explicit = match (args.branch.as_deref(), options.get(BRANCH_OPTION)) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(Error::InvalidArgument(format!(
+                "--branch {a} and -o {BRANCH_OPTION}={b} disagree"
+            )))
+        }
+        (Some(a), _) => Some(a),
+        (None, b) => b.map(String::as_str),
+    };
+    let table_ref = resolve_table_ref(&args.table, explicit)?;
     let rt = runtime(args.threads)?;
-    let storage = Arc::new(Storage::open(&table_uri(&args.table)?, &options)?);
-    Ok((options, rt, storage))
+    let storage = Arc::new(Storage::open(&table_uri(&table_ref.uri)?, &options)?);
+    Ok(Opened {
+        options,
+        rt,
+        storage,
+        branch: table_ref.branch,
+    })
 }
 
 fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
@@ -295,7 +418,7 @@ fn run_expire_snapshots(
     clean_empty_dirs: bool,
     refuse_if_tags_pin: bool,
 ) -> Result<()> {
-    let (options, rt, storage) = open(args)?;
+    let opened = open(args)?;
     let cfg = ExpireConfig {
         retention: retention.overrides()?,
         clean_empty_dirs: clean_empty_dirs.then_some(true),
@@ -303,8 +426,8 @@ fn run_expire_snapshots(
         refuse_if_tags_pin_expired: refuse_if_tags_pin,
         ..Default::default()
     };
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         expire_snapshots(&table, &cfg, &RunControl::default()).await
     })?;
     if args.json {
@@ -340,9 +463,9 @@ where
     F: FnOnce(Table) -> Fut,
     Fut: std::future::Future<Output = Result<R>>,
 {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         f(table).await
     })?;
     if args.json {
@@ -393,9 +516,8 @@ fn print_partition_report(what: &str, r: &PartitionReport) {
         r.rows_marked_deleted,
         r.bytes_marked_deleted
     );
-    for p in &r.partitions {
-        let spec: Vec<String> = p.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        println!("  {}", spec.join(","));
+    for name in &r.names {
+        println!("  {name}");
     }
     if !r.snapshot_ids.is_empty() {
         println!(
@@ -410,9 +532,9 @@ where
     F: FnOnce(Table) -> Fut,
     Fut: std::future::Future<Output = Result<PartitionReport>>,
 {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         f(table).await
     })?;
     if args.json {
@@ -437,9 +559,9 @@ fn run_drop_partitions(args: &TableArgs, partitions: &[String], dry_run: bool) -
 }
 
 fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         maintain(&table, &MaintainConfig { dry_run }, &RunControl::default()).await
     })?;
     if args.json {
@@ -489,24 +611,20 @@ fn run_remove_orphan_files(
     older_than: Option<&str>,
     older_than_ms: Option<i64>,
     no_writers_running: bool,
+    external_roots_owned: bool,
     dry_run: bool,
 ) -> Result<()> {
-    let older_than_ms = match older_than {
-        Some(d) => {
-            let ms = i64::try_from(parse_duration(d)?.as_millis()).unwrap_or(i64::MAX);
-            Some(now_millis().saturating_sub(ms))
-        }
-        None => older_than_ms,
-    };
+    let older_than_ms = cutoff(older_than, older_than_ms)?;
     let cfg = OrphanConfig {
         older_than_ms,
         dry_run,
         no_writers_running,
+        external_roots_owned,
         ..Default::default()
     };
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(async {
-        let table = Table::open(storage, &options).await?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(async {
+        let table = opened.table().await?;
         remove_orphan_files(&table, &cfg, &RunControl::default()).await
     })?;
     if args.json {
@@ -541,14 +659,19 @@ fn run_remove_orphan_files(
 }
 
 fn run_inspect(args: &TableArgs) -> Result<()> {
-    let (options, rt, storage) = open(args)?;
-    let report = rt.block_on(inspect(storage, &options))?;
+    let opened = open(args)?;
+    let report = opened.rt.block_on(inspect_branch_named(
+        opened.storage.clone(),
+        &opened.options,
+        &opened.branch,
+    ))?;
     if args.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))?;
         println!("{text}");
     } else {
         println!("table:      {}", report.table);
+        println!("branch:     {}", report.branch);
         println!("branches:   {}", report.branches.join(", "));
         match (report.earliest_snapshot_id, report.latest_snapshot_id) {
             (Some(a), Some(b)) => println!("snapshots:  {} ({a}..={b})", report.snapshots.len()),
@@ -581,12 +704,14 @@ fn main() -> ExitCode {
             older_than,
             older_than_ms,
             no_writers_running,
+            external_roots_owned,
             dry_run,
         } => run_remove_orphan_files(
             table,
             older_than.as_deref(),
             *older_than_ms,
             *no_writers_running,
+            *external_roots_owned,
             *dry_run,
         ),
         Command::ExpireSnapshots {
@@ -617,22 +742,28 @@ fn main() -> ExitCode {
             table,
             tag,
             dry_run,
-        } => run_capability(
-            table,
-            "delete tag",
-            |t| async move { delete_tag(&t, tag, *dry_run, &RunControl::default()).await },
-            |r: &TagReport| &r.deletion,
-        ),
+        } => {
+            let names = tag_names(tag);
+            run_capability(
+                table,
+                "delete tag",
+                |t| async move { delete_tags(&t, &names, *dry_run, &RunControl::default()).await },
+                |r: &TagReport| &r.deletion,
+            )
+        }
         Command::ExpireTags {
             table,
+            older_than,
             older_than_ms,
             dry_run,
-        } => run_capability(
-            table,
-            "expire tags",
-            |t| async move { expire_tags(&t, *older_than_ms, *dry_run, &RunControl::default()).await },
-            |r: &TagReport| &r.deletion,
-        ),
+        } => cutoff(older_than.as_deref(), *older_than_ms).and_then(|cut| {
+            run_capability(
+                table,
+                "expire tags",
+                |t| async move { expire_tags(&t, cut, *dry_run, &RunControl::default()).await },
+                |r: &TagReport| &r.deletion,
+            )
+        }),
         Command::ExpireConsumers {
             table,
             expiration_time,

@@ -57,7 +57,8 @@ pub async fn expire_consumers(
             });
         }
     }
-    let mut deleter = Deleter::new(table.storage(), ctl, dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, dry_run);
+    deleter.check_plan(&planned).await?;
     deleter.delete("consumers", planned).await?;
     report.deletion = deleter.report;
     report.elapsed_ms = started.elapsed().as_millis() as u64;

@@ -1,13 +1,15 @@
-//! Batched, guarded, idempotent deletion with a report; honours dry run, cancellation and the
-//! crash-injection point of [`RunControl`].
+//! Batched, guarded, kind-checked, idempotent deletion with a report; honours dry run,
+//! cancellation and the crash-injection point of [`RunControl`].
 
 use futures::stream::{self, FuturesOrdered, StreamExt};
 
 use crate::clean::control::RunControl;
+use crate::clean::kinds::KindRules;
 use crate::clean::report::{DeletionReport, FailedDelete, FileClass};
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
 use crate::storage::{Location, Storage};
+use crate::table::Table;
 
 /// Files per delete batch (also the cancellation and progress granularity).
 const BATCH: usize = 1000;
@@ -29,6 +31,7 @@ pub struct Planned {
 /// Deletes planned files and accumulates a [`DeletionReport`].
 pub struct Deleter<'a> {
     storage: &'a Storage,
+    kinds: KindRules,
     control: &'a RunControl,
     dry_run: bool,
     /// [`location_key`]s of every location passed to [`Deleter::delete`] so far.
@@ -39,10 +42,17 @@ pub struct Deleter<'a> {
 }
 
 impl<'a> Deleter<'a> {
-    /// A deleter over `storage`; with `dry_run` nothing is ever changed.
-    pub fn new(storage: &'a Storage, control: &'a RunControl, dry_run: bool) -> Self {
+    /// A deleter over `storage` that deletes a file only where `kinds` lets a file of its class
+    /// be; with `dry_run` nothing is ever changed.
+    pub fn new(
+        storage: &'a Storage,
+        kinds: KindRules,
+        control: &'a RunControl,
+        dry_run: bool,
+    ) -> Self {
         Deleter {
             storage,
+            kinds,
             control,
             dry_run,
             seen: FastSet::default(),
@@ -54,15 +64,45 @@ impl<'a> Deleter<'a> {
         }
     }
 
+    /// A deleter over `table`'s storage with the kind rules of `table`'s branch
+    /// ([`KindRules::of`]).
+    pub fn for_table(table: &'a Table, control: &'a RunControl, dry_run: bool) -> Self {
+        Deleter::new(table.storage(), KindRules::of(table), control, dry_run)
+    }
+
     /// True in a dry run.
     pub fn dry_run(&self) -> bool {
         self.dry_run
     }
 
+    /// Every check a deletion must pass, for a whole plan, before its first deletion (also in a
+    /// dry run, which must refuse what the real run refuses):
+    /// * logical: each location lies strictly under an allowed root
+    ///   ([`Storage::check_deletable`]) and where a file of its class may be
+    ///   ([`KindRules::check`]);
+    /// * physical: each local location's directory resolves beneath its allowed root with no
+    ///   symlinked component ([`Storage::check_beneath`]).
+    ///
+    /// The first violation is returned ([`Error::PathRefused`]); nothing has been deleted then.
+    /// The unlinks themselves go through directory handles opened the same way, so nothing
+    /// swapped in after this check can redirect them.
+    pub async fn check_plan<'p>(&self, files: impl IntoIterator<Item = &'p Planned>) -> Result<()> {
+        let files: Vec<&Planned> = files.into_iter().collect();
+        for p in &files {
+            self.storage.check_deletable(&p.location)?;
+            self.kinds.check(p.class, &p.location)?;
+        }
+        self.storage
+            .check_beneath(files.iter().map(|p| &p.location))
+            .await
+    }
+
     /// Delete `files` (each location at most once per run), in batches, in the given order.
-    /// Every location is checked by the storage guard first; a refused one is an error for the
-    /// whole run (it means metadata points outside the table), raised before anything in its
-    /// batch is deleted.
+    /// Every location is checked by the storage guard and the kind rules first; a refused one
+    /// is an error for the whole run (it means metadata points outside the table or names a
+    /// file as what it is not), raised before anything in its batch is deleted. Callers run
+    /// [`Deleter::check_plan`] on everything they will delete before the first call, so that
+    /// such an error comes before any deletion at all.
     ///
     /// Up to [`WINDOW`] batches are in flight at once, so that recording one batch's results
     /// overlaps the next batch's unlinks. Cancellation and the crash-injection allowance are
@@ -97,10 +137,12 @@ impl<'a> Deleter<'a> {
                     stop = Some(e);
                     break;
                 }
-                if let Some(e) = chunk
-                    .iter()
-                    .find_map(|p| storage.check_deletable(&p.location).err())
-                {
+                if let Some(e) = chunk.iter().find_map(|p| {
+                    storage
+                        .check_deletable(&p.location)
+                        .and_then(|()| self.kinds.check(p.class, &p.location))
+                        .err()
+                }) {
                     stop = Some(e);
                     break;
                 }

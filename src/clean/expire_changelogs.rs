@@ -128,6 +128,19 @@ pub(crate) async fn expiring_now(
     )
 }
 
+/// The version with id `end` that a changelog expiry keeps: the changelog `end`, else the
+/// snapshot `end`, else none (a gap).
+async fn first_kept_version(
+    table: &Table,
+    changelogs: &std::collections::BTreeMap<i64, Snapshot>,
+    end: i64,
+) -> Result<Option<Snapshot>> {
+    if let Some(c) = changelogs.get(&end) {
+        return Ok(Some(c.clone()));
+    }
+    table.snapshots().try_read(table.storage(), end).await
+}
+
 /// Expire long-lived changelogs of `table`'s branch.
 pub async fn expire_changelogs(
     table: &Table,
@@ -191,18 +204,27 @@ pub async fn expire_changelogs(
     }
     ctl.cancel.check()?;
 
-    // Candidates: changelog files of expired changelogs; for changelogs without a changelog
-    // list (producer none), the files their deltas removed (kept until now for readers).
+    // Candidates: changelog files of expired changelogs, and the files their deltas removed
+    // (kept until now for readers of changelogs without a changelog list; with a changelog
+    // list, usually gone at snapshot expiry already, their lists with them: absent lists read
+    // as empty). Also the files the first kept version's delta removed: they were live in the
+    // last expired changelog, which may have been all that kept them (a decoupled snapshot
+    // expiry leaves them for it), and nothing would look at them again while that version
+    // lives (never, once it is the latest snapshot). Protection decides about each.
     let mut rr = ReferenceReader::new(table);
     let changelog_lists: Vec<String> = expired
         .iter()
         .filter_map(|c| c.changelog_manifest_list.clone())
         .collect();
-    let delta_lists: Vec<String> = expired
+    let mut delta_lists: Vec<String> = expired
         .iter()
-        .filter(|c| c.changelog_manifest_list.is_none())
         .map(|c| c.delta_manifest_list.clone())
         .collect();
+    if let Some(next) = first_kept_version(table, &all, end).await? {
+        if !delta_lists.contains(&next.delta_manifest_list) {
+            delta_lists.push(next.delta_manifest_list);
+        }
+    }
     // Protectors (gathered while the candidates are read): every snapshot, every tag, other
     // branches, the remaining changelogs.
     let no_manifests = HashSet::new();
@@ -241,8 +263,7 @@ pub async fn expire_changelogs(
         &protectors,
     )
     .await?;
-    let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
-    plan.execute(table, &mut deleter, false).await?;
+    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
     let files: Vec<Planned> = expired
         .iter()
         .map(|c| Planned {
@@ -251,6 +272,9 @@ pub async fn expire_changelogs(
             bytes: None,
         })
         .collect();
+    // The changelog files go after the plan: they are checked with it, before anything goes.
+    deleter.check_plan(&files).await?;
+    plan.execute(table, &mut deleter, false).await?;
     deleter.delete("changelog files", files).await?;
     // A changelog file left behind must stay visible to a rerun: no EARLIEST past it.
     crate::clean::plan::stop_if_failed(&deleter)?;

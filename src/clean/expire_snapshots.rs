@@ -141,7 +141,7 @@ pub async fn expire_snapshots(
     let storage = table.storage();
     let (all, sizes) = read_snapshots_sized(table).await?;
     let mut report = ExpireReport::default();
-    let mut deleter = Deleter::new(storage, ctl, cfg.dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
 
     let Some((earliest, end)) = expire_range(
         table,
@@ -267,19 +267,6 @@ pub async fn expire_snapshots(
         DeletionPlan::from_parts(&mut rr, table, candidates, removed_metadata, &protectors).await?;
     tracing::debug!(data_files = plan.data.len(), "deletion plan ready");
     ctl.cancel.check()?;
-    plan.execute(table, &mut deleter, clean_dirs).await?;
-    if decoupled && !cfg.dry_run {
-        let cl = table.changelogs();
-        for s in &expired {
-            storage
-                .put(&cl.location(s.id), bytes::Bytes::from(s.to_json()?))
-                .await?;
-            report.changelogs_written += 1;
-        }
-        if let Some(last) = expired.last() {
-            write_hint(table, &cl.hint_location("LATEST"), last.id).await?;
-        }
-    }
     let snapshot_files: Vec<Planned> = expired
         .iter()
         .map(|s| Planned {
@@ -288,6 +275,24 @@ pub async fn expire_snapshots(
             bytes: sizes.get(&s.id).copied(),
         })
         .collect();
+    // The snapshot files go after the plan: they are checked with it, before anything goes.
+    deleter.check_plan(&snapshot_files).await?;
+    plan.execute(table, &mut deleter, clean_dirs).await?;
+    if decoupled && !cfg.dry_run {
+        let cl = table.changelogs();
+        for s in &expired {
+            storage
+                .put(
+                    &cl.location(s.id),
+                    bytes::Bytes::from(changelog_of(s).to_json()?),
+                )
+                .await?;
+            report.changelogs_written += 1;
+        }
+        if let Some(last) = expired.last() {
+            write_hint(table, &cl.hint_location("LATEST"), last.id).await?;
+        }
+    }
     deleter.delete("snapshot files", snapshot_files).await?;
     // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
     crate::clean::plan::stop_if_failed(&deleter)?;
@@ -307,6 +312,17 @@ pub async fn expire_snapshots(
         "expired snapshots"
     );
     Ok(report)
+}
+
+/// The long-lived changelog a decoupled expiry writes for snapshot `s`: the snapshot without
+/// its index manifest and statistics. Those go with the snapshot (as in Java, whose changelog
+/// still names them once deleted); a changelog reader needs neither, and a changelog that
+/// named deleted files would make every strict reader (orphan removal) refuse the table.
+fn changelog_of(s: &Snapshot) -> Snapshot {
+    let mut c = s.clone();
+    c.index_manifest = None;
+    c.statistics = None;
+    c
 }
 
 /// Every snapshot of the table's branch by id, and each snapshot file's size from the listing.

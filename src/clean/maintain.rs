@@ -19,7 +19,7 @@ use crate::clean::expire_changelogs::{
 use crate::clean::expire_snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 use crate::clean::partitions::{expire_partitions, PartitionExpireConfig, PartitionReport};
 use crate::clean::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
-use crate::clean::tags::{expire_tags, TagReport};
+use crate::clean::tags::{expire_tags_by_options, TagReport};
 use crate::error::Result;
 use crate::table::Table;
 
@@ -55,7 +55,7 @@ pub async fn maintain(
 ) -> Result<MaintainReport> {
     let started = Instant::now();
     let mut report = MaintainReport {
-        tags: Some(expire_tags(table, None, cfg.dry_run, ctl).await?),
+        tags: Some(expire_tags_by_options(table, cfg.dry_run, ctl).await?),
         ..Default::default()
     };
     if table.options().get("partition.expiration-time").is_some()

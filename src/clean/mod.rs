@@ -6,6 +6,7 @@ pub mod control;
 pub mod deleter;
 pub mod expire_changelogs;
 pub mod expire_snapshots;
+pub mod kinds;
 pub mod maintain;
 pub mod orphan_files;
 pub mod partition_filter;

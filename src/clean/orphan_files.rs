@@ -6,7 +6,7 @@
 //!    day). A cut-off in the future is refused; so is one within the last hour unless the
 //!    caller promises that no writer is running (pitfall P6).
 //! 2. **Candidates first** (P1): `manifest/`, `index/`, `statistics/`, every bucket directory of
-//!    the data root and of each `data-file.external-paths` root (through `#partitionKeys` levels
+//!    the data root and, when declared owned, of each `data-file.external-paths` root (through `#partitionKeys` levels
 //!    of `k=v` directories; a last-level partition directory without bucket directories is a
 //!    candidate directory itself), and temp files in `snapshot/` and `changelog/` of every
 //!    branch. Never `schema/`, `tag/`, `consumer/`, `service/`, `metadata/`, `branch/*`
@@ -36,9 +36,11 @@
 //! count as references, resolved with the main branch's schema and options. A branch whose
 //! schema exists but cannot be parsed aborts the run.
 //!
-//! External data roots are added as delete roots for this run only. Paimon writes external files
-//! under `<root>/<partition>/bucket-N` without the table name, so two tables sharing one
-//! external root would see each other's files as orphans: never share an external root.
+//! External data roots are neither listed nor cleaned unless the caller states that they belong
+//! to this table alone ([`OrphanConfig::external_roots_owned`]); they are reported in
+//! [`OrphanReport::skipped`]. Paimon writes external files under `<root>/<partition>/bucket-N`
+//! without the table name, so two tables sharing one external root see each other's live files
+//! as orphans. With the opt-in, the roots are added as delete roots for this run only.
 
 mod candidates;
 mod hits;
@@ -56,6 +58,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
+use crate::clean::kinds::KindRules;
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::retention::now_millis;
 use crate::error::{Error, Result};
@@ -101,6 +104,15 @@ pub struct OrphanConfig {
     pub delete_concurrency: Option<usize>,
     /// Optional veto: return `true` to keep a file that would otherwise be deleted.
     pub veto: Option<VetoFn>,
+    /// The caller states that the table's external data roots (`data-file.external-paths`)
+    /// belong to this table alone. Default false: external roots are not listed and nothing
+    /// in them is deleted (they are reported in [`OrphanReport::skipped`]).
+    ///
+    /// DANGER: Paimon writes external data files at `<root>/<partition>/bucket-N/` without the
+    /// table's name, so two tables configured with one root share those directories, and each
+    /// table's live files are orphans to the other. Set this only when no other table writes
+    /// under any of this table's external roots.
+    pub external_roots_owned: bool,
 }
 
 impl fmt::Debug for OrphanConfig {
@@ -112,6 +124,7 @@ impl fmt::Debug for OrphanConfig {
             .field("list_concurrency", &self.list_concurrency)
             .field("delete_concurrency", &self.delete_concurrency)
             .field("veto", &self.veto.as_ref().map(|_| "<callback>"))
+            .field("external_roots_owned", &self.external_roots_owned)
             .finish()
     }
 }
@@ -143,7 +156,8 @@ pub struct OrphanReport {
     pub versions_read: u64,
     /// Manifests read (each at most once).
     pub manifests_read: u64,
-    /// External data roots that were listed.
+    /// External data roots that were listed (only with
+    /// [`OrphanConfig::external_roots_owned`]).
     pub external_roots: Vec<String>,
     /// Roots or directories not listed, with the reason; nothing in them was deleted.
     pub skipped: Vec<String>,
@@ -174,7 +188,18 @@ pub async fn remove_orphan_files(
 
     // Roots: the data root and the external data roots, which deletions are allowed under.
     let data_root = main.paths().data_root().clone();
-    let ext_roots = external_roots(&main, &mut report.skipped);
+    let mut ext_roots = external_roots(&main, &mut report.skipped);
+    if !cfg.external_roots_owned {
+        // Shared directories: another table's live files would look like orphans here.
+        for r in ext_roots.drain(..) {
+            tracing::info!(root = %r, "external data root not cleaned (not declared owned)");
+            report.skipped.push(format!(
+                "{r}: external data root not cleaned: Paimon writes external files without the \
+                 table name, so tables configured with the same root share its directories; \
+                 declare the roots owned by this table alone (external_roots_owned) to clean them"
+            ));
+        }
+    }
     let delete_storage = storage.with_delete_roots(&ext_roots);
     let mut data_roots = Vec::new();
     let data_prefix = match data_root.relative_to(&root) {
@@ -284,14 +309,20 @@ pub async fn remove_orphan_files(
     // Phase 4: delete, then prune directories left empty.
     let mut dctl = ctl.clone();
     dctl.io_concurrency = cfg.delete_concurrency.unwrap_or(ctl.io_concurrency).max(1);
-    let mut deleter = Deleter::new(&delete_storage, &dctl, cfg.dry_run);
+    let mut deleter = Deleter::new(&delete_storage, KindRules::of(&main), &dctl, cfg.dry_run);
     let mut prune: Vec<(Location, Location)> = listed.empty_dirs;
     let dirs: BTreeSet<u32> = deletable.iter().map(|id| table.dir_of(*id)).collect();
     prune.extend(dirs.into_iter().filter_map(|d| {
         let dir = table.dir(d)?;
         Some((dir.location.clone(), dir.data_root.clone()?))
     }));
-    for (phase, group) in delete_order(&table, deletable) {
+    let groups = delete_order(&table, deletable);
+    // Every check (root, kind, no symlinked directory) for every group before the first
+    // deletion.
+    deleter
+        .check_plan(groups.iter().flat_map(|(_, g)| g.iter()))
+        .await?;
+    for (phase, group) in groups {
         deleter.delete(phase, group).await?;
     }
     if !cfg.dry_run {

@@ -3,9 +3,12 @@
 //! commit protocol ([`crate::clean::commit`]). No data file is deleted here; snapshot expiry
 //! deletes them once the snapshots before the drop expire (and no tag or branch needs them).
 //!
-//! * [`drop_partitions`] takes partition specs (key → value string; a prefix of the keys is
-//!   enough; see [`crate::clean::partition_filter`] for how values match). Like Java, a drop that
-//!   matches no live file still commits an (empty) OVERWRITE snapshot (P14).
+//! * [`drop_partitions`] takes partition specs (key → value text; a prefix of the keys is
+//!   enough). A spec names partition values, matched on the decoded partition row as Java's
+//!   `convertSpecToInternalRow` reads them (see [`crate::clean::partition_filter`]): the default
+//!   partition name means NULL only, `""` the empty string only, `" "` one space only, although
+//!   all three live in the directory `k=__DEFAULT_PARTITION__`. Like Java, a drop that matches
+//!   no live file still commits an (empty) OVERWRITE snapshot (P14).
 //! * [`expire_partitions`] selects partitions older than the expiration time by the
 //!   `values-time` or `update-time` strategy and drops them, `partition.expiration-max-num` at
 //!   most, in batches of `partition.expiration-batch-size` (one commit per batch). It always runs
@@ -28,7 +31,7 @@ use serde::Serialize;
 
 use crate::clean::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::clean::control::RunControl;
-use crate::clean::partition_filter::PartitionFilter;
+use crate::clean::partition_filter::{describe, PartitionFilter};
 use crate::clean::retention::now_millis;
 use crate::error::{Error, Result};
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
@@ -95,9 +98,14 @@ pub struct PartitionExpireConfig {
 pub struct PartitionReport {
     /// True when nothing was committed.
     pub dry_run: bool,
-    /// The partitions whose files were marked deleted, as specs (directory values by key),
-    /// sorted and distinct (the NULL and `''` partitions share one spec).
+    /// The partitions whose files were marked deleted, one per distinct partition value, as
+    /// specs: each key's value as the text that names exactly this value again (the table's
+    /// default partition name for NULL, a string key's value verbatim — possibly empty or
+    /// blank —, other types in their directory form). Sorted; `names` is in the same order.
     pub partitions: Vec<BTreeMap<String, String>>,
+    /// The same partitions for display, `k=v/k2=v2`: NULL shows as `NULL` and empty, blank or
+    /// otherwise ambiguous strings in quotes (`k=''`, `k=' '`, `k='NULL'`).
+    pub names: Vec<String>,
     /// Data files marked DELETE.
     pub files_marked_deleted: u64,
     /// Rows of those files.
@@ -159,6 +167,26 @@ fn postpone(table: &Table) -> Result<bool> {
     Ok(table.options().bucket()? == -2)
 }
 
+/// Adds partitions to the report's `partitions` and `names`, keeping both sorted (by spec,
+/// then name) and distinct.
+fn add_partitions<'a>(
+    report: &mut PartitionReport,
+    computer: &PartitionComputer,
+    partitions: impl IntoIterator<Item = &'a [u8]>,
+) -> Result<()> {
+    let mut all: Vec<(BTreeMap<String, String>, String)> = std::mem::take(&mut report.partitions)
+        .into_iter()
+        .zip(std::mem::take(&mut report.names))
+        .collect();
+    for p in partitions {
+        all.push(describe(computer, p)?);
+    }
+    all.sort();
+    all.dedup();
+    (report.partitions, report.names) = all.into_iter().unzip();
+    Ok(())
+}
+
 /// Adds one commit's outcome to the report.
 fn add_outcome(
     report: &mut PartitionReport,
@@ -171,18 +199,14 @@ fn add_outcome(
             "commit found after an unknown outcome: its file counts are not in the report"
         );
     }
-    let mut parts: BTreeMap<Vec<u8>, ()> = BTreeMap::new();
+    let mut parts: HashSet<&[u8]> = HashSet::new();
     for e in o.delta.iter().filter(|e| e.kind == FileKind::Delete) {
         report.files_marked_deleted += 1;
         report.rows_marked_deleted += e.file.row_count.max(0) as u64;
         report.bytes_marked_deleted += e.file.file_size.max(0) as u64;
-        parts.insert(e.partition.clone(), ());
+        parts.insert(&e.partition);
     }
-    for p in parts.keys() {
-        report.partitions.push(filter.spec_of(p)?);
-    }
-    report.partitions.sort();
-    report.partitions.dedup();
+    add_partitions(report, filter.computer(), parts)?;
     report.index_entries_removed += o.index_removed;
     report.snapshot_ids.push(o.snapshot_id);
     report.retries += u64::from(o.retries);
@@ -200,8 +224,11 @@ fn identity(user: Option<String>, identifier: Option<i64>) -> CommitIdentity {
 /// `specs` is marked DELETE, and the partitions' index entries leave the index manifest.
 /// `commit_user` defaults to a fresh UUID, `commit_identifier` to `i64::MAX`.
 ///
+/// A spec value names a partition value (the table's `partition.default-name` is NULL, `""` the
+/// empty string, `" "` one space; see [`crate::clean::partition_filter`]), never a directory.
 /// Bad input (no spec, an empty spec, a key that is not a partition key, a value that cannot be
-/// of its key's type, an unpartitioned table) is [`Error::InvalidArgument`] and commits nothing;
+/// of its key's type — `""` for a non-string key among them —, an unpartitioned table) is
+/// [`Error::InvalidArgument`] and commits nothing;
 /// tables whose manifests are ORC/Parquet are [`Error::Unsupported`].
 pub async fn drop_partitions(
     table: &Table,
@@ -211,13 +238,7 @@ pub async fn drop_partitions(
     ctl: &RunControl,
 ) -> Result<PartitionReport> {
     let started = Instant::now();
-    let o = table.options();
-    let filter = PartitionFilter::from_specs(
-        computer(table)?,
-        specs,
-        o.partition_default_name(),
-        o.partition_legacy_name()?,
-    )?;
+    let filter = PartitionFilter::from_specs(computer(table)?, specs)?;
     let mut changes = DropChanges {
         filter,
         postpone: postpone(table)?,
@@ -248,14 +269,8 @@ pub async fn preview_drop_partitions(
     ctl: &RunControl,
 ) -> Result<PartitionReport> {
     let started = Instant::now();
-    let o = table.options();
     let mut changes = DropChanges {
-        filter: PartitionFilter::from_specs(
-            computer(table)?,
-            specs,
-            o.partition_default_name(),
-            o.partition_legacy_name()?,
-        )?,
+        filter: PartitionFilter::from_specs(computer(table)?, specs)?,
         postpone: postpone(table)?,
     };
     let mut report = PartitionReport {
@@ -267,18 +282,18 @@ pub async fn preview_drop_partitions(
         ctl.cancel.check()?;
         let snapshot = table.snapshots().read(storage, latest).await?;
         let live = table.live_data_files(&snapshot).await?;
-        let mut parts: BTreeMap<Vec<u8>, ()> = BTreeMap::new();
+        let mut parts: HashSet<Vec<u8>> = HashSet::new();
         for e in changes.delta(&live)? {
             report.files_marked_deleted += 1;
             report.rows_marked_deleted += e.file.row_count.max(0) as u64;
             report.bytes_marked_deleted += e.file.file_size.max(0) as u64;
-            parts.insert(e.partition, ());
+            parts.insert(e.partition);
         }
-        for p in parts.keys() {
-            report.partitions.push(changes.filter.spec_of(p)?);
-        }
-        report.partitions.sort();
-        report.partitions.dedup();
+        add_partitions(
+            &mut report,
+            changes.filter.computer(),
+            parts.iter().map(Vec::as_slice),
+        )?;
         if let Some(name) = &snapshot.index_manifest {
             ctl.cancel.check()?;
             let entries = table.reader().index_manifest(table.paths(), name).await?;
@@ -494,17 +509,18 @@ pub async fn expire_partitions(
     );
 
     if cfg.dry_run || expired.is_empty() {
-        let filter = PartitionFilter::exact(computer, HashSet::new());
         for (_, p) in &expired {
             if let Some(s) = stats.get(p) {
                 report.files_marked_deleted += s.files;
                 report.rows_marked_deleted += s.rows;
                 report.bytes_marked_deleted += s.bytes;
             }
-            report.partitions.push(filter.spec_of(p)?);
         }
-        report.partitions.sort();
-        report.partitions.dedup();
+        add_partitions(
+            &mut report,
+            &computer,
+            expired.iter().map(|(_, p)| p.as_slice()),
+        )?;
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     }

@@ -117,7 +117,7 @@ fn reduce_delta(
                 let (main, extras) =
                     locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
                 if keep_slim {
-                    slim.push(Slim::of(&e, main.clone()));
+                    slim.push(Slim::of(&e, main.clone(), extras.clone()));
                 }
                 let c = Candidate::new(
                     FileClass::Data,
@@ -128,9 +128,10 @@ fn reduce_delta(
                 Reduced::Candidate(location_key(main.as_str()), main, c)
             }
             FileKind::Add if keep_slim => {
-                let location = locate.data_file(&e.partition, e.bucket, &e.file)?;
+                let (location, extras) =
+                    locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
                 let key = location_key(location.as_str());
-                slim.push(Slim::of(&e, location));
+                slim.push(Slim::of(&e, location, extras));
                 Reduced::Added(key)
             }
             FileKind::Add => {
@@ -439,31 +440,59 @@ impl DeletionPlan {
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
         let sorted = candidates.into_sorted();
-        // Exact lookup by location (hashing beats a binary search of string comparisons:
-        // protection confirms every entry that passed the name filter here, serially).
-        let position: FastMap<&str, usize> = sorted
-            .iter()
-            .enumerate()
-            .map(|(i, (l, _))| (l.as_str(), i))
-            .collect();
+        // Every location a candidate would delete — the file, then its extra files — has a
+        // slot; protection may name any of them (a crafted entry's "extra file" can be a file
+        // some version reads). Exact lookup by location (hashing beats a binary search of
+        // string comparisons: protection confirms every entry that passed the name filter here,
+        // serially).
+        let mut first_slot = Vec::with_capacity(sorted.len());
+        let mut position: FastMap<&str, usize> = FastMap::default();
+        let mut slots = 0usize;
+        for (l, c) in &sorted {
+            first_slot.push(slots);
+            for loc in std::iter::once(l).chain(&c.extras) {
+                // A location named twice keeps the first slot: protecting it keeps it.
+                position.entry(loc.as_str()).or_insert(slots);
+                slots += 1;
+            }
+        }
         let find = |l: &Location| position.get(l.as_str()).copied();
-        let names = CandidateNames::from_keys(sorted.iter().map(|(_, c)| c.name_key));
+        let names = CandidateNames::from_keys(sorted.iter().flat_map(|(_, c)| {
+            std::iter::once(c.name_key).chain(c.extras.iter().map(|x| name_key(x.name())))
+        }));
         let protected = rr
             .protected_among(protectors, Arc::new(names), |l| find(l).is_some())
             .await?;
-        let mut keep = vec![true; sorted.len()];
+        // Per slot: may it be deleted?
+        let mut deletable = vec![true; slots];
         for l in &protected {
             if let Some(i) = find(l) {
-                keep[i] = false;
+                deletable[i] = false;
             }
         }
         drop(protected);
+        // Every slot of a location gathered twice follows its first slot.
+        let mut slot = 0usize;
+        for (l, c) in &sorted {
+            for loc in std::iter::once(l).chain(&c.extras) {
+                if let Some(first) = find(loc) {
+                    if !deletable[first] {
+                        deletable[slot] = false;
+                    }
+                }
+                slot += 1;
+            }
+        }
         drop(position);
         let referenced = rr.referenced_metadata(protectors).await?;
         let mut plan = DeletionPlan::default();
 
         plan.data.reserve(sorted.len());
-        for ((loc, c), _) in sorted.into_iter().zip(keep).filter(|(_, k)| *k) {
+        for ((loc, c), first) in sorted.into_iter().zip(first_slot) {
+            // A protected file keeps its extra files too (as before extras were checked).
+            if !deletable[first] {
+                continue;
+            }
             let target = if c.class == FileClass::ChangelogData {
                 &mut plan.changelog_data
             } else {
@@ -474,12 +503,14 @@ impl DeletionPlan {
                 class: c.class,
                 bytes: Some(c.bytes),
             });
-            for x in c.extras {
-                target.push(Planned {
-                    location: x,
-                    class: c.class,
-                    bytes: None,
-                });
+            for (i, x) in c.extras.into_iter().enumerate() {
+                if deletable[first + 1 + i] {
+                    target.push(Planned {
+                        location: x,
+                        class: c.class,
+                        bytes: None,
+                    });
+                }
             }
         }
 
@@ -543,28 +574,32 @@ impl DeletionPlan {
         Ok(plan)
     }
 
-    /// Delete in crash-safe order: data → changelog data → empty directories → manifests →
-    /// index files → statistics → lists and index manifests. The caller then removes the
-    /// version files and writes hints.
-    pub async fn execute(
-        self,
-        table: &Table,
-        deleter: &mut Deleter<'_>,
-        clean_empty_dirs: bool,
-    ) -> Result<()> {
-        // The guard, for the whole plan, before the first deletion: metadata that points
-        // outside the table's roots stops the run with nothing deleted.
-        for p in self
-            .data
+    /// Every planned file, in execution order.
+    pub fn files(&self) -> impl Iterator<Item = &Planned> {
+        self.data
             .iter()
             .chain(&self.changelog_data)
             .chain(&self.manifests)
             .chain(&self.index_files)
             .chain(&self.statistics)
             .chain(&self.lists)
-        {
-            table.storage().check_deletable(&p.location)?;
-        }
+    }
+
+    /// Delete in crash-safe order: data → changelog data → empty directories → manifests →
+    /// index files → statistics → lists and index manifests. The caller then removes the
+    /// version files and writes hints. Nothing is deleted unless the whole plan passes
+    /// [`Deleter::check_plan`] (callers check the version files they delete afterwards before
+    /// calling this).
+    pub async fn execute(
+        self,
+        table: &Table,
+        deleter: &mut Deleter<'_>,
+        clean_empty_dirs: bool,
+    ) -> Result<()> {
+        // Every check, for the whole plan, before the first deletion: metadata that points
+        // outside the table's roots, or names a file as a class it is not, or a directory
+        // reached through a symlink stops the run with nothing deleted.
+        deleter.check_plan(self.files()).await?;
         let touched: Vec<Location> = if clean_empty_dirs {
             self.data
                 .iter()

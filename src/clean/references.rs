@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use futures::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::Result;
-use crate::hash::{name_key, FastSet};
+use crate::hash::{name_key, FastMap, FastSet};
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
@@ -29,8 +29,13 @@ pub enum ProtectMode {
     /// list) adds; all of its metadata. (Any file live in it is live in the earlier `Full`
     /// version or added by one of these deltas.)
     DeltaAdds,
-    /// A long-lived changelog: what an incremental reader of it uses — its changelog list when
-    /// it has one, else its delta list (plus the base list Java keeps with it).
+    /// A long-lived changelog: what an incremental reader of it uses. Data: the files its
+    /// changelog list adds; without a changelog list, with changelog producer `none`, the data
+    /// files its delta adds (with another producer, nothing: its data was compacted away or
+    /// is read through later changelog lists, and Java deletes it at snapshot expiry). Never
+    /// the files of its base list (those are a full read, which a changelog is not).
+    /// Metadata: its changelog list, else its delta and base lists (Java keeps both) and their
+    /// manifests; never its index manifest or statistics (they go with the snapshot).
     Changelog,
 }
 
@@ -51,6 +56,8 @@ pub(crate) struct Slim {
     pub(crate) kind: FileKind,
     pub(crate) level: i32,
     pub(crate) location: Location,
+    /// Its extra files (beside it): a version that reads the entry reads them too.
+    pub(crate) extras: Vec<Location>,
     /// The rest of the entry's Paimon identifier (spec §3.7), exact: with `location` and
     /// `level` it tells whether a DELETE removes an ADD in a version's merge. Readers merge by
     /// identifier, so a DELETE under another identifier leaves a file live even at the same
@@ -59,14 +66,20 @@ pub(crate) struct Slim {
 }
 
 impl Slim {
-    /// `e` located at `location`.
-    pub(crate) fn of(e: &ManifestEntry, location: Location) -> Slim {
+    /// `e` located at `location`, with its extra files at `extras`.
+    pub(crate) fn of(e: &ManifestEntry, location: Location, extras: Vec<Location>) -> Slim {
         Slim {
             kind: e.kind,
             level: e.file.level,
             location,
+            extras,
             ident: identifier_rest(e),
         }
+    }
+
+    /// Every location the entry names: the file, then its extra files.
+    fn locations(&self) -> impl Iterator<Item = &Location> {
+        std::iter::once(&self.location).chain(&self.extras)
     }
 }
 
@@ -433,11 +446,15 @@ impl<'t> ReferenceReader<'t> {
         let relevant: HashMap<&str, Vec<&Slim>> = slims
             .iter()
             .map(|(m, slim)| {
-                let kept = slim.iter().filter(|e| is_candidate(&e.location)).collect();
+                let kept = slim
+                    .iter()
+                    .filter(|e| e.locations().any(&is_candidate))
+                    .collect();
                 (*m, kept)
             })
             .collect();
 
+        let producer_none = self.table.options().changelog_producer_none();
         for p in protectors {
             let s = &p.snapshot;
             let slim_of_list = |list: &str| -> Vec<&[&Slim]> {
@@ -453,14 +470,14 @@ impl<'t> ReferenceReader<'t> {
                     // exactly as readers merge), over candidates only (the merge is per
                     // key); every live entry then protects its location, whatever entry a
                     // candidate came from.
-                    let mut live: FastSet<(&Location, i32, &[u8])> = FastSet::default();
+                    let mut live: FastMap<(&Location, i32, &[u8]), &Slim> = FastMap::default();
                     for list in [&s.base_manifest_list, &s.delta_manifest_list] {
                         for m in slim_of_list(list) {
                             for e in m.iter() {
                                 let key = (&e.location, e.level, &e.ident[..]);
                                 match e.kind {
                                     FileKind::Add => {
-                                        live.insert(key);
+                                        live.insert(key, *e);
                                     }
                                     FileKind::Delete => {
                                         live.remove(&key);
@@ -469,9 +486,11 @@ impl<'t> ReferenceReader<'t> {
                             }
                         }
                     }
-                    for (l, _, _) in live {
-                        if !protected.contains(l) {
-                            protected.insert(l.clone());
+                    for e in live.into_values() {
+                        for l in e.locations() {
+                            if !protected.contains(l) {
+                                protected.insert(l.clone());
+                            }
                         }
                     }
                     adds_only.extend(s.changelog_manifest_list.clone());
@@ -480,13 +499,19 @@ impl<'t> ReferenceReader<'t> {
                     adds_only.push(s.delta_manifest_list.clone());
                     adds_only.extend(s.changelog_manifest_list.clone());
                 }
-                ProtectMode::Changelog => adds_only.extend(Self::lists_of(p)),
+                ProtectMode::Changelog => match &s.changelog_manifest_list {
+                    Some(c) => adds_only.push(c.clone()),
+                    None if producer_none => adds_only.push(s.delta_manifest_list.clone()),
+                    None => {}
+                },
             }
             for list in adds_only {
                 for m in slim_of_list(&list) {
                     for e in m.iter().filter(|e| e.kind == FileKind::Add) {
-                        if !protected.contains(&e.location) {
-                            protected.insert(e.location.clone());
+                        for l in e.locations() {
+                            if !protected.contains(l) {
+                                protected.insert(l.clone());
+                            }
                         }
                     }
                 }
@@ -649,11 +674,13 @@ impl<'t> ReferenceReader<'t> {
         self.load_index_manifests(&Self::index_manifests_of(protectors), false)
             .await?;
         for p in protectors {
+            if p.mode == ProtectMode::Changelog {
+                // A changelog reader reads neither statistics nor index files (Java deletes
+                // both at snapshot expiry).
+                continue;
+            }
             if let Some(s) = &p.snapshot.statistics {
                 out.statistics.insert(s.clone());
-            }
-            if p.mode == ProtectMode::Changelog {
-                continue;
             }
             if let Some(im) = &p.snapshot.index_manifest {
                 if out.manifest_dir_names.contains(im) {
@@ -717,12 +744,20 @@ fn slim_of(
     let mut out = Vec::new();
     entries.for_each(|e| {
         // An external path's last segment need not be the file name: such entries always
-        // pass, and their exact location decides.
-        if e.file.external_path.is_none() && !candidate_names.may_contain(&e.file.file_name) {
+        // pass, and their exact location decides. So does an entry one of whose extra files
+        // may be a candidate (extras lie beside the file under their own names).
+        if e.file.external_path.is_none()
+            && !candidate_names.may_contain(&e.file.file_name)
+            && !e
+                .file
+                .extra_files
+                .iter()
+                .any(|x| candidate_names.may_contain(x))
+        {
             return Ok(());
         }
-        let location = locate.data_file(&e.partition, e.bucket, &e.file)?;
-        out.push(Slim::of(&e, location));
+        let (location, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+        out.push(Slim::of(&e, location, extras));
         Ok(())
     })?;
     Ok(out)

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::plan::{Candidate, Candidates, DeletionPlan, MetadataScope};
+use crate::clean::plan::{added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope};
 use crate::clean::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::references::ReferenceReader;
 use crate::clean::report::{DeletionReport, FileClass};
@@ -18,6 +18,9 @@ use crate::clean::retention::now_millis;
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Tag;
 use crate::table::{DataFileLocator, Table};
+
+/// The directory under `tag/` where Java's success-file tag callback marks tags.
+const TAG_SUCCESS_DIR: &str = "tag-success-file";
 
 /// What a tag deletion or expiry did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -108,11 +111,12 @@ async fn delete_listed_tags(
     }
     let storage = table.storage();
     let snapshots = table.snapshots();
-    let mut deleter = Deleter::new(storage, ctl, dry_run);
+    let mut deleter = Deleter::for_table(table, ctl, dry_run);
 
     // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
     let mut candidates = Candidates::default();
+    let mut changelog_lists: Vec<String> = Vec::new();
     for t in doomed.values() {
         if storage.exists(&snapshots.location(t.snapshot.id)).await? {
             continue;
@@ -129,13 +133,20 @@ async fn delete_listed_tags(
             );
             candidates.push(main, c);
         }
-        // A tag's changelog manifests are not deleted here (as in Java).
-        let mut s = t.snapshot.clone();
-        s.changelog_manifest_list = None;
-        removed.push(s);
+        // Its snapshot's changelog files, list and manifests too: the snapshot's expiry kept
+        // them for the tag (Java leaves them behind for good). A long-lived changelog of the
+        // same snapshot, or another tag, still protects them.
+        if let Some(list) = &t.snapshot.changelog_manifest_list {
+            changelog_lists.push(list.clone());
+        }
+        removed.push(t.snapshot.clone());
+    }
+    let mut rr = ReferenceReader::new(table);
+    if !changelog_lists.is_empty() {
+        candidates
+            .append(added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData).await?);
     }
     ctl.cancel.check()?;
-    let mut rr = ReferenceReader::new(table);
     let plan = if removed.is_empty() {
         DeletionPlan::default()
     } else {
@@ -167,7 +178,28 @@ async fn delete_listed_tags(
             bytes: None,
         })
         .collect();
+    // The tag files go first: they and the plan are checked before anything goes.
+    deleter
+        .check_plan(tag_files.iter().chain(plan.files()))
+        .await?;
     deleter.delete("tag files", tag_files).await?;
+    // Java's `SuccessFileTagCallback` marks a tag with `tag/tag-success-file/<name>_SUCCESS`
+    // and deletes it with the tag.
+    let success_dir = tag_dir.join(TAG_SUCCESS_DIR);
+    let mut success_files = Vec::new();
+    for n in doomed.keys() {
+        for name in [format!("{n}_SUCCESS"), n.clone()] {
+            let location = success_dir.join(&name);
+            if storage.exists(&location).await? {
+                success_files.push(Planned {
+                    location,
+                    class: FileClass::TagMeta,
+                    bytes: None,
+                });
+            }
+        }
+    }
+    deleter.delete("tag success files", success_files).await?;
     let clean_dirs = table
         .options()
         .get_bool("snapshot.clean-empty-directories")?
@@ -179,11 +211,37 @@ async fn delete_listed_tags(
     Ok(report)
 }
 
-/// Expire tags: those whose `tagCreateTime + tagTimeRetained` has passed (when
-/// `tag.time-expire-enabled`, default true), and with `older_than_ms`, those created before it
-/// (the tag file's modification time when the tag has no creation time).
+/// Expire tags as Java's `expire_tags` procedure does: those whose `tagCreateTime +
+/// tagTimeRetained` has passed — time expiry is enabled for the call whatever
+/// `tag.time-expire-enabled` says —, and with `older_than_ms`, those created before it (the tag
+/// file's modification time when the tag has no creation time). [`crate::clean::maintain`]
+/// instead follows `tag.time-expire-enabled`, as Java's expiry at commit does.
 pub async fn expire_tags(
     table: &Table,
+    older_than_ms: Option<i64>,
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    expire_tags_with(table, true, older_than_ms, dry_run, ctl).await
+}
+
+/// Tag expiry as the table's options ask for it (what `maintain` runs): by retained time when
+/// `tag.time-expire-enabled` (default true), else nothing.
+pub(crate) async fn expire_tags_by_options(
+    table: &Table,
+    dry_run: bool,
+    ctl: &RunControl,
+) -> Result<TagReport> {
+    let by_retention = table
+        .options()
+        .get_bool("tag.time-expire-enabled")?
+        .unwrap_or(true);
+    expire_tags_with(table, by_retention, None, dry_run, ctl).await
+}
+
+async fn expire_tags_with(
+    table: &Table,
+    by_retention: bool,
     older_than_ms: Option<i64>,
     dry_run: bool,
     ctl: &RunControl,
@@ -193,10 +251,6 @@ pub async fn expire_tags(
         .and_utc()
         .timestamp_millis();
     let offset_ms = now_local - now_millis();
-    let by_retention = table
-        .options()
-        .get_bool("tag.time-expire-enabled")?
-        .unwrap_or(true);
     let tag_dir = table.branch_root().join("tag");
     let mut names = Vec::new();
     for (name, tag) in table.tags().await? {

@@ -7,6 +7,7 @@ use super::status::{
     boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
 };
 use super::util::{array_str, out_arg, str_arg};
+use crate::table::{resolve_with_options, TableRef};
 
 /// Largest number of options `paimon_cleanup_context_new` accepts.
 const MAX_OPTIONS: usize = 65_536;
@@ -16,6 +17,8 @@ const MAX_OPTIONS: usize = 65_536;
 /// The options are one map of Paimon option names: storage options (credentials, endpoint,
 /// region, ...) are read by the storage layer, and every option also overrides the table option
 /// of the same name stored in the table schema (keys a layer does not know are ignored by it).
+/// The option `branch` selects the branch every call works on (default `main`), as Paimon
+/// Java's `branch` table option does.
 ///
 /// Created by `paimon_cleanup_context_new`, owned by the caller, released with
 /// `paimon_cleanup_context_free`. Immutable and thread-safe (`Send + Sync`): one context may be
@@ -23,6 +26,7 @@ const MAX_OPTIONS: usize = 65_536;
 pub struct PaimonCleanupContext {
     table_uri: String,
     options: HashMap<String, String>,
+    table_ref: TableRef,
 }
 
 impl PaimonCleanupContext {
@@ -35,6 +39,11 @@ impl PaimonCleanupContext {
     pub fn options(&self) -> &HashMap<String, String> {
         &self.options
     }
+
+    /// The table root (the URI without a `$branch_<name>` suffix) and the branch to work on.
+    pub fn table_ref(&self) -> &TableRef {
+        &self.table_ref
+    }
 }
 
 /// Creates a context for the table at `table_uri` with `option_count` options given as parallel
@@ -45,6 +54,15 @@ impl PaimonCleanupContext {
 /// `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each; key `i`
 /// goes with value `i`. Both may be NULL when `option_count` is 0. Keys must be non-empty and
 /// unique. Examples: `"s3.endpoint"`, `"s3.access-key"`, `"snapshot.num-retained.min"`.
+///
+/// Branch: the option key `"branch"` (value: a branch name, default `"main"`) makes every call
+/// on this context work on that branch, as Paimon Java's `branch` table option does: expiry,
+/// tags, consumers and partitions then change only that branch's snapshots, changelogs, tags
+/// and consumers, and keep every file any version of any branch reads; orphan removal is
+/// table-wide whatever the branch. A `table_uri` whose last segment is `<table>$branch_<name>`
+/// names the branch too (the table root is then the URI without the suffix); if both name
+/// one, they must agree. The branch's existence is checked by the calls (`NOT_FOUND`).
+///
 /// The table itself is not opened here: a missing or unreadable table is reported by the calls
 /// that use the context.
 ///
@@ -54,7 +72,9 @@ impl PaimonCleanupContext {
 /// Thread-safety: may be called from any thread.
 /// Errors: `NULL_POINTER` if `table_uri` or `out` is NULL, or if `option_count > 0` and an array
 /// or one of its elements is NULL; `INVALID_UTF8` if a string is not UTF-8; `INVALID_ARGUMENT`
-/// for an empty URI, an empty or duplicate key, or more than 65536 options. `*err` (when `err`
+/// for an empty URI, an empty or duplicate key, more than 65536 options, an empty or
+/// path-like branch name (`/`, `\\`, `.`, `..`), or a `$branch_` suffix and a `branch` option
+/// that disagree. `*err` (when `err`
 /// is not NULL) is set to NULL on success and to a new error object on failure.
 ///
 /// # Safety
@@ -111,9 +131,12 @@ pub unsafe extern "C" fn paimon_cleanup_context_new(
                 }
             }
         }
+        let table_ref = resolve_with_options(uri, &options)
+            .map_err(|e| FfiError::invalid_argument(format!("{F}: {e}")))?;
         let context = Box::new(PaimonCleanupContext {
             table_uri: uri.to_owned(),
             options,
+            table_ref,
         });
         // SAFETY: `out` is non-NULL and writable.
         unsafe { out.write(Box::into_raw(context)) };

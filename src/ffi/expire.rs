@@ -422,7 +422,9 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_free(config: *mut PaimonCl
 /// for an invalid combination of settings (retain max < retain min, a cut-off in the future, a bad
 /// table option) or when called from a thread running an async runtime; `NOT_FOUND` if the table
 /// does not exist; `CANCELLED` when the run options' token is cancelled (before the call: nothing
-/// is read or deleted); `CONFLICT` when `refuse_if_tags_pin` is set and a tag pins an expiring
+/// is read or deleted; during the run: it stops at its next read or delete batch, and a read
+/// stuck in I/O — a hung mount, a server that does not answer — is abandoned within about 20 ms,
+/// its blocked thread, if any, left to finish on its own); `CONFLICT` when `refuse_if_tags_pin` is set and a tag pins an expiring
 /// snapshot, or when the snapshot to keep is missing; `MALFORMED`, `STORAGE`, `PATH_REFUSED`,
 /// `UNSUPPORTED` as their names say. Individual failed deletions are not errors: they are listed
 /// in the report. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
@@ -443,7 +445,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_snapshots(
     const F: &str = "paimon_cleanup_expire_snapshots";
     let body = || -> Result<(), FfiError> {
         // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        let call =
+            unsafe { Call::new(F, context, executor, run_options, out) }?.reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { handle_ref(config, F, "config") }?
             .get()
@@ -493,7 +496,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_changelogs(
     const F: &str = "paimon_cleanup_expire_changelogs";
     let body = || -> Result<(), FfiError> {
         // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        let call =
+            unsafe { Call::new(F, context, executor, run_options, out) }?.reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { handle_ref(config, F, "config") }?
             .get()

@@ -69,7 +69,7 @@ impl<'a> Call<'a> {
         self
     }
 
-    /// Opens the context's table on the executor and runs `op` on it with the run control of
+    /// Opens the context's table (on the context's branch) on the executor and runs `op` on it with the run control of
     /// this call. A token cancelled before the call makes it fail with `CANCELLED` before the
     /// table is read. With a log callback in the run options, the whole run (its future, and the
     /// blocking I/O tasks the storage layer starts for it) reports its `tracing` events to that
@@ -91,12 +91,13 @@ impl<'a> Call<'a> {
             stop
         });
         let work = async move {
-            let mut storage = Storage::open(context.table_uri(), context.options())?;
+            let table_ref = context.table_ref();
+            let mut storage = Storage::open(&table_ref.uri, context.options())?;
             if let Some(stop) = stop_reads {
                 storage = storage.stop_reads_when(stop);
             }
             let storage = Arc::new(storage);
-            let table = Table::open(storage, context.options()).await?;
+            let table = Table::open_branch(storage, context.options(), &table_ref.branch).await?;
             op(table, control).await
         };
         let log = run_log(self.run);

@@ -57,6 +57,7 @@ struct OrphanSettings {
     list_concurrency: Option<usize>,
     delete_concurrency: Option<usize>,
     veto: Option<VetoCallback>,
+    external_roots_owned: bool,
 }
 
 impl OrphanSettings {
@@ -78,6 +79,7 @@ impl OrphanSettings {
             list_concurrency: self.list_concurrency,
             delete_concurrency: self.delete_concurrency,
             veto,
+            external_roots_owned: self.external_roots_owned,
         }
     }
 }
@@ -91,6 +93,7 @@ impl OrphanSettings {
 /// | `_set_dry_run` | false |
 /// | `_set_veto` | none |
 /// | `_set_list_concurrency` / `_set_delete_concurrency` | the executor's I/O concurrency |
+/// | `_set_external_roots_owned` | false: external data roots are neither listed nor cleaned |
 ///
 /// Created by `paimon_cleanup_orphan_config_new`, owned by the caller, released with
 /// `paimon_cleanup_orphan_config_free`. Thread-safe (`Send + Sync`): setters may be called while
@@ -251,6 +254,36 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_no_writers_running(
     unsafe {
         set(F, config, err, |s| {
             s.no_writers_running = no_writers_running;
+            Ok(())
+        })
+    }
+}
+
+/// Declares that the table's external data roots (`data-file.external-paths`) belong to this
+/// table alone, so orphan removal lists and cleans them. By default (false) they are neither
+/// listed nor cleaned, and the report's warnings (`paimon_cleanup_report_warning`) name each
+/// with the reason.
+///
+/// DANGER: Paimon writes external data files at `<root>/<partition>/bucket-N/` without the
+/// table's name, so two tables configured with one root share those directories and each
+/// table's live files are orphans to the other. Set this only when no other table writes under
+/// any of this table's external roots.
+/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Thread-safety: see `PaimonCleanupOrphanConfig`.
+///
+/// # Safety
+/// `config` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_external_roots_owned(
+    config: *mut PaimonCleanupOrphanConfig,
+    external_roots_owned: bool,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_config_set_external_roots_owned";
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        set(F, config, err, |s| {
+            s.external_roots_owned = external_roots_owned;
             Ok(())
         })
     }

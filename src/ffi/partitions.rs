@@ -30,16 +30,23 @@ const MAX_SPECS: usize = 1 << 20;
 /// the given value, so a spec naming a prefix of the partition keys (`dt` of `dt, hr`) matches
 /// all partitions below it.
 ///
-/// Keys are partition key names (non-empty, unique within a spec). A value is written as in the
-/// partition directory name or in SQL (`2024-01-01`, `10`, `true`); NULL, an empty string or the
-/// table's default partition name (`__DEFAULT_PARTITION__`) stand for a NULL value.
+/// Keys are partition key names (non-empty, unique within a spec). A value names a partition
+/// *value*, read as Paimon Java's `convertSpecToInternalRow` reads it and matched against the
+/// decoded partition row (never the directory name): a NULL pointer or the table's default
+/// partition name (`partition.default-name`, `__DEFAULT_PARTITION__`) is a NULL value and matches
+/// NULL only; for a string key any other text is that exact string, so `""` matches the empty
+/// string only and `" "` one space only (Paimon writes all three to the directory
+/// `k=__DEFAULT_PARTITION__`); other types are written as in the partition directory name or
+/// in SQL (`2024-01-01` or `19723` for a DATE, `10`, `true`, `2024-01-02 03:04:05`), and an
+/// empty text for them is `INVALID_ARGUMENT`.
 /// A plain struct the caller fills (no ownership passes; the strings are copied by the call).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct PaimonCleanupPartitionSpec {
     /// `field_count` NUL-terminated UTF-8 key names.
     pub keys: *const *const c_char,
-    /// `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value).
+    /// `field_count` NUL-terminated UTF-8 values (an element may be NULL: a NULL value; `""` is
+    /// the empty string).
     pub values: *const *const c_char,
     /// Number of key/value pairs (at least 1).
     pub field_count: usize,
@@ -66,7 +73,7 @@ unsafe fn read_specs(
     function: &str,
     specs: *const PaimonCleanupPartitionSpec,
     spec_count: usize,
-) -> Result<Vec<BTreeMap<String, String>>, FfiError> {
+) -> Result<Vec<BTreeMap<String, Option<String>>>, FfiError> {
     if spec_count == 0 {
         return Err(FfiError::invalid_argument(format!(
             "{function}: spec_count is 0: give at least one partition"
@@ -117,10 +124,10 @@ unsafe fn read_specs(
             // SAFETY: NULL or NUL-terminated (caller's guarantee).
             let key = unsafe { str_arg(key_ptr, function, &format!("specs[{i}].keys[{j}]")) }?;
             let value = if value_ptr.is_null() {
-                ""
+                None
             } else {
                 // SAFETY: NUL-terminated (caller's guarantee).
-                unsafe { str_arg(value_ptr, function, &format!("specs[{i}].values[{j}]")) }?
+                Some(unsafe { str_arg(value_ptr, function, &format!("specs[{i}].values[{j}]")) }?)
             };
             if key.trim().is_empty() {
                 return Err(FfiError::invalid_argument(format!(
@@ -128,7 +135,7 @@ unsafe fn read_specs(
                 )));
             }
             if fields
-                .insert(key.trim().to_owned(), value.to_owned())
+                .insert(key.trim().to_owned(), value.map(str::to_owned))
                 .is_some()
             {
                 return Err(FfiError::invalid_argument(format!(
@@ -257,6 +264,16 @@ unsafe fn drop_or_preview(
         // SAFETY: forwarded caller guarantee.
         let specs = unsafe { read_specs(function, specs, spec_count) }?;
         let report = call.run(|table, control| async move {
+            // A NULL value is the table's default partition name, which names NULL.
+            let default_name = table.options().partition_default_name().to_string();
+            let specs: Vec<BTreeMap<String, String>> = specs
+                .into_iter()
+                .map(|spec| {
+                    spec.into_iter()
+                        .map(|(k, v)| (k, v.unwrap_or_else(|| default_name.clone())))
+                        .collect()
+                })
+                .collect();
             if preview {
                 preview_drop_partitions(&table, &specs, &control).await
             } else {

@@ -405,18 +405,7 @@ impl PaimonCleanupReport {
         let mut out = Self::empty(kind);
         out.dry_run = report.dry_run;
         out.expired = report.partitions.len() as u64;
-        out.names = report
-            .partitions
-            .iter()
-            .map(|p| {
-                c_text(
-                    p.iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join("/"),
-                )
-            })
-            .collect();
+        out.names = report.names.iter().cloned().map(c_text).collect();
         out.partitions = report
             .partitions
             .iter()
@@ -926,9 +915,11 @@ pub unsafe extern "C" fn paimon_cleanup_report_elapsed_ms(
 
 /// Returns the number of names in the report: the tags deleted (`DELETE_TAG`, `EXPIRE_TAGS`), the
 /// consumer ids expired (`EXPIRE_CONSUMERS`), or the partitions dropped (`DROP_PARTITIONS`,
-/// `EXPIRE_PARTITIONS`) written `key=value/key2=value2` for display (use
-/// `paimon_cleanup_report_partition_key` / `_value` for exact values). In a dry run: what would be
-/// removed. 0 for other kinds and for NULL.
+/// `EXPIRE_PARTITIONS`) written `key=value/key2=value2` in partition key order for display, NULL
+/// as `NULL` and empty, blank or otherwise ambiguous strings quoted (`p=''`, `p=' '`,
+/// `p='NULL'`), one per distinct partition value (use `paimon_cleanup_report_partition_key` /
+/// `_value` for exact values). In a dry run: what would be removed. 0 for other kinds and for
+/// NULL.
 ///
 /// # Safety
 /// `report` must be NULL or a live report.
@@ -1036,9 +1027,11 @@ pub unsafe extern "C" fn paimon_cleanup_report_partition_key(
     }
 }
 
-/// Returns the value of field `field` of dropped partition `index` as it appears in the partition
-/// directory name (the default partition name for NULL), or NULL when either is out of range or
-/// `report` is NULL.
+/// Returns the value of field `field` of dropped partition `index` as the text that, given back in
+/// a `PaimonCleanupPartitionSpec`, names exactly this value: the table's default partition name
+/// for NULL, a string key's value verbatim (possibly empty or blank: the NULL, `''` and `' '`
+/// partitions share a directory but are reported apart), other types as in the partition
+/// directory name. NULL when either index is out of range or `report` is NULL.
 ///
 /// Ownership: borrowed from the report; valid until the report is freed.
 ///

@@ -52,8 +52,8 @@ impl From<TableSummary> for PaimonCleanupTableSummary {
     }
 }
 
-/// Reads the table of `context` and fills `*out` with an overview of its main branch: snapshot
-/// range and count, tag and branch counts, and the live data files of the latest snapshot.
+/// Reads the table of `context` and fills `*out` with an overview of the context's branch
+/// (main unless the context's `branch` option names another): snapshot range and count, tag and branch counts, and the live data files of the latest snapshot.
 ///
 /// Read-only: nothing in the table is changed. Blocks the calling thread until done; the work
 /// runs on `executor`.
@@ -84,8 +84,9 @@ pub unsafe extern "C" fn paimon_cleanup_table_summary(
         let executor = unsafe { handle_ref(executor, F, "executor") }?;
         let out = out_arg(out, F, "out")?;
         let summary = executor.block_on(F, async {
-            let storage = Arc::new(Storage::open(context.table_uri(), context.options())?);
-            table::summarize(storage, context.options()).await
+            let table_ref = context.table_ref();
+            let storage = Arc::new(Storage::open(&table_ref.uri, context.options())?);
+            table::summarize_branch(storage, context.options(), &table_ref.branch).await
         })??;
         // SAFETY: `out` is non-NULL and writable.
         unsafe { out.write(summary.into()) };

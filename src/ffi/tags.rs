@@ -76,8 +76,10 @@ pub unsafe extern "C" fn paimon_cleanup_delete_tag(
 }
 
 /// Expires tags of the table's main branch, with the files only they kept (as
-/// `paimon_cleanup_delete_tag`): every tag whose own retention has passed (`tagCreateTime` +
-/// `tagTimeRetained`, when the table's `tag.time-expire-enabled` is true, the default), and,
+/// `paimon_cleanup_delete_tag`), as Paimon Java's `expire_tags` procedure does: every tag whose
+/// own retention has passed (`tagCreateTime` + `tagTimeRetained`; time expiry is enabled for the
+/// call even when the table sets `tag.time-expire-enabled` to false, which only
+/// `paimon_cleanup_maintain` follows), and,
 /// when `older_than_ms` > 0, every tag created before `older_than_ms` (milliseconds since the
 /// Unix epoch; the tag file's modification time when the tag records no creation time).
 ///

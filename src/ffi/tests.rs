@@ -909,9 +909,12 @@ mod operations {
         let mut p1 = std::collections::BTreeMap::new();
         p1.insert("dt".to_string(), "2024-01-01".to_string());
         p1.insert("hr".to_string(), "10".to_string());
+        let mut p2 = p1.clone();
+        p2.insert("dt".to_string(), String::new());
         let report = PartitionReport {
             dry_run: false,
-            partitions: vec![p1],
+            partitions: vec![p1, p2],
+            names: vec!["dt=2024-01-01/hr=10".into(), "dt=''/hr=10".into()],
             files_marked_deleted: 4,
             rows_marked_deleted: 40,
             bytes_marked_deleted: 400,
@@ -926,13 +929,22 @@ mod operations {
         ));
         // SAFETY: a live report, freed once at the end.
         unsafe {
-            assert_eq!(paimon_cleanup_report_expired_count(r), 1);
+            assert_eq!(paimon_cleanup_report_expired_count(r), 2);
             assert_eq!(
                 text(paimon_cleanup_report_name(r, 0)),
                 Some("dt=2024-01-01/hr=10".into())
             );
+            // The empty string is reported as itself: a value, not a missing one.
+            assert_eq!(
+                text(paimon_cleanup_report_name(r, 1)),
+                Some("dt=''/hr=10".into())
+            );
+            assert_eq!(
+                text(paimon_cleanup_report_partition_value(r, 1, 0)),
+                Some(String::new())
+            );
             assert_eq!(paimon_cleanup_report_partition_field_count(r, 0), 2);
-            assert_eq!(paimon_cleanup_report_partition_field_count(r, 1), 0);
+            assert_eq!(paimon_cleanup_report_partition_field_count(r, 2), 0);
             assert_eq!(
                 text(paimon_cleanup_report_partition_key(r, 0, 1)),
                 Some("hr".into())
@@ -952,6 +964,128 @@ mod operations {
             assert!(text(paimon_cleanup_report_json(r))
                 .is_some_and(|j| j.contains("\"index_entries_removed\":1")));
             paimon_cleanup_report_free(r);
+        }
+    }
+
+    /// A copy of the Java fixture table at `relative` (below `PAIMON_FIXTURES` or the shared
+    /// fixture directory), or None when the fixtures are absent (a panic with
+    /// `PAIMON_REQUIRE_FIXTURES=1`).
+    fn java_fixture_copy(relative: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+        let root = [
+            std::env::var("PAIMON_FIXTURES")
+                .ok()
+                .map(std::path::PathBuf::from),
+            Some(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../shared/fixtures/java-written-tables"),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|c| c.join("INDEX.md").exists());
+        let Some(root) = root else {
+            assert_ne!(
+                std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref(),
+                Ok("1"),
+                "PAIMON_REQUIRE_FIXTURES=1 but the Java fixture tables were not found"
+            );
+            eprintln!("SKIP: Java fixture tables not found (set PAIMON_FIXTURES)");
+            return None;
+        };
+        fn copy(src: &std::path::Path, dst: &std::path::Path) {
+            std::fs::create_dir_all(dst).expect("mkdir");
+            for e in std::fs::read_dir(src).expect("read_dir").flatten() {
+                let to = dst.join(e.file_name());
+                if e.file_type().expect("file type").is_dir() {
+                    copy(&e.path(), &to);
+                } else {
+                    std::fs::copy(e.path(), &to).expect("copy");
+                }
+            }
+        }
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let table = tmp.path().join("t");
+        copy(&root.join(relative), &table);
+        Some((tmp, table))
+    }
+
+    /// The Java fixture holds a NULL row, two '' rows and a ' ' row, all in the directory
+    /// `f0=__DEFAULT_PARTITION__`: a NULL value pointer (or the default name) names the NULL
+    /// row only, `""` the empty strings only, `" "` the blank one, and the report tells them
+    /// apart.
+    #[test]
+    fn a_null_value_pointer_and_an_empty_string_name_different_partitions() {
+        let Some((_tmp, table)) = java_fixture_copy(
+            "parquet/append_with_empty_partition_with_empty_value.db/\
+             append_with_empty_partition_with_empty_value",
+        ) else {
+            return;
+        };
+        assert!(table.join("f0=__DEFAULT_PARTITION__").is_dir());
+        let uri = CString::new(table.to_str().expect("utf-8")).expect("no NUL");
+        let key = CString::new("f0").expect("no NUL");
+        let empty = CString::new("").expect("no NUL");
+        let space = CString::new(" ").expect("no NUL");
+        let default_name = CString::new("__DEFAULT_PARTITION__").expect("no NUL");
+        let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
+        let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        // SAFETY: every pointer is valid for the call or NULL; reports are freed once.
+        unsafe {
+            assert_eq!(
+                paimon_cleanup_executor_new(2, &mut exec, &mut err),
+                PaimonCleanupStatus::Ok
+            );
+            assert_eq!(
+                paimon_cleanup_context_new(
+                    uri.as_ptr(),
+                    ptr::null(),
+                    ptr::null(),
+                    0,
+                    &mut ctx,
+                    &mut err
+                ),
+                PaimonCleanupStatus::Ok
+            );
+            for (value, rows, name, reported) in [
+                (ptr::null(), 1, "f0=NULL", "__DEFAULT_PARTITION__"),
+                (default_name.as_ptr(), 1, "f0=NULL", "__DEFAULT_PARTITION__"),
+                (empty.as_ptr(), 2, "f0=''", ""),
+                (space.as_ptr(), 1, "f0=' '", " "),
+            ] {
+                let keys = [key.as_ptr()];
+                let values: [*const c_char; 1] = [value];
+                let spec = PaimonCleanupPartitionSpec {
+                    keys: keys.as_ptr(),
+                    values: values.as_ptr(),
+                    field_count: 1,
+                };
+                let mut out: *mut PaimonCleanupReport = ptr::null_mut();
+                let status = paimon_cleanup_preview_drop_partitions(
+                    ctx,
+                    exec,
+                    &spec,
+                    1,
+                    ptr::null(),
+                    &mut out,
+                    &mut err,
+                );
+                assert_eq!(status, PaimonCleanupStatus::Ok, "{name}: {}", message(err));
+                assert_eq!(
+                    paimon_cleanup_report_rows_marked_deleted(out),
+                    rows,
+                    "{name}"
+                );
+                assert_eq!(paimon_cleanup_report_name_count(out), 1, "{name}");
+                assert_eq!(text(paimon_cleanup_report_name(out, 0)), Some(name.into()));
+                assert_eq!(
+                    text(paimon_cleanup_report_partition_value(out, 0, 0)),
+                    Some(reported.into())
+                );
+                paimon_cleanup_report_free(out);
+            }
+            paimon_cleanup_context_free(ctx);
+            paimon_cleanup_executor_free(exec);
         }
     }
 
@@ -1123,6 +1257,95 @@ mod operations {
             assert_eq!(status, PaimonCleanupStatus::Cancelled);
             assert!(out.is_null());
             paimon_cleanup_error_free(err);
+            paimon_cleanup_cancel_token_free(token);
+            paimon_cleanup_run_options_free(opts);
+            paimon_cleanup_context_free(ctx);
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+
+    /// Issue 16 point 7: cancelling through the C ABI returns promptly while a read is stuck
+    /// (an S3 endpoint that accepts connections and never answers), long before the request
+    /// would time out.
+    #[test]
+    fn cancel_returns_promptly_while_a_read_is_stuck() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for c in listener.incoming().flatten() {
+                held.push(c);
+            }
+        });
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let pairs = [
+            ("s3.endpoint", endpoint.as_str()),
+            ("s3.region", "us-east-1"),
+            ("s3.access-key", "test"),
+            ("s3.secret-key", "test"),
+            ("s3.path-style-access", "true"),
+            ("s3.allow-http", "true"),
+            ("storage.retry.max-retries", "0"),
+        ];
+        let keys: Vec<CString> = pairs
+            .iter()
+            .map(|(k, _)| CString::new(*k).expect("k"))
+            .collect();
+        let vals: Vec<CString> = pairs
+            .iter()
+            .map(|(_, v)| CString::new(*v).expect("v"))
+            .collect();
+        let kp: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr()).collect();
+        let vp: Vec<*const c_char> = vals.iter().map(|v| v.as_ptr()).collect();
+        let uri = CString::new("s3://paimon/stuck/t").expect("no NUL");
+        let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
+        let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
+        let mut opts: *mut PaimonCleanupRunOptions = ptr::null_mut();
+        let mut token: *mut PaimonCleanupCancelToken = ptr::null_mut();
+        let mut config: *mut PaimonCleanupExpireConfig = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        // SAFETY: every pointer is valid for the call or NULL.
+        unsafe {
+            assert_eq!(
+                paimon_cleanup_context_new(
+                    uri.as_ptr(),
+                    kp.as_ptr(),
+                    vp.as_ptr(),
+                    pairs.len(),
+                    &mut ctx,
+                    &mut err,
+                ),
+                PaimonCleanupStatus::Ok,
+                "{}",
+                message(err)
+            );
+            paimon_cleanup_executor_new(2, &mut exec, &mut err);
+            paimon_cleanup_run_options_new(&mut opts, &mut err);
+            paimon_cleanup_cancel_token_new(&mut token, &mut err);
+            paimon_cleanup_run_options_set_cancel_token(opts, token, &mut err);
+            paimon_cleanup_expire_config_new(&mut config, &mut err);
+        }
+        let addr = token as usize;
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            // SAFETY: the token outlives this thread (joined before it is freed).
+            unsafe { paimon_cleanup_cancel_token_cancel(addr as *const PaimonCleanupCancelToken) };
+            std::time::Instant::now()
+        });
+        let mut out: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: live handles, writable outs.
+        let status =
+            unsafe { paimon_cleanup_expire_snapshots(ctx, exec, config, opts, &mut out, &mut err) };
+        let returned = std::time::Instant::now();
+        let cancelled_at = canceller.join().expect("canceller");
+        assert_eq!(status, PaimonCleanupStatus::Cancelled, "{}", message(err));
+        let latency = returned.saturating_duration_since(cancelled_at);
+        assert!(latency < std::time::Duration::from_secs(1), "{latency:?}");
+        assert!(out.is_null());
+        // SAFETY: handles created above, freed once.
+        unsafe {
+            paimon_cleanup_error_free(err);
+            paimon_cleanup_expire_config_free(config);
             paimon_cleanup_cancel_token_free(token);
             paimon_cleanup_run_options_free(opts);
             paimon_cleanup_context_free(ctx);

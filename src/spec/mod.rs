@@ -8,4 +8,5 @@ pub mod partition;
 pub mod partition_time;
 pub mod schema;
 pub mod snapshot;
+pub mod time_text;
 pub mod types;

@@ -95,6 +95,14 @@ impl TableOptions {
         self.get(key).unwrap_or(default)
     }
 
+    /// True when `changelog-producer` is `none` (the default): a changelog is then read from
+    /// the data files a snapshot's delta adds, not from changelog files.
+    pub fn changelog_producer_none(&self) -> bool {
+        self.get_or("changelog-producer", "none")
+            .trim()
+            .eq_ignore_ascii_case("none")
+    }
+
     /// Integer option.
     pub fn get_i64(&self, key: &str) -> Result<Option<i64>> {
         self.get(key)

@@ -444,6 +444,25 @@ impl PartitionComputer {
         &self.fields
     }
 
+    /// `partition.default-name`: the directory value of NULL, empty and blank values, and the
+    /// spec value that names NULL.
+    pub fn default_name(&self) -> &str {
+        &self.default_name
+    }
+
+    /// The text of one non-NULL value as its partition directory shows it (before escaping and
+    /// before blank values become the default name): legacy names use Java's `toString()`,
+    /// others the cast-to-string rules.
+    pub fn value_string(&self, field: &DataField, value: &Datum<'_>) -> Result<String> {
+        self.spec().format_value(field, value)
+    }
+
+    /// The decoded partition row of a serialized partition (`_PARTITION` bytes), checked to
+    /// have one field per partition key.
+    pub fn row<'a>(&self, partition: &'a [u8]) -> Result<BinaryRow<'a>> {
+        self.spec().row(partition)
+    }
+
     fn spec(&self) -> Spec<'_> {
         Spec {
             fields: &self.fields,

@@ -19,8 +19,11 @@
 //! | `s3.path-style-access`, `s3.path.style.access`, `fs.s3a.path.style.access` | path-style requests | path style |
 //! | `s3.allow-http` | allow plain HTTP | true iff the endpoint is `http://` |
 //! | `fs.oss.endpoint`, `fs.oss.accessKeyId`, `fs.oss.accessKeySecret`, `fs.oss.securityToken` | `oss://` through OSS's S3-compatible API | |
-//! | `aws_*`, `google_*`, `azure_*` | passed to the builder's `with_config` | |
-//! | `gcs.service-account-path`, `fs.gs.auth.service.account.json.keyfile` | GCS service account file | env |
+//! | `aws_*`, `google_*`, `azure_*` | passed to the builder's `with_config` (win over the Hadoop-style keys for GCS and Azure) | |
+//! | `fs.gs.*`, `gcs.service-account-path` | GCS credentials (see `storage::gcs`) | env / metadata server |
+//! | `fs.azure.*` | Azure account key, SAS, service principal (see `storage::azure`) | env / managed identity |
+//!
+//! docs/storage.md lists every scheme and key with the test that covers it.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -141,7 +144,7 @@ impl StoreConfig {
     }
 
     /// The first value present among `keys`.
-    #[cfg_attr(not(any(feature = "s3", feature = "gcs")), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "s3", feature = "azure")), allow(dead_code))]
     fn first(&self, keys: &[&str]) -> Option<&str> {
         keys.iter()
             .find_map(|k| self.options.get(*k))
@@ -233,10 +236,10 @@ pub(crate) fn build_object_store(
                 )))
             }
         }
-        "az" | "adl" | "abfs" | "abfss" => {
+        "az" | "adl" | "abfs" | "abfss" | "wasb" | "wasbs" => {
             #[cfg(feature = "azure")]
             {
-                build_azure(base, config)
+                build_azure(scheme, authority, base, config)
             }
             #[cfg(not(feature = "azure"))]
             {
@@ -337,10 +340,23 @@ fn build_s3(
     ) {
         b = b.with_region(region);
     }
-    if let Some(v) = pick(
+    let access_key = pick(
         &["s3.access-key", "s3.access.key", "fs.s3a.access.key"],
         &["fs.oss.accessKeyId", "oss.access-key"],
-    ) {
+    );
+    // No key in the options or the environment: the AWS shared credentials file, which
+    // object_store's chain skips (then web identity, ECS, instance metadata as object_store does).
+    if !oss && access_key.is_none() && !config.options.contains_key("aws_access_key_id") {
+        if let Some(k) = super::aws_profile::profile_keys(|k| std::env::var(k).ok())? {
+            b = b
+                .with_access_key_id(k.access_key_id)
+                .with_secret_access_key(k.secret_access_key);
+            if let Some(t) = k.session_token {
+                b = b.with_token(t);
+            }
+        }
+    }
+    if let Some(v) = access_key {
         b = b.with_access_key_id(v);
     }
     if let Some(v) = pick(
@@ -410,16 +426,14 @@ fn build_gcs(
         .with_bucket_name(bucket)
         .with_retry(config.retry_config())
         .with_client_options(config.client_options());
+    for (k, v) in super::gcs::hadoop_settings(&config.options)? {
+        b = b.with_config(k, v);
+    }
+    // object_store's own keys last: they win over the Hadoop-style ones.
     for (k, v) in config.with_prefix("google_") {
         let key = GoogleConfigKey::from_str(k)
             .map_err(|e| Error::InvalidArgument(format!("option {k}: {e}")))?;
         b = b.with_config(key, v);
-    }
-    if let Some(path) = config.first(&[
-        "gcs.service-account-path",
-        "fs.gs.auth.service.account.json.keyfile",
-    ]) {
-        b = b.with_service_account_path(path);
     }
     let store = b.build().map_err(|e| build_error(base, e))?;
     Ok(std::sync::Arc::new(store))
@@ -427,20 +441,50 @@ fn build_gcs(
 
 #[cfg(feature = "azure")]
 fn build_azure(
+    scheme: &str,
+    authority: &str,
     base: &str,
     config: &StoreConfig,
 ) -> Result<std::sync::Arc<dyn object_store::ObjectStore>> {
     use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
     use std::str::FromStr;
 
+    let target = super::azure::parse_authority(scheme, authority)?;
     let mut b = MicrosoftAzureBuilder::from_env()
-        .with_url(base)
+        .with_container_name(&target.container)
         .with_retry(config.retry_config())
         .with_client_options(config.client_options());
+    if let Some(endpoint) = &target.endpoint {
+        b = b.with_endpoint(endpoint.clone());
+    }
+    // The account a Hadoop key is looked up for: the location's, else the configured one.
+    let account = target.account.clone().or_else(|| {
+        config
+            .first(&["azure_storage_account_name", "account_name"])
+            .map(str::to_string)
+            .or_else(|| std::env::var("AZURE_STORAGE_ACCOUNT_NAME").ok())
+    });
+    for (k, v) in
+        super::azure::hadoop_settings(&config.options, account.as_deref(), &target.container)?
+    {
+        b = b.with_config(k, v);
+    }
+    // object_store's own keys last: they win over the Hadoop-style ones.
     for (k, v) in config.with_prefix("azure_") {
         let key = AzureConfigKey::from_str(k)
             .map_err(|e| Error::InvalidArgument(format!("option {k}: {e}")))?;
         b = b.with_config(key, v);
+    }
+    // An explicit plain-HTTP endpoint (a local Azurite) needs HTTP allowed.
+    if config
+        .first(&["azure_storage_endpoint", "azure_endpoint"])
+        .is_some_and(|e| e.to_ascii_lowercase().starts_with("http://"))
+    {
+        b = b.with_allow_http(true);
+    }
+    if let Some(a) = &target.account {
+        // The location names the account: options cannot redirect it elsewhere.
+        b = b.with_account(a);
     }
     let store = b.build().map_err(|e| build_error(base, e))?;
     Ok(std::sync::Arc::new(store))
@@ -550,5 +594,67 @@ mod tests {
             virtual_hosted_endpoint("https://b.s3.example.com", "b").unwrap(),
             "https://b.s3.example.com"
         );
+    }
+
+    #[cfg(feature = "azure")]
+    #[test]
+    fn azure_schemes_build() {
+        let key = ("fs.azure.account.key.acct.dfs.core.windows.net", "S0VZS0VZ");
+        let c = StoreConfig::new(&opts(&[key])).unwrap();
+        for (scheme, authority) in [
+            ("abfss", "wh@acct.dfs.core.windows.net"),
+            ("abfs", "wh@acct.dfs.core.windows.net"),
+            ("wasbs", "wh@acct.blob.core.windows.net"),
+            ("wasb", "wh@acct.blob.core.windows.net"),
+        ] {
+            let base = format!("{scheme}://{authority}");
+            build_object_store(scheme, authority, &base, &c)
+                .unwrap_or_else(|e| panic!("{base}: {e}"));
+        }
+        // az:// names no account: it comes from the options.
+        let c = StoreConfig::new(&opts(&[
+            ("azure_storage_account_name", "acct"),
+            ("azure_storage_account_key", "S0VZS0VZ"),
+        ]))
+        .unwrap();
+        build_object_store("az", "wh", "az://wh", &c).unwrap();
+        let c = StoreConfig::new(&opts(&[("azure_no_such_key", "x")])).unwrap();
+        assert!(matches!(
+            build_object_store(
+                "abfss",
+                "wh@acct.dfs.core.windows.net",
+                "abfss://wh@acct.dfs.core.windows.net",
+                &c
+            ),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            build_object_store("abfss", "wh@acct", "abfss://wh@acct", &c),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+
+    #[cfg(feature = "gcs")]
+    #[test]
+    fn gcs_builds_with_hadoop_keys() {
+        let dir = std::env::temp_dir().join(format!("paimon-gcs-sa-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let sa = dir.join("sa.json");
+        std::fs::write(
+            &sa,
+            r#"{"private_key":"k","private_key_id":"i","client_email":"e","disable_oauth":true}"#,
+        )
+        .unwrap();
+        let c = StoreConfig::new(&opts(&[(
+            "fs.gs.auth.service.account.json.keyfile",
+            sa.to_str().unwrap(),
+        )]))
+        .unwrap();
+        build_object_store("gs", "b", "gs://b", &c).unwrap();
+        let c = StoreConfig::new(&opts(&[("fs.gs.auth.type", "UNAUTHENTICATED")])).unwrap();
+        build_object_store("gs", "b", "gs://b", &c).unwrap();
+        let c = StoreConfig::new(&opts(&[("google_no_such_key", "x")])).unwrap();
+        assert!(build_object_store("gs", "b", "gs://b", &c).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

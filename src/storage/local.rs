@@ -2,9 +2,9 @@
 //! hidden files are listed and empty directories can be removed. Every function here blocks; the
 //! async [`crate::storage::Storage`] runs them on tokio's blocking pool.
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -63,16 +63,45 @@ enum Entry {
     Skip,
 }
 
+/// What a special file is, for error messages.
+fn special_kind(ft: &fs::FileType) -> &'static str {
+    if ft.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_block_device() || ft.is_char_device() {
+        "a device"
+    } else if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The error for a special file (FIFO, socket, device) where a file was expected: never
+/// skipped silently, never read (reading a FIFO blocks for ever).
+fn not_regular(path: &str, ft: &fs::FileType) -> Error {
+    Error::storage(
+        path,
+        format!(
+            "it is {}, not a regular file; refusing to read or list it as a file",
+            special_kind(ft)
+        ),
+    )
+}
+
 /// Classifies an entry without following directory symlinks: a symlink to a file (or a broken
 /// symlink) is reported as a file (deleting it removes only the link), a symlink to a directory
-/// is skipped so listings never leave the table's tree, and sockets/FIFOs/devices are skipped.
-fn classify(entry: &fs::DirEntry) -> io::Result<Entry> {
-    let ft = entry.file_type()?;
+/// is skipped so listings never leave the table's tree. A FIFO, socket or device (or a symlink
+/// to one) is an error: where a file is expected it must be a regular file.
+fn classify(entry: &fs::DirEntry) -> Result<Entry> {
+    let io_err = |e: io::Error| Error::storage(entry.path().display().to_string(), e);
+    let ft = entry.file_type().map_err(io_err)?;
     if ft.is_dir() {
         return Ok(Entry::Dir);
     }
     if ft.is_file() {
-        return Ok(Entry::File(entry.metadata()?));
+        return Ok(Entry::File(entry.metadata().map_err(io_err)?));
     }
     if ft.is_symlink() {
         let path = entry.path();
@@ -82,14 +111,14 @@ fn classify(entry: &fs::DirEntry) -> io::Result<Entry> {
                 tracing::warn!(path = %path.display(), "not following symlinked directory");
                 Ok(Entry::Skip)
             }
-            Ok(_) => Ok(Entry::Skip),
+            Ok(m) => Err(not_regular(&path.display().to_string(), &m.file_type())),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                Ok(Entry::File(fs::symlink_metadata(&path)?))
+                Ok(Entry::File(fs::symlink_metadata(&path).map_err(io_err)?))
             }
-            Err(e) => Err(e),
+            Err(e) => Err(io_err(e)),
         };
     }
-    Ok(Entry::Skip)
+    Err(not_regular(&entry.path().display().to_string(), &ft))
 }
 
 /// Immediate children of `dir`; a missing directory (or a file) gives an empty listing.
@@ -113,9 +142,14 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
             Ok(Entry::File(meta)) => out.files.push(status(child, &meta)),
             Ok(Entry::Dir) => out.dirs.push(child),
             Ok(Entry::Skip) => {}
-            // Removed between readdir and stat: it is simply not there any more.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::storage(child.as_str(), e)),
+            Err(Error::Storage { message, .. }) if is_vanished(&entry) => {
+                // Removed between readdir and stat: it is simply not there any more.
+                tracing::debug!(path = %child, error = %message, "entry vanished while listed");
+            }
+            Err(Error::Storage { message, .. }) => {
+                return Err(Error::storage(child.as_str(), message))
+            }
+            Err(e) => return Err(e),
         }
     }
     // Every entry is `dir` + `/name`: comparing what follows the shared prefix gives the same
@@ -136,6 +170,61 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
     Ok(out)
 }
 
+/// Immediate children of a metadata directory (`snapshot/`, `tag/`, `branch/`, ...) as Paimon
+/// readers see them: symlinks are followed (a symlinked branch directory is a branch, a
+/// symlinked tag file a tag). An entry that cannot be interpreted is an error, never skipped: a
+/// name that is not UTF-8, a dangling symlink, or anything that is neither a regular file nor a
+/// directory (FIFO, socket, device). A missing directory gives an empty listing; an entry
+/// removed while listed is left out.
+pub(crate) fn list_metadata_dir(dir: &Location) -> Result<DirListing> {
+    let path = path_of(dir)?;
+    let rd = match fs::read_dir(path) {
+        Ok(rd) => rd,
+        Err(e) if is_missing_dir(&e) => return Ok(DirListing::default()),
+        Err(e) => return Err(io_error(dir, e)),
+    };
+    let refuse = |what: String| Error::malformed("metadata directory", dir.as_str(), what);
+    let mut out = DirListing::default();
+    for entry in rd {
+        let entry = entry.map_err(|e| Error::storage(dir.as_str(), e))?;
+        let os_name = entry.file_name();
+        let Some(name) = os_name.to_str() else {
+            return Err(refuse(format!(
+                "entry {os_name:?} has a name that is not UTF-8; refusing to guess what it is"
+            )));
+        };
+        let child = dir.child(name);
+        let meta = match fs::metadata(entry.path()) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                match fs::symlink_metadata(entry.path()) {
+                    // Removed between readdir and stat: it is simply not there any more.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                    _ => return Err(refuse(format!("entry `{name}` is a dangling symlink"))),
+                }
+            }
+            Err(e) => return Err(Error::storage(child.as_str(), e)),
+        };
+        if meta.is_file() {
+            out.files.push(status(child, &meta));
+        } else if meta.is_dir() {
+            out.dirs.push(child);
+        } else {
+            return Err(refuse(format!(
+                "entry `{name}` is neither a regular file nor a directory"
+            )));
+        }
+    }
+    out.files.sort_by(|a, b| a.location.cmp(&b.location));
+    out.dirs.sort();
+    Ok(out)
+}
+
+/// True if `entry` no longer exists (not even as a dangling link).
+fn is_vanished(entry: &fs::DirEntry) -> bool {
+    matches!(fs::symlink_metadata(entry.path()), Err(e) if e.kind() == io::ErrorKind::NotFound)
+}
+
 /// Every file below `dir`, recursively (directory symlinks are not followed).
 pub(crate) fn list_tree(dir: &Location) -> Result<Vec<FileStatus>> {
     let mut files = Vec::new();
@@ -149,26 +238,40 @@ pub(crate) fn list_tree(dir: &Location) -> Result<Vec<FileStatus>> {
     Ok(files)
 }
 
-/// Status of a regular file (following symlinks); `None` if absent or not a file.
+/// Status of a regular file (following symlinks); `None` if absent or a directory. A FIFO,
+/// socket or device is an error (never "absent").
 pub(crate) fn head(loc: &Location) -> Result<Option<FileStatus>> {
     match fs::metadata(path_of(loc)?) {
         Ok(m) if m.is_file() => Ok(Some(status(loc.clone(), &m))),
-        Ok(_) => Ok(None),
+        Ok(m) if m.is_dir() => Ok(None),
+        Ok(m) => Err(not_regular(loc.as_str(), &m.file_type())),
         Err(e) if is_missing_dir(&e) => Ok(None),
         Err(e) => Err(io_error(loc, e)),
     }
 }
 
-/// Whole content of a file.
+/// Whole content of a regular file. The file is opened with `O_NONBLOCK` (opening a FIFO then
+/// returns at once instead of waiting for a writer) and its handle is `fstat`ed: anything but a
+/// regular file (FIFO, socket, device, directory) is refused before a byte is read.
 pub(crate) fn get(loc: &Location) -> Result<bytes::Bytes> {
-    fs::read(path_of(loc)?)
-        .map(bytes::Bytes::from)
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotADirectory => Error::NotFound {
-                path: loc.to_string(),
-            },
-            _ => io_error(loc, e),
-        })
+    let not_found = |e: io::Error| match e.kind() {
+        io::ErrorKind::NotADirectory => Error::NotFound {
+            path: loc.to_string(),
+        },
+        _ => io_error(loc, e),
+    };
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path_of(loc)?)
+        .map_err(not_found)?;
+    let meta = file.metadata().map_err(|e| io_error(loc, e))?;
+    if !meta.is_file() {
+        return Err(not_regular(loc.as_str(), &meta.file_type()));
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    io::Read::read_to_end(&mut file, &mut buf).map_err(|e| io_error(loc, e))?;
+    Ok(bytes::Bytes::from(buf))
 }
 
 /// The parent directory of `loc`, created if missing.
@@ -258,116 +361,4 @@ fn create_exclusive(loc: &Location, target: &Path, data: &[u8]) -> Result<bool> 
         return Err(Error::storage(loc.as_str(), e));
     }
     Ok(true)
-}
-
-/// Removes one file; an absent file is fine; a directory is an error (never removed here).
-pub(crate) fn remove_file(loc: &Location) -> Result<()> {
-    match fs::remove_file(path_of(loc)?) {
-        Ok(()) => Ok(()),
-        Err(e) if is_missing_dir(&e) => Ok(()),
-        Err(e) => Err(Error::storage(loc.as_str(), e)),
-    }
-}
-
-/// Removes local files, each only after its directory, resolved through symlinks (once per
-/// directory), proves to lie inside one of `roots`: a file under a directory that resolves
-/// elsewhere is refused, one whose directory is gone counts as deleted. Results keep the
-/// indexes given.
-pub(crate) fn checked_remove_files(
-    files: Vec<(usize, Location)>,
-    roots: &[Location],
-) -> Vec<(usize, Result<()>)> {
-    let canonical = canonical_roots(roots);
-    let mut checked: HashMap<PathBuf, Result<RealCheck>> = HashMap::new();
-    let mut out = Vec::with_capacity(files.len());
-    for (i, loc) in files {
-        let parent = match path_of(&loc).map(|p| p.parent()) {
-            Ok(Some(p)) => p,
-            Ok(None) => {
-                out.push((
-                    i,
-                    Err(Error::storage(
-                        loc.as_str(),
-                        "a file location has no directory",
-                    )),
-                ));
-                continue;
-            }
-            Err(e) => {
-                out.push((i, Err(e)));
-                continue;
-            }
-        };
-        if !checked.contains_key(parent) {
-            let check = real_check(parent, &canonical, false);
-            checked.insert(parent.to_path_buf(), check);
-        }
-        let r = match checked.get(parent) {
-            Some(Ok(RealCheck::Inside)) => remove_file(&loc),
-            Some(Ok(RealCheck::Absent)) => Ok(()),
-            Some(Ok(RealCheck::Outside)) => {
-                tracing::warn!(path = %loc, "delete refused: resolves outside the roots");
-                Err(super::refused(
-                    &loc,
-                    "its directory resolves (through a symlink) outside the allowed roots",
-                ))
-            }
-            Some(Err(e)) => Err(Error::storage(loc.as_str(), e.to_string())),
-            None => Err(Error::Internal(format!("no containment check for {loc}"))),
-        };
-        out.push((i, r));
-    }
-    out
-}
-
-/// Non-recursive `rmdir`: `Ok(true)` if removed, `Ok(false)` if not empty or absent.
-pub(crate) fn remove_dir_if_empty(dir: &Location) -> Result<bool> {
-    match fs::remove_dir(path_of(dir)?) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-        Err(e) if e.kind() == io::ErrorKind::DirectoryNotEmpty => Ok(false),
-        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTEMPTY) | Some(libc::EEXIST)) => {
-            Ok(false)
-        }
-        Err(e) => Err(Error::storage(dir.as_str(), e)),
-    }
-}
-
-/// Resolved (symlink-free) paths of the local allowed roots that exist.
-pub(crate) fn canonical_roots(roots: &[Location]) -> Vec<PathBuf> {
-    roots
-        .iter()
-        .filter_map(|r| r.local_path())
-        .filter_map(|p| fs::canonicalize(p).ok())
-        .collect()
-}
-
-/// Outcome of the physical containment check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum RealCheck {
-    /// The path resolves inside an allowed root.
-    Inside,
-    /// The path (or its directory) does not exist.
-    Absent,
-    /// The path resolves outside every allowed root (through a symlink).
-    Outside,
-}
-
-/// Second, physical layer of the delete guard: resolves symlinks in `dir` and checks that the
-/// result lies inside one of `roots` (already canonical); with `strict` it must lie strictly
-/// inside (used for directories that are about to be removed).
-pub(crate) fn real_check(dir: &Path, roots: &[PathBuf], strict: bool) -> Result<RealCheck> {
-    let real = match fs::canonicalize(dir) {
-        Ok(p) => p,
-        Err(e) if is_missing_dir(&e) => return Ok(RealCheck::Absent),
-        Err(e) => return Err(Error::storage(dir.display().to_string(), e)),
-    };
-    let inside = roots
-        .iter()
-        .any(|r| real.starts_with(r) && !(strict && real == *r));
-    Ok(if inside {
-        RealCheck::Inside
-    } else {
-        RealCheck::Outside
-    })
 }

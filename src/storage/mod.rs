@@ -8,13 +8,27 @@
 //!   options, so data files on another bucket (external paths) work too.
 //! * Deletion is guarded ([`Storage::check_deletable`]): only locations strictly under the table
 //!   root or an added delete root can be deleted, compared component-wise on normalized
-//!   locations. On local disks the guard is applied a second time on the symlink-resolved path.
-//!   Writes (`put`, `put_if_absent`) obey the same guard.
+//!   locations. On local disks a second, physical layer deletes relative to directory handles
+//!   opened beneath the allowed root with no symlink followed (`openat2` with `RESOLVE_BENEATH |
+//!   RESOLVE_NO_SYMLINKS`, else a component-by-component `O_NOFOLLOW` walk; then `unlinkat`), so
+//!   neither a symlink nor a directory swapped for one during the run can redirect a deletion;
+//!   [`Storage::check_beneath`] runs the same resolution up front, before anything is deleted.
+//!   Writes (`put`, `put_if_absent`) obey the logical guard.
+//! * Local reads take only regular files: a FIFO, socket or device where a file is expected
+//!   (read, `head`, or listed) is an error, and files are opened with `O_NONBLOCK` so a FIFO
+//!   cannot block a read.
 //!
 //! Options are described in [`config`]. All async methods need a tokio runtime (local I/O runs on
 //! the blocking pool).
 
+#[cfg(feature = "s3")]
+mod aws_profile;
+#[cfg(feature = "azure")]
+mod azure;
+mod beneath;
 pub mod config;
+#[cfg(feature = "gcs")]
+mod gcs;
 mod local;
 mod location;
 mod object;
@@ -60,13 +74,24 @@ enum Backend {
 /// A test run before every read ([`Storage::stop_reads_when`]): true stops the read.
 pub type StopReads = Arc<dyn Fn() -> bool + Send + Sync>;
 
+/// A test hook called with a local directory's path right after its handle was opened for
+/// deletes and before anything in it is unlinked ([`Storage::before_unlink_in_dir`]).
+#[doc(hidden)]
+pub type DirHook = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
+
+/// How often a read racing a cancellation test ([`Storage::stop_reads_when`]) looks at it.
+const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Access to a table's storage. `Send + Sync`; share it in an `Arc`.
 pub struct Storage {
     root: Location,
     delete_roots: Vec<Location>,
     config: StoreConfig,
-    /// When set and true, reads fail with [`Error::Cancelled`] before they start.
+    /// When set and true, reads fail with [`Error::Cancelled`] before they start, and reads
+    /// in progress return [`Error::Cancelled`] without waiting for their I/O.
     stop_reads: Option<StopReads>,
+    /// Test hook: see [`Storage::before_unlink_in_dir`].
+    before_unlink: Option<DirHook>,
     /// Object stores by `scheme://authority`, opened on first use.
     stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
 }
@@ -155,6 +180,7 @@ impl Storage {
             delete_roots: Vec::new(),
             config: StoreConfig::new(options)?,
             stop_reads: None,
+            before_unlink: None,
             stores: Mutex::new(HashMap::new()),
         };
         let _ = storage.backend(&storage.root)?;
@@ -167,12 +193,49 @@ impl Storage {
     /// a cancelled run then stops at its next read instead of at its next cancellation check.
     /// Writes and deletes are not affected.
     ///
+    /// A read already under way races the test too (looked at every 20 ms): once it says stop,
+    /// the read returns [`Error::Cancelled`] without waiting for its I/O, so a read stuck on a
+    /// hung mount or an unanswering server cannot hold a cancelled run. The blocking thread of
+    /// a stuck local read is left behind until its system call returns.
+    ///
     /// Only for runs whose every read error either aborts the run or makes it delete less (a
     /// failed read must never be taken for an absent file); the C ABI uses it for orphan-file
     /// removal, which reads everything before it deletes anything.
     pub fn stop_reads_when(mut self, stop: StopReads) -> Storage {
         self.stop_reads = Some(stop);
         self
+    }
+
+    /// Test hook: `hook` is called with each local directory's path after the directory's
+    /// handle was opened for deletes and before anything in it is unlinked — the moment at
+    /// which swapping the directory for a symlink would have redirected a path-based unlink.
+    #[doc(hidden)]
+    pub fn before_unlink_in_dir(mut self, hook: DirHook) -> Storage {
+        self.before_unlink = Some(hook);
+        self
+    }
+
+    /// Runs the read `fut`, racing it with the [`Storage::stop_reads_when`] test if one is set.
+    async fn read_gated<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+        self.check_read()?;
+        let Some(stop) = &self.stop_reads else {
+            return fut.await;
+        };
+        let stopped = async {
+            loop {
+                tokio::time::sleep(STOP_POLL).await;
+                if stop() {
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            r = fut => r,
+            () = stopped => {
+                tracing::debug!("read abandoned: cancelled");
+                Err(Error::Cancelled)
+            }
+        }
     }
 
     /// `Err(Cancelled)` once the [`Storage::stop_reads_when`] test says so.
@@ -222,6 +285,7 @@ impl Storage {
             delete_roots: self.delete_roots.clone(),
             config: self.config.clone(),
             stop_reads: self.stop_reads.clone(),
+            before_unlink: self.before_unlink.clone(),
             stores: Mutex::new(stores),
         };
         for r in roots {
@@ -293,29 +357,54 @@ impl Storage {
     /// names with `%`, `=`, spaces or non-ASCII characters are returned exactly; on local disks,
     /// names that are not UTF-8 are skipped (with a warning).
     pub async fn list_dir(&self, dir: &Location) -> Result<DirListing> {
-        self.check_read()?;
-        tracing::debug!(dir = %dir, "list_dir");
-        match self.backend(dir)? {
-            Backend::Local => {
-                let d = dir.clone();
-                blocking(dir, move || local::list_dir(&d)).await
+        self.read_gated(async {
+            tracing::debug!(dir = %dir, "list_dir");
+            match self.backend(dir)? {
+                Backend::Local => {
+                    let d = dir.clone();
+                    blocking(dir, move || local::list_dir(&d)).await
+                }
+                Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
             }
-            Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
-        }
+        })
+        .await
+    }
+
+    /// Immediate children of a metadata directory (`snapshot/`, `changelog/`, `tag/`,
+    /// `branch/`, `consumer/`, `schema/`) as Paimon readers see them. On local disks symlinks
+    /// are followed (a symlinked branch directory is listed as a directory), and an entry that
+    /// cannot be interpreted — a name that is not UTF-8, a dangling symlink, a FIFO, socket or
+    /// device — is [`Error::Malformed`], never skipped: skipping one could hide a version that
+    /// protects files. Object stores list as [`Storage::list_dir`]. A missing directory gives
+    /// an empty listing.
+    pub async fn list_metadata_dir(&self, dir: &Location) -> Result<DirListing> {
+        self.read_gated(async {
+            tracing::debug!(dir = %dir, "list_metadata_dir");
+            match self.backend(dir)? {
+                Backend::Local => {
+                    let d = dir.clone();
+                    blocking(dir, move || local::list_metadata_dir(&d)).await
+                }
+                Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
+            }
+        })
+        .await
     }
 
     /// Every file below `dir`, recursively, sorted by location (local directory symlinks are
     /// not followed). A missing directory gives an empty list.
     pub async fn list_tree(&self, dir: &Location) -> Result<Vec<FileStatus>> {
-        self.check_read()?;
-        tracing::debug!(dir = %dir, "list_tree");
-        match self.backend(dir)? {
-            Backend::Local => {
-                let d = dir.clone();
-                blocking(dir, move || local::list_tree(&d)).await
+        self.read_gated(async {
+            tracing::debug!(dir = %dir, "list_tree");
+            match self.backend(dir)? {
+                Backend::Local => {
+                    let d = dir.clone();
+                    blocking(dir, move || local::list_tree(&d)).await
+                }
+                Backend::Object(store) => object::list_tree(store.as_ref(), dir).await,
             }
-            Backend::Object(store) => object::list_tree(store.as_ref(), dir).await,
-        }
+        })
+        .await
     }
 
     /// Lists many directories with at most `concurrency` listings in flight (0 is taken as 1).
@@ -339,14 +428,16 @@ impl Storage {
     /// Size and modification time of a file; `None` if absent (a local directory also gives
     /// `None`: this is about files).
     pub async fn head(&self, loc: &Location) -> Result<Option<FileStatus>> {
-        self.check_read()?;
-        match self.backend(loc)? {
-            Backend::Local => {
-                let l = loc.clone();
-                blocking(loc, move || local::head(&l)).await
+        self.read_gated(async {
+            match self.backend(loc)? {
+                Backend::Local => {
+                    let l = loc.clone();
+                    blocking(loc, move || local::head(&l)).await
+                }
+                Backend::Object(store) => object::head(store.as_ref(), loc).await,
             }
-            Backend::Object(store) => object::head(store.as_ref(), loc).await,
-        }
+        })
+        .await
     }
 
     /// True if the file exists (see [`Storage::head`]).
@@ -356,15 +447,17 @@ impl Storage {
 
     /// Whole content of a file; [`Error::NotFound`] if absent.
     pub async fn get(&self, loc: &Location) -> Result<bytes::Bytes> {
-        self.check_read()?;
-        tracing::debug!(path = %loc, "get");
-        match self.backend(loc)? {
-            Backend::Local => {
-                let l = loc.clone();
-                blocking(loc, move || local::get(&l)).await
+        self.read_gated(async {
+            tracing::debug!(path = %loc, "get");
+            match self.backend(loc)? {
+                Backend::Local => {
+                    let l = loc.clone();
+                    blocking(loc, move || local::get(&l)).await
+                }
+                Backend::Object(store) => object::get(store.as_ref(), loc).await,
             }
-            Backend::Object(store) => object::get(store.as_ref(), loc).await,
-        }
+        })
+        .await
     }
 
     /// Reads a whole file and hands its content to `then`, which runs on the blocking pool
@@ -375,18 +468,20 @@ impl Storage {
         T: Send + 'static,
         F: FnOnce(bytes::Bytes) -> Result<T> + Send + 'static,
     {
-        self.check_read()?;
-        tracing::debug!(path = %loc, "get");
-        match self.backend(loc)? {
-            Backend::Local => {
-                let l = loc.clone();
-                blocking(loc, move || then(local::get(&l)?)).await
+        self.read_gated(async {
+            tracing::debug!(path = %loc, "get");
+            match self.backend(loc)? {
+                Backend::Local => {
+                    let l = loc.clone();
+                    blocking(loc, move || then(local::get(&l)?)).await
+                }
+                Backend::Object(store) => {
+                    let bytes = object::get(store.as_ref(), loc).await?;
+                    blocking(loc, move || then(bytes)).await
+                }
             }
-            Backend::Object(store) => {
-                let bytes = object::get(store.as_ref(), loc).await?;
-                blocking(loc, move || then(bytes)).await
-            }
-        }
+        })
+        .await
     }
 
     /// Writes `data`, replacing any existing file (hint files). Atomic where the backend allows:
@@ -428,8 +523,9 @@ impl Storage {
     ///
     /// Every location is checked against the guard ([`Storage::check_deletable`]) before
     /// anything is deleted; refused ones get [`Error::PathRefused`] and are left alone while the
-    /// others proceed. On local disks each file's directory is additionally resolved through
-    /// symlinks and must still lie inside an allowed root. A file that is already absent counts
+    /// others proceed. On local disks each file is unlinked relative to its directory's handle,
+    /// opened beneath its allowed root with no symlink followed (a directory reached through a
+    /// symlink is refused with [`Error::PathRefused`]). A file that is already absent counts
     /// as deleted (idempotent). Directories are never deleted (a local directory gives an error).
     /// Object stores use the store's batched delete (`delete_stream`, up to 1000 keys per S3
     /// request).
@@ -462,9 +558,10 @@ impl Storage {
         }
 
         // 2. Local files, in a few groups, each inside one blocking section (a section per
-        //    file costs more than the unlink itself on a local disk): every file's directory
-        //    is resolved (symlinks followed, once per directory and group) and checked against
-        //    the resolved allowed roots right before the file is unlinked.
+        //    file costs more than the unlink itself on a local disk): every file is unlinked
+        //    relative to its directory's handle, opened beneath its allowed root without
+        //    following any symlink (once per directory and group), so nothing swapped in
+        //    meanwhile can redirect it.
         if !local_idx.is_empty() {
             let groups = concurrency.clamp(1, LOCAL_DELETE_GROUPS);
             let per_group = local_idx.len().div_ceil(groups).max(1);
@@ -477,8 +574,16 @@ impl Storage {
             let deleted: Vec<Result<IndexedResults>> = futures::stream::iter(work)
                 .map(|group| {
                     let roots = roots.clone();
+                    let hook = self.before_unlink.clone();
                     async move {
-                        blocking(root, move || Ok(local::checked_remove_files(group, &roots))).await
+                        blocking(root, move || {
+                            let mut dirs = beneath::Beneath::open(&roots, hook);
+                            Ok(group
+                                .into_iter()
+                                .map(|(i, l)| (i, dirs.remove_file(&l)))
+                                .collect())
+                        })
+                        .await
                     }
                 })
                 .buffer_unordered(groups)
@@ -535,8 +640,9 @@ impl Storage {
     /// Removes `dir` if it is an empty directory (non-recursive `rmdir`): `Ok(true)` if removed,
     /// `Ok(false)` if it is not empty or does not exist. Object stores have no directories:
     /// always `Ok(false)`. The guard applies (never the table root or an added root itself);
-    /// on local disks the symlink-resolved directory must also lie strictly inside an allowed
-    /// root.
+    /// on local disks the directory is removed with `unlinkat(parent, name, AT_REMOVEDIR)`
+    /// relative to its parent's handle, opened beneath an allowed root with no symlink
+    /// followed (a symlink in its place is refused, never followed).
     pub async fn delete_dir_if_empty(&self, dir: &Location) -> Result<bool> {
         self.check_deletable(dir)?;
         match self.backend(dir)? {
@@ -545,21 +651,64 @@ impl Storage {
                 let roots = self.allowed_roots();
                 let d = dir.clone();
                 let removed = blocking(dir, move || {
-                    let canonical = local::canonical_roots(&roots);
-                    match local::real_check(local::path_of(&d)?, &canonical, true)? {
-                        local::RealCheck::Absent => Ok(false),
-                        local::RealCheck::Outside => Err(refused(
-                            &d,
-                            "it resolves (through a symlink) outside the allowed roots",
-                        )),
-                        local::RealCheck::Inside => local::remove_dir_if_empty(&d),
-                    }
+                    beneath::Beneath::open(&roots, None).remove_dir_if_empty(&d)
                 })
                 .await?;
                 tracing::debug!(dir = %dir, removed, "delete_dir_if_empty");
                 Ok(removed)
             }
         }
+    }
+
+    /// The physical check of a deletion plan, before anything is deleted: every local
+    /// location's directory must resolve beneath its allowed root with no symlinked component
+    /// (a directory that does not exist passes: nothing in it can be deleted). The first
+    /// violation is [`Error::PathRefused`]. Locations on object stores have no physical layer
+    /// and pass. Each distinct directory is resolved once, in a few blocking sections.
+    ///
+    /// The deletes themselves resolve the same way again ([`Storage::delete_files`]): this check
+    /// makes a plan fail as a whole rather than part-way.
+    pub async fn check_beneath<'l>(
+        &self,
+        locs: impl IntoIterator<Item = &'l Location>,
+    ) -> Result<()> {
+        let mut dirs: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut todo: Vec<Location> = Vec::new();
+        for l in locs {
+            if !l.is_local() {
+                continue;
+            }
+            let dir = match l.as_str().rsplit_once('/') {
+                Some((d, _)) => d,
+                None => l.as_str(),
+            };
+            if dirs.insert(dir) {
+                todo.push(l.clone());
+            }
+        }
+        if todo.is_empty() {
+            return Ok(());
+        }
+        const DIRS_PER_SECTION: usize = 512;
+        let roots = self.allowed_roots();
+        let root = &self.root;
+        let checked: Vec<Result<()>> = futures::stream::iter(todo.chunks(DIRS_PER_SECTION))
+            .map(|chunk| {
+                let roots = roots.clone();
+                let chunk = chunk.to_vec();
+                async move {
+                    blocking(root, move || {
+                        let mut dirs = beneath::Beneath::open(&roots, None);
+                        chunk.iter().try_for_each(|l| dirs.check_dir_of(l))
+                    })
+                    .await
+                }
+            })
+            .buffer_unordered(LOCAL_DELETE_GROUPS)
+            .collect()
+            .await;
+        checked.into_iter().collect::<Result<Vec<()>>>()?;
+        Ok(())
     }
 }
 

@@ -29,6 +29,8 @@ pub struct BranchInspection {
 pub struct TableInspection {
     /// Table root location.
     pub table: String,
+    /// The branch the per-branch fields below describe (`main` unless one was named).
+    pub branch: String,
     /// Branch names, "main" first.
     pub branches: Vec<String>,
     /// Snapshot ids on main.
@@ -74,12 +76,22 @@ async fn inspect_branch(table: &Table) -> Result<BranchInspection> {
     })
 }
 
-/// Inspect the table at `storage.root()`.
+/// Inspect the table at `storage.root()` (its main branch in detail).
 pub async fn inspect(
     storage: Arc<Storage>,
     overrides: &HashMap<String, String>,
 ) -> Result<TableInspection> {
-    let table = Table::open(storage.clone(), overrides).await?;
+    inspect_branch_named(storage, overrides, crate::table::MAIN_BRANCH).await
+}
+
+/// Inspect the table at `storage.root()` with branch `branch` in detail (snapshots, tags,
+/// consumers, changelogs and live files are that branch's; `branch_details` lists the others).
+pub async fn inspect_branch_named(
+    storage: Arc<Storage>,
+    overrides: &HashMap<String, String>,
+    branch: &str,
+) -> Result<TableInspection> {
+    let table = Table::open_branch(storage.clone(), overrides, branch).await?;
     let main = inspect_branch(&table).await?;
     let snapshots_dir = table.snapshots();
     let earliest = snapshots_dir.earliest_id(&storage).await?;
@@ -103,7 +115,7 @@ pub async fn inspect(
     live_files.sort();
     let branches = list_branches(&storage).await?;
     let mut branch_details = BTreeMap::new();
-    for b in branches.iter().skip(1) {
+    for b in branches.iter().filter(|b| b.as_str() != branch) {
         let detail = match table.branch(b).await {
             Ok(t) => inspect_branch(&t).await?,
             Err(e) => BranchInspection {
@@ -117,6 +129,7 @@ pub async fn inspect(
     }
     Ok(TableInspection {
         table: storage.root().as_str().to_string(),
+        branch: branch.to_string(),
         branches,
         snapshots: main.snapshots,
         tags: main.tags,

@@ -1,6 +1,7 @@
 //! A Paimon table as a whole: snapshot, tag, branch, consumer and changelog managers, the path
 //! factory, and "which files does version V reference".
 
+mod branch_ref;
 mod files;
 pub mod inspect;
 mod paths;
@@ -9,6 +10,9 @@ mod versioned;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+pub use branch_ref::{
+    resolve_table_ref, resolve_with_options, validate_branch_name, TableRef, BRANCH_OPTION,
+};
 pub use files::{merge_entries, ManifestFiles, MetadataReader};
 pub use paths::{child, DataFileLocator, PathFactory};
 pub use versioned::VersionedDir;
@@ -52,7 +56,7 @@ pub fn branch_root(root: &Location, branch: &str) -> Location {
 /// Read the latest schema under `<branch root>/schema/`. `NotFound` if there is none.
 pub async fn latest_schema(storage: &Storage, branch_root: &Location) -> Result<TableSchema> {
     let dir = branch_root.join("schema");
-    let listing = storage.list_dir(&dir).await?;
+    let listing = storage.list_metadata_dir(&dir).await?;
     let latest = listing
         .files
         .iter()
@@ -78,17 +82,25 @@ impl Table {
         Self::open_branch(storage, overrides, MAIN_BRANCH).await
     }
 
-    /// Open a named branch.
+    /// Open a named branch (`main` is the table root). A branch without a schema of its own is
+    /// [`Error::NotFound`]; a path-like name is [`Error::InvalidArgument`].
     pub async fn open_branch(
         storage: Arc<Storage>,
         overrides: &HashMap<String, String>,
         branch: &str,
     ) -> Result<Table> {
+        validate_branch_name(branch)?;
         let root = storage.root().clone();
         let broot = branch_root(&root, branch);
         let schema = latest_schema(&storage, &broot).await.map_err(|e| match e {
-            Error::NotFound { path } => Error::NotFound {
+            Error::NotFound { path } if branch == MAIN_BRANCH => Error::NotFound {
                 path: format!("{path} (no Paimon table at {})", root.as_str()),
+            },
+            Error::NotFound { path } => Error::NotFound {
+                path: format!(
+                    "{path} (no branch `{branch}` in the Paimon table at {})",
+                    root.as_str()
+                ),
             },
             other => other,
         })?;
@@ -207,7 +219,7 @@ impl Table {
     /// Every tag of this branch, sorted by name. Directories under `tag/` are skipped (P17).
     pub async fn tags(&self) -> Result<BTreeMap<String, Tag>> {
         let dir = self.branch_root.join("tag");
-        let listing = self.storage.list_dir(&dir).await?;
+        let listing = self.storage.list_metadata_dir(&dir).await?;
         let mut out = BTreeMap::new();
         for f in &listing.files {
             let Some(name) = f.location.name().strip_prefix("tag-") else {
@@ -226,7 +238,7 @@ impl Table {
     /// Every consumer of this branch with its file status (for expiry by modification time).
     pub async fn consumers(&self) -> Result<BTreeMap<String, (Consumer, FileStatus)>> {
         let dir = self.branch_root.join("consumer");
-        let listing = self.storage.list_dir(&dir).await?;
+        let listing = self.storage.list_metadata_dir(&dir).await?;
         let mut out = BTreeMap::new();
         for f in listing.files {
             let Some(id) = f
@@ -290,7 +302,11 @@ fn with_external_roots(storage: Arc<Storage>, options: &TableOptions) -> Arc<Sto
 
 /// List all branch names: "main" first, then `branch/branch-*` directories sorted.
 pub async fn list_branches(storage: &Storage) -> Result<Vec<String>> {
-    let listing = storage.list_dir(&storage.root().join("branch")).await?;
+    // Symlinked branch directories are branches (readers follow the link); an entry that
+    // cannot be interpreted is an error, so no branch is ever silently left out.
+    let listing = storage
+        .list_metadata_dir(&storage.root().join("branch"))
+        .await?;
     let mut names: Vec<String> = listing
         .dirs
         .iter()
@@ -343,7 +359,16 @@ pub async fn summarize(
     storage: Arc<Storage>,
     options: &HashMap<String, String>,
 ) -> Result<TableSummary> {
-    let table = Table::open(storage.clone(), options).await?;
+    summarize_branch(storage, options, MAIN_BRANCH).await
+}
+
+/// [`summarize`] with the snapshot, tag and live-file figures of branch `branch`.
+pub async fn summarize_branch(
+    storage: Arc<Storage>,
+    options: &HashMap<String, String>,
+    branch: &str,
+) -> Result<TableSummary> {
+    let table = Table::open_branch(storage.clone(), options, branch).await?;
     let snapshots = table.snapshots();
     let ids = snapshots.list_ids(&storage).await?;
     let latest = snapshots.latest_id(&storage).await?;

@@ -67,7 +67,7 @@ impl VersionedDir {
 
     /// Every version id present with its file's size from the listing.
     pub async fn list_sized(&self, storage: &Storage) -> Result<BTreeMap<i64, u64>> {
-        let listing = storage.list_dir(&self.dir).await?;
+        let listing = storage.list_metadata_dir(&self.dir).await?;
         Ok(listing
             .files
             .iter()

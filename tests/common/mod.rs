@@ -676,6 +676,11 @@ pub struct FaultyProxy {
 impl FaultyProxy {
     /// Starts a proxy to `server` with `faulty_proxy.py` options such as `--p-503 0.1`.
     pub fn start(server: &S3Server, args: &[&str]) -> FaultyProxy {
+        Self::start_on(server.port, args)
+    }
+
+    /// Starts a proxy to `127.0.0.1:<upstream_port>`.
+    fn start_on(upstream_port: u16, args: &[&str]) -> FaultyProxy {
         let py = python().expect("python");
         let log = std::env::temp_dir().join(format!(
             "paimon-cleanup-faulty-proxy-{}-{}.log",
@@ -684,7 +689,7 @@ impl FaultyProxy {
         ));
         let mut all = vec![
             "--upstream".to_string(),
-            format!("127.0.0.1:{}", server.port),
+            format!("127.0.0.1:{upstream_port}"),
         ];
         all.extend(args.iter().map(|s| s.to_string()));
         let (child, stdin, port) = spawn_port_process(
@@ -728,5 +733,220 @@ impl Drop for FaultyProxy {
         drop(self.stdin.take());
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Azure Blob Storage (Azurite) and Google Cloud Storage (gcp-storage-emulator) on loopback,
+// each started once per test binary like the S3 server.
+
+/// A loopback emulator of this test binary (exits with the test process).
+pub struct LoopbackServer {
+    /// `http://127.0.0.1:<port>`.
+    pub endpoint: String,
+    /// Its port.
+    pub port: u16,
+    /// The launcher's stderr.
+    pub log: PathBuf,
+    _stdin: std::sync::Mutex<std::process::ChildStdin>,
+    _child: std::sync::Mutex<std::process::Child>,
+}
+
+/// Starts `tests/py/<script>` through [`spawn_port_process`]; None with a SKIP notice (panic
+/// under PAIMON_REQUIRE_FIXTURES=1) when it cannot start.
+fn start_loopback(what: &str, script: &str, args: &[String], hint: &str) -> Option<LoopbackServer> {
+    let py = python()?;
+    let log = std::env::temp_dir().join(format!(
+        "paimon-cleanup-{}-{}.log",
+        script.trim_end_matches(".py"),
+        std::process::id()
+    ));
+    match spawn_port_process(&py, script, args, &log, std::time::Duration::from_secs(90)) {
+        Ok((child, stdin, port)) => Some(LoopbackServer {
+            endpoint: format!("http://127.0.0.1:{port}"),
+            port,
+            log,
+            _stdin: std::sync::Mutex::new(stdin),
+            _child: std::sync::Mutex::new(child),
+        }),
+        Err(e) => {
+            if require_fixtures() {
+                panic!(
+                    "PAIMON_REQUIRE_FIXTURES=1 but the loopback {what} did not start ({hint}): {e}"
+                );
+            }
+            eprintln!("SKIP: loopback {what} did not start ({hint}): {e}");
+            None
+        }
+    }
+}
+
+/// The container the Azurite launcher creates.
+pub const AZURE_CONTAINER: &str = "paimon";
+/// Azurite's account (the well-known development account).
+pub const AZURE_ACCOUNT: &str = "devstoreaccount1";
+/// Azurite's documented development key (public, not a secret).
+pub const AZURE_KEY: &str =
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+/// Azurite's `azurite-blob`: `PAIMON_AZURITE` or `<repo>/.azurite` (scripts/setup-azurite.sh).
+fn azurite_bin() -> Option<PathBuf> {
+    let p = std::env::var("PAIMON_AZURITE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(".azurite/node_modules/.bin/azurite-blob")
+        });
+    if p.exists() {
+        return Some(p);
+    }
+    if require_fixtures() {
+        panic!(
+            "PAIMON_REQUIRE_FIXTURES=1 but Azurite is not installed at {} (run scripts/setup-azurite.sh)",
+            p.display()
+        );
+    }
+    eprintln!(
+        "SKIP: Azurite not installed at {} (run scripts/setup-azurite.sh or set PAIMON_AZURITE)",
+        p.display()
+    );
+    None
+}
+
+/// The loopback Azurite of this test binary (container [`AZURE_CONTAINER`]).
+pub fn azurite_server() -> Option<&'static LoopbackServer> {
+    static SERVER: std::sync::OnceLock<Option<LoopbackServer>> = std::sync::OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            let bin = azurite_bin()?;
+            let args = vec![
+                "--azurite".to_string(),
+                bin.to_str().unwrap().to_string(),
+                "--container".to_string(),
+                AZURE_CONTAINER.to_string(),
+            ];
+            start_loopback(
+                "Azurite",
+                "azurite_server.py",
+                &args,
+                "run scripts/setup-azurite.sh",
+            )
+        })
+        .as_ref()
+}
+
+/// Hadoop-style options for Azurite behind `endpoint` (an ABFS account key; the endpoint as
+/// object_store's `azure_storage_endpoint`, since Hadoop has no endpoint key for ABFS).
+pub fn azure_hadoop_options(endpoint: &str) -> std::collections::HashMap<String, String> {
+    [
+        (
+            format!("fs.azure.account.key.{AZURE_ACCOUNT}.dfs.core.windows.net"),
+            AZURE_KEY.to_string(),
+        ),
+        (
+            "azure_storage_endpoint".to_string(),
+            format!("{endpoint}/{AZURE_ACCOUNT}"),
+        ),
+        (
+            "storage.retry.init-backoff".to_string(),
+            "10 ms".to_string(),
+        ),
+        (
+            "storage.retry.max-backoff".to_string(),
+            "200 ms".to_string(),
+        ),
+        // Azurite answers a Blob Batch of 256 deletes slowly on a loaded machine (one node
+        // thread); object_store does not retry a POST that timed out.
+        ("storage.request-timeout".to_string(), "3 min".to_string()),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// object_store-style options for Azurite behind `endpoint` (for `az://` locations).
+pub fn azure_native_options(endpoint: &str) -> std::collections::HashMap<String, String> {
+    [
+        ("azure_storage_account_name", AZURE_ACCOUNT.to_string()),
+        ("azure_storage_account_key", AZURE_KEY.to_string()),
+        (
+            "azure_storage_endpoint",
+            format!("{endpoint}/{AZURE_ACCOUNT}"),
+        ),
+        ("storage.retry.init-backoff", "10 ms".to_string()),
+        ("storage.retry.max-backoff", "200 ms".to_string()),
+        ("storage.request-timeout", "3 min".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// A fresh `abfss://paimon@devstoreaccount1.dfs.core.windows.net/wh/<name>-<uuid>` table root.
+pub fn abfss_table_uri(name: &str) -> String {
+    format!(
+        "abfss://{AZURE_CONTAINER}@{AZURE_ACCOUNT}.dfs.core.windows.net/wh/{name}-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    )
+}
+
+/// A fresh `az://paimon/wh/<name>-<uuid>` table root.
+pub fn az_table_uri(name: &str) -> String {
+    format!(
+        "az://{AZURE_CONTAINER}/wh/{name}-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    )
+}
+
+/// The bucket the GCS launcher creates.
+pub const GCS_BUCKET: &str = "paimon";
+
+/// The loopback gcp-storage-emulator of this test binary (bucket [`GCS_BUCKET`]).
+pub fn gcs_server() -> Option<&'static LoopbackServer> {
+    static SERVER: std::sync::OnceLock<Option<LoopbackServer>> = std::sync::OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            let args = vec!["--bucket".to_string(), GCS_BUCKET.to_string()];
+            start_loopback(
+                "GCS emulator",
+                "gcs_server.py",
+                &args,
+                "run scripts/setup-python.sh",
+            )
+        })
+        .as_ref()
+}
+
+/// GCS options for the emulator at `endpoint`: a service-account file with `gcs_base_url` and
+/// `disable_oauth` (object_store's only way to a custom GCS endpoint), named with the Hadoop
+/// key `fs.gs.auth.service.account.json.keyfile`. The file lives in `dir`.
+pub fn gcs_options(endpoint: &str, dir: &Path) -> std::collections::HashMap<String, String> {
+    let file = dir.join("service-account.json");
+    let json = serde_json::json!({
+        "private_key": "unused",
+        "private_key_id": "unused",
+        "client_email": "test@example.com",
+        "gcs_base_url": endpoint,
+        "disable_oauth": true,
+    });
+    std::fs::write(&file, json.to_string()).unwrap();
+    [
+        (
+            "fs.gs.auth.service.account.json.keyfile",
+            file.to_str().unwrap().to_string(),
+        ),
+        // The emulator serves plain HTTP (object_store's client option, as `google_` key).
+        ("google_allow_http", "true".to_string()),
+        ("storage.retry.max-retries", "1".to_string()),
+        ("storage.retry.init-backoff", "10 ms".to_string()),
+        ("storage.retry.max-backoff", "100 ms".to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+impl FaultyProxy {
+    /// A proxy (no faults unless `args` ask) in front of any loopback server.
+    pub fn in_front_of(server: &LoopbackServer, args: &[&str]) -> FaultyProxy {
+        Self::start_on(server.port, args)
     }
 }

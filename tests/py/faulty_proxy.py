@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""A loopback HTTP proxy in front of the test S3 server that injects faults (stdlib only).
+"""A loopback HTTP proxy in front of the test S3 server (or Azurite) that injects faults
+(stdlib only). Its counters understand both S3 (ListObjectsV2, DeleteObjects) and Azure Blob
+(List Blobs markers, Blob Batch) requests.
 
     python tests/py/faulty_proxy.py --upstream 127.0.0.1:PORT [--seed N] [fault options]
 
@@ -193,6 +195,13 @@ def make_handler(state):
                         s["list_continuations"] += 1
                 if self.command == "POST" and "delete" in query:
                     s["delete_batches"].append(body.count(b"<Key>"))
+                # Azure Blob: List Blobs pages (marker = next page), Blob Batch deletes.
+                if self.command == "GET" and query.get("comp") == ["list"]:
+                    s["list_requests"] += 1
+                    if query.get("marker", [""])[0]:
+                        s["list_continuations"] += 1
+                if self.command == "POST" and query.get("comp") == ["batch"]:
+                    s["delete_batches"].append(body.count(b"\nDELETE /"))
                 if cond_put:
                     s["cond_puts"] += 1
                 lose = (cond_put and state.lose_cond_put is not None

@@ -271,6 +271,23 @@ def build_external_paths(cat, name):
     return "append", ["partitioned", "bucket-unaware", "external-data-paths", "overwrite"]
 
 
+def build_external_shared(cat, name):
+    """Opt-in (not built by default): external_shared_a and external_shared_b both write their
+    data files under ONE external root, OUT_DIR/external/shared (Paimon puts no table name
+    there, so the two tables share p=*/bucket-0 directories)."""
+    root = os.path.join(EXTERNAL_BASE[0], "shared")
+    os.makedirs(root, exist_ok=True)
+    s = pa.schema([pa.field("id", pa.int64(), nullable=False), ("v", pa.string()),
+                   pa.field("p", pa.int32(), nullable=False)])
+    t = create(cat, name, s, ["p"], None, {
+        "bucket": "-1",
+        "data-file.external-paths": "file://" + root,
+        "data-file.external-paths.strategy": "round-robin"})
+    for c in range(2):
+        batch_commit(t, s, [{"id": c * 4 + k, "v": f"{name}-{c}", "p": k % 2} for k in range(4)])
+    return "append", ["partitioned", "bucket-unaware", "external-data-paths", "shared-root"]
+
+
 # set by main(): the directory that holds the external roots of opt-in tables
 EXTERNAL_BASE = [None]
 
@@ -287,6 +304,8 @@ BUILDERS = {
 # built only when named with --only or with --extras
 EXTRA_BUILDERS = {
     "external_paths": build_external_paths,
+    "external_shared_a": build_external_shared,
+    "external_shared_b": build_external_shared,
 }
 ALL_BUILDERS = {**BUILDERS, **EXTRA_BUILDERS}
 

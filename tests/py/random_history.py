@@ -90,6 +90,19 @@ def _version_files(branch_root):
                 yield f"{sub}:{rest}", json.load(f)
 
 
+def _producer_none(branch_root, table_dir):
+    """Whether the branch's latest schema (else main's) has changelog-producer none."""
+    for root in (branch_root, table_dir):
+        sdir = os.path.join(root, "schema")
+        ids = [int(n[len("schema-"):]) for n in (os.listdir(sdir) if os.path.isdir(sdir) else [])
+               if n.startswith("schema-") and n[len("schema-"):].isdigit()]
+        if ids:
+            with open(os.path.join(sdir, f"schema-{max(ids)}"), encoding="utf-8") as f:
+                opts = json.load(f).get("options", {})
+            return str(opts.get("changelog-producer", "none")).strip().lower() == "none"
+    return True
+
+
 def needed_missing(table_dir):
     """Per version, the files it needs that are not on disk (fastavro only).
 
@@ -97,8 +110,8 @@ def needed_missing(table_dir):
     (ADD minus DELETE over base + delta, by partition, bucket, level and name) with their
     extra files, the changelog files its changelog list adds, its index manifest and the index
     files that names, its statistics. A long-lived changelog-N needs what an incremental reader
-    uses: its changelog list and the files it adds, or without one its delta list and the data
-    files the delta adds (and its base list and manifests). Data files are looked up by name in
+    uses: its changelog list and the files it adds, or without one its delta list and (with
+    changelog-producer none) the data files the delta adds (and its base list and manifests). Data files are looked up by name in
     the table's data directories (names carry UUIDs)."""
     mdir = os.path.join(table_dir, "manifest")
     idir = os.path.join(table_dir, "index")
@@ -123,6 +136,7 @@ def needed_missing(table_dir):
 
     out = {}
     for prefix, root in roots:
+        producer_none = _producer_none(root, table_dir)
         for key, v in _version_files(root):
             miss = []
 
@@ -151,7 +165,9 @@ def needed_missing(table_dir):
                     needed += adds(manifest_entries(v["changelogManifestList"]))
                 else:
                     manifest_entries(v.get("baseManifestList"))
-                    needed += adds(manifest_entries(v.get("deltaManifestList")))
+                    delta = adds(manifest_entries(v.get("deltaManifestList")))
+                    if producer_none:
+                        needed += delta
             else:
                 live = {}
                 for e in (manifest_entries(v.get("baseManifestList"))

@@ -67,7 +67,7 @@ def main():
         # ---- generate
         p, dt = run([os.path.join(HERE, "make_tables.py"), out, "--extras"])
         print(p.stderr.strip())
-        print(f"make_tables.py (all 8 tables, incl. interpreter start): {dt:.2f} s")
+        print(f"make_tables.py (all 10 tables, incl. interpreter start): {dt:.2f} s")
         check(p.returncode == 0, f"make_tables exit {p.returncode}: {p.stderr[-2000:]}")
         if p.returncode != 0:
             return 1
@@ -75,7 +75,8 @@ def main():
             doc = json.load(f)
         tables = {e["name"]: e for e in doc["tables"]}
         expected = ["append_unaware", "append_fixed_bucket", "pk_fixed", "pk_dynamic",
-                    "pk_changelog", "dv_table", "retention_opts", "external_paths"]
+                    "pk_changelog", "dv_table", "retention_opts", "external_paths",
+                    "external_shared_a", "external_shared_b"]
         check(list(tables) == expected, f"table list {list(tables)}")
         for e in tables.values():
             for k in ("name", "path", "kind", "features", "snapshots", "tags", "branches",

@@ -393,6 +393,7 @@ JNIEXPORT void JNICALL JNI_FN(orphanConfigSet)(JNIEnv *env, jclass cls, jlong h,
         case 2: s = paimon_cleanup_orphan_config_set_no_writers_running(c, v != 0, &err); break;
         case 3: s = paimon_cleanup_orphan_config_set_list_concurrency(c, (uint32_t)v, &err); break;
         case 4: s = paimon_cleanup_orphan_config_set_delete_concurrency(c, (uint32_t)v, &err); break;
+        case 5: s = paimon_cleanup_orphan_config_set_external_roots_owned(c, v != 0, &err); break;
         default: throw_status(env, PAIMON_CLEANUP_STATUS_INTERNAL, "unknown orphan config field"); return;
     }
     check(env, s, &err);

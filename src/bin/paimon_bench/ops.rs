@@ -456,7 +456,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
 
         let t8 = clock.now_ms();
         let ctl = RunControl::default();
-        let mut deleter = Deleter::new(t.storage(), &ctl, true);
+        let mut deleter = Deleter::for_table(&t, &ctl, true);
         built.execute(&t, &mut deleter, false).await.map_err(e)?;
         step(
             &mut clock,
@@ -478,6 +478,7 @@ pub fn probe_delete(
     concurrency: usize,
 ) -> Result<Measure, String> {
     use paimon_cleanup::clean::deleter::{Deleter, Planned};
+    use paimon_cleanup::clean::kinds::KindRules;
     use paimon_cleanup::clean::FileClass;
     use paimon_cleanup::storage::Location;
 
@@ -485,13 +486,28 @@ pub fn probe_delete(
     let storage = Storage::open(copy.to_str().ok_or("non-UTF-8 path")?, &HashMap::new())
         .map_err(|e| e.to_string())?;
     let root = Location::from_local_path(copy).map_err(|e| e.to_string())?;
+    // Each path gets the first class the table's kind rules allow there (deletions are
+    // kind-checked).
+    let kinds = rt.block_on(async {
+        let t = Table::open(Arc::new(storage.with_delete_roots(&[])), &HashMap::new())
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>(KindRules::of(&t))
+    })?;
     let planned: Vec<Planned> = plan
         .paths
         .iter()
-        .map(|p| Planned {
-            location: root.join(p),
-            class: FileClass::Data,
-            bytes: Some(0),
+        .map(|p| {
+            let location = root.join(p);
+            let class = FileClass::ALL
+                .into_iter()
+                .find(|c| kinds.check(*c, &location).is_ok())
+                .unwrap_or(FileClass::Other);
+            Planned {
+                location,
+                class,
+                bytes: Some(0),
+            }
         })
         .collect();
     let n = planned.len() as u64;
@@ -501,7 +517,7 @@ pub fn probe_delete(
         ..Default::default()
     };
     let failed = rt.block_on(async {
-        let mut d = Deleter::new(&storage, &ctl, false);
+        let mut d = Deleter::new(&storage, kinds, &ctl, false);
         d.delete("probe", planned)
             .await
             .map_err(|e| e.to_string())?;

@@ -5,8 +5,9 @@
 //! bucket directory under each data root (the table's data root and its external data roots),
 //! reached through exactly `#partitionKeys` levels of `k=v` directories (a last-level partition
 //! directory without bucket directories is a candidate directory itself); and `snapshot/` and
-//! `changelog/` of every branch, where only names that are not `<prefix><id>`, `EARLIEST` or
-//! `LATEST` count (temp files of interrupted atomic writes). Nothing else is ever listed, so
+//! `changelog/` of every branch, where only names that neither start with the directory's prefix
+//! (`snapshot-`, `changelog-`: Java's orphan cleaner keeps every such name, `snapshot-1.bak`
+//! too) nor are `EARLIEST` or `LATEST` count (temp files of interrupted atomic writes). Nothing else is ever listed, so
 //! nothing else can be deleted. Candidates are regular files modified before the cut-off, never
 //! `*.managed.blob` packs.
 //!
@@ -205,7 +206,9 @@ fn classify(kind: &DirKind, name: &str) -> Option<FileClass> {
         DirKind::Index => FileClass::Index,
         DirKind::Statistics => FileClass::Statistics,
         DirKind::Versioned(v) => {
-            if name == "EARLIEST" || name == "LATEST" || v.parse_id(name).is_some() {
+            // As Java's orphan cleaner: no name starting with the directory's prefix (a
+            // `snapshot-1.bak` too), nor the hints, is ever a candidate.
+            if name == "EARLIEST" || name == "LATEST" || name.starts_with(v.prefix()) {
                 return None;
             }
             FileClass::Other
@@ -341,6 +344,10 @@ mod tests {
     fn classes_and_exclusions() {
         let snap = DirKind::Versioned(VersionedDir::snapshots(&loc("/t")));
         assert_eq!(classify(&snap, "snapshot-3"), None);
+        // Java's rule: any `snapshot-*` name stays (backups, odd suffixes).
+        assert_eq!(classify(&snap, "snapshot-1.bak"), None);
+        assert_eq!(classify(&snap, "snapshot-"), None);
+        assert_eq!(classify(&snap, "snapshot-x"), None);
         assert_eq!(classify(&snap, "EARLIEST"), None);
         assert_eq!(classify(&snap, "LATEST"), None);
         assert_eq!(
@@ -350,6 +357,7 @@ mod tests {
         assert_eq!(classify(&snap, ".LATEST.0b1c.tmp"), Some(FileClass::Other));
         let cl = DirKind::Versioned(VersionedDir::changelogs(&loc("/t")));
         assert_eq!(classify(&cl, "changelog-9"), None);
+        assert_eq!(classify(&cl, "changelog-9.bak"), None);
         assert_eq!(classify(&cl, "snapshot-9"), Some(FileClass::Other));
         let m = DirKind::Manifest;
         assert_eq!(

@@ -311,7 +311,7 @@ impl<'a> Collector<'a> {
             }
             let tag_dir = broot.join("tag");
             let tag_files: Vec<(String, Location)> = storage
-                .list_dir(&tag_dir)
+                .list_metadata_dir(&tag_dir)
                 .await?
                 .files
                 .into_iter()
@@ -549,6 +549,11 @@ impl<'a> Collector<'a> {
                 }
                 Err(e) => {
                     let loc = paths.manifest(&m)?;
+                    // A long-lived changelog does not need its index manifest (no changelog
+                    // reader reads deletion vectors or indexes of it): Java deletes it at
+                    // snapshot expiry and its changelog still names it. Absent, it names
+                    // nothing for a changelog, as in Java's orphan cleaner.
+                    let absent = e.is_not_found();
                     let needed_by: Vec<usize> = index_users
                         .get(&m)
                         .map(Vec::as_slice)
@@ -556,6 +561,7 @@ impl<'a> Collector<'a> {
                         .iter()
                         .copied()
                         .filter(|i| !dropped.contains(i))
+                        .filter(|i| !(absent && versions[*i].changelog))
                         .collect();
                     if needed_by.is_empty() {
                         // Only versions already dropped use it: as if never read.

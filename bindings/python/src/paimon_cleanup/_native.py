@@ -150,6 +150,7 @@ PaimonCleanupStatus paimon_cleanup_orphan_config_new(struct PaimonCleanupOrphanC
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_older_than_ms(struct PaimonCleanupOrphanConfig *config, int64_t older_than_ms, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_dry_run(struct PaimonCleanupOrphanConfig *config, bool dry_run, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_no_writers_running(struct PaimonCleanupOrphanConfig *config, bool no_writers_running, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_orphan_config_set_external_roots_owned(struct PaimonCleanupOrphanConfig *config, bool external_roots_owned, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_veto(struct PaimonCleanupOrphanConfig *config, PaimonCleanupVetoFn veto, void *user_data, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_list_concurrency(struct PaimonCleanupOrphanConfig *config, uint32_t list_concurrency, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_orphan_config_set_delete_concurrency(struct PaimonCleanupOrphanConfig *config, uint32_t delete_concurrency, struct PaimonCleanupError **err);

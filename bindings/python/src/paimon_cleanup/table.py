@@ -513,6 +513,7 @@ class Table:
         veto: Optional[Callable[[str], bool]] = None,
         *,
         no_writers_running: bool = False,
+        external_roots_owned: bool = False,
         list_concurrency: int = 0,
         delete_concurrency: int = 0,
         progress: ProgressArg = None,
@@ -525,6 +526,12 @@ class Table:
         ago; a ``datetime`` / epoch ms: absolute; default 1 day) (``paimon-cleanup
         remove-orphan-files``). A cut-off within the last hour is refused unless
         ``no_writers_running``.
+
+        The table's external data roots (``data-file.external-paths``) are skipped (and named
+        in the report's warnings) unless ``external_roots_owned``: Paimon writes external files
+        without the table name, so tables configured with one root share its directories and
+        each one's live files look like orphans to the other. Set it only when no other table
+        writes under these roots.
 
         ``veto(path) -> bool`` is called once per deletable file (table-relative path) before
         anything is deleted, also in a dry run; True keeps the file. If it raises, the run is
@@ -542,6 +549,8 @@ class Table:
             call(lib.paimon_cleanup_orphan_config_set_dry_run, cfg, bool(dry_run))
             if no_writers_running:
                 call(lib.paimon_cleanup_orphan_config_set_no_writers_running, cfg, True)
+            if external_roots_owned:
+                call(lib.paimon_cleanup_orphan_config_set_external_roots_owned, cfg, True)
             if list_concurrency:
                 call(lib.paimon_cleanup_orphan_config_set_list_concurrency, cfg, list_concurrency)
             if delete_concurrency:
@@ -573,8 +582,11 @@ class Table:
     ) -> Report:
         """Drops partitions with one OVERWRITE commit (``paimon-cleanup drop-partitions``); their
         files go with a later snapshot expiry. Each spec is ``{key: value}``: a prefix of the
-        partition keys selects everything below it; ``None``, ``""`` or the default partition
-        name mean a NULL value. ``dry_run`` reports what would be dropped and commits nothing."""
+        partition keys selects everything below it. Values are matched against the partition
+        values, not the directory names, as Paimon Java reads a spec: ``None`` or the default
+        partition name (``__DEFAULT_PARTITION__``) is NULL, ``""`` the empty string and ``" "``
+        one space, although all three share one directory. ``dry_run`` reports what would be
+        dropped and commits nothing."""
         if isinstance(partitions, Mapping):
             raise TypeError("partitions must be a list of dicts, e.g. [{'dt': '2024-01-01'}]")
         specs = list(partitions)

@@ -2,12 +2,14 @@ package org.apache.paimon.cleanup;
 
 /**
  * Settings of an orphan-file removal. Defaults: cut-off now minus 1 day, writers assumed running
- * (a cut-off within the last hour is refused), no veto, not a dry run. A plain value.
+ * (a cut-off within the last hour is refused), external data roots not cleaned, no veto, not a
+ * dry run. A plain value.
  */
 public final class OrphanConfig {
     Long olderThanMs;
     boolean dryRun;
     boolean noWritersRunning;
+    boolean externalRootsOwned;
     int listConcurrency;
     int deleteConcurrency;
     VetoListener veto;
@@ -39,6 +41,19 @@ public final class OrphanConfig {
      */
     public OrphanConfig noWritersRunning(boolean on) {
         noWritersRunning = on;
+        return this;
+    }
+
+    /**
+     * DANGER: declares that the table's external data roots belong to it alone, so they are
+     * listed and cleaned. By default they are skipped: Paimon writes external files without the
+     * table name, so tables configured with one root share its directories.
+     *
+     * @param on whether the external roots belong to this table alone
+     * @return this
+     */
+    public OrphanConfig externalRootsOwned(boolean on) {
+        externalRootsOwned = on;
         return this;
     }
 

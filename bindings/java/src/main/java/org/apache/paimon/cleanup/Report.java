@@ -298,7 +298,10 @@ public final class Report {
         return missing;
     }
 
-    /** @return dropped partitions, each a list of {key, value} pairs in partition-key order */
+    /**
+     * @return dropped partitions, each a list of {key, value} pairs; a value is the text that
+     *     names it again in a spec (the default partition name for NULL, strings verbatim)
+     */
     public List<List<String[]>> partitions() {
         return partitions;
     }

@@ -43,6 +43,33 @@ public final class TableContext implements AutoCloseable {
     }
 
     /**
+     * The option key that selects the branch every operation of a context works on (default
+     * {@code main}), like Paimon Java's {@code branch} table option. A table URI ending in
+     * {@code <table>$branch_<name>} names the branch too.
+     */
+    public static final String BRANCH_OPTION = "branch";
+
+    /**
+     * Creates a context on branch {@code branch}: expiry, tags, consumers and partitions change
+     * only that branch's versions and keep every file any branch reads; orphan removal is
+     * table-wide.
+     *
+     * @param tableUri the table directory
+     * @param branch the branch name ({@code main} for the main branch)
+     * @param options Paimon option names to values (may be null or empty)
+     * @throws PaimonCleanupException INVALID_ARGUMENT for an empty or path-like branch name, or
+     *     one that disagrees with a {@code $branch_} suffix of the URI
+     */
+    public static TableContext onBranch(String tableUri, String branch, Map<String, String> options) {
+        Map<String, String> all = new java.util.HashMap<>();
+        if (options != null) {
+            all.putAll(options);
+        }
+        all.put(BRANCH_OPTION, branch);
+        return new TableContext(tableUri, all);
+    }
+
+    /**
      * Creates a context without options.
      *
      * @param tableUri the table directory
@@ -281,6 +308,7 @@ public final class TableContext implements AutoCloseable {
             PaimonCleanup.orphanConfigSet(cfg, 2, c.noWritersRunning ? 1 : 0);
             PaimonCleanup.orphanConfigSet(cfg, 3, c.listConcurrency);
             PaimonCleanup.orphanConfigSet(cfg, 4, c.deleteConcurrency);
+            PaimonCleanup.orphanConfigSet(cfg, 5, c.externalRootsOwned ? 1 : 0);
             final VetoListener veto = c.veto;
             return run(exec, run, new Op() {
                 @Override
@@ -298,8 +326,10 @@ public final class TableContext implements AutoCloseable {
      * deleted (the files go with a later snapshot expiry). Nothing is committed on failure.
      *
      * @param exec the executor
-     * @param specs partition specs: key to value as in the directory name or SQL ("" = NULL); a
-     *     prefix of the partition keys matches every partition below it
+     * @param specs partition specs: key to value, matched against the partition values (not
+     *     the directory names): null or the table's default partition name means NULL, "" the
+     *     empty string, " " one space; other types as in the directory name or SQL; a prefix of
+     *     the partition keys matches every partition below it
      * @param run may be null
      * @return the report ({@link ReportKind#DROP_PARTITIONS})
      */

@@ -436,6 +436,40 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /** A context on a branch (TableContext.onBranch): only that branch's snapshots expire. */
+    private static void testBranch(Path fixtures, Path tmp) throws Exception {
+        final String rel =
+                "parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch";
+        System.out.println("branch " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            final Path t = copyTable(fixtures, rel, tmp, "branch");
+            TableContext main = new TableContext(t.toString());
+            TableContext branch = TableContext.onBranch(t.toString(), "test", null);
+            try {
+                TableSummary mainBefore = main.summary(exec);
+                Report r = branch.expireSnapshots(exec, expireAll(false), null);
+                check(r.expiredCount() == 1, "branch expiry " + r);
+                TableSummary b = branch.summary(exec);
+                check(b.snapshotCount() == 1 && b.earliestSnapshotId() == 2, "branch after " + b);
+                TableSummary m = main.summary(exec);
+                check(m.snapshotCount() == mainBefore.snapshotCount()
+                        && m.liveFileCount() == mainBefore.liveFileCount(), "main unchanged " + m);
+            } finally {
+                branch.close();
+                main.close();
+            }
+            expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "path-like branch", new Body() {
+                @Override
+                public void run() {
+                    TableContext.onBranch(t.toString(), "../x", null).close();
+                }
+            });
+        } finally {
+            exec.close();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path tmp = Files.createTempDirectory("paimon-cleanup-java");
         try {
@@ -450,6 +484,7 @@ public final class PaimonCleanupTest {
                 System.exit(required || failures > 0 ? 1 : 77);
             }
             testFixture(fixtures, tmp);
+            testBranch(fixtures, tmp);
         } finally {
             deleteTree(tmp);
         }

@@ -1,0 +1,190 @@
+//! Every C code block of `README.md` and `docs/c-api.md` has a verbatim copy in a program under
+//! `examples/docs/`, which ctest builds against the library (and runs where it can; see
+//! `examples/docs/CMakeLists.txt`). A block edited without its copy, a new block without a
+//! program, or a copy whose block is gone fails here.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Documents whose C blocks must compile.
+const DOCS: [&str; 2] = ["README.md", "docs/c-api.md"];
+
+/// The ```c blocks of `text`, in order (the lines between the fences, each ending in '\n').
+fn c_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match current.as_mut() {
+            None if line.trim_end() == "```c" => current = Some(String::new()),
+            None => {}
+            Some(_) if line.trim_end() == "```" => blocks.extend(current.take()),
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+        }
+    }
+    blocks
+}
+
+/// The copies in `examples/docs/*.c`: (document, block number) -> (file name, copied text).
+fn copies(dir: &Path) -> BTreeMap<(String, usize), (String, String)> {
+    let mut out = BTreeMap::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(&path).expect("read an example");
+        let mut current: Option<((String, usize), String)> = None;
+        for line in text.lines() {
+            if let Some(rest) = line
+                .strip_prefix("/* doc-block ")
+                .and_then(|r| r.strip_suffix(" */"))
+            {
+                if rest == "end" {
+                    let (key, copied) = current
+                        .take()
+                        .unwrap_or_else(|| panic!("{name}: `doc-block end` without a start"));
+                    assert!(
+                        out.insert(key.clone(), (name.clone(), copied)).is_none(),
+                        "{} block {} is copied twice",
+                        key.0,
+                        key.1
+                    );
+                } else {
+                    let (doc, number) = rest
+                        .rsplit_once(' ')
+                        .unwrap_or_else(|| panic!("{name}: bad marker `{line}`"));
+                    let number = number
+                        .parse()
+                        .unwrap_or_else(|_| panic!("{name}: bad block number in `{line}`"));
+                    current = Some(((doc.to_owned(), number), String::new()));
+                }
+            } else if let Some((_, copied)) = current.as_mut() {
+                copied.push_str(line);
+                copied.push('\n');
+            }
+        }
+        assert!(current.is_none(), "{name}: a doc-block is not closed");
+    }
+    out
+}
+
+#[test]
+fn every_c_block_of_the_docs_is_a_built_example() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut copies = copies(&root.join("examples/docs"));
+    let mut problems = Vec::new();
+    for doc in DOCS {
+        let text = std::fs::read_to_string(root.join(doc)).expect("read a document");
+        for (i, block) in c_blocks(&text).into_iter().enumerate() {
+            let number = i + 1;
+            match copies.remove(&(doc.to_owned(), number)) {
+                None => problems.push(format!(
+                    "{doc}: C block {number} has no copy in examples/docs/ (add a program with \
+                     the block between `/* doc-block {doc} {number} */` and `/* doc-block end */`)"
+                )),
+                Some((file, copied)) if copied != block => problems.push(format!(
+                    "{doc}: C block {number} differs from its copy in examples/docs/{file}: \
+                     change both together (the copy is built and run by ctest)"
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    for ((doc, number), (file, _)) in copies {
+        problems.push(format!(
+            "examples/docs/{file} copies {doc} C block {number}, which does not exist"
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_readme_example_uses_the_real_status_constant() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("read README.md");
+    let header = std::fs::read_to_string(root.join("include/paimon_cleanup.h")).expect("header");
+    for block in c_blocks(&readme) {
+        for word in block.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if word.starts_with("PAIMON_CLEANUP_") {
+                assert!(
+                    header.contains(word),
+                    "README.md uses {word}, which the header lacks"
+                );
+            }
+        }
+    }
+}
+
+/// Every `§x.y` and `Pn` cited in the code resolves in docs/paimon-format.md (a section heading
+/// `### x.y` / `## x.`, or a pitfall entry `**Pn**`).
+#[test]
+fn format_references_in_the_code_resolve_in_docs_paimon_format() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let format = std::fs::read_to_string(root.join("docs/paimon-format.md")).expect("read it");
+    let mut sources = Vec::new();
+    let mut stack = vec![root.join("src"), root.join("tests")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("list sources") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                sources.push(path);
+            }
+        }
+    }
+    let mut missing = BTreeMap::new();
+    for path in sources {
+        let text = std::fs::read_to_string(&path).expect("read a source");
+        for (i, _) in text.match_indices('§') {
+            let number: String = text[i + '§'.len_utf8()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let number = number.trim_end_matches('.');
+            if number.is_empty() {
+                continue;
+            }
+            let heading = if number.contains('.') {
+                format!("\n### {number} ")
+            } else {
+                format!("\n## {number}. ")
+            };
+            if !format.contains(&heading) {
+                missing.insert(format!("§{number}"), path.display().to_string());
+            }
+        }
+        let bytes = text.as_bytes();
+        for (i, _) in text.match_indices('P') {
+            let before_ok =
+                i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+            let digits: String = text[i + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let after = text[i + 1 + digits.len()..].chars().next().unwrap_or(' ');
+            if before_ok
+                && !digits.is_empty()
+                && digits.len() <= 2
+                && !(after.is_ascii_alphanumeric() || after == '_')
+                && !format.contains(&format!("**P{digits}**"))
+            {
+                missing.insert(format!("P{digits}"), path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "references without an entry in docs/paimon-format.md: {missing:?}"
+    );
+}
