@@ -1,13 +1,14 @@
 //! Every function of the C header has a counterpart in each binding — the C++ wrapper
-//! (`include/paimon_cleanup.hpp`), Go (`bindings/go`, cgo calls `C.<function>(`) and Java (the
-//! JNI glue in `bindings/java/jni`) — or is listed as deliberately C-only for that binding, with
+//! (`include/paimon_cleanup.hpp`), Go (`bindings/go`, cgo calls `C.<function>(`), Java (the
+//! JNI glue in `bindings/java/jni`) and Python (`bindings/python`, ctypes calls
+//! `lib.<function>`) — or is listed as deliberately C-only for that binding, with
 //! the reason, in `bindings/c-only.txt`. A new entry point added to the header alone fails here
 //! (CONTRIBUTING.md has the checklist).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-const BINDINGS: [&str; 3] = ["cpp", "go", "java"];
+const BINDINGS: [&str; 4] = ["cpp", "go", "java", "python"];
 
 /// Function names declared by the header (`paimon_cleanup_<name>(`).
 fn header_functions(header: &str) -> BTreeSet<String> {
@@ -61,6 +62,19 @@ fn words(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// Functions the Python package calls through its ctypes library object (`lib.<function>`); the
+/// prototypes it declares (`_native.PROTOTYPES`) do not count, a call does.
+fn python_calls(text: &str) -> BTreeSet<String> {
+    text.match_indices("lib.paimon_cleanup_")
+        .filter_map(|(at, _)| {
+            text[at + "lib.".len()..]
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
 /// All text of the files under `dir` (recursively) whose name ends with one of `extensions`.
 fn sources(dir: &Path, extensions: &[&str]) -> String {
     let mut text = String::new();
@@ -105,7 +119,7 @@ fn allow_list(text: &str) -> BTreeMap<String, BTreeSet<String>> {
         for b in &bindings {
             assert!(
                 BINDINGS.contains(&b.as_str()),
-                "bindings/c-only.txt: unknown binding `{b}` in `{line}` (cpp, go, java)"
+                "bindings/c-only.txt: unknown binding `{b}` in `{line}` (cpp, go, java, python)"
             );
         }
         out.insert(function.to_owned(), bindings);
@@ -168,6 +182,13 @@ fn every_header_function_has_a_counterpart_in_every_binding() {
                 &[".c", ".h", ".cpp"],
             )),
         ),
+        (
+            "python",
+            python_calls(&sources(
+                &root.join("bindings/python/src/paimon_cleanup"),
+                &[".py"],
+            )),
+        ),
     ]);
     let allowed = allow_list(
         &std::fs::read_to_string(root.join("bindings/c-only.txt")).expect("bindings/c-only.txt"),
@@ -190,6 +211,13 @@ fn a_function_missing_from_a_binding_is_reported() {
         (
             "java",
             all(&["paimon_cleanup_old", "paimon_cleanup_new_thing"]),
+        ),
+        (
+            "python",
+            python_calls(
+                "x = lib.paimon_cleanup_old(1)\nfn = lib.paimon_cleanup_new_thing\n\
+                 DECL = 'void paimon_cleanup_unused(void);'",
+            ),
         ),
     ]);
     let problems = coverage_problems(&functions, &calls, &BTreeMap::new());
