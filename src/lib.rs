@@ -6,9 +6,17 @@
 //! See `docs/architecture.md`.
 
 #![deny(missing_docs)]
+// Conventions enforced by the compiler rather than by prose: no `unsafe` outside the C ABI layer,
+// and no `unwrap`/`expect`/`panic!` in library code (tests may use them).
+#![deny(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod clean;
 pub mod error;
+#[allow(unsafe_code)] // the C ABI: raw pointers from the host, `extern "C"` entry points
 pub mod ffi;
 pub mod hash;
 pub mod spec;
