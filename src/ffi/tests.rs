@@ -496,6 +496,7 @@ mod operations {
     use crate::clean::report::{Count, DeletedPath, DeletionReport, FailedDelete, FileClass};
     use crate::clean::{ConsumerReport, ExpireReport, MaintainReport, PartitionReport, TagReport};
     use crate::ffi::control::run_control;
+    use crate::ffi::handle::SettingsHandle;
     use crate::ffi::report::PaimonCleanupReport;
     use crate::ffi::*;
 
@@ -597,7 +598,7 @@ mod operations {
             paimon_cleanup_expire_config_set_refuse_if_tags_pin(cfg, true, ptr::null_mut());
             paimon_cleanup_expire_config_set_delete_all_changelogs(cfg, true, ptr::null_mut());
             paimon_cleanup_expire_config_set_dry_run(cfg, true, ptr::null_mut());
-            let s = (*cfg).get();
+            let s = (*cfg).settings().get();
             let snap = s.snapshots();
             assert_eq!(snap.retention.retain_min, Some(3));
             assert_eq!(snap.retention.older_than_ms, Some(1000));
@@ -609,7 +610,7 @@ mod operations {
             assert_eq!(cl.retention.retain_min, Some(3));
             // The later of the two cut-off setters wins.
             paimon_cleanup_expire_config_set_time_retained_ms(cfg, 5000, ptr::null_mut());
-            let snap = (*cfg).get().snapshots();
+            let snap = (*cfg).settings().get().snapshots();
             assert_eq!(snap.retention.older_than_ms, None);
             assert_eq!(
                 snap.retention.time_retained,
