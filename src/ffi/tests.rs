@@ -637,6 +637,106 @@ mod operations {
     }
 
     #[test]
+    fn settings_setters_check_the_handle_first_then_the_range() {
+        use PaimonCleanupStatus::{InvalidArgument, NullPointer, Ok as Done};
+        // SAFETY: every handle is NULL or live and freed once; `err` is NULL.
+        unsafe {
+            let mut orphan = ptr::null_mut();
+            let mut part = ptr::null_mut();
+            let mut maintain = ptr::null_mut();
+            let mut options = ptr::null_mut();
+            assert_eq!(
+                paimon_cleanup_orphan_config_new(&mut orphan, ptr::null_mut()),
+                Done
+            );
+            assert_eq!(
+                paimon_cleanup_partition_expire_config_new(&mut part, ptr::null_mut()),
+                Done
+            );
+            assert_eq!(
+                paimon_cleanup_maintain_config_new(&mut maintain, ptr::null_mut()),
+                Done
+            );
+            assert_eq!(
+                paimon_cleanup_run_options_new(&mut options, ptr::null_mut()),
+                Done
+            );
+            let orphan_cases: [(i64, u32, PaimonCleanupStatus); 4] = [
+                (0, 0, Done),
+                (0, 4096, Done),
+                (-1, 1, InvalidArgument),
+                (1, 4097, InvalidArgument),
+            ];
+            for (older, conc, expected) in orphan_cases {
+                let set_older = paimon_cleanup_orphan_config_set_older_than_ms;
+                let set_list = paimon_cleanup_orphan_config_set_list_concurrency;
+                let set_delete = paimon_cleanup_orphan_config_set_delete_concurrency;
+                assert_eq!(
+                    set_older(ptr::null_mut(), older, ptr::null_mut()),
+                    NullPointer
+                );
+                assert_eq!(
+                    set_list(ptr::null_mut(), conc, ptr::null_mut()),
+                    NullPointer
+                );
+                let got = [
+                    set_older(orphan, older, ptr::null_mut()),
+                    set_list(orphan, conc, ptr::null_mut()),
+                    set_delete(orphan, conc, ptr::null_mut()),
+                ];
+                assert!(got.contains(&expected), "{older} {conc}: {got:?}");
+            }
+            for (value, expected) in [(0u64, InvalidArgument), (1, Done), (u64::MAX, Done)] {
+                let setters = [
+                    paimon_cleanup_partition_expire_config_set_expiration_time_ms,
+                    paimon_cleanup_partition_expire_config_set_max_expires,
+                    paimon_cleanup_partition_expire_config_set_batch_size,
+                ];
+                for setter in setters {
+                    assert_eq!(setter(ptr::null_mut(), value, ptr::null_mut()), NullPointer);
+                    assert_eq!(setter(part, value, ptr::null_mut()), expected, "{value}");
+                }
+            }
+            let set_now = paimon_cleanup_partition_expire_config_set_now_ms;
+            assert_eq!(set_now(part, -1, ptr::null_mut()), InvalidArgument);
+            assert_eq!(set_now(part, i64::MAX, ptr::null_mut()), InvalidArgument);
+            assert_eq!(set_now(part, 0, ptr::null_mut()), Done);
+            let set_strategy = paimon_cleanup_partition_expire_config_set_strategy;
+            assert_eq!(set_strategy(part, 2, ptr::null_mut()), InvalidArgument);
+            assert_eq!(
+                set_strategy(ptr::null_mut(), 2, ptr::null_mut()),
+                NullPointer
+            );
+            assert_eq!(set_strategy(part, 1, ptr::null_mut()), Done);
+            let s = (*part).settings().get();
+            assert_eq!(s.now_millis, Some(0));
+            assert_eq!(s.batch_size, Some(usize::MAX));
+            assert_eq!(
+                paimon_cleanup_maintain_config_set_dry_run(ptr::null_mut(), true, ptr::null_mut()),
+                NullPointer
+            );
+            assert_eq!(
+                paimon_cleanup_maintain_config_set_dry_run(maintain, true, ptr::null_mut()),
+                Done
+            );
+            assert!((*maintain).settings().get().dry_run);
+            let set_log = paimon_cleanup_run_options_set_log;
+            assert_eq!(
+                set_log(ptr::null_mut(), None, 9, ptr::null_mut(), ptr::null_mut()),
+                NullPointer
+            );
+            assert_eq!(
+                set_log(options, None, 9, ptr::null_mut(), ptr::null_mut()),
+                Done
+            );
+            paimon_cleanup_orphan_config_free(orphan);
+            paimon_cleanup_partition_expire_config_free(part);
+            paimon_cleanup_maintain_config_free(maintain);
+            paimon_cleanup_run_options_free(options);
+        }
+    }
+
+    #[test]
     fn run_options_map_onto_the_run_control() {
         let counter = AtomicU64::new(0);
         let mut opts: *mut PaimonCleanupRunOptions = ptr::null_mut();
