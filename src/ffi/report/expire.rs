@@ -2,7 +2,8 @@
 
 use crate::clean::{ChangelogExpireReport, ExpireReport};
 
-use super::*;
+use super::base::*;
+use super::kind::PaimonCleanupReportKind;
 
 impl PaimonCleanupReport {
     /// The report of a snapshot expiry.

@@ -4,7 +4,8 @@ use std::ptr;
 
 use crate::clean::MaintainReport;
 
-use super::*;
+use super::base::*;
+use super::kind::PaimonCleanupReportKind;
 
 impl PaimonCleanupReport {
     /// The report of `maintain`: one step per operation that ran, in the order they ran.

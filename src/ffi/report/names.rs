@@ -5,7 +5,8 @@ use std::ptr;
 
 use crate::clean::{ConsumerReport, TagReport};
 
-use super::*;
+use super::base::*;
+use super::kind::PaimonCleanupReportKind;
 
 impl PaimonCleanupReport {
     /// The report of a tag deletion (`kind` DeleteTag) or tag expiry (`kind` ExpireTags).

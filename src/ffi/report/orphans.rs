@@ -6,7 +6,8 @@ use std::ptr;
 
 use crate::clean::OrphanReport;
 
-use super::*;
+use super::base::*;
+use super::kind::PaimonCleanupReportKind;
 
 impl PaimonCleanupReport {
     /// The report of an orphan-file removal.

@@ -1,27 +1,13 @@
 //! What every run reports: files and bytes per class, failed deletions, the path listing,
 //! removed directories, wall time.
 
-use std::ffi::CString;
 use std::os::raw::c_char;
 use std::ptr;
 
 use crate::clean::report::{Count, DeletedPath, DeletionReport};
 
-use super::*;
-
-/// A path the run deleted (or would delete), with its class.
-#[derive(Debug)]
-pub(super) struct ReportPath {
-    pub(super) path: CString,
-    pub(super) class: PaimonCleanupFileClass,
-}
-
-/// A deletion that failed: the path and the error text.
-#[derive(Debug)]
-pub(super) struct ReportFailure {
-    pub(super) path: CString,
-    pub(super) error: CString,
-}
+use super::base::*;
+use super::file_class::PaimonCleanupFileClass;
 
 impl PaimonCleanupReport {
     /// Takes the deletions of `deletion` into this report. Its path list must already be

@@ -1,18 +1,12 @@
 //! The partition part of a report (drop and expiry): partitions, marks, commits.
 
-use std::ffi::CString;
 use std::os::raw::c_char;
 use std::ptr;
 
 use crate::clean::PartitionReport;
 
-use super::*;
-
-/// One partition: its key/value pairs in partition-key order of the directory names.
-#[derive(Debug)]
-pub(super) struct ReportPartition {
-    pub(super) fields: Vec<(CString, CString)>,
-}
+use super::base::*;
+use super::kind::PaimonCleanupReportKind;
 
 impl PaimonCleanupReport {
     /// The report of a partition drop (`kind` DropPartitions) or expiry (`kind`

@@ -3,7 +3,8 @@
 use std::ffi::CString;
 use std::os::raw::c_char;
 
-use super::*;
+use super::super::status::boundary_infallible;
+use super::base::*;
 
 impl PaimonCleanupReport {
     /// The full JSON value: the base with the path list and the steps put back.
