@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use crate::clean::report::Count;
 
-use super::super::status::boundary_infallible;
 use super::file_class::{PaimonCleanupFileClass, PAIMON_CLEANUP_FILE_CLASS_COUNT};
 use super::kind::PaimonCleanupReportKind;
+use crate::ffi::status::boundary_infallible;
 
 /// A path the run deleted (or would delete), with its class.
 #[derive(Debug)]

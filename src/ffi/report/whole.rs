@@ -3,8 +3,8 @@
 use std::ffi::CString;
 use std::os::raw::c_char;
 
-use super::super::status::boundary_infallible;
 use super::base::*;
+use crate::ffi::status::boundary_infallible;
 
 impl PaimonCleanupReport {
     /// The full JSON value: the base with the path list and the steps put back.
