@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
-use crate::clean::expiry::range::expire_range;
+use crate::clean::expiry::range::snapshot_range;
 use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
@@ -78,7 +78,7 @@ pub async fn expire_snapshots(
     let mut report = ExpireReport::default();
     let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
 
-    let Some((earliest, end)) = expire_range(
+    let Some((earliest, end)) = snapshot_range(
         table,
         &settings.retention,
         !settings.changelog_only,

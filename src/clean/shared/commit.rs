@@ -76,8 +76,8 @@ impl CommitSettings {
     /// Reads `commit.*`, `manifest.compression`, `manifest.target-file-size` and refuses
     /// `manifest.format` other than avro.
     pub fn from_table(table: &Table) -> Result<Self> {
-        let o = table.options();
-        if let Some(f) = o.get("manifest.format") {
+        let options = table.options();
+        if let Some(f) = options.get("manifest.format") {
             if !f.trim().eq_ignore_ascii_case("avro") {
                 return Err(Error::Unsupported(format!(
                     "table option manifest.format = '{f}': this library writes Avro manifests only, \
@@ -85,7 +85,7 @@ impl CommitSettings {
                 )));
             }
         }
-        let max_retries = match o.get_i64("commit.max-retries")? {
+        let max_retries = match options.get_i64("commit.max-retries")? {
             None => DEFAULT_MAX_RETRIES,
             Some(n) => u32::try_from(n).map_err(|_| {
                 Error::InvalidArgument(format!("commit.max-retries {n} is out of range"))
@@ -93,15 +93,15 @@ impl CommitSettings {
         };
         Ok(CommitSettings {
             max_retries,
-            min_wait: o
+            min_wait: options
                 .get_duration("commit.min-retry-wait")?
                 .unwrap_or(DEFAULT_MIN_RETRY_WAIT),
-            max_wait: o
+            max_wait: options
                 .get_duration("commit.max-retry-wait")?
                 .unwrap_or(DEFAULT_MAX_RETRY_WAIT),
-            timeout: o.get_duration("commit.timeout")?,
-            compression: ManifestCompression::from_options(o)?,
-            target_file_size: match o.get("manifest.target-file-size") {
+            timeout: options.get_duration("commit.timeout")?,
+            compression: ManifestCompression::from_options(options)?,
+            target_file_size: match options.get("manifest.target-file-size") {
                 Some(v) => parse_memory_size(v)?.max(1),
                 None => DEFAULT_MANIFEST_TARGET_SIZE,
             },
@@ -114,8 +114,8 @@ impl CommitSettings {
             .min_wait
             .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX))
             .min(self.max_wait);
-        let r = u64::from(uuid::Uuid::new_v4().as_bytes()[0]);
-        base + base.mul_f64(0.2 * r as f64 / 255.0)
+        let random_byte = u64::from(uuid::Uuid::new_v4().as_bytes()[0]);
+        base + base.mul_f64(0.2 * random_byte as f64 / 255.0)
     }
 }
 
