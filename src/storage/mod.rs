@@ -1,5 +1,10 @@
-//! Storage: local disks and object stores behind one small, trait-free struct.
+//! Storage: local disks and object stores behind one small backend trait, wrapped in layers.
 //!
+//! * Each store is a `Backend` (`backend.rs`): the local disk (`disk.rs`, `std::fs` functions of
+//!   `local.rs` on the blocking pool) or an `object_store` store (`object.rs`). [`Storage`]
+//!   calls the backend serving a location once per operation (or per batch of deletes), inside
+//!   its layers: the delete guard (`guard.rs`) before every write and delete, the read-stopping
+//!   test (`stop.rs`) around every read.
 //! * [`Location`] is a normalized absolute address (`file:///…`, `memory:///…`, `s3://bucket/…`,
 //!   `gs://…`, `az://…`); names are byte-exact, never percent-decoded.
 //! * [`Storage`] is opened on a table root. Local paths are served directly with `std::fs`
