@@ -61,7 +61,7 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic payload".to_owned())
 }
 
-/// Blocking sections ([`blocking`]) in flight at once, process-wide: four per core, at least
+/// Blocking sections (`blocking`) in flight at once, process-wide: four per core, at least
 /// 16 (local reads wait on the disk too), at most 256.
 pub fn max_blocking_sections() -> usize {
     *BLOCKING_SECTIONS

@@ -90,7 +90,7 @@ pub type DirHook = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
 
 /// Access to a table's storage. `Send + Sync`; share it in an `Arc`.
 ///
-/// Every operation finds the [`Backend`] serving its location (the local disk, or the object
+/// Every operation finds the backend (`Backend`) serving its location (the local disk, or the object
 /// store of its `scheme://authority`) and calls it once, wrapped in the storage's layers: the
 /// delete guard before writes and deletes, the read-stopping test around reads.
 pub struct Storage {
