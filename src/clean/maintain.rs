@@ -16,10 +16,11 @@ use crate::clean::expiry::changelogs::{
     expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport,
 };
 use crate::clean::expiry::consumers::{expire_consumers, ConsumerReport};
-use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::expiry::snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 use crate::clean::expiry::tags::{expire_tags_by_options, TagReport};
 use crate::clean::partitions::{expire_partitions, PartitionExpireConfig, PartitionReport};
+use crate::clean::shared::clock::now_millis;
 use crate::error::Result;
 use crate::table::Table;
 

@@ -9,9 +9,10 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{changelog_label, other_protectors_except, snapshot_line};
-use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
-use crate::clean::expiry::snapshots::{consumer_bound, write_hint};
+use crate::clean::expiry::range::{retention_end, Bounds};
+use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
 use crate::clean::shared::references::{ProtectMode, ReferenceReader};
@@ -46,86 +47,6 @@ pub struct ChangelogExpireReport {
     pub deletion: DeletionReport,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
-}
-
-/// The ids a changelog expiry works with.
-#[derive(Debug, Clone, Copy)]
-struct Bounds {
-    latest_snap: i64,
-    earliest_cl: i64,
-    latest_cl: i64,
-}
-
-/// The first changelog id that retention `r` keeps (changelogs `[earliest_cl, end)` expire), or
-/// `None` when none expires: Paimon's rules — retain max/min counted from the latest snapshot,
-/// the consumers' next snapshot, the expire limit, then the time rule.
-async fn retention_end(
-    table: &Table,
-    r: &Retention,
-    b: Bounds,
-    ignored_consumers: &[String],
-    all: &std::collections::BTreeMap<i64, Snapshot>,
-) -> Result<Option<i64>> {
-    // Ids come from metadata (any i64): bounds saturate instead of overflowing.
-    let min = b
-        .latest_snap
-        .saturating_sub(r.retain_max)
-        .saturating_add(1)
-        .max(b.earliest_cl);
-    let mut max_exclusive = b.latest_snap.saturating_sub(r.retain_min).saturating_add(1);
-    if let Some(c) = consumer_bound(table, ignored_consumers).await? {
-        max_exclusive = max_exclusive.min(c);
-    }
-    max_exclusive = max_exclusive
-        .min(b.earliest_cl.saturating_add(r.limit))
-        .min(b.latest_cl);
-    if max_exclusive <= b.earliest_cl {
-        return Ok(None);
-    }
-    let mut end = max_exclusive;
-    for id in min..=max_exclusive {
-        if let Some(c) = all.get(&id) {
-            if r.older_than_ms <= c.time_millis {
-                end = id;
-                break;
-            }
-        }
-    }
-    Ok(Some(end))
-}
-
-/// The long-lived changelogs of `table`'s branch that a changelog expiry with the table's own
-/// retention would expire now (`changelogs`: all of them, by id). An interrupted changelog
-/// expiry can leave these half-deleted (their metadata gone before their files, the crash-safe
-/// order); they are expiring anyway, so a missing manifest of theirs does not block other work.
-pub(crate) async fn expiring_now(
-    table: &Table,
-    changelogs: &std::collections::BTreeMap<i64, Snapshot>,
-) -> Result<std::ops::Range<i64>> {
-    let storage = table.storage();
-    let r = Retention::resolve_changelog(
-        table.options(),
-        &RetentionOverrides::default(),
-        now_millis(),
-    )?;
-    let (Some(latest_snap), Some(earliest_cl), Some(latest_cl)) = (
-        table.snapshots().latest_id(storage).await?,
-        changelogs.keys().next().copied(),
-        changelogs.keys().next_back().copied(),
-    ) else {
-        return Ok(0..0);
-    };
-    let bounds = Bounds {
-        latest_snap,
-        earliest_cl,
-        latest_cl,
-    };
-    Ok(
-        match retention_end(table, &r, bounds, &[], changelogs).await? {
-            Some(end) => earliest_cl..end,
-            None => 0..0,
-        },
-    )
 }
 
 /// The version with id `end` that a changelog expiry keeps: the changelog `end`, else the
@@ -285,7 +206,7 @@ pub async fn expire_changelogs(
                 storage.delete_files(vec![loc], 1).await;
             }
         } else {
-            write_hint(table, &cls.hint_location("EARLIEST"), end).await?;
+            cls.write_hint(table.storage(), "EARLIEST", end).await?;
         }
     }
     report.changelogs_expired = expired.len() as u64;

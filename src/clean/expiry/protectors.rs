@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::clean::expiry::changelogs::expiring_now;
+use crate::clean::expiry::range::expiring_now;
 use crate::clean::shared::references::{ProtectMode, Protector};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::clean::expiry::snapshots::millis;
+use crate::clean::shared::clock::millis;
 use crate::error::{Error, Result};
 use crate::spec::options::TableOptions;
 
@@ -57,14 +57,6 @@ pub struct Retention {
     pub limit: i64,
     /// Whether changelogs outlive snapshots (spec §5.4).
     pub changelog_decoupled: bool,
-}
-
-/// Current wall-clock time in epoch ms.
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(millis)
-        .unwrap_or(0)
 }
 
 struct Raw {

@@ -6,14 +6,16 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
-use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::expiry::range::expire_range;
+use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::plan::{
     added_by_lists, deleted_by_deltas, manifests_by_list, DeletionPlan, MetadataScope,
@@ -22,7 +24,6 @@ use crate::clean::shared::plan::{
 use crate::clean::shared::references::{ProtectMode, Protector, ReferenceReader};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
-use crate::storage::Location;
 use crate::table::Table;
 
 /// Caller settings for snapshot expiry; unset fields take the table's options, then Paimon's
@@ -59,58 +60,6 @@ pub struct ExpireReport {
     pub deletion: DeletionReport,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
-}
-
-/// The smallest `nextSnapshot` of the table's consumers, leaving out `ignored` ids: versions
-/// from there on are still to be read by a consumer.
-pub(crate) async fn consumer_bound(table: &Table, ignored: &[String]) -> Result<Option<i64>> {
-    Ok(table
-        .consumers()
-        .await?
-        .iter()
-        .filter(|(id, _)| !ignored.contains(id))
-        .map(|(_, (c, _))| c.next_snapshot)
-        .min())
-}
-
-/// The range `[begin, end)` to expire, or None.
-pub(crate) async fn expire_range(
-    table: &Table,
-    r: &Retention,
-    honour_consumers: bool,
-    ignored_consumers: &[String],
-    all: &BTreeMap<i64, Snapshot>,
-) -> Result<Option<(i64, i64)>> {
-    let storage = table.storage();
-    let dir = table.snapshots();
-    let (Some(latest), Some(earliest)) = (
-        dir.latest_id(storage).await?,
-        dir.earliest_id(storage).await?,
-    ) else {
-        return Ok(None);
-    };
-    // Ids come from metadata (any i64): bounds saturate instead of overflowing.
-    let min = latest
-        .saturating_sub(r.retain_max)
-        .saturating_add(1)
-        .max(earliest);
-    let mut max_exclusive = latest.saturating_sub(r.retain_min).saturating_add(1);
-    if honour_consumers {
-        if let Some(c) = consumer_bound(table, ignored_consumers).await? {
-            max_exclusive = max_exclusive.min(c);
-        }
-    }
-    max_exclusive = max_exclusive.min(earliest.saturating_add(r.limit));
-    let mut end = max_exclusive;
-    for id in min..max_exclusive {
-        if let Some(next) = all.get(&(id + 1)) {
-            if r.older_than_ms <= next.time_millis {
-                end = id;
-                break;
-            }
-        }
-    }
-    Ok(Some((earliest, end)))
 }
 
 /// Expire snapshots of `table`'s branch.
@@ -158,7 +107,7 @@ pub async fn expire_snapshots(
     let dir = table.snapshots();
     if end <= earliest {
         if !cfg.dry_run && !storage.exists(&dir.hint_location("EARLIEST")).await? {
-            write_hint(table, &dir.hint_location("EARLIEST"), earliest).await?;
+            dir.write_hint(storage, "EARLIEST", earliest).await?;
         }
         report.earliest_after = Some(earliest);
         report.deletion = deleter.report;
@@ -290,14 +239,14 @@ pub async fn expire_snapshots(
             report.changelogs_written += 1;
         }
         if let Some(last) = expired.last() {
-            write_hint(table, &cl.hint_location("LATEST"), last.id).await?;
+            cl.write_hint(storage, "LATEST", last.id).await?;
         }
     }
     deleter.delete("snapshot files", snapshot_files).await?;
     // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
     crate::clean::shared::plan::stop_if_failed(&deleter)?;
     if !cfg.dry_run {
-        write_hint(table, &dir.hint_location("EARLIEST"), end).await?;
+        dir.write_hint(storage, "EARLIEST", end).await?;
     }
 
     report.snapshots_expired = expired.len() as u64;
@@ -336,17 +285,4 @@ async fn read_snapshots_sized(
         all.insert(s.id, s);
     }
     Ok((all, sizes))
-}
-
-/// Write a hint file (EARLIEST / LATEST).
-pub(crate) async fn write_hint(table: &Table, loc: &Location, id: i64) -> Result<()> {
-    table
-        .storage()
-        .put(loc, bytes::Bytes::from(id.to_string()))
-        .await
-}
-
-/// A duration as whole milliseconds.
-pub(crate) fn millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }

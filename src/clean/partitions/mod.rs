@@ -32,8 +32,8 @@ use chrono::{NaiveDateTime, TimeZone};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
 use crate::clean::partitions::filter::{describe, PartitionFilter};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};

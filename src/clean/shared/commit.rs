@@ -29,7 +29,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
+use crate::clean::shared::clock::now_millis;
 use crate::error::{Error, Result};
 use crate::spec::manifest::{
     self, encode_manifest, encode_manifest_list, encode_records, manifest_file_meta,
@@ -565,13 +565,7 @@ async fn attempt(
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "could not read back the committed snapshot"),
     }
-    if let Err(e) = storage
-        .put(
-            &dir.hint_location("LATEST"),
-            Bytes::from(snapshot.id.to_string()),
-        )
-        .await
-    {
+    if let Err(e) = dir.write_hint(storage, "LATEST", snapshot.id).await {
         tracing::warn!(error = %e, "could not update the LATEST hint");
     }
     tracing::info!(
