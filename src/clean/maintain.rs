@@ -97,12 +97,12 @@ pub async fn maintain(
         now_millis(),
     )?;
     if retention.changelog_decoupled {
-        let cl = ChangelogExpireConfig {
+        let changelogs = ChangelogExpireConfig {
             dry_run: cfg.dry_run,
             assume_removed,
             ..Default::default()
         };
-        report.changelogs = Some(expire_changelogs(table, &cl, ctl).await?);
+        report.changelogs = Some(expire_changelogs(table, &changelogs, ctl).await?);
     }
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{changelog_label, other_protectors_except, snapshot_line};
-use crate::clean::expiry::range::{retention_end, Bounds};
+use crate::clean::expiry::range::{changelog_end, ChangelogIds};
 use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
@@ -69,17 +69,23 @@ pub async fn expire_changelogs(
     ctl: &RunControl,
 ) -> Result<ChangelogExpireReport> {
     let started = Instant::now();
-    let r = Retention::resolve_changelog(table.options(), &cfg.retention, now_millis())?;
+    let retention = Retention::resolve_changelog(table.options(), &cfg.retention, now_millis())?;
     let storage = table.storage();
-    let snaps = table.snapshots();
-    let cls = table.changelogs();
+    let snapshot_dir = table.snapshots();
+    let changelog_dir = table.changelogs();
     let mut report = ChangelogExpireReport::default();
-    let (Some(latest_snap), Some(earliest_snap), Some(latest_cl), Some(earliest_cl)) = (
-        snaps.latest_id(storage).await?,
-        snaps.earliest_id(storage).await?,
-        cls.latest_id(storage).await?,
-        cls.earliest_id(storage).await?,
-    ) else {
+    let (
+        Some(latest_snapshot),
+        Some(earliest_snapshot),
+        Some(latest_changelog),
+        Some(earliest_changelog),
+    ) = (
+        snapshot_dir.latest_id(storage).await?,
+        snapshot_dir.earliest_id(storage).await?,
+        changelog_dir.latest_id(storage).await?,
+        changelog_dir.earliest_id(storage).await?,
+    )
+    else {
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     };
@@ -91,23 +97,23 @@ pub async fn expire_changelogs(
         .collect();
 
     let end = if cfg.delete_all {
-        if latest_cl >= earliest_snap {
+        if latest_changelog >= earliest_snapshot {
             return Err(Error::Conflict(format!(
-                "cannot delete all changelogs: changelog {latest_cl} is not older than the earliest snapshot {earliest_snap}"
+                "cannot delete all changelogs: changelog {latest_changelog} is not older than the earliest snapshot {earliest_snapshot}"
             )));
         }
-        latest_cl.checked_add(1).ok_or_else(|| {
+        latest_changelog.checked_add(1).ok_or_else(|| {
             Error::Conflict(format!(
-                "cannot delete all changelogs: changelog id {latest_cl} has no successor (i64 overflow)"
+                "cannot delete all changelogs: changelog id {latest_changelog} has no successor (i64 overflow)"
             ))
         })?
     } else {
-        let bounds = Bounds {
-            latest_snap,
-            earliest_cl,
-            latest_cl,
+        let ids = ChangelogIds {
+            latest_snapshot,
+            earliest_changelog,
+            latest_changelog,
         };
-        match retention_end(table, &r, bounds, &cfg.assume_removed.consumers, &all).await? {
+        match changelog_end(table, &retention, ids, &cfg.assume_removed.consumers, &all).await? {
             Some(end) => end,
             None => {
                 report.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -116,7 +122,7 @@ pub async fn expire_changelogs(
         }
     };
     let expired: Vec<Snapshot> = all
-        .range(earliest_cl..end)
+        .range(earliest_changelog..end)
         .map(|(_, c)| c.clone())
         .collect();
     if expired.is_empty() {
@@ -188,7 +194,7 @@ pub async fn expire_changelogs(
     let files: Vec<Planned> = expired
         .iter()
         .map(|c| Planned {
-            location: cls.location(c.id),
+            location: changelog_dir.location(c.id),
             class: FileClass::ChangelogMeta,
             bytes: None,
         })
@@ -202,11 +208,13 @@ pub async fn expire_changelogs(
     if !cfg.dry_run {
         if cfg.delete_all {
             for hint in ["EARLIEST", "LATEST"] {
-                let loc = cls.hint_location(hint);
+                let loc = changelog_dir.hint_location(hint);
                 storage.delete_files(vec![loc], 1).await;
             }
         } else {
-            cls.write_hint(table.storage(), "EARLIEST", end).await?;
+            changelog_dir
+                .write_hint(table.storage(), "EARLIEST", end)
+                .await?;
         }
     }
     report.changelogs_expired = expired.len() as u64;

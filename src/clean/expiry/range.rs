@@ -11,10 +11,12 @@ use crate::error::Result;
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 
-/// The range `[begin, end)` to expire, or None.
-pub(crate) async fn expire_range(
+/// The snapshots `[begin, end)` that `retention` expires now (`all`: the branch's snapshots by
+/// id), or None when the branch has no snapshot. `honour_consumers`: no snapshot from the
+/// smallest `nextSnapshot` of the consumers (but `ignored_consumers`) on expires.
+pub(crate) async fn snapshot_range(
     table: &Table,
-    r: &Retention,
+    retention: &Retention,
     honour_consumers: bool,
     ignored_consumers: &[String],
     all: &BTreeMap<i64, Snapshot>,
@@ -29,20 +31,22 @@ pub(crate) async fn expire_range(
     };
     // Ids come from metadata (any i64): bounds saturate instead of overflowing.
     let min = latest
-        .saturating_sub(r.retain_max)
+        .saturating_sub(retention.retain_max)
         .saturating_add(1)
         .max(earliest);
-    let mut max_exclusive = latest.saturating_sub(r.retain_min).saturating_add(1);
+    let mut max_exclusive = latest
+        .saturating_sub(retention.retain_min)
+        .saturating_add(1);
     if honour_consumers {
-        if let Some(c) = consumer_bound(table, ignored_consumers).await? {
-            max_exclusive = max_exclusive.min(c);
+        if let Some(next_read) = consumer_bound(table, ignored_consumers).await? {
+            max_exclusive = max_exclusive.min(next_read);
         }
     }
-    max_exclusive = max_exclusive.min(earliest.saturating_add(r.limit));
+    max_exclusive = max_exclusive.min(earliest.saturating_add(retention.limit));
     let mut end = max_exclusive;
     for id in min..max_exclusive {
         if let Some(next) = all.get(&(id + 1)) {
-            if r.older_than_ms <= next.time_millis {
+            if retention.older_than_ms <= next.time_millis {
                 end = id;
                 break;
             }
@@ -53,42 +57,48 @@ pub(crate) async fn expire_range(
 
 /// The ids a changelog expiry works with.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Bounds {
-    pub(crate) latest_snap: i64,
-    pub(crate) earliest_cl: i64,
-    pub(crate) latest_cl: i64,
+pub(crate) struct ChangelogIds {
+    /// The branch's latest snapshot.
+    pub(crate) latest_snapshot: i64,
+    /// The earliest long-lived changelog.
+    pub(crate) earliest_changelog: i64,
+    /// The latest long-lived changelog.
+    pub(crate) latest_changelog: i64,
 }
 
-/// The first changelog id that retention `r` keeps (changelogs `[earliest_cl, end)` expire), or
-/// `None` when none expires: Paimon's rules — retain max/min counted from the latest snapshot,
-/// the consumers' next snapshot, the expire limit, then the time rule.
-pub(crate) async fn retention_end(
+/// The first changelog id that `retention` keeps (changelogs `[earliest_changelog, end)`
+/// expire), or `None` when none expires: Paimon's rules — retain max/min counted from the
+/// latest snapshot, the consumers' next snapshot, the expire limit, then the time rule.
+pub(crate) async fn changelog_end(
     table: &Table,
-    r: &Retention,
-    b: Bounds,
+    retention: &Retention,
+    ids: ChangelogIds,
     ignored_consumers: &[String],
     all: &BTreeMap<i64, Snapshot>,
 ) -> Result<Option<i64>> {
     // Ids come from metadata (any i64): bounds saturate instead of overflowing.
-    let min = b
-        .latest_snap
-        .saturating_sub(r.retain_max)
+    let min = ids
+        .latest_snapshot
+        .saturating_sub(retention.retain_max)
         .saturating_add(1)
-        .max(b.earliest_cl);
-    let mut max_exclusive = b.latest_snap.saturating_sub(r.retain_min).saturating_add(1);
-    if let Some(c) = consumer_bound(table, ignored_consumers).await? {
-        max_exclusive = max_exclusive.min(c);
+        .max(ids.earliest_changelog);
+    let mut max_exclusive = ids
+        .latest_snapshot
+        .saturating_sub(retention.retain_min)
+        .saturating_add(1);
+    if let Some(next_read) = consumer_bound(table, ignored_consumers).await? {
+        max_exclusive = max_exclusive.min(next_read);
     }
     max_exclusive = max_exclusive
-        .min(b.earliest_cl.saturating_add(r.limit))
-        .min(b.latest_cl);
-    if max_exclusive <= b.earliest_cl {
+        .min(ids.earliest_changelog.saturating_add(retention.limit))
+        .min(ids.latest_changelog);
+    if max_exclusive <= ids.earliest_changelog {
         return Ok(None);
     }
     let mut end = max_exclusive;
     for id in min..=max_exclusive {
-        if let Some(c) = all.get(&id) {
-            if r.older_than_ms <= c.time_millis {
+        if let Some(changelog) = all.get(&id) {
+            if retention.older_than_ms <= changelog.time_millis {
                 end = id;
                 break;
             }
@@ -106,26 +116,26 @@ pub(crate) async fn expiring_now(
     changelogs: &BTreeMap<i64, Snapshot>,
 ) -> Result<std::ops::Range<i64>> {
     let storage = table.storage();
-    let r = Retention::resolve_changelog(
+    let retention = Retention::resolve_changelog(
         table.options(),
         &RetentionOverrides::default(),
         now_millis(),
     )?;
-    let (Some(latest_snap), Some(earliest_cl), Some(latest_cl)) = (
+    let (Some(latest_snapshot), Some(earliest_changelog), Some(latest_changelog)) = (
         table.snapshots().latest_id(storage).await?,
         changelogs.keys().next().copied(),
         changelogs.keys().next_back().copied(),
     ) else {
         return Ok(0..0);
     };
-    let bounds = Bounds {
-        latest_snap,
-        earliest_cl,
-        latest_cl,
+    let ids = ChangelogIds {
+        latest_snapshot,
+        earliest_changelog,
+        latest_changelog,
     };
     Ok(
-        match retention_end(table, &r, bounds, &[], changelogs).await? {
-            Some(end) => earliest_cl..end,
+        match changelog_end(table, &retention, ids, &[], changelogs).await? {
+            Some(end) => earliest_changelog..end,
             None => 0..0,
         },
     )
