@@ -88,6 +88,7 @@ fn every_error_variant_has_its_own_code() {
         (Error::Cancelled, PaimonCleanupStatus::Cancelled),
         (Error::Conflict("c".into()), PaimonCleanupStatus::Conflict),
         (Error::Internal("i".into()), PaimonCleanupStatus::Internal),
+        (Error::Panic("p".into()), PaimonCleanupStatus::Panic),
     ];
     for (error, status) in cases {
         assert_eq!(status_of(&error), status);
@@ -130,6 +131,34 @@ fn panics_become_a_status_and_a_message() {
     let status = unsafe { boundary("f", &mut err, || Err(FfiError::invalid_argument("a\0b"))) };
     assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
     assert_eq!(message(err), "a\u{FFFD}b");
+    // SAFETY: freed once.
+    unsafe { paimon_cleanup_error_free(err) };
+}
+
+#[test]
+fn a_panic_inside_a_blocking_task_reaches_the_host_as_panic() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let at = crate::storage::Location::parse("/w/t/manifest/manifest-1").unwrap();
+    let mut err: *mut PaimonCleanupError = ptr::null_mut();
+    // SAFETY: `err` is writable.
+    let status = unsafe {
+        boundary(
+            "paimon_cleanup_test",
+            &mut err,
+            || -> Result<(), FfiError> {
+                let work = crate::storage::blocking(&at, || -> crate::Result<()> {
+                    panic!("decoder bug")
+                });
+                Ok(runtime.block_on(work)?)
+            },
+        )
+    };
+    assert_eq!(status, PaimonCleanupStatus::Panic);
+    let text = message(err);
+    assert!(text.contains("decoder bug"), "{text}");
     // SAFETY: freed once.
     unsafe { paimon_cleanup_error_free(err) };
 }
