@@ -277,6 +277,7 @@ pub fn prepare_mirror(table: &Path, mirror: &Path, paths: &[String]) -> Result<(
 }
 
 /// Runs the floor of `op`.
+#[allow(clippy::too_many_arguments)] // one per command-line knob of the floor
 pub fn floor(
     op: Op,
     table: &Path,

@@ -383,11 +383,13 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             .iter()
             .filter_map(|s| s.changelog_manifest_list.clone())
             .collect();
-        candidates.append(
-            added_by_lists(&rr, &t, &cl, FileClass::ChangelogData)
-                .await
-                .map_err(e)?,
-        );
+        candidates
+            .append(
+                added_by_lists(&rr, &t, &cl, FileClass::ChangelogData)
+                    .await
+                    .map_err(e)?,
+            )
+            .map_err(e)?;
         step(
             &mut clock,
             "candidates: changelog lists (added_by_lists)",
@@ -405,7 +407,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             protectors.len() as u64,
         );
 
-        let set: std::collections::HashSet<_> = candidates.iter().map(|(l, _)| l.clone()).collect();
+        let set: std::collections::HashSet<_> = candidates.locations().collect();
         let t4 = clock.now_ms();
         let protected = rr.protected_files(&protectors, &set).await.map_err(e)?;
         step(

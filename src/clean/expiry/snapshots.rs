@@ -202,7 +202,7 @@ pub async fn expire_snapshots(
     // object stores the protectors' other manifests and index manifests are fetched meanwhile
     // (`ReferenceReader::prefetch`). The changelog candidates and the expired versions' own
     // metadata (lists, index manifests) are read alongside all of it.
-    let mut rr = ReferenceReader::new(table);
+    let mut rr = ReferenceReader::new(table).with_memory(deleter.memory());
     let delta_lists: Vec<String> = all
         .range(begin + 1..=end)
         .map(|(_, s)| s.delta_manifest_list.clone())
@@ -256,7 +256,7 @@ pub async fn expire_snapshots(
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
         RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
     )?;
-    candidates.append(changelog_candidates);
+    candidates.append(changelog_candidates)?;
     ctl.cancel.check()?;
     tracing::debug!(
         candidates = candidates.len(),
