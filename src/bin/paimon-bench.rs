@@ -83,6 +83,10 @@ struct Cli {
     /// `--size medium --compact-every 0`: ~100,000 manifest entries).
     #[arg(long)]
     compact_every: Option<u32>,
+    /// The operation's memory bound in bytes (`RunControl::max_memory`); the run fails while
+    /// planning if it needs more.
+    #[arg(long)]
+    max_memory: Option<u64>,
     #[arg(long, hide = true)]
     phase: Option<String>,
     #[arg(long, hide = true)]
@@ -131,7 +135,7 @@ fn child(cli: &Cli, op: Op, phase: &str) -> Res<()> {
         }
         "op" => {
             let plan = read_plan(&plan_path)?;
-            ops::run(op, &table, &plan, n, cli.concurrency)?
+            ops::run(op, &table, &plan, n, cli.concurrency, cli.max_memory)?
         }
         "profile" => {
             let plan = read_plan(&plan_path)?;
@@ -169,6 +173,11 @@ fn spawn_with(cli: &Cli, op: Op, phase: &str, work: &Path, mirror: &Path) -> Res
         .args(["--concurrency", &cli.concurrency.to_string()])
         .args(["--unlink-threads", &cli.unlink_threads.to_string()])
         .args(["--floor", &cli.floor])
+        .args(
+            cli.max_memory
+                .map(|m| vec!["--max-memory".to_string(), m.to_string()])
+                .unwrap_or_default(),
+        )
         .stderr(Stdio::inherit())
         .output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -870,3 +870,21 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod max_memory_tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_parse_with_binary_and_decimal_units() {
+        assert_eq!(parse_bytes("1024").unwrap(), 1024);
+        assert_eq!(parse_bytes("64KiB").unwrap(), 64 << 10);
+        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_bytes("1.5G").unwrap(), 1_500_000_000);
+        assert_eq!(parse_bytes(" 800M ").unwrap(), 800_000_000);
+        for bad in ["", "0", "-1", "12 parsecs", "GiB", "1e999"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -266,6 +266,7 @@ pub fn run(
     plan: &PlanFile,
     threads: usize,
     concurrency: usize,
+    max_memory: Option<u64>,
 ) -> Result<Measure, String> {
     let rt = runtime(threads)?;
     let progress = ProgressLog::new(Instant::now());
@@ -273,6 +274,7 @@ pub fn run(
     let ctl = RunControl {
         progress: Some(progress.callback()),
         io_concurrency: concurrency,
+        max_memory,
         ..Default::default()
     };
     let (files, extra) = rt.block_on(async {

@@ -649,13 +649,31 @@ pub struct PlannedFiles {
 
 impl PlannedFiles {
     fn of(kept: &Arc<KeptCandidates>, changelog: bool) -> PlannedFiles {
-        let mut out = PlannedFiles {
+        // Counted without building the locations.
+        let len = kept
+            .cands
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| {
+                (e.class == FileClass::ChangelogData) == changelog
+                    && kept.deletable.get(*i).copied().unwrap_or(false)
+            })
+            .map(|(_, e)| {
+                let base = kept
+                    .extra_base
+                    .get(e.extras as usize)
+                    .map_or(0, |b| *b as usize);
+                1 + (0..kept.cands.extras_of(e).len())
+                    .filter(|j| kept.deletable.get(base + j).copied().unwrap_or(false))
+                    .count()
+            })
+            .sum();
+        PlannedFiles {
             from: Some(kept.clone()),
             changelog,
-            len: 0,
-        };
-        out.len = out.iter().count();
-        out
+            len,
+        }
     }
 
     /// Files planned (extra files included).
@@ -1056,5 +1074,97 @@ pub async fn remove_empty_dirs(table: &Table, deleter: &mut Deleter<'_>, dirs: V
             }
         }
         parents = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(s: &str) -> Location {
+        Location::parse(s).unwrap()
+    }
+
+    fn cand(class: FileClass, bytes: u64, extras: &[&str]) -> Candidate {
+        Candidate::new(class, bytes, extras.iter().map(|x| loc(x)).collect(), "")
+    }
+
+    #[test]
+    fn compact_candidates_give_back_exact_locations_sorted_once_first_wins() {
+        let budget = MemoryBudget::default();
+        let mut c = Candidates::with_budget(budget.clone());
+        c.push(
+            loc("file:///t/dt=2/bucket-0/b.orc"),
+            cand(FileClass::Data, 2, &[]),
+        )
+        .unwrap();
+        c.push(
+            loc("file:///t/dt=1/bucket-0/a.orc"),
+            cand(FileClass::Data, 1, &["file:///t/dt=1/bucket-0/a.orc.index"]),
+        )
+        .unwrap();
+        // The same location again: the first gathered wins.
+        c.push(
+            loc("file:///t/dt=2/bucket-0/b.orc"),
+            cand(FileClass::ChangelogData, 99, &[]),
+        )
+        .unwrap();
+        // A store root has no directory to intern: kept whole.
+        c.push(loc("memory:///x"), cand(FileClass::Data, 3, &[]))
+            .unwrap();
+        assert_eq!(c.len(), 4);
+        assert!(budget.used() > 0);
+        let mut later = Candidates::default();
+        later
+            .push(
+                loc("file:///t/dt=1/bucket-0/c.orc"),
+                cand(FileClass::ChangelogData, 4, &[]),
+            )
+            .unwrap();
+        c.append(later).unwrap();
+        c.sort_dedup();
+        let got: Vec<(String, FileClass, u64)> = c
+            .entries
+            .iter()
+            .map(|e| (c.location_of(e).as_str().to_string(), e.class, e.bytes))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("file:///t/dt=1/bucket-0/a.orc".into(), FileClass::Data, 1),
+                (
+                    "file:///t/dt=1/bucket-0/c.orc".into(),
+                    FileClass::ChangelogData,
+                    4
+                ),
+                ("file:///t/dt=2/bucket-0/b.orc".into(), FileClass::Data, 2),
+                ("memory:///x".into(), FileClass::Data, 3),
+            ]
+        );
+        for e in &c.entries {
+            let l = c.location_of(e);
+            assert!(c.is_at(e, &l));
+            assert_eq!(c.key_of(e), location_key(l.as_str()));
+            assert!(!c.is_at(e, &loc("file:///t/dt=1/bucket-0/zz.orc")));
+        }
+        assert_eq!(
+            c.extras_of(&c.entries[0]),
+            &[loc("file:///t/dt=1/bucket-0/a.orc.index")][..]
+        );
+        let used = budget.used();
+        drop(c);
+        assert!(used > 0 && budget.used() == 0, "released on drop");
+    }
+
+    #[test]
+    fn candidates_past_the_bound_fail() {
+        let mut c = Candidates::with_budget(MemoryBudget::new(Some(40)));
+        let e = c
+            .push(
+                loc("file:///t/dt=1/bucket-0/a-long-enough-name.orc"),
+                cand(FileClass::Data, 1, &[]),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("candidate files"), "{e}");
     }
 }
