@@ -57,8 +57,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
 use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};

@@ -126,6 +126,11 @@ impl<'a> Deleter<'a> {
         self.storage.check_beneath(per_dir.iter()).await
     }
 
+    /// The run control this deleter honours.
+    pub fn control(&self) -> &RunControl {
+        self.control
+    }
+
     /// The run's memory budget ([`RunControl::max_memory`]); planning charges what it holds
     /// to the same budget.
     pub fn memory(&self) -> MemoryBudget {
