@@ -13,7 +13,7 @@ use std::sync::Arc;
 pub use branch_ref::{
     resolve_table_ref, resolve_with_options, validate_branch_name, TableRef, BRANCH_OPTION,
 };
-pub use files::{merge_entries, ManifestFiles, MetadataReader};
+pub use files::{merge_entries, EntryMerger, ManifestFiles, MetadataReader};
 pub use paths::{child, DataFileLocator, PathFactory};
 pub use versioned::VersionedDir;
 
@@ -274,8 +274,7 @@ impl Table {
                 .await?,
         );
         let names: Vec<String> = manifests.into_iter().map(|m| m.file_name).collect();
-        let entries = self.reader.manifests(&self.paths, &names).await?;
-        merge_entries(entries.into_iter().flatten())
+        self.reader.merged_manifests(&self.paths, &names).await
     }
 }
 
