@@ -45,6 +45,10 @@ mod ops;
 
 mod util;
 
+mod callback;
+
+mod handle;
+
 #[cfg(test)]
 mod tests;
 
