@@ -104,6 +104,14 @@ pub struct PaimonCleanupOrphanConfig(Settings<OrphanSettings>);
 
 settings_handle!(PaimonCleanupOrphanConfig, OrphanSettings, "config");
 
+impl PaimonCleanupOrphanConfig {
+    /// The Rust settings for a table rooted at `root`, as a run starting now would use them
+    /// (orphan removal as units, `units.rs`).
+    pub(crate) fn orphan_config(&self, root: Location) -> OrphanConfig {
+        self.0.get().config(root)
+    }
+}
+
 /// A listing or deletion concurrency: 0 = the executor's I/O concurrency (`None`), else
 /// 1..=[`MAX_CONCURRENCY`].
 fn concurrency(function: &str, name: &str, value: u32) -> Result<Option<usize>, FfiError> {

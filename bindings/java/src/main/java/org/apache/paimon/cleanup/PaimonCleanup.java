@@ -152,6 +152,22 @@ public final class PaimonCleanup {
     static native long removeOrphanFiles(
             long ctx, long exec, long cfg, VetoListener veto, long token, ProgressListener p);
 
+    /** [0] = the plan state, then the units. */
+    static native byte[][] orphanUnitsPlan(long ctx, long exec, long cfg, long token, ProgressListener p);
+
+    static native byte[] orphanUnitExecute(
+            long exec, byte[] unit, byte[][] keys, byte[][] values, long token, ProgressListener p);
+
+    static native byte[] orphanPartialsMerge(byte[] a, byte[] b);
+
+    /** [0] = the decision, then the delete units. */
+    static native byte[][] orphanUnitsDecide(long ctx, long exec, long cfg, VetoListener veto,
+            byte[] state, byte[] merged, long token, ProgressListener p);
+
+    /** Returns a native report handle. */
+    static native long orphanUnitsFinish(
+            long ctx, long exec, byte[] decision, byte[] merged, long token, ProgressListener p);
+
     static native long dropPartitions(
             long ctx, long exec, byte[][][] keys, byte[][][] values, long token, ProgressListener p);
 

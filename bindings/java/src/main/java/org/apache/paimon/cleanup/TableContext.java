@@ -298,18 +298,9 @@ public final class TableContext implements AutoCloseable {
      * @return the report ({@link ReportKind#REMOVE_ORPHAN_FILES})
      */
     public Report removeOrphanFiles(Executor exec, OrphanConfig config, RunOptions run) {
-        OrphanConfig c = config == null ? new OrphanConfig() : config;
-        final long cfg = PaimonCleanup.orphanConfigNew();
+        final long cfg = orphanConfig(config);
         try {
-            if (c.olderThanMs != null) {
-                PaimonCleanup.orphanConfigSet(cfg, 0, c.olderThanMs.longValue());
-            }
-            PaimonCleanup.orphanConfigSet(cfg, 1, c.dryRun ? 1 : 0);
-            PaimonCleanup.orphanConfigSet(cfg, 2, c.noWritersRunning ? 1 : 0);
-            PaimonCleanup.orphanConfigSet(cfg, 3, c.listConcurrency);
-            PaimonCleanup.orphanConfigSet(cfg, 4, c.deleteConcurrency);
-            PaimonCleanup.orphanConfigSet(cfg, 5, c.externalRootsOwned ? 1 : 0);
-            final VetoListener veto = c.veto;
+            final VetoListener veto = config == null ? null : config.veto;
             return run(exec, run, new Op() {
                 @Override
                 public long call(long ctx, long e, long token, ProgressListener p) {
@@ -319,6 +310,38 @@ public final class TableContext implements AutoCloseable {
         } finally {
             PaimonCleanup.orphanConfigFree(cfg);
         }
+    }
+
+    /** A native orphan config with the values of {@code config} (null = the defaults), except the veto. */
+    static long orphanConfig(OrphanConfig config) {
+        OrphanConfig c = config == null ? new OrphanConfig() : config;
+        long cfg = PaimonCleanup.orphanConfigNew();
+        boolean ok = false;
+        try {
+            if (c.olderThanMs != null) {
+                PaimonCleanup.orphanConfigSet(cfg, 0, c.olderThanMs.longValue());
+            }
+            PaimonCleanup.orphanConfigSet(cfg, 1, c.dryRun ? 1 : 0);
+            PaimonCleanup.orphanConfigSet(cfg, 2, c.noWritersRunning ? 1 : 0);
+            PaimonCleanup.orphanConfigSet(cfg, 3, c.listConcurrency);
+            PaimonCleanup.orphanConfigSet(cfg, 4, c.deleteConcurrency);
+            PaimonCleanup.orphanConfigSet(cfg, 5, c.externalRootsOwned ? 1 : 0);
+            ok = true;
+            return cfg;
+        } finally {
+            if (!ok) {
+                PaimonCleanup.orphanConfigFree(cfg);
+            }
+        }
+    }
+
+    /** Read-locks the context for one call and returns its handle; pair with {@link #releaseHandle()}. */
+    long acquireHandle() {
+        return acquire();
+    }
+
+    void releaseHandle() {
+        lock.readLock().unlock();
     }
 
     /**
