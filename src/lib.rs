@@ -19,6 +19,7 @@ pub mod error;
 #[allow(unsafe_code)] // the C ABI: raw pointers from the host, `extern "C"` entry points
 pub mod ffi;
 pub mod hash;
+pub mod memory;
 pub mod spec;
 pub mod storage;
 pub mod table;

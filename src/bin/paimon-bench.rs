@@ -44,7 +44,8 @@ use paimon_gen::{GenConfig, GenSummary, Size};
 struct Cli {
     /// expire-snapshots, remove-orphan-files, drop-partition or all.
     op: String,
-    /// small, medium, large or all.
+    /// small, medium, large, xlarge (10 M data files, checked against the free inodes and
+    /// space first) or all (small, medium, large).
     #[arg(long, default_value = "small")]
     size: String,
     /// Working directory (default: $PAIMON_BENCH_DIR or the system temp dir).
@@ -59,7 +60,12 @@ struct Cli {
     /// I/O concurrency of the operation and the floor (the library's default is 32).
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
-    /// Threads removing files in the floor.
+    /// Which floor: `plain` (issue 19: one thread lists, reads the bytes of the metadata
+    /// without decoding, unlinks) or `decode` (the same reads decoded with the crate's decoders
+    /// at `--concurrency`, unlinks on `--unlink-threads`).
+    #[arg(long, default_value = "plain")]
+    floor: String,
+    /// Threads removing files in the `decode` floor.
     #[arg(long, default_value_t = 4)]
     unlink_threads: usize,
     /// Also profile: replay expiry step by step, and delete a second copy of the planned files
@@ -77,6 +83,10 @@ struct Cli {
     /// `--size medium --compact-every 0`: ~100,000 manifest entries).
     #[arg(long)]
     compact_every: Option<u32>,
+    /// The operation's memory bound in bytes (`RunControl::max_memory`); the run fails while
+    /// planning if it needs more.
+    #[arg(long)]
+    max_memory: Option<u64>,
     #[arg(long, hide = true)]
     phase: Option<String>,
     #[arg(long, hide = true)]
@@ -120,11 +130,12 @@ fn child(cli: &Cli, op: Op, phase: &str) -> Res<()> {
                 n,
                 cli.concurrency,
                 cli.unlink_threads,
+                cli.floor != "decode",
             )?
         }
         "op" => {
             let plan = read_plan(&plan_path)?;
-            ops::run(op, &table, &plan, n, cli.concurrency)?
+            ops::run(op, &table, &plan, n, cli.concurrency, cli.max_memory)?
         }
         "profile" => {
             let plan = read_plan(&plan_path)?;
@@ -161,6 +172,12 @@ fn spawn_with(cli: &Cli, op: Op, phase: &str, work: &Path, mirror: &Path) -> Res
         .args(["--threads", &threads(cli).to_string()])
         .args(["--concurrency", &cli.concurrency.to_string()])
         .args(["--unlink-threads", &cli.unlink_threads.to_string()])
+        .args(["--floor", &cli.floor])
+        .args(
+            cli.max_memory
+                .map(|m| vec!["--max-memory".to_string(), m.to_string()])
+                .unwrap_or_default(),
+        )
         .stderr(Stdio::inherit())
         .output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -212,8 +229,64 @@ fn fresh_dir(work: &Path) -> Res<()> {
     Ok(())
 }
 
+/// Free inodes and bytes of the file system holding `dir` (`statvfs`).
+fn free_space(dir: &Path) -> Res<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
+    // SAFETY: statvfs only writes into the zeroed struct we pass.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid statvfs struct.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(format!(
+            "statvfs {}: {}",
+            dir.display(),
+            std::io::Error::last_os_error()
+        )
+        .into());
+    }
+    Ok((st.f_favail as u64, st.f_bavail as u64 * st.f_frsize as u64))
+}
+
+/// Refuses a run the file system cannot hold: the table (~1.1 inodes and ~370 bytes per data
+/// file, measured at large: 1.13 M files, 384 MB) plus the floor's copy of the planned files
+/// (expiry: nearly every data file; orphan removal: the 8 % orphans; a second copy with
+/// `--profile`), with a quarter of the free inodes and space left for everyone else.
+fn check_room(cli: &Cli, base: &Path, op: Op, cfg: &GenConfig) -> Res<()> {
+    let data = u64::from(cfg.snapshots) * u64::from(cfg.files_per_commit) * 81 / 100;
+    let table = data * 11 / 10;
+    let copy = match op {
+        Op::Expire => data,
+        Op::Orphans => data / 10,
+        Op::Drop => 0,
+    };
+    let copies = if cli.profile && op != Op::Drop { 2 } else { 1 };
+    let inodes = table + copy * copies;
+    let bytes = table * 370;
+    let (free_inodes, free_bytes) = free_space(base)?;
+    if inodes > free_inodes / 4 * 3 || bytes > free_bytes / 4 * 3 {
+        return Err(format!(
+            "{} at this size needs about {inodes} inodes and {} MB (table of ~{data} data files \
+             plus the floor's copy of the planned files); {} has {free_inodes} inodes and {} MB \
+             free, and a quarter of both stays free for others: not run",
+            op.name(),
+            bytes >> 20,
+            base.display(),
+            free_bytes >> 20
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value> {
     let work = base.join(format!("{}-{}", op.name(), size.name()));
+    {
+        let mut probe = GenConfig::sized(work.join("table"), size);
+        if let Some(n) = cli.compact_every {
+            probe.compact_every = n;
+        }
+        check_room(cli, base, op, &probe)?;
+    }
     fresh_dir(&work)?;
     let table = work.join("table");
     let mut cfg = GenConfig::sized(table.clone(), size);
@@ -304,8 +377,10 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     let ratio = op_m.wall_ms / floor_m.wall_ms.max(0.001);
     let per_sec = op_m.files as f64 / (op_m.wall_ms / 1000.0).max(1e-9);
     let referenced = g.referenced_files.max(1);
-    let bytes_per_ref =
-        (op_m.vmhwm_kb.saturating_sub(baseline.vmhwm_kb) * 1024) as f64 / referenced as f64;
+    let above = (op_m.vmhwm_kb.saturating_sub(baseline.vmhwm_kb) * 1024) as f64;
+    let bytes_per_ref = above / referenced as f64;
+    let bytes_per_data = above / g.data_files.max(1) as f64;
+    let cpu_ratio = op_m.cpu_ms / floor_m.cpu_ms.max(0.001);
     println!(
         "\n== {} / {}: {} snapshots, {} data + {} changelog + {} index files referenced, {} orphans; generated in {} s",
         op.name(),
@@ -330,7 +405,8 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         );
     }
     println!(
-        "  op / floor = {ratio:.2}; {per_sec:.0} files/s; {bytes_per_ref:.0} bytes per referenced file ({referenced} referenced)"
+        "  op / floor = {ratio:.2} wall, {cpu_ratio:.2} CPU; {per_sec:.0} files/s; peak above baseline {bytes_per_data:.0} B per data file ({} data files), {bytes_per_ref:.0} B per referenced file ({referenced} referenced)",
+        g.data_files
     );
     if let Some(inner) = op_m.extra["elapsed_ms"].as_f64() {
         println!(
@@ -386,18 +462,20 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         println!("  CHECKS FAILED: {}", problems.join("; "));
     }
     println!(
-        "  | {} | {} | {} | {} | {} | {} | {:.2} | {:.0} | {} | {} | {:.0} |",
+        "  | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.0} | {} | {} | {:.0} |",
         size.name(),
         g.snapshots,
-        g.data_files + g.changelog_files + g.index_files,
+        g.data_files,
         op_m.files,
         secs(floor_m.wall_ms),
+        secs(floor_m.cpu_ms),
         secs(op_m.wall_ms),
+        secs(op_m.cpu_ms),
         ratio,
         per_sec,
         mib(floor_m.vmhwm_kb),
         mib(op_m.vmhwm_kb),
-        bytes_per_ref
+        bytes_per_data
     );
     if !cli.keep {
         std::fs::remove_dir_all(&work)?;
@@ -409,7 +487,9 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         "op": op.name(), "size": size.name(), "generated": g,
         "baseline": baseline, "plan": plan_m, "floor": floor_m, "run": op_m,
         "profile": extra_phases,
-        "ratio": ratio, "files_per_sec": per_sec, "bytes_per_referenced_file": bytes_per_ref,
+        "ratio": ratio, "cpu_ratio": cpu_ratio, "files_per_sec": per_sec,
+        "bytes_per_referenced_file": bytes_per_ref, "bytes_per_data_file": bytes_per_data,
+        "floor_kind": if op == Op::Drop { "drop" } else { cli.floor.as_str() },
         "compact_every": cfg.compact_every, "drop": drop_figures,
     }))
 }
@@ -435,16 +515,20 @@ fn summarize(op: Op, size: Size, runs: &[serde_json::Value]) -> String {
     let op_ms = get(&|r| r["run"]["wall_ms"].as_f64());
     let fps = get(&|r| r["files_per_sec"].as_f64());
     let peak = get(&|r| r["run"]["vmhwm_kb"].as_f64());
-    let bpr = get(&|r| r["bytes_per_referenced_file"].as_f64());
+    let bpr = get(&|r| r["bytes_per_data_file"].as_f64());
+    let floor_cpu = get(&|r| r["floor"]["cpu_ms"].as_f64());
+    let op_cpu = get(&|r| r["run"]["cpu_ms"].as_f64());
     let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let max = ratios.iter().copied().fold(0.0, f64::max);
     format!(
-        "| {} | {} | {} | {:.2} | {:.2} | {:.2} ({min:.2}–{max:.2}) | {:.0} | {:.0} | {:.0} |",
+        "| {} | {} | {} | {:.2} ({:.2}) | {:.2} ({:.2}) | {:.2} ({min:.2}–{max:.2}) | {:.0} | {:.0} | {:.0} |",
         op.name(),
         size.name(),
         runs.len(),
         median(floor) / 1000.0,
+        median(floor_cpu) / 1000.0,
         median(op_ms) / 1000.0,
+        median(op_cpu) / 1000.0,
         median(ratios),
         median(fps),
         median(peak) / 1024.0,
@@ -491,7 +575,7 @@ fn main() -> Res<()> {
             summary.push(summarize(op, size, &runs));
         }
     }
-    println!("\n| operation | size | runs | floor s | op s | op/floor median (min–max) | files/s | op peak MiB | bytes/ref file |");
+    println!("\n| operation | size | runs | floor s wall (CPU) | op s wall (CPU) | op/floor wall, median (min–max) | files/s | op peak MiB | B above baseline / data file |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for line in summary {
         println!("{line}");

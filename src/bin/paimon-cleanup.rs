@@ -59,6 +59,55 @@ struct TableArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Bound on the memory the run's large structures may hold (candidate files, protection,
+    /// the deletion plan, the report), e.g. `512MiB`, `1GiB`, `800M` or plain bytes. Past it
+    /// the run stops with an error while planning, before deleting anything.
+    #[arg(long, value_name = "SIZE")]
+    max_memory: Option<String>,
+}
+
+/// Bytes of a size such as `1024`, `64KiB`, `512MiB`, `1GiB`, `800M`, `2G` (K/M/G/T and
+/// KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary).
+fn parse_bytes(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let factor: u64 = match unit.trim() {
+        "" | "B" | "b" => 1,
+        "K" | "KB" | "k" | "kB" => 1_000,
+        "M" | "MB" => 1_000_000,
+        "G" | "GB" => 1_000_000_000,
+        "T" | "TB" => 1_000_000_000_000,
+        "KiB" | "Ki" => 1 << 10,
+        "MiB" | "Mi" => 1 << 20,
+        "GiB" | "Gi" => 1 << 30,
+        "TiB" | "Ti" => 1 << 40,
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "--max-memory {s}: unknown unit {other:?} (use B, KiB, MiB, GiB, K, M, G)"
+            )))
+        }
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| Error::InvalidArgument(format!("--max-memory {s}: not a size")))?;
+    let bytes = n * factor as f64;
+    if !bytes.is_finite() || bytes < 1.0 || bytes >= u64::MAX as f64 {
+        return Err(Error::InvalidArgument(format!(
+            "--max-memory {s}: must be at least 1 byte"
+        )));
+    }
+    Ok(bytes as u64)
+}
+
+/// The run control of one command: `--max-memory`, defaults otherwise.
+fn control(args: &TableArgs) -> Result<RunControl> {
+    Ok(RunControl {
+        max_memory: args.max_memory.as_deref().map(parse_bytes).transpose()?,
+        ..RunControl::default()
+    })
 }
 
 #[derive(Args, Clone)]
@@ -419,6 +468,7 @@ fn run_expire_snapshots(
     refuse_if_tags_pin: bool,
 ) -> Result<()> {
     let opened = open(args)?;
+    let ctl = control(args)?;
     let cfg = ExpireConfig {
         retention: retention.overrides()?,
         clean_empty_dirs: clean_empty_dirs.then_some(true),
@@ -428,7 +478,7 @@ fn run_expire_snapshots(
     };
     let report = opened.rt.block_on(async {
         let table = opened.table().await?;
-        expire_snapshots(&table, &cfg, &RunControl::default()).await
+        expire_snapshots(&table, &cfg, &ctl).await
     })?;
     if args.json {
         return print_json(&report);
@@ -549,11 +599,12 @@ fn run_drop_partitions(args: &TableArgs, partitions: &[String], dry_run: bool) -
         .iter()
         .map(|p| parse_partition_spec(p))
         .collect::<Result<Vec<_>>>()?;
+    let ctl = control(args)?;
     run_partition_op(args, "drop partitions", |t| async move {
         if dry_run {
-            preview_drop_partitions(&t, &specs, &RunControl::default()).await
+            preview_drop_partitions(&t, &specs, &ctl).await
         } else {
-            drop_partitions(&t, &specs, None, None, &RunControl::default()).await
+            drop_partitions(&t, &specs, None, None, &ctl).await
         }
     })
 }
@@ -562,7 +613,7 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
     let opened = open(args)?;
     let report = opened.rt.block_on(async {
         let table = opened.table().await?;
-        maintain(&table, &MaintainConfig { dry_run }, &RunControl::default()).await
+        maintain(&table, &MaintainConfig { dry_run }, &control(args)?).await
     })?;
     if args.json {
         return print_json(&report);
@@ -625,7 +676,7 @@ fn run_remove_orphan_files(
     let opened = open(args)?;
     let report = opened.rt.block_on(async {
         let table = opened.table().await?;
-        remove_orphan_files(&table, &cfg, &RunControl::default()).await
+        remove_orphan_files(&table, &cfg, &control(args)?).await
     })?;
     if args.json {
         return print_json(&report);
@@ -734,7 +785,7 @@ fn main() -> ExitCode {
             run_capability(
                 table,
                 "expire changelogs",
-                |t| async move { expire_changelogs(&t, &cfg, &RunControl::default()).await },
+                |t| async move { expire_changelogs(&t, &cfg, &control(table)?).await },
                 |r: &ChangelogExpireReport| &r.deletion,
             )
         }),
@@ -747,7 +798,7 @@ fn main() -> ExitCode {
             run_capability(
                 table,
                 "delete tag",
-                |t| async move { delete_tags(&t, &names, *dry_run, &RunControl::default()).await },
+                |t| async move { delete_tags(&t, &names, *dry_run, &control(table)?).await },
                 |r: &TagReport| &r.deletion,
             )
         }
@@ -760,7 +811,7 @@ fn main() -> ExitCode {
             run_capability(
                 table,
                 "expire tags",
-                |t| async move { expire_tags(&t, cut, *dry_run, &RunControl::default()).await },
+                |t| async move { expire_tags(&t, cut, *dry_run, &control(table)?).await },
                 |r: &TagReport| &r.deletion,
             )
         }),
@@ -768,22 +819,18 @@ fn main() -> ExitCode {
             table,
             expiration_time,
             dry_run,
-        } => {
-            expiration_time
-                .as_deref()
-                .map(parse_duration)
-                .transpose()
-                .and_then(|d| {
-                    run_capability(
-                        table,
-                        "expire consumers",
-                        |t| async move {
-                            expire_consumers(&t, d, *dry_run, &RunControl::default()).await
-                        },
-                        |r: &ConsumerReport| &r.deletion,
-                    )
-                })
-        }
+        } => expiration_time
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .and_then(|d| {
+                run_capability(
+                    table,
+                    "expire consumers",
+                    |t| async move { expire_consumers(&t, d, *dry_run, &control(table)?).await },
+                    |r: &ConsumerReport| &r.deletion,
+                )
+            }),
         Command::DropPartitions {
             table,
             partitions,
@@ -810,7 +857,7 @@ fn main() -> ExitCode {
                 now_millis: None,
             };
             run_partition_op(table, "expire partitions", |t| async move {
-                expire_partitions(&t, &cfg, &RunControl::default()).await
+                expire_partitions(&t, &cfg, &control(table)?).await
             })
         })(),
         Command::Maintain { table, dry_run } => run_maintain(table, *dry_run),
@@ -820,6 +867,24 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod max_memory_tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_parse_with_binary_and_decimal_units() {
+        assert_eq!(parse_bytes("1024").unwrap(), 1024);
+        assert_eq!(parse_bytes("64KiB").unwrap(), 64 << 10);
+        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_bytes("1.5G").unwrap(), 1_500_000_000);
+        assert_eq!(parse_bytes(" 800M ").unwrap(), 800_000_000);
+        for bad in ["", "0", "-1", "12 parsecs", "GiB", "1e999"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
         }
     }
 }

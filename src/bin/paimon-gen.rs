@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! paimon-gen /tmp/t --size large            # 10,000 snapshots, ~1,000,000 data files
+//! paimon-gen /tmp/t --size xlarge           # 100,000 snapshots, ~10,000,000 data files
 //! paimon-gen /tmp/t --snapshots 20 --files-per-commit 5 --verify
 //! ```
 

@@ -51,6 +51,11 @@ pub struct RunControl {
     /// Crash injection for tests: fail the run (as if the process died) once this many files
     /// have been deleted. `None` in production.
     pub fail_after_deletes: Option<u64>,
+    /// A bound, in bytes, on what the run's large structures (candidate files, protection's
+    /// reduced manifests, the deletion plan, the report's paths) may hold at once
+    /// ([`crate::memory::MemoryBudget`]). Past it the run fails with
+    /// [`Error::InvalidArgument`] while planning, before its first deletion. `None`: unbounded.
+    pub max_memory: Option<u64>,
 }
 
 impl Default for RunControl {
@@ -60,6 +65,7 @@ impl Default for RunControl {
             progress: None,
             io_concurrency: 32,
             fail_after_deletes: None,
+            max_memory: None,
         }
     }
 }
@@ -70,11 +76,17 @@ impl std::fmt::Debug for RunControl {
             .field("cancelled", &self.cancel.is_cancelled())
             .field("io_concurrency", &self.io_concurrency)
             .field("fail_after_deletes", &self.fail_after_deletes)
+            .field("max_memory", &self.max_memory)
             .finish()
     }
 }
 
 impl RunControl {
+    /// A fresh budget of [`RunControl::max_memory`] bytes for one run.
+    pub fn memory_budget(&self) -> crate::memory::MemoryBudget {
+        crate::memory::MemoryBudget::new(self.max_memory)
+    }
+
     /// Report progress if a callback is set.
     pub fn progress(&self, phase: &str, done: u64, total: u64, bytes: u64) {
         if let Some(cb) = &self.progress {

@@ -110,6 +110,7 @@ pub(crate) fn run_control(
         progress,
         io_concurrency: io_concurrency.max(1) as usize,
         fail_after_deletes: None,
+        max_memory: None,
     }
 }
 

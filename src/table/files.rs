@@ -85,6 +85,26 @@ impl MetadataReader {
         .await
     }
 
+    /// The live entries of manifests `names` merged in order ([`merge_entries`]), each
+    /// manifest merged as it arrives (read concurrently, in order) and dropped: what is held
+    /// is the live set and the manifests in flight, not every entry of every manifest.
+    pub async fn merged_manifests(
+        &self,
+        paths: &PathFactory,
+        names: &[String],
+    ) -> Result<Vec<ManifestEntry>> {
+        let mut merger = EntryMerger::default();
+        let mut read = stream::iter(names.iter())
+            .map(|n| self.manifest(paths, n))
+            .buffered(self.concurrency);
+        while let Some(entries) = read.next().await {
+            for e in entries? {
+                merger.push(e)?;
+            }
+        }
+        Ok(merger.finish())
+    }
+
     /// Read many manifests concurrently; results keep the order of `names`.
     pub async fn manifests(
         &self,
@@ -188,34 +208,57 @@ fn identifier(e: &ManifestEntry) -> EntryIdentifier {
 pub fn merge_entries(
     entries: impl IntoIterator<Item = ManifestEntry>,
 ) -> Result<Vec<ManifestEntry>> {
-    let mut slots: Vec<Option<ManifestEntry>> = Vec::new();
-    let mut index: HashMap<EntryIdentifier, usize> = HashMap::new();
+    let mut merger = EntryMerger::default();
     for e in entries {
+        merger.push(e)?;
+    }
+    Ok(merger.finish())
+}
+
+/// [`merge_entries`] one entry at a time: an entry a DELETE removes is freed at once, so the
+/// merger holds the present entries only.
+#[derive(Debug, Default)]
+pub struct EntryMerger {
+    /// Present entries (ADDs, and DELETEs whose ADD was not seen) by first-seen order.
+    present: std::collections::BTreeMap<u64, ManifestEntry>,
+    index: HashMap<EntryIdentifier, u64>,
+    next: u64,
+}
+
+impl EntryMerger {
+    /// Merge the next entry.
+    pub fn push(&mut self, e: ManifestEntry) -> Result<()> {
         let id = identifier(&e);
         match e.kind {
             FileKind::Add => {
-                if index.contains_key(&id) {
+                if self.index.contains_key(&id) {
                     return Err(Error::Conflict(format!(
                         "file {} is added to a snapshot that already holds it (corrupt manifests)",
                         e.file.file_name
                     )));
                 }
-                index.insert(id, slots.len());
-                slots.push(Some(e));
+                self.index.insert(id, self.next);
+                self.present.insert(self.next, e);
+                self.next += 1;
             }
             FileKind::Delete => {
-                if let Some(i) = index.remove(&id) {
-                    slots[i] = None;
+                if let Some(i) = self.index.remove(&id) {
+                    self.present.remove(&i);
                 } else {
-                    index.insert(id, slots.len());
-                    slots.push(Some(e));
+                    self.index.insert(id, self.next);
+                    self.present.insert(self.next, e);
+                    self.next += 1;
                 }
             }
         }
+        Ok(())
     }
-    Ok(slots
-        .into_iter()
-        .flatten()
-        .filter(|e| e.kind == FileKind::Add)
-        .collect())
+
+    /// The live ADD entries in first-seen order.
+    pub fn finish(self) -> Vec<ManifestEntry> {
+        self.present
+            .into_values()
+            .filter(|e| e.kind == FileKind::Add)
+            .collect()
+    }
 }

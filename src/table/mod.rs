@@ -14,7 +14,7 @@ pub use branch_ref::{
     resolve_table_ref, resolve_with_options, validate_branch_name, TableRef, BRANCH_OPTION,
     MAIN_BRANCH,
 };
-pub use files::{merge_entries, ManifestFiles, MetadataReader};
+pub use files::{merge_entries, EntryMerger, ManifestFiles, MetadataReader};
 pub use paths::{child, DataFileLocator, PathFactory};
 pub use versioned::VersionedDir;
 
@@ -277,8 +277,7 @@ impl Table {
                 .await?,
         );
         let names: Vec<String> = manifests.into_iter().map(|m| m.file_name).collect();
-        let entries = self.reader.manifests(&self.paths, &names).await?;
-        merge_entries(entries.into_iter().flatten())
+        self.reader.merged_manifests(&self.paths, &names).await
     }
 }
 

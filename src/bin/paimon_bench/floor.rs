@@ -1,10 +1,17 @@
-//! The floor of each operation: the least I/O and decoding any implementation must do, done
-//! plainly. Directories are listed with `read_dir` + `metadata` (the operations need each
-//! file's mtime or existence), metadata files are read and decoded with the crate's decoders
-//! (manifests entry by entry with the fields that locate a file, as the operations read them)
-//! at the operation's concurrency (a `spawn_blocking` read, decoding on the runtime's workers,
-//! like the crate's storage layer), and the same number of files is removed with plain
-//! `std::fs::remove_file` calls on a copy of exactly the files the operation deletes.
+//! The floor of each operation: the least I/O any implementation must do, done plainly.
+//!
+//! The default floor (`--floor plain`) is the one issue 19 defines: in one thread, right after
+//! `sync`, list (`read_dir` + `metadata` of every entry) the directories the operation must
+//! list, read the bytes of every snapshot, tag, manifest list, manifest and index manifest it
+//! must read (no decoding), and `std::fs::remove_file` a copy of exactly the files it deletes.
+//! Which directories and files those are is worked out before the clock starts (that needs the
+//! lists decoded), so nothing but the I/O is timed.
+//!
+//! `--floor decode` is the earlier, stricter floor: the same directories listed and the same
+//! metadata read *and decoded* with the crate's decoders (manifests entry by entry with the
+//! fields that locate a file) at the operation's concurrency, unlinks on 4 threads.
+//!
+//! Drop partition has one floor: read the latest snapshot's metadata and write the same commit.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -270,6 +277,7 @@ pub fn prepare_mirror(table: &Path, mirror: &Path, paths: &[String]) -> Result<(
 }
 
 /// Runs the floor of `op`.
+#[allow(clippy::too_many_arguments)] // one per command-line knob of the floor
 pub fn floor(
     op: Op,
     table: &Path,
@@ -278,8 +286,12 @@ pub fn floor(
     threads: usize,
     concurrency: usize,
     unlink_threads: usize,
+    plain: bool,
 ) -> Result<Measure, String> {
     let rt = runtime(threads)?;
+    if plain && op != Op::Drop {
+        return plain_floor(op, table, plan, mirror, &rt, concurrency);
+    }
     let mut clock = Clock::start();
     match op {
         Op::Expire => {
@@ -418,6 +430,204 @@ pub fn floor(
         _ => plan.paths.len() as u64,
     };
     Ok(clock.finish("floor", files, json!({})))
+}
+
+/// Directories directly in `dir` (none if it is missing).
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every snapshot and tag file of main and of each branch.
+fn version_files(table: &Path) -> Vec<PathBuf> {
+    let mut out = names_in(&table.join("snapshot"), "snapshot-");
+    out.extend(names_in(&table.join("tag"), "tag-"));
+    for b in names_in(&table.join("branch"), "branch-") {
+        out.extend(names_in(&b.join("snapshot"), "snapshot-"));
+        out.extend(names_in(&b.join("tag"), "tag-"));
+    }
+    out
+}
+
+/// The manifest lists, manifests (of the lists in `manifest_lists`) and index manifests to
+/// read, each once, as paths. Decodes the lists (untimed: the plain floor only reads them).
+async fn metadata_reads(
+    table: &Path,
+    lists: BTreeSet<String>,
+    manifest_lists: &BTreeSet<String>,
+    index_manifests: BTreeSet<String>,
+    concurrency: usize,
+) -> Result<Vec<PathBuf>, String> {
+    let dir = table.join("manifest");
+    let names: Vec<String> = lists.into_iter().collect();
+    let decoded = read_all(
+        names
+            .iter()
+            .filter(|n| manifest_lists.contains(*n))
+            .map(|n| dir.join(n))
+            .collect(),
+        concurrency,
+        decode_manifest_list,
+    )
+    .await?;
+    let manifests: BTreeSet<String> = decoded
+        .iter()
+        .flat_map(|metas| metas.iter().map(|m| m.file_name.clone()))
+        .collect();
+    Ok(names
+        .iter()
+        .chain(&manifests)
+        .chain(&index_manifests)
+        .map(|n| dir.join(n))
+        .collect())
+}
+
+/// Issue 19's floor of expiry and orphan removal: the directories and files are found first
+/// (not timed), then one thread lists every directory (with each entry's metadata), reads the
+/// bytes of every metadata file and removes the copy of every planned file.
+fn plain_floor(
+    op: Op,
+    table: &Path,
+    plan: &PlanFile,
+    mirror: &Path,
+    rt: &tokio::runtime::Runtime,
+    concurrency: usize,
+) -> Result<Measure, String> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let versions = rt.block_on(read_versions(table, concurrency))?.0;
+    let mut lists = BTreeSet::new();
+    let mut manifest_lists = BTreeSet::new();
+    let mut index = BTreeSet::new();
+    match op {
+        Op::Expire => {
+            dirs.extend(
+                ["snapshot", "tag", "consumer", "changelog", "branch"]
+                    .iter()
+                    .map(|d| table.join(d)),
+            );
+            for b in subdirs(&table.join("branch")) {
+                dirs.extend(["snapshot", "tag", "schema"].iter().map(|d| b.join(d)));
+            }
+            let first = plan.first_expired.unwrap_or(i64::MAX);
+            let last = plan.last_expired.unwrap_or(i64::MIN);
+            let expired: Vec<&Snapshot> =
+                versions.main.range(first..=last).map(|(_, s)| s).collect();
+            let protectors: Vec<&Snapshot> = versions
+                .main
+                .range(last + 1..)
+                .map(|(_, s)| s)
+                .chain(&versions.main_tags)
+                .chain(&versions.branches)
+                .collect();
+            for s in expired.iter().chain(&protectors) {
+                lists.extend(lists_of(s));
+                index.extend(s.index_manifest.clone());
+            }
+            for s in &protectors {
+                manifest_lists.extend(lists_of(s));
+            }
+            for s in versions.main.range(first + 1..=last + 1).map(|(_, s)| s) {
+                manifest_lists.insert(s.delta_manifest_list.clone());
+            }
+            for s in &expired {
+                manifest_lists.extend(s.changelog_manifest_list.clone());
+            }
+        }
+        Op::Orphans => {
+            dirs.push(table.to_path_buf());
+            dirs.extend(
+                [
+                    "manifest",
+                    "index",
+                    "statistics",
+                    "snapshot",
+                    "changelog",
+                    "tag",
+                    "branch",
+                ]
+                .iter()
+                .map(|d| table.join(d)),
+            );
+            for b in subdirs(&table.join("branch")) {
+                dirs.extend(["snapshot", "changelog", "tag"].iter().map(|x| b.join(x)));
+            }
+            for p in subdirs(table) {
+                if p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains('='))
+                {
+                    dirs.push(p.clone());
+                    dirs.extend(subdirs(&p));
+                }
+            }
+            for s in versions
+                .main
+                .values()
+                .chain(&versions.main_tags)
+                .chain(&versions.branches)
+            {
+                lists.extend(lists_of(s));
+                index.extend(s.index_manifest.clone());
+            }
+            manifest_lists = lists.clone();
+        }
+        Op::Drop => return Err("drop partition has no plain floor".into()),
+    }
+    let mut reads = version_files(table);
+    reads.extend(rt.block_on(metadata_reads(
+        table,
+        lists,
+        &manifest_lists,
+        index,
+        concurrency,
+    ))?);
+    drop(versions);
+
+    let mut clock = Clock::start();
+    clock.step("list directories (one thread, read_dir + metadata)", || {
+        let mut n = 0u64;
+        let r = (|| {
+            for d in &dirs {
+                let rd = match std::fs::read_dir(d) {
+                    Ok(rd) => rd,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(format!("list {}: {e}", d.display())),
+                };
+                for e in rd {
+                    let e = e.map_err(|e| e.to_string())?;
+                    e.metadata().map_err(|e| e.to_string())?;
+                    n += 1;
+                }
+            }
+            Ok::<_, String>(())
+        })();
+        (r, n)
+    })?;
+    clock.step(
+        "read snapshots, tags, lists, manifests, index manifests (one thread, bytes only)",
+        || {
+            let r = reads.iter().try_fold(0u64, |bytes, f| {
+                std::fs::read(f)
+                    .map(|b| bytes + b.len() as u64)
+                    .map_err(|e| format!("read {}: {e}", f.display()))
+            });
+            (r.map(|_| ()), reads.len() as u64)
+        },
+    )?;
+    clock.step(
+        "unlink (one thread, std::fs::remove_file on a copy)",
+        || {
+            let r = unlink(mirror, &plan.paths, 1);
+            let n = *r.as_ref().unwrap_or(&0);
+            (r, n)
+        },
+    )?;
+    Ok(clock.finish("floor", plan.paths.len() as u64, json!({"floor": "plain"})))
 }
 
 /// Drop partition: read the latest snapshot and its live files, write one OVERWRITE commit

@@ -266,6 +266,7 @@ pub fn run(
     plan: &PlanFile,
     threads: usize,
     concurrency: usize,
+    max_memory: Option<u64>,
 ) -> Result<Measure, String> {
     let rt = runtime(threads)?;
     let progress = ProgressLog::new(Instant::now());
@@ -273,6 +274,7 @@ pub fn run(
     let ctl = RunControl {
         progress: Some(progress.callback()),
         io_concurrency: concurrency,
+        max_memory,
         ..Default::default()
     };
     let (files, extra) = rt.block_on(async {
@@ -383,11 +385,13 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             .iter()
             .filter_map(|s| s.changelog_manifest_list.clone())
             .collect();
-        candidates.append(
-            added_by_lists(&rr, &t, &cl, FileClass::ChangelogData)
-                .await
-                .map_err(e)?,
-        );
+        candidates
+            .append(
+                added_by_lists(&rr, &t, &cl, FileClass::ChangelogData)
+                    .await
+                    .map_err(e)?,
+            )
+            .map_err(e)?;
         step(
             &mut clock,
             "candidates: changelog lists (added_by_lists)",
@@ -405,7 +409,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
             protectors.len() as u64,
         );
 
-        let set: std::collections::HashSet<_> = candidates.iter().map(|(l, _)| l.clone()).collect();
+        let set: std::collections::HashSet<_> = candidates.locations().collect();
         let t4 = clock.now_ms();
         let protected = rr.protected_files(&protectors, &set).await.map_err(e)?;
         step(

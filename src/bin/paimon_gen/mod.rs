@@ -139,15 +139,18 @@ pub enum Size {
     Medium,
     /// 10,000 snapshots, ~1,000,000 data files.
     Large,
+    /// 100,000 snapshots, ~10,000,000 data files (about 11 M inodes, 4 GB).
+    XLarge,
 }
 
 impl Size {
-    /// Parses `small`, `medium` or `large`.
+    /// Parses `small`, `medium`, `large` or `xlarge`.
     pub fn parse(s: &str) -> Option<Size> {
         match s {
             "small" => Some(Size::Small),
             "medium" => Some(Size::Medium),
             "large" => Some(Size::Large),
+            "xlarge" => Some(Size::XLarge),
             _ => None,
         }
     }
@@ -158,6 +161,7 @@ impl Size {
             Size::Small => "small",
             Size::Medium => "medium",
             Size::Large => "large",
+            Size::XLarge => "xlarge",
         }
     }
 }
@@ -212,6 +216,7 @@ impl GenConfig {
             Size::Small => (100, 10, 128),
             Size::Medium => (1_000, 30, 128),
             Size::Large => (10_000, 100, 128),
+            Size::XLarge => (100_000, 1_000, 128),
         };
         GenConfig {
             snapshots,

@@ -138,7 +138,7 @@ pub async fn expire_changelogs(
     // last expired changelog, which may have been all that kept them (a decoupled snapshot
     // expiry leaves them for it), and nothing would look at them again while that version
     // lives (never, once it is the latest snapshot). Protection decides about each.
-    let mut rr = ReferenceReader::new(table);
+    let mut rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
     let changelog_lists: Vec<String> = expired
         .iter()
         .filter_map(|c| c.changelog_manifest_list.clone())
@@ -179,7 +179,7 @@ pub async fn expire_changelogs(
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
         gather_protectors,
     )?;
-    candidates.append(changelog_candidates);
+    candidates.append(changelog_candidates)?;
     ctl.cancel.check()?;
     let plan = DeletionPlan::build(
         &mut rr,

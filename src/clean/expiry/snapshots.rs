@@ -135,7 +135,7 @@ pub async fn expire_snapshots(
         &kept,
         decoupled,
         &cfg.assume_removed.tags,
-        ctl,
+        &deleter,
     )
     .await?;
     ctl.cancel.check()?;
@@ -239,9 +239,11 @@ async fn plan_deletions(
     kept: &[Snapshot],
     decoupled: bool,
     skip_tags: &[String],
-    ctl: &RunControl,
+    deleter: &Deleter<'_>,
 ) -> Result<DeletionPlan> {
-    let mut rr = ReferenceReader::new(table);
+    // The deleter's budget: planning and the report share the run's memory bound.
+    let ctl = deleter.control();
+    let mut rr = ReferenceReader::new(table).with_memory(deleter.memory());
     let changelog_lists: Vec<String> = expired
         .iter()
         .filter_map(|s| s.changelog_manifest_list.clone())
@@ -267,7 +269,7 @@ async fn plan_deletions(
         added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
         RemovedMetadata::read(&rr, table, expired, MetadataScope::All),
     )?;
-    candidates.append(changelog_candidates);
+    candidates.append(changelog_candidates)?;
     ctl.cancel.check()?;
     tracing::debug!(
         candidates = candidates.len(),

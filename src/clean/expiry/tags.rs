@@ -3,6 +3,7 @@
 //! every file only that tag kept, unless a snapshot, another tag, another branch or a
 //! changelog still needs it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -117,7 +118,7 @@ async fn delete_listed_tags(
 
     // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
-    let mut candidates = Candidates::default();
+    let mut candidates = Candidates::with_budget(deleter.memory());
     let mut changelog_lists: Vec<String> = Vec::new();
     for t in doomed.values() {
         if storage.exists(&snapshots.location(t.snapshot.id)).await? {
@@ -133,7 +134,7 @@ async fn delete_listed_tags(
                 extras,
                 main.name(),
             );
-            candidates.push(main, c);
+            candidates.push(main, c)?;
         }
         // Its snapshot's changelog files, list and manifests too: the snapshot's expiry kept
         // them for the tag (Java leaves them behind for good). A long-lived changelog of the
@@ -143,10 +144,11 @@ async fn delete_listed_tags(
         }
         removed.push(t.snapshot.clone());
     }
-    let mut rr = ReferenceReader::new(table);
+    let mut rr = ReferenceReader::new(table).with_memory(deleter.memory());
     if !changelog_lists.is_empty() {
-        candidates
-            .append(added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData).await?);
+        candidates.append(
+            added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData).await?,
+        )?;
     }
     ctl.cancel.check()?;
     let plan = if removed.is_empty() {
@@ -182,7 +184,7 @@ async fn delete_listed_tags(
         .collect();
     // The tag files go first: they and the plan are checked before anything goes.
     deleter
-        .check_plan(tag_files.iter().chain(plan.files()))
+        .check_plan(tag_files.iter().map(Cow::Borrowed).chain(plan.files()))
         .await?;
     deleter.delete("tag files", tag_files).await?;
     // Java's `SuccessFileTagCallback` marks a tag with `tag/tag-success-file/<name>_SUCCESS`

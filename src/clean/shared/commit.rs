@@ -39,7 +39,7 @@ use crate::spec::manifest::{
 use crate::spec::options::parse_memory_size;
 use crate::spec::snapshot::{CommitKind, Snapshot};
 use crate::storage::Location;
-use crate::table::{latest_schema, merge_entries, Table};
+use crate::table::{latest_schema, Table};
 
 /// Paimon's default `commit.max-retries`.
 pub const DEFAULT_MAX_RETRIES: u32 = 10;
@@ -354,9 +354,9 @@ async fn read_state(table: &Table, prev: Option<&Snapshot>) -> Result<State> {
         base_records.extend(raw.records);
         list_schema = Some(raw.schema);
     }
-    let entries = table
+    let live = table
         .reader()
-        .manifests(table.paths(), &manifest_names)
+        .merged_manifests(table.paths(), &manifest_names)
         .await?;
     let manifest_schema = match manifest_names.last() {
         Some(last) => {
@@ -370,7 +370,6 @@ async fn read_state(table: &Table, prev: Option<&Snapshot>) -> Result<State> {
         }
         None => None,
     };
-    let live = merge_entries(entries.into_iter().flatten())?;
     let index = match &s.index_manifest {
         Some(name) => {
             let (bytes, raw) = read_raw(table, MetadataFileKind::IndexManifest, name).await?;

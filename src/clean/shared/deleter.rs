@@ -1,6 +1,8 @@
 //! Batched, guarded, kind-checked, idempotent deletion with a report; honours dry run,
 //! cancellation and the crash-injection point of [`RunControl`].
 
+use std::borrow::Borrow;
+
 use futures::stream::{self, FuturesOrdered, StreamExt};
 
 use crate::clean::control::RunControl;
@@ -8,6 +10,7 @@ use crate::clean::report::{DeletionReport, FailedDelete, FileClass};
 use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
+use crate::memory::{hashed, MemoryBudget};
 use crate::storage::{Location, Storage};
 use crate::table::Table;
 
@@ -36,6 +39,8 @@ pub struct Deleter<'a> {
     dry_run: bool,
     /// [`location_key`]s of every location passed to [`Deleter::delete`] so far.
     seen: FastSet<u64>,
+    /// The run's memory bound ([`RunControl::max_memory`]), shared with its planning.
+    memory: MemoryBudget,
     deleted_so_far: u64,
     /// The report so far.
     pub report: DeletionReport,
@@ -56,6 +61,7 @@ impl<'a> Deleter<'a> {
             control,
             dry_run,
             seen: FastSet::default(),
+            memory: control.memory_budget(),
             deleted_so_far: 0,
             report: DeletionReport {
                 dry_run,
@@ -86,15 +92,49 @@ impl<'a> Deleter<'a> {
     /// The first violation is returned ([`Error::PathRefused`]); nothing has been deleted then.
     /// The unlinks themselves go through directory handles opened the same way, so nothing
     /// swapped in after this check can redirect them.
-    pub async fn check_plan<'p>(&self, files: impl IntoIterator<Item = &'p Planned>) -> Result<()> {
-        let files: Vec<&Planned> = files.into_iter().collect();
-        for p in &files {
+    pub async fn check_plan<P: Borrow<Planned>>(
+        &self,
+        files: impl IntoIterator<Item = P>,
+    ) -> Result<()> {
+        // One location per directory is enough for the physical check (it checks the
+        // directory of each location it is given): the plan is read once, not held.
+        let mut dirs: FastSet<String> = FastSet::default();
+        let mut per_dir: Vec<Location> = Vec::new();
+        let mut files_seen = 0u64;
+        let mut path_bytes = 0u64;
+        for p in files {
+            let p = p.borrow();
             self.storage.check_deletable(&p.location)?;
             self.kinds.check(p.class, &p.location)?;
+            files_seen += 1;
+            path_bytes += p.location.as_str().len() as u64;
+            let s = p.location.as_str();
+            let dir = s.rsplit_once('/').map_or(s, |(d, _)| d);
+            if !dirs.contains(dir) {
+                dirs.insert(dir.to_string());
+                per_dir.push(p.location.clone());
+            }
         }
-        self.storage
-            .check_beneath(files.iter().map(|p| &p.location))
-            .await
+        // The report keeps a path per file (and the run a key per file): charged now, before
+        // the first deletion, so that a bound passed here deletes nothing.
+        self.memory.charge(
+            "the report's paths",
+            files_seen
+                * (std::mem::size_of::<crate::clean::report::DeletedPath>() as u64 + hashed(8))
+                + path_bytes,
+        )?;
+        self.storage.check_beneath(per_dir.iter()).await
+    }
+
+    /// The run control this deleter honours.
+    pub fn control(&self) -> &RunControl {
+        self.control
+    }
+
+    /// The run's memory budget ([`RunControl::max_memory`]); planning charges what it holds
+    /// to the same budget.
+    pub fn memory(&self) -> MemoryBudget {
+        self.memory.clone()
     }
 
     /// Delete `files` (each location at most once per run), in batches, in the given order.
@@ -119,8 +159,34 @@ impl<'a> Deleter<'a> {
             .filter(|p| self.seen.insert(location_key(p.location.as_str())))
             .collect();
         let total = files.len() as u64;
+        self.delete_batches(phase, total, files.into_iter(), false)
+            .await
+    }
+
+    /// [`Deleter::delete`] of files built one at a time (a compact plan's data files, see
+    /// [`crate::clean::shared::plan::PlannedFiles`]): only the batches in flight are held.
+    /// `total` is how many `files` yields (progress reports it); a location already seen in
+    /// this run is skipped as by [`Deleter::delete`].
+    pub async fn delete_each(
+        &mut self,
+        phase: &str,
+        total: u64,
+        files: impl Iterator<Item = Planned>,
+    ) -> Result<()> {
+        self.seen.reserve(total as usize);
+        self.delete_batches(phase, total, files, true).await
+    }
+
+    /// The batches of [`Deleter::delete`]; with `dedup`, a location seen before in this run
+    /// is skipped as the batches are taken.
+    async fn delete_batches(
+        &mut self,
+        phase: &str,
+        total: u64,
+        mut rest: impl Iterator<Item = Planned>,
+        dedup: bool,
+    ) -> Result<()> {
         let mut done = 0u64;
-        let mut rest = files.into_iter();
         let storage = self.storage;
         let concurrency = self.control.io_concurrency.max(1);
         let dry_run = self.dry_run;
@@ -129,7 +195,13 @@ impl<'a> Deleter<'a> {
         let mut stop: Option<Error> = None;
         loop {
             while stop.is_none() && in_flight.len() < WINDOW {
-                let chunk: Vec<Planned> = rest.by_ref().take(BATCH).collect();
+                let chunk: Vec<Planned> = {
+                    let seen = &mut self.seen;
+                    rest.by_ref()
+                        .filter(|p| !dedup || seen.insert(location_key(p.location.as_str())))
+                        .take(BATCH)
+                        .collect()
+                };
                 if chunk.is_empty() {
                     break;
                 }

@@ -2,6 +2,7 @@
 //! expiry, tag deletion): which data files the removed versions free, which metadata files
 //! nothing else names, and the crash-safe order in which they go.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -13,13 +14,15 @@ use crate::clean::shared::references::{
     read_index_files_sized, CandidateNames, Protector, ReferenceReader, Slim,
 };
 use crate::error::{Error, Result};
-use crate::hash::{location_key, name_key, FastMap, FastSet};
+use crate::hash::{child_key, location_key, name_key, FastMap, FastSet};
+use crate::memory::{hashed, MemoryBudget};
 use crate::spec::manifest::FileKind;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
 use crate::table::{DataFileLocator, ManifestFiles, PathFactory, Table};
 
-/// A data or changelog file that may become unreferenced, with its extra files.
+/// A data or changelog file that may become unreferenced, with its extra files (what
+/// [`Candidates::push`] takes).
 #[derive(Debug, Clone)]
 pub struct Candidate {
     /// Data or changelog data.
@@ -28,42 +31,161 @@ pub struct Candidate {
     pub bytes: u64,
     /// Extra files beside it (`.index`, ...), deleted with it.
     pub extras: Vec<Location>,
-    /// [`name_key`] of its location's last segment (protection's pre-filter).
-    name_key: u64,
 }
 
 impl Candidate {
-    /// A candidate whose location's last segment is `name`.
-    pub fn new(class: FileClass, bytes: u64, extras: Vec<Location>, name: &str) -> Candidate {
+    /// A candidate whose location's last segment is `name` (the name is taken from the
+    /// location when it is pushed; the parameter stays for callers).
+    pub fn new(class: FileClass, bytes: u64, extras: Vec<Location>, _name: &str) -> Candidate {
         Candidate {
             class,
             bytes,
             extras,
-            name_key: name_key(name),
         }
     }
 }
 
+/// [`Entry::dir`] of a location kept whole ([`Candidates::whole`], indexed by
+/// [`Entry::name`]).
+const WHOLE: u32 = u32::MAX;
+/// [`Entry::extras`] of a candidate without extra files.
+const NO_EXTRAS: u32 = u32::MAX;
+
+/// One candidate, compact: its interned directory, its name in the arena, size, class and, if
+/// it has extra files, their index in the side table.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    bytes: u64,
+    /// Offset of the name in the arena shifted left by 16, ORed with its length (an index into
+    /// `whole` for a location kept whole).
+    name: u64,
+    dir: u32,
+    extras: u32,
+    class: FileClass,
+}
+
+/// What one entry holds besides its name.
+const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
+
 /// Candidates with their locations, gathered in order; a location named twice counts once,
-/// as it was first gathered ([`Candidates::into_sorted`]).
+/// as it was first gathered.
+///
+/// Held compactly (issue 19): an entry is 32 bytes and its file name, where a `Location` with
+/// its record took about 220. Each location is split into its directory, interned (a table has
+/// few partition/bucket directories next to millions of files), and its last segment, kept in
+/// one arena string. A location that does not split back exactly is kept whole (none the table
+/// layer makes). What it holds is charged to the run's [`MemoryBudget`], if it has one.
 #[derive(Debug, Default)]
 pub struct Candidates {
-    entries: Vec<(Location, Candidate)>,
+    dirs: Vec<Location>,
+    dir_ids: FastMap<String, u32>,
+    names: String,
+    entries: Vec<Entry>,
+    whole: Vec<Location>,
+    extras: Vec<Vec<Location>>,
+    budget: Option<MemoryBudget>,
+    charged: u64,
+}
+
+impl Drop for Candidates {
+    fn drop(&mut self) {
+        if let Some(b) = &self.budget {
+            b.release(self.charged);
+        }
+    }
 }
 
 impl Candidates {
-    /// Add one (an earlier entry of the same location wins).
-    pub fn push(&mut self, location: Location, candidate: Candidate) {
-        self.entries.push((location, candidate));
+    /// Empty, charging what it holds to `budget` (released when dropped).
+    pub fn with_budget(budget: MemoryBudget) -> Candidates {
+        let mut c = Candidates::default();
+        c.budget = Some(budget);
+        c
     }
 
-    /// Add all of `later` after these (entries of these win on the same location).
-    pub fn append(&mut self, mut later: Candidates) {
-        if self.entries.is_empty() {
-            self.entries = later.entries;
-        } else {
-            self.entries.append(&mut later.entries);
+    /// Add one (an earlier entry of the same location wins). Fails only past the memory bound.
+    pub fn push(&mut self, location: Location, candidate: Candidate) -> Result<()> {
+        let s = location.as_str();
+        let split = s
+            .rsplit_once('/')
+            .filter(|(_, n)| !n.is_empty() && *n != "." && *n != ".." && n.len() < 1 << 16);
+        let mut cost = ENTRY_BYTES;
+        let mut at = None;
+        if let Some((dir, name)) = split {
+            if let Some(&d) = self.dir_ids.get(dir) {
+                at = Some((d, name));
+            } else if let Some(p) = location.parent() {
+                // `dir + "/" + name` is then `location` exactly for every `name` without a
+                // `/` (`Location::join` appends one segment after a separator).
+                if p.as_str() == dir && self.dirs.len() < (WHOLE - 1) as usize {
+                    let d = self.dirs.len() as u32;
+                    cost += 2 * (dir.len() as u64 + 24) + 16;
+                    self.dir_ids.insert(dir.to_string(), d);
+                    self.dirs.push(p);
+                    at = Some((d, name));
+                }
+            }
         }
+        let (dir, name) = match at {
+            Some((d, name)) => {
+                cost += name.len() as u64;
+                let off = self.names.len() as u64;
+                self.names.push_str(name);
+                (d, (off << 16) | name.len() as u64)
+            }
+            None => {
+                cost += 24 + s.len() as u64;
+                self.whole.push(location.clone());
+                (WHOLE, (self.whole.len() - 1) as u64)
+            }
+        };
+        let extras = if candidate.extras.is_empty() {
+            NO_EXTRAS
+        } else {
+            cost += 24
+                + candidate
+                    .extras
+                    .iter()
+                    .map(|x| 24 + x.as_str().len() as u64)
+                    .sum::<u64>();
+            self.extras.push(candidate.extras);
+            (self.extras.len() - 1) as u32
+        };
+        self.entries.push(Entry {
+            bytes: candidate.bytes,
+            name,
+            dir,
+            extras,
+            class: candidate.class,
+        });
+        if let Some(b) = &self.budget {
+            b.charge("candidate files", cost)?;
+            self.charged += cost;
+        }
+        Ok(())
+    }
+
+    /// Add all of `later` after these (entries of these win on the same location). Fails only
+    /// past the memory bound.
+    pub fn append(&mut self, mut later: Candidates) -> Result<()> {
+        let entries = std::mem::take(&mut later.entries);
+        let mut extras = std::mem::take(&mut later.extras);
+        for e in entries {
+            let location = later.location_of(&e);
+            let x = match extras.get_mut(e.extras as usize) {
+                Some(x) => std::mem::take(x),
+                None => Vec::new(),
+            };
+            self.push(
+                location,
+                Candidate {
+                    class: e.class,
+                    bytes: e.bytes,
+                    extras: x,
+                },
+            )?;
+        }
+        Ok(())
     }
 
     /// Entries gathered so far (a location named twice counts twice).
@@ -76,18 +198,96 @@ impl Candidates {
         self.entries.is_empty()
     }
 
-    /// The entries as gathered.
-    pub fn iter(&self) -> impl Iterator<Item = &(Location, Candidate)> {
-        self.entries.iter()
+    /// Every gathered location, in order (built one at a time).
+    pub fn locations(&self) -> impl Iterator<Item = Location> + '_ {
+        self.entries.iter().map(|e| self.location_of(e))
     }
 
-    /// Sorted by location, each location once (the first gathered).
-    pub fn into_sorted(self) -> Vec<(Location, Candidate)> {
-        let mut v = self.entries;
-        // Stable: of equal locations the first gathered stays first and is kept.
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v.dedup_by(|later, earlier| later.0 == earlier.0);
-        v
+    /// The last segment of an entry's location.
+    fn name_of(&self, e: &Entry) -> &str {
+        if e.dir == WHOLE {
+            return self.whole[e.name as usize].name();
+        }
+        let off = (e.name >> 16) as usize;
+        let len = (e.name & 0xffff) as usize;
+        &self.names[off..off + len]
+    }
+
+    /// An entry's location, rebuilt.
+    fn location_of(&self, e: &Entry) -> Location {
+        match self.dirs.get(e.dir as usize) {
+            Some(d) => d.join(self.name_of(e)),
+            None => self.whole[e.name as usize].clone(),
+        }
+    }
+
+    /// True if `l` is the location of `e`, compared without rebuilding it.
+    fn is_at(&self, e: &Entry, l: &Location) -> bool {
+        match self.dirs.get(e.dir as usize) {
+            Some(d) => {
+                let name = self.name_of(e);
+                let s = l.as_str();
+                s.len() == d.as_str().len() + 1 + name.len()
+                    && s.starts_with(d.as_str())
+                    && s.ends_with(name)
+                    && s.as_bytes()[d.as_str().len()] == b'/'
+            }
+            None => self.whole[e.name as usize] == *l,
+        }
+    }
+
+    /// [`crate::hash::location_key`] of an entry's location, without rebuilding it.
+    fn key_of(&self, e: &Entry) -> u64 {
+        match self.dirs.get(e.dir as usize) {
+            Some(d) => child_key(d.as_str(), self.name_of(e)),
+            None => location_key(self.whole[e.name as usize].as_str()),
+        }
+    }
+
+    /// The extra files of an entry.
+    fn extras_of(&self, e: &Entry) -> &[Location] {
+        self.extras
+            .get(e.extras as usize)
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// Sort by directory, then name, and keep each location once (the first gathered). The
+    /// order is fixed by the locations alone, so a dry run and the real run plan alike.
+    fn sort_dedup(&mut self) {
+        // Directories ranked by their strings: entries compare by (rank, name).
+        let mut order: Vec<u32> = (0..self.dirs.len() as u32).collect();
+        order.sort_by(|a, b| self.dirs[*a as usize].cmp(&self.dirs[*b as usize]));
+        let mut rank = vec![0u32; self.dirs.len()];
+        for (r, d) in order.into_iter().enumerate() {
+            rank[d as usize] = r as u32;
+        }
+        let mut entries = std::mem::take(&mut self.entries);
+        {
+            let this = &*self;
+            let rank_of = |e: &Entry| rank.get(e.dir as usize).copied().unwrap_or(WHOLE);
+            // Stable: of equal locations the first gathered stays first and is kept.
+            entries.sort_by(|a, b| {
+                rank_of(a)
+                    .cmp(&rank_of(b))
+                    .then_with(|| match (a.dir, b.dir) {
+                        (WHOLE, WHOLE) => {
+                            this.whole[a.name as usize].cmp(&this.whole[b.name as usize])
+                        }
+                        _ => this.name_of(a).cmp(this.name_of(b)),
+                    })
+            });
+            entries.dedup_by(|later, earlier| {
+                later.dir == earlier.dir
+                    && match later.dir {
+                        WHOLE => {
+                            this.whole[later.name as usize] == this.whole[earlier.name as usize]
+                        }
+                        _ => this.name_of(later) == this.name_of(earlier),
+                    }
+            });
+        }
+        entries.shrink_to_fit();
+        self.entries = entries;
     }
 }
 
@@ -219,14 +419,14 @@ pub async fn deleted_by_deltas(
             Ok::<_, Error>((i, reduced))
         })
         .buffered(rr.concurrency());
-    let mut out = Candidates::default();
+    let mut out = Candidates::with_budget(rr.memory());
     // This list's DELETEs by location key, in the order they came.
     let mut per_list: FastMap<u64, (Location, Candidate)> = FastMap::default();
     let mut current = None;
     while let Some(next) = read.next().await {
         let (i, reduced) = next?;
         if current != Some(i) {
-            take_list(&mut out, &mut per_list);
+            take_list(&mut out, &mut per_list)?;
             current = Some(i);
         }
         for r in reduced {
@@ -242,14 +442,20 @@ pub async fn deleted_by_deltas(
             }
         }
     }
-    take_list(&mut out, &mut per_list);
+    take_list(&mut out, &mut per_list)?;
     Ok(out)
 }
 
 /// Move one list's remaining DELETEs into `out`. Their order among themselves does not matter:
 /// they are distinct locations, and between lists the earlier list's entry wins.
-fn take_list(out: &mut Candidates, per_list: &mut FastMap<u64, (Location, Candidate)>) {
-    out.entries.extend(per_list.drain().map(|(_, v)| v));
+fn take_list(
+    out: &mut Candidates,
+    per_list: &mut FastMap<u64, (Location, Candidate)>,
+) -> Result<()> {
+    for (_, (l, c)) in per_list.drain() {
+        out.push(l, c)?;
+    }
+    Ok(())
 }
 
 /// Files the given lists ADD (changelog lists; Java deletes changelog files without extras).
@@ -272,9 +478,11 @@ pub async fn added_by_lists(
             .await
         })
         .buffered(rr.concurrency());
-    let mut out = Candidates::default();
+    let mut out = Candidates::with_budget(rr.memory());
     while let Some(reduced) = read.next().await {
-        out.entries.extend(reduced?);
+        for (l, c) in reduced? {
+            out.push(l, c)?;
+        }
     }
     Ok(out)
 }
@@ -389,13 +597,116 @@ impl RemovedMetadata {
     }
 }
 
+/// The sorted candidates of a plan with, per slot (see [`DeletionPlan::from_parts`]), whether
+/// it may be deleted.
+#[derive(Debug)]
+struct KeptCandidates {
+    cands: Candidates,
+    deletable: Vec<bool>,
+    /// First slot of each side-table entry of extra files.
+    extra_base: Vec<u32>,
+}
+
+impl KeptCandidates {
+    /// The planned files of entry `e` (at index `i`): none if the file is protected (its
+    /// extra files then stay too), else the file and its deletable extra files.
+    fn planned(&self, i: usize, e: &Entry) -> impl Iterator<Item = Planned> + '_ {
+        let keep = self.deletable.get(i).copied().unwrap_or(false);
+        let base = self
+            .extra_base
+            .get(e.extras as usize)
+            .map_or(0, |b| *b as usize);
+        let class = e.class;
+        let main = keep.then(|| Planned {
+            location: self.cands.location_of(e),
+            class,
+            bytes: Some(e.bytes),
+        });
+        let extras = if keep { self.cands.extras_of(e) } else { &[] };
+        main.into_iter().chain(
+            extras
+                .iter()
+                .enumerate()
+                .filter(move |(j, _)| self.deletable.get(base + j).copied().unwrap_or(false))
+                .map(move |(_, x)| Planned {
+                    location: x.clone(),
+                    class,
+                    bytes: None,
+                }),
+        )
+    }
+}
+
+/// Data or changelog data files of a plan, held as the compact candidates they came from
+/// (about 32 bytes and the name per file, see [`Candidates`]): each file's [`Planned`] is
+/// built as it is read, so a plan of millions of files never holds their locations at once.
+#[derive(Debug, Clone, Default)]
+pub struct PlannedFiles {
+    from: Option<Arc<KeptCandidates>>,
+    changelog: bool,
+    len: usize,
+}
+
+impl PlannedFiles {
+    fn of(kept: &Arc<KeptCandidates>, changelog: bool) -> PlannedFiles {
+        // Counted without building the locations.
+        let len = kept
+            .cands
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(i, e)| {
+                (e.class == FileClass::ChangelogData) == changelog
+                    && kept.deletable.get(*i).copied().unwrap_or(false)
+            })
+            .map(|(_, e)| {
+                let base = kept
+                    .extra_base
+                    .get(e.extras as usize)
+                    .map_or(0, |b| *b as usize);
+                1 + (0..kept.cands.extras_of(e).len())
+                    .filter(|j| kept.deletable.get(base + j).copied().unwrap_or(false))
+                    .count()
+            })
+            .sum();
+        PlannedFiles {
+            from: Some(kept.clone()),
+            changelog,
+            len,
+        }
+    }
+
+    /// Files planned (extra files included).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The planned files in order: each file, then its extra files.
+    pub fn iter(&self) -> impl Iterator<Item = Planned> + Send + '_ {
+        let changelog = self.changelog;
+        self.from.iter().flat_map(move |k| {
+            k.cands
+                .entries
+                .iter()
+                .enumerate()
+                .filter(move |(_, e)| (e.class == FileClass::ChangelogData) == changelog)
+                .flat_map(move |(i, e)| k.planned(i, e))
+        })
+    }
+}
+
 /// Everything one run deletes, grouped so it can go in crash-safe order.
 #[derive(Debug, Default)]
 pub struct DeletionPlan {
     /// Data files and their extra files.
-    pub data: Vec<Planned>,
+    pub data: PlannedFiles,
     /// Changelog data files.
-    pub changelog_data: Vec<Planned>,
+    pub changelog_data: PlannedFiles,
     /// Manifests.
     pub manifests: Vec<Planned>,
     /// Index files.
@@ -439,27 +750,69 @@ impl DeletionPlan {
         removed: RemovedMetadata,
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
-        let sorted = candidates.into_sorted();
-        // Every location a candidate would delete — the file, then its extra files — has a
-        // slot; protection may name any of them (a crafted entry's "extra file" can be a file
-        // some version reads). Exact lookup by location (hashing beats a binary search of
-        // string comparisons: protection confirms every entry that passed the name filter here,
-        // serially).
-        let mut first_slot = Vec::with_capacity(sorted.len());
-        let mut position: FastMap<&str, usize> = FastMap::default();
-        let mut slots = 0usize;
-        for (l, c) in &sorted {
-            first_slot.push(slots);
-            for loc in std::iter::once(l).chain(&c.extras) {
-                // A location named twice keeps the first slot: protecting it keeps it.
-                position.entry(loc.as_str()).or_insert(slots);
-                slots += 1;
+        let mut cands = candidates;
+        cands.sort_dedup();
+        let n = cands.entries.len();
+        // Every location a candidate would delete has a slot: entry i's file is slot i, the
+        // extra files of all entries follow; protection may name any of them (a crafted
+        // entry's "extra file" can be a file some version reads).
+        let mut extra_base = vec![u32::MAX; cands.extras.len()];
+        let mut extra_slots: Vec<(u32, u32)> = Vec::new();
+        for e in &cands.entries {
+            if e.extras != NO_EXTRAS {
+                extra_base[e.extras as usize] = (n + extra_slots.len()) as u32;
+                for j in 0..cands.extras_of(e).len() {
+                    extra_slots.push((e.extras, j as u32));
+                }
             }
         }
-        let find = |l: &Location| position.get(l.as_str()).copied();
-        let names = CandidateNames::from_keys(sorted.iter().flat_map(|(_, c)| {
-            std::iter::once(c.name_key).chain(c.extras.iter().map(|x| name_key(x.name())))
-        }));
+        let slots = n + extra_slots.len();
+        let budget = rr.memory();
+        // The sorted keys, the per-slot flags and the name filter, held until protection ends.
+        let index_bytes = slots as u64 * (16 + 1) + slots as u64 * hashed(8);
+        budget.charge("the candidates' lookup index", index_bytes)?;
+        // (location key, slot), sorted: a key hit is confirmed on the exact location. Keys
+        // instead of the location strings: 16 bytes a slot.
+        let mut keys: Vec<(u64, u32)> = Vec::with_capacity(slots);
+        for (i, e) in cands.entries.iter().enumerate() {
+            keys.push((cands.key_of(e), i as u32));
+        }
+        for (k, (x, j)) in extra_slots.iter().enumerate() {
+            let l = &cands.extras[*x as usize][*j as usize];
+            keys.push((location_key(l.as_str()), (n + k) as u32));
+        }
+        keys.sort_unstable();
+        let at_slot = |slot: u32, l: &Location| -> bool {
+            match cands.entries.get(slot as usize) {
+                Some(e) => cands.is_at(e, l),
+                None => {
+                    let (x, j) = extra_slots[slot as usize - n];
+                    cands.extras[x as usize][j as usize] == *l
+                }
+            }
+        };
+        // The lowest slot at `l`, if any.
+        let find = |l: &Location| -> Option<u32> {
+            let k = location_key(l.as_str());
+            let start = keys.partition_point(|(key, _)| *key < k);
+            keys[start..]
+                .iter()
+                .take_while(|(key, _)| *key == k)
+                .filter(|(_, s)| at_slot(*s, l))
+                .map(|(_, s)| *s)
+                .min()
+        };
+        let names = CandidateNames::from_keys(
+            cands
+                .entries
+                .iter()
+                .map(|e| name_key(cands.name_of(e)))
+                .chain(
+                    extra_slots
+                        .iter()
+                        .map(|(x, j)| name_key(cands.extras[*x as usize][*j as usize].name())),
+                ),
+        );
         let protected = rr
             .protected_among(protectors, Arc::new(names), |l| find(l).is_some())
             .await?;
@@ -467,52 +820,50 @@ impl DeletionPlan {
         let mut deletable = vec![true; slots];
         for l in &protected {
             if let Some(i) = find(l) {
-                deletable[i] = false;
+                deletable[i as usize] = false;
             }
         }
         drop(protected);
-        // Every slot of a location gathered twice follows its first slot.
-        let mut slot = 0usize;
-        for (l, c) in &sorted {
-            for loc in std::iter::once(l).chain(&c.extras) {
-                if let Some(first) = find(loc) {
-                    if !deletable[first] {
-                        deletable[slot] = false;
+        // Every slot of a location gathered twice follows the others: slots at one location
+        // share a key, so only groups of equal keys are compared.
+        let mut g = 0;
+        while g < keys.len() {
+            let k = keys[g].0;
+            let end = g + keys[g..].iter().take_while(|(key, _)| *key == k).count();
+            if end - g > 1 {
+                for a in g..end {
+                    let sa = keys[a].1;
+                    if deletable[sa as usize] {
+                        continue;
+                    }
+                    let at = match cands.entries.get(sa as usize) {
+                        Some(e) => cands.location_of(e),
+                        None => {
+                            let (x, j) = extra_slots[sa as usize - n];
+                            cands.extras[x as usize][j as usize].clone()
+                        }
+                    };
+                    for (_, sb) in &keys[g..end] {
+                        if at_slot(*sb, &at) {
+                            deletable[*sb as usize] = false;
+                        }
                     }
                 }
-                slot += 1;
             }
+            g = end;
         }
-        drop(position);
+        drop(keys);
+        drop(extra_slots);
+        budget.release(index_bytes);
         let referenced = rr.referenced_metadata(protectors).await?;
         let mut plan = DeletionPlan::default();
-
-        plan.data.reserve(sorted.len());
-        for ((loc, c), first) in sorted.into_iter().zip(first_slot) {
-            // A protected file keeps its extra files too (as before extras were checked).
-            if !deletable[first] {
-                continue;
-            }
-            let target = if c.class == FileClass::ChangelogData {
-                &mut plan.changelog_data
-            } else {
-                &mut plan.data
-            };
-            target.push(Planned {
-                location: loc,
-                class: c.class,
-                bytes: Some(c.bytes),
-            });
-            for (i, x) in c.extras.into_iter().enumerate() {
-                if deletable[first + 1 + i] {
-                    target.push(Planned {
-                        location: x,
-                        class: c.class,
-                        bytes: None,
-                    });
-                }
-            }
-        }
+        let kept = Arc::new(KeptCandidates {
+            cands,
+            deletable,
+            extra_base,
+        });
+        plan.data = PlannedFiles::of(&kept, false);
+        plan.changelog_data = PlannedFiles::of(&kept, true);
 
         // Lists and manifests of the removed versions that no protector names (a list a
         // protector names has every manifest of it named too).
@@ -574,15 +925,20 @@ impl DeletionPlan {
         Ok(plan)
     }
 
-    /// Every planned file, in execution order.
-    pub fn files(&self) -> impl Iterator<Item = &Planned> {
+    /// Every planned file, in execution order (data files built as they are read).
+    pub fn files(&self) -> impl Iterator<Item = Cow<'_, Planned>> {
         self.data
             .iter()
-            .chain(&self.changelog_data)
-            .chain(&self.manifests)
-            .chain(&self.index_files)
-            .chain(&self.statistics)
-            .chain(&self.lists)
+            .chain(self.changelog_data.iter())
+            .map(Cow::Owned)
+            .chain(
+                self.manifests
+                    .iter()
+                    .chain(&self.index_files)
+                    .chain(&self.statistics)
+                    .chain(&self.lists)
+                    .map(Cow::Borrowed),
+            )
     }
 
     /// Delete in crash-safe order: data → changelog data → empty directories → manifests →
@@ -601,17 +957,25 @@ impl DeletionPlan {
         // reached through a symlink stops the run with nothing deleted.
         deleter.check_plan(self.files()).await?;
         let touched: Vec<Location> = if clean_empty_dirs {
-            self.data
-                .iter()
-                .chain(self.changelog_data.iter())
-                .filter_map(|p| p.location.parent())
-                .collect()
+            let mut dirs: FastSet<Location> = FastSet::default();
+            for p in self.data.iter().chain(self.changelog_data.iter()) {
+                if let Some(d) = p.location.parent() {
+                    dirs.insert(d);
+                }
+            }
+            dirs.into_iter().collect()
         } else {
             Vec::new()
         };
-        deleter.delete("data files", self.data).await?;
         deleter
-            .delete("changelog files", self.changelog_data)
+            .delete_each("data files", self.data.len() as u64, self.data.iter())
+            .await?;
+        deleter
+            .delete_each(
+                "changelog files",
+                self.changelog_data.len() as u64,
+                self.changelog_data.iter(),
+            )
             .await?;
         stop_if_failed(deleter)?;
         if clean_empty_dirs {
@@ -710,5 +1074,97 @@ pub async fn remove_empty_dirs(table: &Table, deleter: &mut Deleter<'_>, dirs: V
             }
         }
         parents = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(s: &str) -> Location {
+        Location::parse(s).unwrap()
+    }
+
+    fn cand(class: FileClass, bytes: u64, extras: &[&str]) -> Candidate {
+        Candidate::new(class, bytes, extras.iter().map(|x| loc(x)).collect(), "")
+    }
+
+    #[test]
+    fn compact_candidates_give_back_exact_locations_sorted_once_first_wins() {
+        let budget = MemoryBudget::default();
+        let mut c = Candidates::with_budget(budget.clone());
+        c.push(
+            loc("file:///t/dt=2/bucket-0/b.orc"),
+            cand(FileClass::Data, 2, &[]),
+        )
+        .unwrap();
+        c.push(
+            loc("file:///t/dt=1/bucket-0/a.orc"),
+            cand(FileClass::Data, 1, &["file:///t/dt=1/bucket-0/a.orc.index"]),
+        )
+        .unwrap();
+        // The same location again: the first gathered wins.
+        c.push(
+            loc("file:///t/dt=2/bucket-0/b.orc"),
+            cand(FileClass::ChangelogData, 99, &[]),
+        )
+        .unwrap();
+        // A store root has no directory to intern: kept whole.
+        c.push(loc("memory:///x"), cand(FileClass::Data, 3, &[]))
+            .unwrap();
+        assert_eq!(c.len(), 4);
+        assert!(budget.used() > 0);
+        let mut later = Candidates::default();
+        later
+            .push(
+                loc("file:///t/dt=1/bucket-0/c.orc"),
+                cand(FileClass::ChangelogData, 4, &[]),
+            )
+            .unwrap();
+        c.append(later).unwrap();
+        c.sort_dedup();
+        let got: Vec<(String, FileClass, u64)> = c
+            .entries
+            .iter()
+            .map(|e| (c.location_of(e).as_str().to_string(), e.class, e.bytes))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("file:///t/dt=1/bucket-0/a.orc".into(), FileClass::Data, 1),
+                (
+                    "file:///t/dt=1/bucket-0/c.orc".into(),
+                    FileClass::ChangelogData,
+                    4
+                ),
+                ("file:///t/dt=2/bucket-0/b.orc".into(), FileClass::Data, 2),
+                ("memory:///x".into(), FileClass::Data, 3),
+            ]
+        );
+        for e in &c.entries {
+            let l = c.location_of(e);
+            assert!(c.is_at(e, &l));
+            assert_eq!(c.key_of(e), location_key(l.as_str()));
+            assert!(!c.is_at(e, &loc("file:///t/dt=1/bucket-0/zz.orc")));
+        }
+        assert_eq!(
+            c.extras_of(&c.entries[0]),
+            &[loc("file:///t/dt=1/bucket-0/a.orc.index")][..]
+        );
+        let used = budget.used();
+        drop(c);
+        assert!(used > 0 && budget.used() == 0, "released on drop");
+    }
+
+    #[test]
+    fn candidates_past_the_bound_fail() {
+        let mut c = Candidates::with_budget(MemoryBudget::new(Some(40)));
+        let e = c
+            .push(
+                loc("file:///t/dt=1/bucket-0/a-long-enough-name.orc"),
+                cand(FileClass::Data, 1, &[]),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("candidate files"), "{e}");
     }
 }

@@ -14,6 +14,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::Result;
 use crate::hash::{name_key, FastMap, FastSet};
+use crate::memory::MemoryBudget;
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
@@ -75,6 +76,18 @@ impl Slim {
             extras,
             ident: identifier_rest(e),
         }
+    }
+
+    /// About what the entry holds (for the memory bound).
+    fn heap_bytes(&self) -> u64 {
+        (std::mem::size_of::<Slim>()
+            + self.location.as_str().len()
+            + self.ident.len()
+            + self
+                .extras
+                .iter()
+                .map(|x| 24 + x.as_str().len())
+                .sum::<usize>()) as u64
     }
 
     /// Every location the entry names: the file, then its extra files.
@@ -167,6 +180,9 @@ pub struct ReferenceReader<'t> {
     index_files: SharedCache<Vec<IndexFile>>,
     /// Protectors' manifests fetched ahead from an object store, not decoded yet.
     fetched: Mutex<FetchedManifests>,
+    /// What the run may hold ([`crate::clean::RunControl::max_memory`]): candidates and the
+    /// reduced manifests are charged to it.
+    memory: MemoryBudget,
 }
 
 /// Up to this many bytes of protectors' manifests are fetched from an object store while the
@@ -238,7 +254,20 @@ impl<'t> ReferenceReader<'t> {
                 budget: PREFETCH_MANIFEST_BYTES,
                 content: HashMap::new(),
             }),
+            memory: MemoryBudget::default(),
         }
+    }
+
+    /// This reader, charging what it and the plans built with it hold to `memory` (the
+    /// run's budget, [`crate::clean::shared::deleter::Deleter::memory`]).
+    pub fn with_memory(mut self, memory: MemoryBudget) -> Self {
+        self.memory = memory;
+        self
+    }
+
+    /// The run's memory budget (unbounded unless [`ReferenceReader::with_memory`] set one).
+    pub fn memory(&self) -> MemoryBudget {
+        self.memory.clone()
     }
 
     /// The number of reads kept in flight.
@@ -386,6 +415,14 @@ impl<'t> ReferenceReader<'t> {
             .buffer_unordered(self.concurrency())
             .try_collect()
             .await?;
+        // Held until the run ends (protection reads them per protector).
+        let bytes: u64 = read
+            .iter()
+            .flat_map(|(_, v)| v.iter())
+            .map(Slim::heap_bytes)
+            .sum();
+        self.memory
+            .charge("protection's reduced manifests", bytes)?;
         self.slim.insert_all(read);
         Ok(())
     }
