@@ -16,7 +16,7 @@ final class JobArgs {
             "Removes the orphan files of a Paimon table (every branch) as a Spark job: the listing and",
             "manifest-reading units and the deletions run on the executors; the decision on the driver.",
             "",
-            "  TABLE                     table root: a path, file://, s3://, gs://, az://, hdfs:// URI",
+            "  TABLE                     table root: a path, file://, s3://, gs://, az:// URI",
             "  -o, --option KEY=VALUE    table or storage option (repeatable); also every",
             "                            spark.hadoop.KEY of the Spark configuration (-o wins)",
             "  --older-than TEXT         only files older than this may be deleted (default 1 d): a",

@@ -124,6 +124,11 @@ public final class RemoveOrphanFiles {
         } catch (PaimonCleanupException e) {
             System.err.println("error: " + e.getMessage());
             return 1;
+        } catch (UnsatisfiedLinkError e) {
+            System.err.println("error: cannot load the native library (" + NativeLibrary.describe()
+                    + "): " + e.getMessage() + "; ship it with spark-submit --files "
+                    + "<dir>/" + NativeLibrary.fileName() + " (see bindings/spark/README.md)");
+            return 1;
         } catch (RuntimeException e) {
             // A failed Spark job (a task failed more often than spark.task.maxFailures allows).
             System.err.println("error: " + e);
