@@ -612,7 +612,7 @@ typedef void (*PaimonCleanupProgressFn)(void *user_data,
  *
  * Arguments: the `user_data` given to `paimon_cleanup_run_options_set_log`; `level`, a
  * `PaimonCleanupLogLevel` value (1 = error ... 5 = trace); `target`, where the event comes from
- * (the Rust module path, e.g. `"paimon_cleanup::clean::orphan_files"`); `message`, the event's
+ * (the Rust module path, e.g. `"paimon_cleanup::clean::orphans"`); `message`, the event's
  * text followed by its fields as ` key=value` pairs (e.g. `"orphan candidates listed files=12
  * candidates=3 cutoff=1700000000000"`). Both strings are NUL-terminated UTF-8, borrowed for the
  * duration of the call only: copy them to keep them.

@@ -17,7 +17,7 @@ use std::time::Duration;
 use chrono::{Days, NaiveDate};
 use serde_json::{json, Value};
 
-use paimon_cleanup::clean::partition_filter::parse_partition_spec;
+use paimon_cleanup::clean::partitions::filter::parse_partition_spec;
 use paimon_cleanup::clean::{
     drop_partitions, expire_partitions, expire_snapshots, preview_drop_partitions, ExpireConfig,
     PartitionExpireConfig, PartitionExpireStrategy, PartitionReport, RetentionOverrides,
@@ -1020,7 +1020,7 @@ fn values_time_expiry_drops_exactly_the_partitions_older_than_the_window() {
     if common::python().is_none() {
         return;
     }
-    let now_ms = paimon_cleanup::clean::retention::now_millis();
+    let now_ms = paimon_cleanup::clean::expiry::retention::now_millis();
     let today = chrono::DateTime::from_timestamp_millis(now_ms)
         .unwrap()
         .with_timezone(&chrono::Local)

@@ -14,7 +14,7 @@
 //! 3. `floor` — list the same directories, read and decode the same metadata with the crate's
 //!    decoders at the same concurrency, and `std::fs::remove_file` a copy of exactly the files
 //!    the operation deletes (drop partition: write the same commit into a scratch directory);
-//! 4. `op` — the operation through the crate's API (`clean::expire_snapshots` keeping only the
+//! 4. `op` — the operation through the crate's API (`clean::expiry::snapshots` keeping only the
 //!    latest snapshot, `clean::remove_orphan_files` with cut-off now, `clean::drop_partitions`
 //!    of the largest live partition).
 //!

@@ -11,15 +11,15 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::clean::consumers::{expire_consumers, ConsumerReport};
 use crate::clean::control::RunControl;
-use crate::clean::expire_changelogs::{
+use crate::clean::expiry::changelogs::{
     expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport,
 };
-use crate::clean::expire_snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
+use crate::clean::expiry::consumers::{expire_consumers, ConsumerReport};
+use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::expiry::snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
+use crate::clean::expiry::tags::{expire_tags_by_options, TagReport};
 use crate::clean::partitions::{expire_partitions, PartitionExpireConfig, PartitionReport};
-use crate::clean::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
-use crate::clean::tags::{expire_tags_by_options, TagReport};
 use crate::error::Result;
 use crate::table::Table;
 

@@ -5,7 +5,7 @@ use std::ffi::{c_void, CString};
 use std::os::raw::c_char;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::clean::orphan_files::VetoFn;
+use crate::clean::orphans::VetoFn;
 use crate::clean::{remove_orphan_files, OrphanConfig};
 use crate::storage::Location;
 

@@ -22,7 +22,7 @@ use super::measure::{events::EventLog, Clock, Measure, ProgressLog};
 /// A benchmarked operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
-    /// `clean::expire_snapshots`, everything but the latest snapshot.
+    /// `clean::expiry::snapshots`, everything but the latest snapshot.
     Expire,
     /// `clean::remove_orphan_files`, cut-off now, no writers running.
     Orphans,
@@ -318,17 +318,17 @@ pub fn run(
     Ok(clock.finish("op", files, extra))
 }
 
-/// Where expiry's time goes: `clean::expire_snapshots` replayed step by step through the same
-/// public building blocks (`clean::plan`, `clean::references`, `clean::protectors`), timed
+/// Where expiry's time goes: `clean::expiry::snapshots` replayed step by step through the same
+/// public building blocks (`clean::shared::plan`, `clean::shared::references`, `clean::expiry::protectors`), timed
 /// per step, in dry-run mode (the deletion steps only compute sizes). The real operation is one
 /// call; this replica exists to attribute its time.
 pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<Measure, String> {
-    use paimon_cleanup::clean::deleter::Deleter;
-    use paimon_cleanup::clean::plan::{
+    use paimon_cleanup::clean::expiry::protectors::{other_protectors, snapshot_line};
+    use paimon_cleanup::clean::shared::deleter::Deleter;
+    use paimon_cleanup::clean::shared::plan::{
         added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope,
     };
-    use paimon_cleanup::clean::protectors::{other_protectors, snapshot_line};
-    use paimon_cleanup::clean::references::ReferenceReader;
+    use paimon_cleanup::clean::shared::references::ReferenceReader;
     use paimon_cleanup::clean::FileClass;
 
     let rt = runtime(threads)?;
@@ -469,7 +469,7 @@ pub fn profile_expire(table: &Path, plan: &PlanFile, threads: usize) -> Result<M
     Ok(clock.finish("profile", 0, json!({})))
 }
 
-/// Deletion-path probe: removes a copy of the planned files through `clean::deleter::Deleter`
+/// Deletion-path probe: removes a copy of the planned files through `clean::shared::deleter::Deleter`
 /// (the path every operation deletes through), on a storage rooted at the copy.
 pub fn probe_delete(
     copy: &Path,
@@ -477,8 +477,8 @@ pub fn probe_delete(
     threads: usize,
     concurrency: usize,
 ) -> Result<Measure, String> {
-    use paimon_cleanup::clean::deleter::{Deleter, Planned};
-    use paimon_cleanup::clean::kinds::KindRules;
+    use paimon_cleanup::clean::shared::deleter::{Deleter, Planned};
+    use paimon_cleanup::clean::shared::kinds::KindRules;
     use paimon_cleanup::clean::FileClass;
     use paimon_cleanup::storage::Location;
 

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::expire_snapshots::millis;
+use crate::clean::expiry::retention::now_millis;
+use crate::clean::expiry::snapshots::millis;
 use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::retention::now_millis;
+use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::error::{Error, Result};
 use crate::table::Table;
 

@@ -9,12 +9,14 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::plan::{added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope};
-use crate::clean::protectors::{other_protectors_except, snapshot_line};
-use crate::clean::references::ReferenceReader;
+use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::expiry::retention::now_millis;
 use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::retention::now_millis;
+use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::plan::{
+    added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope,
+};
+use crate::clean::shared::references::ReferenceReader;
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Tag;
 use crate::table::{DataFileLocator, Table};

@@ -57,10 +57,10 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::kinds::KindRules;
+use crate::clean::expiry::retention::now_millis;
 use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::retention::now_millis;
+use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{branch_root, list_branches, Table, MAIN_BRANCH};

@@ -8,13 +8,13 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::expire_snapshots::{consumer_bound, write_hint};
-use crate::clean::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
-use crate::clean::protectors::{changelog_label, other_protectors_except, snapshot_line};
-use crate::clean::references::{ProtectMode, ReferenceReader};
+use crate::clean::expiry::protectors::{changelog_label, other_protectors_except, snapshot_line};
+use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::expiry::snapshots::{consumer_bound, write_hint};
 use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
+use crate::clean::shared::references::{ProtectMode, ReferenceReader};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
@@ -277,7 +277,7 @@ pub async fn expire_changelogs(
     plan.execute(table, &mut deleter, false).await?;
     deleter.delete("changelog files", files).await?;
     // A changelog file left behind must stay visible to a rerun: no EARLIEST past it.
-    crate::clean::plan::stop_if_failed(&deleter)?;
+    crate::clean::shared::plan::stop_if_failed(&deleter)?;
     if !cfg.dry_run {
         if cfg.delete_all {
             for hint in ["EARLIEST", "LATEST"] {

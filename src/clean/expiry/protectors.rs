@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::clean::expire_changelogs::expiring_now;
-use crate::clean::references::{ProtectMode, Protector};
+use crate::clean::expiry::changelogs::expiring_now;
+use crate::clean::shared::references::{ProtectMode, Protector};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::{list_branches, Table};

@@ -4,8 +4,8 @@
 use futures::stream::{self, FuturesOrdered, StreamExt};
 
 use crate::clean::control::RunControl;
-use crate::clean::kinds::KindRules;
 use crate::clean::report::{DeletionReport, FailedDelete, FileClass};
+use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
 use crate::storage::{Location, Storage};

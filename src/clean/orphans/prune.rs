@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::clean::deleter::Deleter;
+use crate::clean::shared::deleter::Deleter;
 use crate::storage::Location;
 
 /// Tries to remove each `(dir, data root)` and then its partition parents below the data root.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::clean::expire_snapshots::millis;
+use crate::clean::expiry::snapshots::millis;
 use crate::error::{Error, Result};
 use crate::spec::options::TableOptions;
 

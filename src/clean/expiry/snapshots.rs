@@ -11,15 +11,15 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::plan::{
+use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::plan::{
     added_by_lists, deleted_by_deltas, manifests_by_list, DeletionPlan, MetadataScope,
     RemovedMetadata,
 };
-use crate::clean::protectors::{other_protectors_except, snapshot_line};
-use crate::clean::references::{ProtectMode, Protector, ReferenceReader};
-use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::shared::references::{ProtectMode, Protector, ReferenceReader};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
@@ -295,7 +295,7 @@ pub async fn expire_snapshots(
     }
     deleter.delete("snapshot files", snapshot_files).await?;
     // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
-    crate::clean::plan::stop_if_failed(&deleter)?;
+    crate::clean::shared::plan::stop_if_failed(&deleter)?;
     if !cfg.dry_run {
         write_hint(table, &dir.hint_location("EARLIEST"), end).await?;
     }

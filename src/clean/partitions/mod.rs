@@ -1,11 +1,11 @@
 //! Drop partitions and expire partitions (spec §5.7, §5.8): each drop is one OVERWRITE commit
 //! whose delta marks every live file of the partitions DELETE, published through the atomic
-//! commit protocol ([`crate::clean::commit`]). No data file is deleted here; snapshot expiry
+//! commit protocol ([`crate::clean::shared::commit`]). No data file is deleted here; snapshot expiry
 //! deletes them once the snapshots before the drop expire (and no tag or branch needs them).
 //!
 //! * [`drop_partitions`] takes partition specs (key → value text; a prefix of the keys is
 //!   enough). A spec names partition values, matched on the decoded partition row as Java's
-//!   `convertSpecToInternalRow` reads them (see [`crate::clean::partition_filter`]): the default
+//!   `convertSpecToInternalRow` reads them (see [`crate::clean::partitions::filter`]): the default
 //!   partition name means NULL only, `""` the empty string only, `" "` one space only, although
 //!   all three live in the directory `k=__DEFAULT_PARTITION__`. Like Java, a drop that matches
 //!   no live file still commits an (empty) OVERWRITE snapshot (P14).
@@ -23,16 +23,18 @@
 //! DATE keys, stored as epoch days, are read as `yyyy-MM-dd` dates by `values-time` (Java reads
 //! the epoch-day number, which never parses, so it never expires DATE partitions).
 
+pub mod filter;
+
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDateTime, TimeZone};
 use serde::Serialize;
 
-use crate::clean::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::clean::control::RunControl;
-use crate::clean::partition_filter::{describe, PartitionFilter};
-use crate::clean::retention::now_millis;
+use crate::clean::expiry::retention::now_millis;
+use crate::clean::partitions::filter::{describe, PartitionFilter};
+use crate::clean::shared::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use crate::spec::partition::{format_date, PartitionComputer};
@@ -225,7 +227,7 @@ fn identity(user: Option<String>, identifier: Option<i64>) -> CommitIdentity {
 /// `commit_user` defaults to a fresh UUID, `commit_identifier` to `i64::MAX`.
 ///
 /// A spec value names a partition value (the table's `partition.default-name` is NULL, `""` the
-/// empty string, `" "` one space; see [`crate::clean::partition_filter`]), never a directory.
+/// empty string, `" "` one space; see [`crate::clean::partitions::filter`]), never a directory.
 /// Bad input (no spec, an empty spec, a key that is not a partition key, a value that cannot be
 /// of its key's type — `""` for a non-string key among them —, an unpartitioned table) is
 /// [`Error::InvalidArgument`] and commits nothing;

@@ -29,7 +29,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::clean::control::RunControl;
-use crate::clean::retention::now_millis;
+use crate::clean::expiry::retention::now_millis;
 use crate::error::{Error, Result};
 use crate::spec::manifest::{
     self, encode_manifest, encode_manifest_list, encode_records, manifest_file_meta,

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
-use crate::clean::deleter::{Deleter, Planned};
-use crate::clean::references::{
+use crate::clean::report::FileClass;
+use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::references::{
     read_index_files_sized, CandidateNames, Protector, ReferenceReader, Slim,
 };
-use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
 use crate::hash::{location_key, name_key, FastMap, FastSet};
 use crate::spec::manifest::FileKind;

@@ -1,0 +1,9 @@
+//! Expiry: removing old snapshots, changelogs, tags and consumers, with the retention rules and
+//! the protectors (tags, branches, consumers) they share.
+
+pub mod changelogs;
+pub mod consumers;
+pub mod protectors;
+pub mod retention;
+pub mod snapshots;
+pub mod tags;

@@ -1,0 +1,9 @@
+//! The machinery the cleanup jobs share: deletion plans ([`plan`]), reading what is still
+//! referenced ([`references`]), the guarded deleter ([`deleter`]), file kinds ([`kinds`]) and the
+//! snapshot commit protocol ([`commit`]).
+
+pub mod commit;
+pub mod deleter;
+pub mod kinds;
+pub mod plan;
+pub mod references;
