@@ -397,6 +397,25 @@ typedef int32_t PaimonCleanupLogLevel;
 #endif // __cplusplus
 
 /**
+ * One byte string handed out by the library: a unit, a partial result, a plan state or a
+ * decision of orphan removal as units.
+ *
+ * Created by the call that returns it, owned by the caller, released with
+ * `paimon_cleanup_buffer_free`. Immutable and thread-safe: any thread may read it until it is
+ * freed. The bytes are opaque and versioned: store or ship them as they are.
+ */
+typedef struct PaimonCleanupBuffer PaimonCleanupBuffer;
+
+/**
+ * Several byte strings handed out by the library (the units of a plan or a decision).
+ *
+ * Created by the call that returns it, owned by the caller, released with
+ * `paimon_cleanup_buffer_list_free` (which frees its buffers too). Immutable and thread-safe.
+ * The buffers returned by `paimon_cleanup_buffer_list_get` are borrowed from the list.
+ */
+typedef struct PaimonCleanupBufferList PaimonCleanupBufferList;
+
+/**
  * A cancellation token: a flag a host sets from any thread to stop the operations that watch it.
  *
  * Created by `paimon_cleanup_cancel_token_new`, owned by the caller, released with
@@ -2119,6 +2138,238 @@ PaimonCleanupStatus paimon_cleanup_remove_orphan_files(const struct PaimonCleanu
                                                        const struct PaimonCleanupExecutor *executor,
                                                        const struct PaimonCleanupOrphanConfig *config,
                                                        const struct PaimonCleanupRunOptions *run_options,
+                                                       struct PaimonCleanupReport **out,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Returns the first byte of `buffer` (NULL for a NULL buffer; a valid pointer, possibly
+ * dangling-but-aligned, for an empty one — read `paimon_cleanup_buffer_len` bytes from it).
+ *
+ * Ownership: borrowed from `buffer`; valid until the buffer (or the list it came from) is freed.
+ * Thread-safety: any thread. Errors: none.
+ *
+ * # Safety
+ * `buffer` must be NULL or a live buffer.
+ */
+const uint8_t *paimon_cleanup_buffer_data(const struct PaimonCleanupBuffer *buffer);
+
+/**
+ * Returns the number of bytes in `buffer` (0 for NULL).
+ *
+ * Thread-safety: any thread. Errors: none.
+ *
+ * # Safety
+ * `buffer` must be NULL or a live buffer.
+ */
+size_t paimon_cleanup_buffer_len(const struct PaimonCleanupBuffer *buffer);
+
+/**
+ * Frees a buffer the library handed out. NULL is accepted and ignored. Never pass a buffer
+ * borrowed from a list (`paimon_cleanup_buffer_list_get`).
+ *
+ * Ownership: takes back ownership of `buffer`; free each exactly once.
+ * Thread-safety: any thread, but not concurrently with another use of the same buffer.
+ *
+ * # Safety
+ * `buffer` must be NULL or a buffer returned through an out-parameter and not yet freed.
+ */
+void paimon_cleanup_buffer_free(struct PaimonCleanupBuffer *buffer);
+
+/**
+ * Returns the number of buffers in `list` (0 for NULL).
+ *
+ * Thread-safety: any thread. Errors: none.
+ *
+ * # Safety
+ * `list` must be NULL or a live list.
+ */
+size_t paimon_cleanup_buffer_list_count(const struct PaimonCleanupBufferList *list);
+
+/**
+ * Returns buffer `index` of `list`, or NULL when `list` is NULL or `index` is out of range.
+ *
+ * Ownership: borrowed from the list; valid until the list is freed. Never free it.
+ * Thread-safety: any thread. Errors: none.
+ *
+ * # Safety
+ * `list` must be NULL or a live list.
+ */
+const struct PaimonCleanupBuffer *paimon_cleanup_buffer_list_get(const struct PaimonCleanupBufferList *list,
+                                                                 size_t index);
+
+/**
+ * Frees a buffer list and its buffers. NULL is accepted and ignored.
+ *
+ * Ownership: takes back ownership of `list`; free each exactly once.
+ * Thread-safety: any thread, but not concurrently with another use of the list or its buffers.
+ *
+ * # Safety
+ * `list` must be NULL or a list returned through an out-parameter and not yet freed.
+ */
+void paimon_cleanup_buffer_list_free(struct PaimonCleanupBufferList *list);
+
+/**
+ * Plans an orphan-file removal as units (on the driver): checks the cut-off (the rules of
+ * `paimon_cleanup_remove_orphan_files`), resolves the data roots, walks the partition
+ * directories, reads every snapshot, tag and long-lived changelog of every branch and their
+ * manifest lists, and returns the units — "list these directories" (a bounded group of
+ * partition / bucket directories, or the metadata directories) and "read these manifests" (a
+ * bounded slice of the distinct manifests and index manifests) — and the plan state.
+ *
+ * Execute every unit with `paimon_cleanup_orphan_unit_execute` (anywhere, any order), merge
+ * the results with `paimon_cleanup_orphan_partials_merge`, then call
+ * `paimon_cleanup_orphan_units_decide` with `*out_state`. See docs/c-api.md, "Orphan removal
+ * as units".
+ *
+ * `config`: required; its veto is not used here (decide asks it). `run_options`: may be NULL.
+ * Blocks the calling thread; the work runs on `executor`.
+ *
+ * Ownership: on success `*out_state` receives a new buffer and `*out_units` a new list, owned
+ * by the caller (free with `paimon_cleanup_buffer_free` / `paimon_cleanup_buffer_list_free`);
+ * on failure both are left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor`, `config`, `out_state` or `out_units` is
+ * NULL; `INVALID_ARGUMENT` for a bad cut-off; `NOT_FOUND` if the table does not exist;
+ * `MALFORMED` / `NOT_FOUND` / `STORAGE` when metadata a version needs cannot be read;
+ * `CANCELLED`. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
+ * object on failure.
+ *
+ * # Safety
+ * Handles must be NULL or live; out-parameters and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_units_plan(const struct PaimonCleanupContext *context,
+                                                     const struct PaimonCleanupExecutor *executor,
+                                                     const struct PaimonCleanupOrphanConfig *config,
+                                                     const struct PaimonCleanupRunOptions *run_options,
+                                                     struct PaimonCleanupBuffer **out_state,
+                                                     struct PaimonCleanupBufferList **out_units,
+                                                     struct PaimonCleanupError **err);
+
+/**
+ * Executes one unit of orphan removal (a plan unit or a delete unit) on any host: opens the
+ * table's storage from the table URI and the options the unit carries, with the host's
+ * options added (they win; units never carry credentials — option keys naming secrets,
+ * tokens, passwords or access keys are left out when planning — so pass them here), and
+ * returns the unit's partial result.
+ *
+ * `unit` / `unit_len`: a unit from `paimon_cleanup_orphan_units_plan` or
+ * `paimon_cleanup_orphan_units_decide`. `option_keys` / `option_values`: `option_count`
+ * NUL-terminated UTF-8 strings each (both may be NULL when the count is 0). `run_options`: may
+ * be NULL (its token cancels; the reads of a plan unit stop at once). The I/O concurrency is
+ * the executor's. Plan units only read: a failed, cancelled or repeated one changes nothing.
+ * A delete unit checks every path again (roots, kind, no symlinked directory) before its first
+ * deletion; files it cannot delete are reported in its result, not as an error.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out` receives a new buffer owned
+ * by the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+ * Thread-safety: any number of host threads may call it at once, with one executor.
+ * Errors: `NULL_POINTER` for a NULL `executor`, `out`, unit bytes or option array;
+ * `INVALID_UTF8`; `INVALID_ARGUMENT` for bytes that are not a unit of this library's format
+ * version, an empty or duplicate key; `NOT_FOUND` / `STORAGE` opening the table; `PATH_REFUSED`
+ * for a delete unit naming a path outside the table's roots or of the wrong kind;
+ * `CANCELLED`. A manifest that cannot be read is not an error here (it is in the result;
+ * decide judges it). `*err` as usual.
+ *
+ * # Safety
+ * `unit` must be NULL or point to `unit_len` readable bytes; each option array NULL or
+ * `option_count` readable pointers to NUL-terminated strings; handles NULL or live; `out` and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_unit_execute(const struct PaimonCleanupExecutor *executor,
+                                                       const uint8_t *unit,
+                                                       size_t unit_len,
+                                                       const char *const *option_keys,
+                                                       const char *const *option_values,
+                                                       size_t option_count,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       struct PaimonCleanupBuffer **out,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Merges two partial results of orphan-removal units. Associative and commutative (any
+ * order and grouping give identical bytes); an empty byte string (length 0, pointer may be
+ * NULL) is the neutral element.
+ *
+ * Ownership: the caller keeps `a` and `b`. On success `*out` receives a new buffer owned by
+ * the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+ * Thread-safety: any thread; no executor needed (pure computation).
+ * Errors: `NULL_POINTER` for a NULL `out` or a NULL pointer with a non-zero length;
+ * `INVALID_ARGUMENT` for bytes that are not a partial result of this format version, results
+ * of two different plans, or a unit's result included in both. `*err` as usual.
+ *
+ * # Safety
+ * `a` / `b` must be NULL or point to `a_len` / `b_len` readable bytes; `out` and `err` NULL or
+ * writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_partials_merge(const uint8_t *a,
+                                                         size_t a_len,
+                                                         const uint8_t *b,
+                                                         size_t b_len,
+                                                         struct PaimonCleanupBuffer **out,
+                                                         struct PaimonCleanupError **err);
+
+/**
+ * Decides an orphan-file removal planned as units (on the driver), with every safety rule of
+ * `paimon_cleanup_remove_orphan_files`: lists the versions again until no new one appears
+ * (reading the new ones' manifests itself), fails when metadata a version still needs could
+ * not be read or when a plan unit's result is missing, keeps every referenced file, every
+ * file whose name is referenced at another location and every file the veto keeps, checks
+ * every path (roots, kinds, no symlinked directory), and returns the decision and the delete
+ * units (none for a dry run). Nothing is deleted by this call.
+ *
+ * `state`: `*out_state` of the plan. `merged`: every plan unit's result, merged. `config`:
+ * the plan's config; its veto is asked here (the cut-off, dry run and roots are the plan's).
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+ * and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing unit result;
+ * `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a version still needs could not be read
+ * (the message names the file; nothing deleted); `CONFLICT` when versions keep appearing;
+ * `PATH_REFUSED`; `CANCELLED`; `INTERNAL` if the veto panicked. `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_units_decide(const struct PaimonCleanupContext *context,
+                                                       const struct PaimonCleanupExecutor *executor,
+                                                       const struct PaimonCleanupOrphanConfig *config,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       const uint8_t *state,
+                                                       size_t state_len,
+                                                       const uint8_t *merged,
+                                                       size_t merged_len,
+                                                       struct PaimonCleanupBuffer **out_decision,
+                                                       struct PaimonCleanupBufferList **out_units,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Finishes an orphan-file removal run as units (on the driver), after every delete unit:
+ * removes the data directories the deletions left empty (not in a dry run) and returns the
+ * report, the same as `paimon_cleanup_remove_orphan_files` returns.
+ *
+ * `decision`: `*out_decision` of decide. `merged`: every delete unit's result, merged (length
+ * 0 when decide returned no unit).
+ *
+ * Ownership: the caller keeps its arguments. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_REMOVE_ORPHAN_FILES`), released with
+ * `paimon_cleanup_report_free`; on failure it is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing delete unit
+ * result; `NOT_FOUND` if the table does not exist; `CANCELLED`. `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; `out` and `err` NULL
+ * or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_units_finish(const struct PaimonCleanupContext *context,
+                                                       const struct PaimonCleanupExecutor *executor,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       const uint8_t *decision,
+                                                       size_t decision_len,
+                                                       const uint8_t *merged,
+                                                       size_t merged_len,
                                                        struct PaimonCleanupReport **out,
                                                        struct PaimonCleanupError **err);
 

@@ -39,6 +39,8 @@ mod maintain;
 
 mod orphans;
 
+mod units;
+
 mod partitions;
 
 mod ops;
@@ -68,6 +70,7 @@ pub use orphans::*;
 pub use partitions::*;
 pub use report::*;
 pub use tags::*;
+pub use units::*;
 
 use std::os::raw::c_char;
 

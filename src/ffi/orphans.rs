@@ -103,6 +103,11 @@ pub struct PaimonCleanupOrphanConfig {
 }
 
 impl PaimonCleanupOrphanConfig {
+    /// The Rust settings for a table rooted at `root`, as a run starting now would use them.
+    pub(crate) fn orphan_config(&self, root: Location) -> OrphanConfig {
+        self.get().config(root)
+    }
+
     fn get(&self) -> OrphanSettings {
         self.settings
             .lock()

@@ -134,6 +134,11 @@ impl Table {
         t
     }
 
+    /// The options the table was opened with (storage options and table-option overrides).
+    pub fn overrides(&self) -> &HashMap<String, String> {
+        &self.overrides
+    }
+
     /// The storage.
     pub fn storage(&self) -> &Arc<Storage> {
         &self.storage

@@ -754,6 +754,187 @@ JNIEXPORT jlong JNICALL JNI_FN(expirePartitions)(JNIEnv *env, jclass cls, jlong 
     return call_end(env, &st, s, report, err);
 }
 
+/* ---- orphan removal as units (OrphanUnits.java) ------------------------------------------- */
+
+/* A Java byte[] copy of a library buffer (NULL, with an exception pending, on failure). */
+static jbyteArray buffer_bytes(JNIEnv *env, const PaimonCleanupBuffer *b) {
+    size_t n = paimon_cleanup_buffer_len(b);
+    jbyteArray out;
+    if (n > (size_t)INT32_MAX) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT,
+                     "a unit or partial result is larger than a Java array");
+        return NULL;
+    }
+    out = (*env)->NewByteArray(env, (jsize)n);
+    if (out == NULL) return NULL;
+    if (n > 0)
+        (*env)->SetByteArrayRegion(env, out, 0, (jsize)n,
+                                   (const jbyte *)paimon_cleanup_buffer_data(b));
+    return (*env)->ExceptionCheck(env) ? NULL : out;
+}
+
+/* byte[][] { first, list[0], list[1], ... } (NULL, with an exception pending, on failure). */
+static jobjectArray buffers_array(JNIEnv *env, const PaimonCleanupBuffer *first,
+                                  const PaimonCleanupBufferList *list) {
+    size_t n = paimon_cleanup_buffer_list_count(list), i;
+    jobjectArray out;
+    jbyteArray b;
+    if (n >= (size_t)INT32_MAX) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "too many units for a Java array");
+        return NULL;
+    }
+    out = (*env)->NewObjectArray(env, (jsize)(n + 1), g_bytes_class, NULL);
+    if (out == NULL) return NULL;
+    for (i = 0; i <= n; i++) {
+        b = buffer_bytes(env, i == 0 ? first : paimon_cleanup_buffer_list_get(list, i - 1));
+        if (b == NULL) return NULL;
+        (*env)->SetObjectArrayElement(env, out, (jsize)i, b);
+        (*env)->DeleteLocalRef(env, b);
+        if ((*env)->ExceptionCheck(env)) return NULL;
+    }
+    return out;
+}
+
+/* A malloc'ed copy of a Java byte[] into *data / *len (NULL for an empty array). Returns 0 on
+ * success; on failure an exception is pending. */
+static int bytes_in(JNIEnv *env, jbyteArray a, uint8_t **data, size_t *len) {
+    jsize n = a != NULL ? (*env)->GetArrayLength(env, a) : 0;
+    *data = NULL;
+    *len = (size_t)n;
+    if (n == 0) return 0;
+    *data = malloc((size_t)n);
+    if (*data == NULL) {
+        throw_oom(env);
+        return 1;
+    }
+    (*env)->GetByteArrayRegion(env, a, 0, n, (jbyte *)*data);
+    return (*env)->ExceptionCheck(env) ? 1 : 0;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(orphanUnitsPlan)(JNIEnv *env, jclass cls, jlong ctx,
+                                                       jlong exec, jlong cfg, jlong token,
+                                                       jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *state = NULL;
+    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (call_begin(env, &st, token, progress, NULL) == 0)
+        s = paimon_cleanup_orphan_units_plan(CTX(ctx), EXEC(exec), PTR(PaimonCleanupOrphanConfig, cfg),
+                                             st.options, &state, &units, &err);
+    call_end(env, &st, s, NULL, err);
+    if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, state, units);
+    paimon_cleanup_buffer_free(state);
+    paimon_cleanup_buffer_list_free(units);
+    return out;
+}
+
+JNIEXPORT jbyteArray JNICALL JNI_FN(orphanUnitExecute)(JNIEnv *env, jclass cls, jlong exec,
+                                                       jbyteArray unit, jobjectArray keys,
+                                                       jobjectArray values, jlong token,
+                                                       jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *result = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    jsize n = keys != NULL ? (*env)->GetArrayLength(env, keys) : 0;
+    char **ck = strings_from(env, keys, n), **cv = strings_from(env, values, n);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    jbyteArray out = NULL;
+    (void)cls;
+    if (ck == NULL || cv == NULL) {
+        throw_oom(env);
+    } else if (bytes_in(env, unit, &data, &len) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_orphan_unit_execute(EXEC(exec), data, len, (const char *const *)ck,
+                                                   (const char *const *)cv, (size_t)n, st.options,
+                                                   &result, &err);
+        call_end(env, &st, s, NULL, err);
+        if (!(*env)->ExceptionCheck(env)) out = buffer_bytes(env, result);
+    }
+    paimon_cleanup_buffer_free(result);
+    free(data);
+    free_strings(ck, n);
+    free_strings(cv, n);
+    return out;
+}
+
+JNIEXPORT jbyteArray JNICALL JNI_FN(orphanPartialsMerge)(JNIEnv *env, jclass cls, jbyteArray a,
+                                                         jbyteArray b) {
+    PaimonCleanupBuffer *merged = NULL;
+    PaimonCleanupError *err = NULL;
+    uint8_t *da = NULL, *db = NULL;
+    size_t la = 0, lb = 0;
+    jbyteArray out = NULL;
+    (void)cls;
+    if (bytes_in(env, a, &da, &la) == 0 && bytes_in(env, b, &db, &lb) == 0 &&
+        !check(env, paimon_cleanup_orphan_partials_merge(da, la, db, lb, &merged, &err), &err))
+        out = buffer_bytes(env, merged);
+    paimon_cleanup_buffer_free(merged);
+    free(da);
+    free(db);
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(orphanUnitsDecide)(JNIEnv *env, jclass cls, jlong ctx,
+                                                         jlong exec, jlong cfg, jobject veto,
+                                                         jbyteArray state, jbyteArray merged,
+                                                         jlong token, jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *decision = NULL;
+    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupOrphanConfig *config = PTR(PaimonCleanupOrphanConfig, cfg);
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *ds = NULL, *dm = NULL;
+    size_t ls = 0, lm = 0;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, merged, &dm, &lm) == 0) {
+        if (call_begin(env, &st, token, progress, veto) == 0) {
+            /* The config is this call's own (OrphanUnits creates one per call). */
+            s = paimon_cleanup_orphan_config_set_veto(config, st.veto != NULL ? veto_trampoline : NULL,
+                                                      &st, &err);
+            if (s == PAIMON_CLEANUP_STATUS_OK)
+                s = paimon_cleanup_orphan_units_decide(CTX(ctx), EXEC(exec), config, st.options, ds,
+                                                       ls, dm, lm, &decision, &units, &err);
+            if (st.veto != NULL) paimon_cleanup_orphan_config_set_veto(config, NULL, NULL, NULL);
+        }
+        call_end(env, &st, s, NULL, err);
+        if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, decision, units);
+    }
+    paimon_cleanup_buffer_free(decision);
+    paimon_cleanup_buffer_list_free(units);
+    free(ds);
+    free(dm);
+    return out;
+}
+
+JNIEXPORT jlong JNICALL JNI_FN(orphanUnitsFinish)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
+                                                  jbyteArray decision, jbyteArray merged,
+                                                  jlong token, jobject progress) {
+    call_state st;
+    PaimonCleanupReport *report = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *dd = NULL, *dm = NULL;
+    size_t ld = 0, lm = 0;
+    jlong out = 0;
+    (void)cls;
+    if (bytes_in(env, decision, &dd, &ld) == 0 && bytes_in(env, merged, &dm, &lm) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_orphan_units_finish(CTX(ctx), EXEC(exec), st.options, dd, ld, dm, lm,
+                                                   &report, &err);
+        out = call_end(env, &st, s, report, err);
+    }
+    free(dd);
+    free(dm);
+    return out;
+}
+
 /* ---- reports (field numbers shared with Report.java) -------------------------------------- */
 
 #define REPORT(h) PTR(const PaimonCleanupReport, h)

@@ -42,30 +42,33 @@
 //! without the table name, so two tables sharing one external root see each other's live files
 //! as orphans. With the opt-in, the roots are added as delete roots for this run only.
 
-mod candidates;
-mod hits;
-mod interned;
+mod codec;
+mod decide;
+mod exec;
+mod listing;
+mod partial;
+mod planner;
 mod prune;
-mod used;
+mod refs;
+mod tracker;
+mod unit;
+pub mod units;
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
+use futures::stream::{self, StreamExt, TryStreamExt};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
-use crate::clean::report::{DeletionReport, FileClass};
-use crate::clean::shared::deleter::{Deleter, Planned};
-use crate::clean::shared::kinds::KindRules;
+use crate::clean::report::DeletionReport;
 use crate::error::{Error, Result};
 use crate::storage::Location;
-use crate::table::{branch_root, list_branches, Table, MAIN_BRANCH};
-use candidates::Layout;
-use interned::CandidateTable;
+use crate::table::{Table, MAIN_BRANCH};
+use partial::merge_all;
+use unit::Work;
 
 /// One day in milliseconds: the default age of the youngest file that may be deleted.
 pub const DEFAULT_OLDER_THAN_MS: i64 = 24 * 60 * 60 * 1000;
@@ -165,171 +168,65 @@ pub struct OrphanReport {
     pub elapsed_ms: u64,
 }
 
+/// Plan units run at once by the single-process run (each with its own concurrency).
+const UNITS_IN_FLIGHT: usize = 4;
+
 /// Removes orphan files of the table `table` belongs to (every branch; `table` may be opened
 /// on any branch). See the module documentation for the rules.
+///
+/// This is the single-process run of the units ([`units`]): plan, execute every plan unit here,
+/// merge, decide, execute the delete units in order, finish — the same code a distributed run
+/// schedules on an engine's workers.
 pub async fn remove_orphan_files(
     table: &Table,
     cfg: &OrphanConfig,
     ctl: &RunControl,
 ) -> Result<OrphanReport> {
-    let started = Instant::now();
-    let cutoff = resolve_cutoff(cfg, now_millis())?;
-    let main = if table.branch_name() == MAIN_BRANCH {
-        table.clone()
-    } else {
-        table.branch(MAIN_BRANCH).await?
-    };
-    let storage = main.storage().clone();
-    let root = storage.root().clone();
-    let mut report = OrphanReport {
-        older_than_ms: cutoff,
-        ..Default::default()
-    };
-
-    // Roots: the data root and the external data roots, which deletions are allowed under.
-    let data_root = main.paths().data_root().clone();
-    let mut ext_roots = external_roots(&main, &mut report.skipped);
-    if !cfg.external_roots_owned {
-        // Shared directories: another table's live files would look like orphans here.
-        for r in ext_roots.drain(..) {
-            tracing::info!(root = %r, "external data root not cleaned (not declared owned)");
-            report.skipped.push(format!(
-                "{r}: external data root not cleaned: Paimon writes external files without the \
-                 table name, so tables configured with the same root share its directories; \
-                 declare the roots owned by this table alone (external_roots_owned) to clean them"
-            ));
-        }
-    }
-    let delete_storage = storage.with_delete_roots(&ext_roots);
-    let mut data_roots = Vec::new();
-    let data_prefix = match data_root.relative_to(&root) {
-        Some(prefix) => {
-            data_roots.push(data_root.clone());
-            prefix.to_string()
-        }
-        None => {
-            report.skipped.push(format!(
-                "{data_root}: data-file.path-directory leads outside the table root"
-            ));
-            String::new()
-        }
-    };
-    for r in &ext_roots {
-        if delete_storage.check_deletable(&r.join("x")).is_err() {
-            report
-                .skipped
-                .push(format!("{r}: deletions are not allowed there"));
-            continue;
-        }
-        report.external_roots.push(r.to_string());
-        data_roots.push(if data_prefix.is_empty() {
-            r.clone()
-        } else {
-            r.join(&data_prefix)
-        });
-    }
+    let main = main_of(table).await?;
+    let (state, plan_units) = planner::plan(&main, cfg, ctl).await?;
     ctl.cancel.check()?;
-
-    // Phase 1: candidates, before any reference is read.
-    let branch_roots: Vec<Location> = match list_branches(&storage).await {
-        Ok(names) => names.iter().map(|b| branch_root(&root, b)).collect(),
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot list branches; only main's temp files are candidates");
-            report.skipped.push(format!("{}: {e}", root.join("branch")));
-            vec![root.clone()]
-        }
-    };
-    let layout = Layout {
-        root: root.clone(),
-        branch_roots,
-        data_roots,
-        partition_levels: main.schema().partition_keys.len(),
-    };
     let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
-    let listed =
-        candidates::list_candidates(&storage, &layout, cutoff, list_conc, &ctl.cancel).await;
-    report.files_listed = listed.files_listed;
-    report.candidates = listed.table.len() as u64;
-    report.skipped.extend(listed.errors);
-    ctl.progress("list candidates", report.candidates, report.candidates, 0);
-    tracing::info!(
-        files = report.files_listed,
-        candidates = report.candidates,
-        cutoff,
-        "orphan candidates listed"
-    );
-    ctl.cancel.check()?;
-    let table = Arc::new(listed.table);
-
-    // Phase 2: references of every version of every branch, filtered to the candidates.
-    let mut deletable: Vec<u32> = Vec::new();
-    if !table.is_empty() {
-        let collector = used::Collector::new(&main, Arc::clone(&table), ctl.io_concurrency);
-        let used = collector.collect(ctl).await?;
-        report.versions_read = used.versions_read;
-        report.manifests_read = used.manifests_read;
-        report.branches_without_schema = used.branches_without_schema.clone();
-        if used.unresolved > 0 {
-            tracing::warn!(
-                entries = used.unresolved,
-                "references whose location could not be computed are protected by name"
-            );
-        }
-        ctl.cancel.check()?;
-
-        // Phase 3: decide.
-        let mut kept_elsewhere: Vec<Location> = Vec::new();
-        for id in 0..table.len() {
-            let Ok(id) = u32::try_from(id) else { break };
-            let i = id as usize;
-            if used.location.get(i).copied().unwrap_or(true) {
-                report.referenced += 1;
-                continue;
+    let read_total: u64 = plan_units
+        .iter()
+        .map(|u| match &u.work {
+            Work::Read { items, .. } => items.iter().filter(|i| !i.index).count() as u64,
+            _ => 0,
+        })
+        .sum();
+    ctl.progress(refs::REFERENCES_PHASE, 0, read_total, 0);
+    let read_done = AtomicU64::new(0);
+    let parts: Vec<partial::Partial> = stream::iter(plan_units)
+        .map(|u| {
+            let main = &main;
+            let read_done = &read_done;
+            async move {
+                let conc = match u.work {
+                    Work::List { .. } => list_conc,
+                    _ => ctl.io_concurrency.max(1),
+                };
+                let p = exec::execute(main, u, conc, ctl).await?;
+                if p.manifests_read > 0 {
+                    let done =
+                        read_done.fetch_add(p.manifests_read, Ordering::Relaxed) + p.manifests_read;
+                    ctl.progress(refs::REFERENCES_PHASE, done.min(read_total), read_total, 0);
+                }
+                Ok::<_, Error>(p)
             }
-            let Some(loc) = table.location(id) else {
-                continue;
-            };
-            if used.name.get(i).copied().unwrap_or(true) {
-                tracing::warn!(path = %loc, "kept: its name is referenced at another location");
-                kept_elsewhere.push(loc);
-            } else if vetoed(cfg, &loc)? {
-                report.vetoed += 1;
-            } else {
-                deletable.push(id);
-            }
-        }
-        kept_elsewhere.sort();
-        report.kept_name_referenced_elsewhere = kept_elsewhere
-            .iter()
-            .map(|l| main.paths().display(l))
-            .collect();
-    }
-    ctl.cancel.check()?;
-
-    // Phase 4: delete, then prune directories left empty.
-    let mut dctl = ctl.clone();
-    dctl.io_concurrency = cfg.delete_concurrency.unwrap_or(ctl.io_concurrency).max(1);
-    let mut deleter = Deleter::new(&delete_storage, KindRules::of(&main), &dctl, cfg.dry_run);
-    let mut prune: Vec<(Location, Location)> = listed.empty_dirs;
-    let dirs: BTreeSet<u32> = deletable.iter().map(|id| table.dir_of(*id)).collect();
-    prune.extend(dirs.into_iter().filter_map(|d| {
-        let dir = table.dir(d)?;
-        Some((dir.location.clone(), dir.data_root.clone()?))
-    }));
-    let groups = delete_order(&table, deletable);
-    // Every check (root, kind, no symlinked directory) for every group before the first
-    // deletion.
-    deleter
-        .check_plan(groups.iter().flat_map(|(_, g)| g.iter()))
+        })
+        .buffer_unordered(UNITS_IN_FLIGHT)
+        .try_collect()
         .await?;
-    for (phase, group) in groups {
-        deleter.delete(phase, group).await?;
+    ctl.cancel.check()?;
+    let merged = merge_all(parts)?;
+    let (decision, delete_units) = decide::decide(&main, cfg, ctl, state, merged).await?;
+    ctl.cancel.check()?;
+    // Delete units one after the other, in phase order (as the single-process run always did).
+    let delete_conc = cfg.delete_concurrency.unwrap_or(ctl.io_concurrency).max(1);
+    let mut deleted = Vec::with_capacity(delete_units.len());
+    for u in delete_units {
+        deleted.push(exec::execute(&main, u, delete_conc, ctl).await?);
     }
-    if !cfg.dry_run {
-        prune::remove_empty_dirs(&mut deleter, prune).await;
-    }
-    report.deletion = deleter.report;
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    let report = units::finish_report(&main, ctl, decision, merge_all(deleted)?).await?;
     tracing::info!(
         deleted = report.deletion.total_files(),
         bytes = report.deletion.total_bytes(),
@@ -341,8 +238,17 @@ pub async fn remove_orphan_files(
     Ok(report)
 }
 
+/// The main branch of `table`'s table.
+pub(crate) async fn main_of(table: &Table) -> Result<Table> {
+    if table.branch_name() == MAIN_BRANCH {
+        Ok(table.clone())
+    } else {
+        table.branch(MAIN_BRANCH).await
+    }
+}
+
 /// The cut-off: `older_than_ms` or now − 1 day, validated against `now`.
-fn resolve_cutoff(cfg: &OrphanConfig, now: i64) -> Result<i64> {
+pub(crate) fn resolve_cutoff(cfg: &OrphanConfig, now: i64) -> Result<i64> {
     let cutoff = cfg
         .older_than_ms
         .unwrap_or(now.saturating_sub(DEFAULT_OLDER_THAN_MS));
@@ -361,31 +267,8 @@ fn resolve_cutoff(cfg: &OrphanConfig, now: i64) -> Result<i64> {
     Ok(cutoff)
 }
 
-/// The table's external data roots (`data-file.external-paths`); unusable ones are skipped with
-/// a reason.
-fn external_roots(table: &Table, skipped: &mut Vec<String>) -> Vec<Location> {
-    let mut out = Vec::new();
-    for raw in table.options().data_file_external_paths() {
-        match Location::parse(&raw) {
-            Ok(l) if l.is_store_root() => skipped.push(format!(
-                "{raw}: an external root cannot be a whole filesystem or bucket"
-            )),
-            Ok(l) if *table.root() == l || table.root().is_under(&l) => skipped.push(format!(
-                "{raw}: an external root cannot contain the table root"
-            )),
-            Ok(l) => {
-                if !out.contains(&l) {
-                    out.push(l);
-                }
-            }
-            Err(e) => skipped.push(format!("{raw}: {e}")),
-        }
-    }
-    out
-}
-
 /// Asks the caller's veto about `loc`; a panicking veto aborts the run (nothing deleted yet).
-fn vetoed(cfg: &OrphanConfig, loc: &Location) -> Result<bool> {
+pub(crate) fn vetoed(cfg: &OrphanConfig, loc: &Location) -> Result<bool> {
     let Some(veto) = &cfg.veto else {
         return Ok(false);
     };
@@ -394,46 +277,6 @@ fn vetoed(cfg: &OrphanConfig, loc: &Location) -> Result<bool> {
             "the veto callback panicked on {loc}; nothing deleted"
         ))
     })
-}
-
-/// Groups deletable candidates into phases, each sorted by location: data directories first,
-/// manifest lists and temp files last.
-fn delete_order(table: &CandidateTable, ids: Vec<u32>) -> Vec<(&'static str, Vec<Planned>)> {
-    let mut groups: Vec<(&'static str, Vec<Planned>)> = vec![
-        ("orphan data files", Vec::new()),
-        ("orphan index files", Vec::new()),
-        ("orphan statistics", Vec::new()),
-        ("orphan manifests", Vec::new()),
-        ("orphan manifest lists", Vec::new()),
-        ("orphan temp files", Vec::new()),
-    ];
-    for id in ids {
-        let Some(location) = table.location(id) else {
-            continue;
-        };
-        let in_data_dir = table
-            .dir(table.dir_of(id))
-            .is_some_and(|d| d.data_root.is_some());
-        let class = table.class(id);
-        let slot = match (in_data_dir, class) {
-            (true, _) => 0,
-            (false, FileClass::Index) => 1,
-            (false, FileClass::Statistics) => 2,
-            (false, FileClass::Manifest) => 3,
-            (false, FileClass::ManifestList | FileClass::IndexManifest) => 4,
-            (false, _) => 5,
-        };
-        groups[slot].1.push(Planned {
-            location,
-            class,
-            bytes: Some(table.size(id)),
-        });
-    }
-    for (_, g) in &mut groups {
-        g.sort_by(|a, b| a.location.cmp(&b.location));
-    }
-    groups.retain(|(_, g)| !g.is_empty());
-    groups
 }
 
 #[cfg(test)]

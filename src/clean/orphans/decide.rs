@@ -1,0 +1,350 @@
+//! The decision (on the driver, spec §5.6 step 6): with every plan unit's result merged, list
+//! the versions again until no new one appears (reading the new ones' manifests here), judge
+//! the metadata that could not be read, keep every referenced candidate, every candidate whose
+//! name is referenced at another location and every candidate the veto keeps, check every
+//! remaining path, and cut the deletions into delete units.
+//!
+//! A candidate is kept when the key of its location is referenced; also when only the key of
+//! its *name* is: that means our path resolution disagrees with the writer's (e.g. partition
+//! options changed since, P18), and such candidates are kept and reported rather than risked.
+//! A key collision can only keep a file.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+use crate::clean::control::RunControl;
+use crate::clean::report::FileClass;
+use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::kinds::KindRules;
+use crate::error::{Error, Result};
+use crate::hash::{child_key, name_key};
+use crate::storage::Location;
+use crate::table::Table;
+
+use super::codec::{from_json_bytes, to_json_bytes, Kind};
+use super::partial::{merge_all, Deleted, Partial};
+use super::planner::{new_plan_id, numbered, read_works, State};
+use super::refs;
+use super::tracker::MAX_ROUNDS;
+use super::unit::{DeleteItem, Reach, Unit, Work};
+use super::{vetoed, OrphanConfig};
+
+/// Files per delete unit.
+pub(crate) const FILES_PER_DELETE_UNIT: usize = 10_000;
+
+/// Deletion phases, in order: data directories first, manifest lists and temp files last.
+pub(crate) const PHASES: [&str; 6] = [
+    "orphan data files",
+    "orphan index files",
+    "orphan statistics",
+    "orphan manifests",
+    "orphan manifest lists",
+    "orphan temp files",
+];
+
+/// The report's fields decided on the driver.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct ReportBase {
+    pub older_than_ms: i64,
+    pub files_listed: u64,
+    pub candidates: u64,
+    pub referenced: u64,
+    pub vetoed: u64,
+    pub kept_name_referenced_elsewhere: Vec<String>,
+    pub branches_without_schema: Vec<String>,
+    pub versions_read: u64,
+    pub manifests_read: u64,
+    pub external_roots: Vec<String>,
+    pub skipped: Vec<String>,
+}
+
+/// What the finish step needs.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Decision {
+    /// The id the delete units carry.
+    pub plan: u64,
+    /// Delete units: ids `0..units`.
+    pub units: u32,
+    /// A dry run (no delete units; `dry_deleted` lists what would be deleted).
+    pub dry_run: bool,
+    /// When planning started (epoch ms).
+    pub started_ms: i64,
+    /// The report so far.
+    pub base: ReportBase,
+    /// Data directories to remove when empty afterwards, with their data root.
+    pub prune: Vec<(String, String)>,
+    /// Roots besides the table root under which deletions are allowed.
+    pub delete_roots: Vec<String>,
+    /// In a dry run: what would be deleted, as `(phase, path, class index, bytes)`.
+    pub dry_deleted: Vec<(u8, String, u8, u64)>,
+}
+
+impl Decision {
+    /// Serializes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        to_json_bytes(Kind::Decision, self)
+    }
+
+    /// Deserializes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        from_json_bytes(Kind::Decision, bytes)
+    }
+
+    /// What a dry run would delete, as partial-result records.
+    pub fn dry_records(&self) -> Result<Vec<Deleted>> {
+        self.dry_deleted
+            .iter()
+            .map(|(phase, path, class, bytes)| {
+                Ok(Deleted {
+                    phase: *phase,
+                    path: path.clone(),
+                    class: class_of(*class)?,
+                    bytes: *bytes,
+                })
+            })
+            .collect()
+    }
+}
+
+pub(crate) fn class_index(c: FileClass) -> u8 {
+    FileClass::ALL.iter().position(|x| *x == c).unwrap_or(0) as u8
+}
+
+pub(crate) fn class_of(i: u8) -> Result<FileClass> {
+    FileClass::ALL
+        .get(i as usize)
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown file class {i}")))
+}
+
+/// Fails unless `merged` holds the results of exactly the units `0..units` of plan `plan`.
+pub(crate) fn check_complete(merged: &Partial, plan: u64, units: u32, what: &str) -> Result<()> {
+    if merged.plan != 0 && merged.plan != plan {
+        return Err(Error::InvalidArgument(format!(
+            "the {what} results belong to another plan"
+        )));
+    }
+    let have: BTreeSet<u32> = merged.units.iter().copied().collect();
+    let missing: Vec<u32> = (0..units).filter(|u| !have.contains(u)).collect();
+    if let Some(first) = missing.first() {
+        return Err(Error::InvalidArgument(format!(
+            "{} of {units} {what} results are missing (unit {first} first); execute every unit \
+             and merge every result; nothing deleted",
+            missing.len()
+        )));
+    }
+    if let Some(extra) = have.iter().find(|u| **u >= units) {
+        return Err(Error::InvalidArgument(format!(
+            "unit {extra} is not a {what} unit of this plan"
+        )));
+    }
+    Ok(())
+}
+
+/// The deletion phase of a candidate in a data directory or not, of class `class`.
+fn phase_of(in_data_dir: bool, class: FileClass) -> u8 {
+    match (in_data_dir, class) {
+        (true, _) => 0,
+        (false, FileClass::Index) => 1,
+        (false, FileClass::Statistics) => 2,
+        (false, FileClass::Manifest) => 3,
+        (false, FileClass::ManifestList | FileClass::IndexManifest) => 4,
+        (false, _) => 5,
+    }
+}
+
+/// Decides. `main` is the main branch, `state` the plan's state and `merged` every plan unit's
+/// result merged. Returns the decision and the delete units (none in a dry run).
+pub(crate) async fn decide(
+    main: &Table,
+    cfg: &OrphanConfig,
+    ctl: &RunControl,
+    mut state: State,
+    merged: Partial,
+) -> Result<(Decision, Vec<Unit>)> {
+    check_complete(&merged, state.plan, state.units, "plan unit")?;
+    let storage = main.storage().clone();
+    let io = ctl.io_concurrency.max(1);
+    let mut found = std::mem::take(&mut state.found);
+    let tracker = &mut state.tracker;
+
+    // Versions that appeared meanwhile, until none does.
+    loop {
+        ctl.cancel.check()?;
+        let new = tracker.discover(main, io).await?;
+        if new.is_empty() {
+            break;
+        }
+        if tracker.rounds == MAX_ROUNDS {
+            return Err(Error::Conflict(format!(
+                "new snapshots, tags or changelogs kept appearing over {MAX_ROUNDS} listings; nothing deleted"
+            )));
+        }
+        tracker.rounds += 1;
+        tracing::debug!(
+            versions = new.len(),
+            round = tracker.rounds,
+            "reading references"
+        );
+        let from = tracker.read_lists(main, new, io, &mut found).await?;
+        let items = tracker.plan_reads(from);
+        // Read here, through the same code as a read unit.
+        for work in read_works(tracker, items) {
+            if let Work::Read { branches, items } = work {
+                refs::read(main, &branches, items, io, ctl, &mut found).await?;
+            }
+        }
+    }
+    let refs = merge_all(vec![found, merged])?;
+
+    // Metadata that could not be read.
+    let dropped = tracker.judge(&storage, main, &refs.failures).await?;
+    let kept = (0..tracker.versions.len()).filter(|i| !dropped.contains(i));
+    let mut versions_read = 0u64;
+    let mut records_claimed = false;
+    for i in kept {
+        versions_read += 1;
+        records_claimed |= tracker.versions[i].records;
+    }
+    if tracker.snapshots_listed > 0 && versions_read == 0 {
+        return Err(Error::Conflict(
+            "snapshot files exist but none could be read; nothing deleted".into(),
+        ));
+    }
+    if records_claimed && refs.entries_seen == 0 {
+        return Err(Error::Conflict(
+            "snapshots claim records but no manifest entry was read; nothing deleted".into(),
+        ));
+    }
+    if refs.unresolved > 0 {
+        tracing::warn!(
+            entries = refs.unresolved,
+            "references whose location could not be computed are protected by name"
+        );
+    }
+    ctl.cancel.check()?;
+
+    let mut base = ReportBase {
+        older_than_ms: state.cutoff_ms,
+        files_listed: refs.files_listed,
+        candidates: refs.candidates(),
+        branches_without_schema: tracker.branches_without_schema.clone(),
+        versions_read,
+        manifests_read: refs.manifests_read,
+        external_roots: state.external_roots.clone(),
+        skipped: state.skipped.clone(),
+        ..Default::default()
+    };
+    base.skipped.extend(refs.errors.iter().cloned());
+    ctl.progress("list candidates", base.candidates, base.candidates, 0);
+
+    // Keep what is referenced, by location or by name, and what the veto keeps.
+    let mut kept_elsewhere: Vec<Location> = Vec::new();
+    let mut phases: Vec<Vec<Planned>> = vec![Vec::new(); PHASES.len()];
+    let mut prune: Vec<(String, String)> = refs.empty_dirs.clone();
+    for d in &refs.dirs {
+        let dir = Location::parse(&d.dir)?;
+        let mut any = false;
+        for f in &d.files {
+            if refs
+                .locations
+                .binary_search(&child_key(&d.dir, &f.name))
+                .is_ok()
+            {
+                base.referenced += 1;
+                continue;
+            }
+            let loc = dir.child(&f.name);
+            if refs.names.binary_search(&name_key(&f.name)).is_ok() {
+                tracing::warn!(path = %loc, "kept: its name is referenced at another location");
+                kept_elsewhere.push(loc);
+            } else if vetoed(cfg, &loc)? {
+                base.vetoed += 1;
+            } else {
+                any = true;
+                let phase = phase_of(d.data_root.is_some(), f.class);
+                phases[phase as usize].push(Planned {
+                    location: loc,
+                    class: f.class,
+                    bytes: Some(f.size),
+                });
+            }
+        }
+        if any {
+            if let Some(root) = &d.data_root {
+                prune.push((d.dir.clone(), root.clone()));
+            }
+        }
+    }
+    kept_elsewhere.sort();
+    base.kept_name_referenced_elsewhere = kept_elsewhere
+        .iter()
+        .map(|l| main.paths().display(l))
+        .collect();
+    for p in &mut phases {
+        p.sort_by(|a, b| a.location.cmp(&b.location));
+    }
+    prune.sort();
+    prune.dedup();
+    ctl.cancel.check()?;
+
+    // Every check (root, kind, no symlinked directory) for every deletion, before any.
+    let roots: Vec<Location> = state
+        .delete_roots
+        .iter()
+        .map(|r| Location::parse(r))
+        .collect::<Result<_>>()?;
+    let delete_storage = storage.with_delete_roots(&roots);
+    let checker = Deleter::new(&delete_storage, KindRules::of(main), ctl, true);
+    checker.check_plan(phases.iter().flatten()).await?;
+
+    let mut decision = Decision {
+        plan: new_plan_id(),
+        units: 0,
+        dry_run: state.dry_run,
+        started_ms: state.started_ms,
+        base,
+        prune,
+        delete_roots: state.delete_roots.clone(),
+        dry_deleted: Vec::new(),
+    };
+    let display = |l: &Location| {
+        l.relative_to(delete_storage.root())
+            .map(String::from)
+            .unwrap_or_else(|| l.as_str().to_string())
+    };
+    if state.dry_run {
+        for (phase, files) in phases.iter().enumerate() {
+            for p in files {
+                decision.dry_deleted.push((
+                    phase as u8,
+                    display(&p.location),
+                    class_index(p.class),
+                    p.bytes.unwrap_or(0),
+                ));
+            }
+        }
+        return Ok((decision, Vec::new()));
+    }
+    let mut works = Vec::new();
+    for (phase, files) in phases.iter().enumerate() {
+        for chunk in files.chunks(FILES_PER_DELETE_UNIT) {
+            works.push(Work::Delete {
+                delete_roots: state.delete_roots.clone(),
+                files: chunk
+                    .iter()
+                    .map(|p| DeleteItem {
+                        phase: phase as u8,
+                        location: p.location.as_str().to_string(),
+                        class: class_index(p.class),
+                        bytes: p.bytes.unwrap_or(0),
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let units = numbered(decision.plan, 0, &Reach::of(main), works)?;
+    decision.units = units.len() as u32;
+    Ok((decision, units))
+}

@@ -1,0 +1,287 @@
+//! List units (spec §5.6 steps 2–4): list every file that could be an orphan.
+//!
+//! Candidate directories are `manifest/`, `index/` and `statistics/` under the table root; every
+//! bucket directory under each data root (the table's data root and its owned external data
+//! roots), reached through exactly `#partitionKeys` levels of `k=v` directories (the planner
+//! walks all but the last level; a list unit lists last-level partition directories and their
+//! `bucket-*` directories, and a last-level partition directory without bucket directories is
+//! a candidate directory itself); and `snapshot/` and `changelog/` of every branch, where only
+//! names that neither start with the directory's prefix (`snapshot-`, `changelog-`: Java's
+//! orphan cleaner keeps every such name, `snapshot-1.bak` too) nor are `EARLIEST` or `LATEST`
+//! count (temp files of interrupted atomic writes). Nothing else is ever listed, so nothing
+//! else can be deleted. Candidates are regular files modified before the cut-off, never
+//! `*.managed.blob` packs.
+//!
+//! A directory that cannot be listed counts as empty (deleting less is always safe); the error
+//! is reported.
+
+use std::collections::{BTreeMap, HashSet};
+
+use futures::stream::{self, StreamExt};
+
+use crate::clean::control::RunControl;
+use crate::clean::report::FileClass;
+use crate::error::Result;
+use crate::storage::{DirListing, Location, Storage};
+use crate::table::VersionedDir;
+
+use super::partial::{Candidate, ListedDir, Partial};
+use super::unit::{ListDir, ListKind};
+
+/// What a candidate directory holds, which decides which of its files count.
+#[derive(Debug, Clone)]
+enum DirKind {
+    Manifest,
+    Index,
+    Statistics,
+    /// `snapshot/` or `changelog/` of a branch: only temp files count.
+    Versioned(VersionedDir),
+    /// A bucket directory, or a partition directory without buckets, under a data root.
+    Data(Location),
+}
+
+/// Executes a list unit: lists `dirs` with at most `concurrency` listings in flight and adds
+/// their candidates older than `cutoff_ms` to `out`.
+pub(crate) async fn list(
+    storage: &Storage,
+    dirs: Vec<ListDir>,
+    cutoff_ms: i64,
+    concurrency: usize,
+    ctl: &RunControl,
+    out: &mut Partial,
+) -> Result<()> {
+    let mut plain: Vec<(Location, DirKind)> = Vec::new();
+    let mut partitions: Vec<(Location, Location)> = Vec::new();
+    for d in dirs {
+        let loc = Location::parse(&d.dir)?;
+        match d.kind {
+            ListKind::Manifest => plain.push((loc, DirKind::Manifest)),
+            ListKind::Index => plain.push((loc, DirKind::Index)),
+            ListKind::Statistics => plain.push((loc, DirKind::Statistics)),
+            ListKind::Snapshots => {
+                let v = VersionedDir::snapshots(&loc);
+                plain.push((v.dir().clone(), DirKind::Versioned(v)));
+            }
+            ListKind::Changelogs => {
+                let v = VersionedDir::changelogs(&loc);
+                plain.push((v.dir().clone(), DirKind::Versioned(v)));
+            }
+            ListKind::Partition { root } => partitions.push((loc, Location::parse(&root)?)),
+        }
+    }
+    // Last-level partition directories: their buckets, or themselves.
+    let listed = list_tolerant(storage, partitions, concurrency, &mut out.errors).await;
+    let mut seen: HashSet<Location> = HashSet::new();
+    for ((dir, root), listing) in listed {
+        let buckets: Vec<Location> = listing
+            .dirs
+            .iter()
+            .filter(|d| d.name().starts_with("bucket-"))
+            .cloned()
+            .collect();
+        if buckets.is_empty() {
+            // A partition directory without buckets holds candidates itself; a data root never.
+            if dir != root {
+                if listing.files.is_empty() && listing.dirs.is_empty() {
+                    out.empty_dirs
+                        .push((dir.as_str().to_string(), root.as_str().to_string()));
+                }
+                absorb(out, &dir, &DirKind::Data(root), listing, cutoff_ms);
+            }
+        } else {
+            // A bucket directory reached twice is listed once.
+            plain.extend(
+                buckets
+                    .into_iter()
+                    .filter(|b| seen.insert(b.clone()))
+                    .map(|b| (b, DirKind::Data(root.clone()))),
+            );
+        }
+    }
+    let mut stream = stream::iter(plain)
+        .map(|(dir, kind)| async move {
+            let r = storage.list_dir(&dir).await;
+            (dir, kind, r)
+        })
+        .buffer_unordered(concurrency.max(1));
+    while let Some((dir, kind, r)) = stream.next().await {
+        ctl.cancel.check()?;
+        match r {
+            Ok(listing) => {
+                if let DirKind::Data(root) = &kind {
+                    if listing.files.is_empty() && listing.dirs.is_empty() {
+                        out.empty_dirs
+                            .push((dir.as_str().to_string(), root.as_str().to_string()));
+                    }
+                }
+                absorb(out, &dir, &kind, listing, cutoff_ms);
+            }
+            Err(e) => {
+                tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
+                out.errors.push(format!("{dir}: {e}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds the candidates of one listing of `dir` to `out`, grouped by the directory each file is
+/// in (its listing location's parent: `dir` unless a store spells keys differently).
+fn absorb(out: &mut Partial, dir: &Location, kind: &DirKind, listing: DirListing, cutoff_ms: i64) {
+    let data_root = match kind {
+        DirKind::Data(root) => Some(root.as_str().to_string()),
+        _ => None,
+    };
+    let prefix = dir.as_str();
+    let mut groups: BTreeMap<String, Vec<Candidate>> = BTreeMap::new();
+    for f in listing.files {
+        let name = f.location.name();
+        let Some(class) = classify(kind, name) else {
+            continue;
+        };
+        out.files_listed += 1;
+        if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
+            continue;
+        }
+        let full = f.location.as_str();
+        let at = if full.len() == prefix.len() + 1 + name.len()
+            && full.starts_with(prefix)
+            && full.as_bytes().get(prefix.len()) == Some(&b'/')
+        {
+            prefix.to_string()
+        } else {
+            match f.location.parent() {
+                Some(p) => p.as_str().to_string(),
+                None => continue,
+            }
+        };
+        groups.entry(at).or_default().push(Candidate {
+            name: name.to_string(),
+            size: f.size,
+            class,
+        });
+    }
+    out.dirs
+        .extend(groups.into_iter().map(|(dir, files)| ListedDir {
+            dir,
+            data_root: data_root.clone(),
+            files,
+        }));
+}
+
+/// The class of a file named `name` in a directory of `kind`; `None` if it is never a candidate.
+fn classify(kind: &DirKind, name: &str) -> Option<FileClass> {
+    Some(match kind {
+        DirKind::Manifest => {
+            if name.starts_with("manifest-list-") {
+                FileClass::ManifestList
+            } else if name.starts_with("index-manifest-") {
+                FileClass::IndexManifest
+            } else if name.starts_with("manifest-") {
+                FileClass::Manifest
+            } else {
+                FileClass::Other
+            }
+        }
+        DirKind::Index => FileClass::Index,
+        DirKind::Statistics => FileClass::Statistics,
+        DirKind::Versioned(v) => {
+            // As Java's orphan cleaner: no name starting with the directory's prefix (a
+            // `snapshot-1.bak` too), nor the hints, is ever a candidate.
+            if name == "EARLIEST" || name == "LATEST" || name.starts_with(v.prefix()) {
+                return None;
+            }
+            FileClass::Other
+        }
+        DirKind::Data(_) => {
+            if name.starts_with("changelog-") {
+                FileClass::ChangelogData
+            } else if name.starts_with("index-") {
+                FileClass::Index
+            } else if name.starts_with('.') || name.starts_with('_') {
+                FileClass::Other
+            } else {
+                FileClass::Data
+            }
+        }
+    })
+}
+
+/// Lists `dirs` (each with its data root) concurrently; a directory whose listing fails counts
+/// as empty and its error is appended to `errors`. Results are sorted by directory.
+pub(crate) async fn list_tolerant(
+    storage: &Storage,
+    dirs: Vec<(Location, Location)>,
+    concurrency: usize,
+    errors: &mut Vec<String>,
+) -> Vec<((Location, Location), DirListing)> {
+    let mut results: Vec<_> = stream::iter(dirs)
+        .map(|(dir, root)| async move {
+            let r = storage.list_dir(&dir).await;
+            ((dir, root), r)
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    results.sort_by(|a, b| (a.0).0.cmp(&(b.0).0));
+    let mut out = Vec::with_capacity(results.len());
+    for ((dir, root), r) in results {
+        match r {
+            Ok(listing) => out.push(((dir, root), listing)),
+            Err(e) => {
+                tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
+                errors.push(format!("{dir}: {e}"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(s: &str) -> Location {
+        Location::parse(s).unwrap()
+    }
+
+    #[test]
+    fn classes_and_exclusions() {
+        let snap = DirKind::Versioned(VersionedDir::snapshots(&loc("/t")));
+        assert_eq!(classify(&snap, "snapshot-3"), None);
+        // Java's rule: any `snapshot-*` name stays (backups, odd suffixes).
+        assert_eq!(classify(&snap, "snapshot-1.bak"), None);
+        assert_eq!(classify(&snap, "snapshot-"), None);
+        assert_eq!(classify(&snap, "snapshot-x"), None);
+        assert_eq!(classify(&snap, "EARLIEST"), None);
+        assert_eq!(classify(&snap, "LATEST"), None);
+        assert_eq!(
+            classify(&snap, ".snapshot-3.0b1c.tmp"),
+            Some(FileClass::Other)
+        );
+        assert_eq!(classify(&snap, ".LATEST.0b1c.tmp"), Some(FileClass::Other));
+        let cl = DirKind::Versioned(VersionedDir::changelogs(&loc("/t")));
+        assert_eq!(classify(&cl, "changelog-9"), None);
+        assert_eq!(classify(&cl, "changelog-9.bak"), None);
+        assert_eq!(classify(&cl, "snapshot-9"), Some(FileClass::Other));
+        let m = DirKind::Manifest;
+        assert_eq!(
+            classify(&m, "manifest-list-a-1"),
+            Some(FileClass::ManifestList)
+        );
+        assert_eq!(
+            classify(&m, "index-manifest-a-1"),
+            Some(FileClass::IndexManifest)
+        );
+        assert_eq!(classify(&m, "manifest-a-1"), Some(FileClass::Manifest));
+        assert_eq!(classify(&m, "x.crc"), Some(FileClass::Other));
+        let d = DirKind::Data(loc("/t"));
+        assert_eq!(classify(&d, "data-a-0.orc"), Some(FileClass::Data));
+        assert_eq!(
+            classify(&d, "changelog-a-0.orc"),
+            Some(FileClass::ChangelogData)
+        );
+        assert_eq!(classify(&d, "index-a-0"), Some(FileClass::Index));
+        assert_eq!(classify(&d, "_SUCCESS"), Some(FileClass::Other));
+    }
+}

@@ -1,0 +1,312 @@
+//! Planning (on the driver): the cut-off, the roots, the partition walk down to the last level,
+//! the first reading of every version and its manifest lists, and the units — "list these
+//! directories" (the metadata directories; groups of last-level partition directories with
+//! their buckets) and "read these manifests" (slices of the distinct manifests and index
+//! manifests of every version of every branch) — plus the state the decision continues from.
+
+use serde::{Deserialize, Serialize};
+
+use crate::clean::control::RunControl;
+use crate::clean::expiry::retention::now_millis;
+use crate::error::{Error, Result};
+use crate::storage::Location;
+use crate::table::{branch_root, list_branches, Table};
+
+use super::codec::{Kind, Reader, Writer};
+use super::listing::list_tolerant;
+use super::partial::Partial;
+use super::tracker::Tracker;
+use super::unit::{ListDir, ListKind, Reach, ReadItem, Unit, Work};
+use super::{resolve_cutoff, OrphanConfig};
+
+/// Last-level partition directories per list unit (each with its bucket directories).
+pub(crate) const PARTITIONS_PER_UNIT: usize = 32;
+
+/// Manifests (or index manifests) per read unit.
+pub(crate) const MANIFESTS_PER_UNIT: usize = 64;
+
+/// What the decision needs from the plan.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct State {
+    /// The plan's id (units and partial results carry it).
+    pub plan: u64,
+    /// Units planned: ids `0..units`.
+    pub units: u32,
+    /// The cut-off (epoch ms).
+    pub cutoff_ms: i64,
+    /// A dry run.
+    pub dry_run: bool,
+    /// When planning started (epoch ms).
+    pub started_ms: i64,
+    /// Roots or directories not listed, with the reason.
+    pub skipped: Vec<String>,
+    /// External data roots listed.
+    pub external_roots: Vec<String>,
+    /// Roots besides the table root under which deletions are allowed.
+    pub delete_roots: Vec<String>,
+    /// The versions.
+    pub tracker: Tracker,
+    /// What planning itself found: the partition walk's empty directories and errors, and the
+    /// metadata the versions name.
+    #[serde(skip)]
+    pub found: Partial,
+}
+
+impl State {
+    /// Serializes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let json = serde_json::to_vec(self)
+            .map_err(|e| Error::Internal(format!("cannot encode the plan state: {e}")))?;
+        let mut w = Writer::new(Kind::State);
+        w.bytes(&json);
+        w.bytes(&self.found.to_bytes());
+        Ok(w.finish())
+    }
+
+    /// Deserializes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(bytes, Kind::State)?;
+        let mut s: State = serde_json::from_slice(r.bytes()?).map_err(|e| {
+            Error::InvalidArgument(format!("not an orphan-removal plan state ({e})"))
+        })?;
+        s.found = Partial::from_bytes(r.bytes()?)?;
+        r.end()?;
+        s.tracker.rebuild();
+        Ok(s)
+    }
+}
+
+/// A random, non-zero plan id.
+pub(crate) fn new_plan_id() -> u64 {
+    let (hi, lo) = uuid::Uuid::new_v4().as_u64_pair();
+    (hi ^ lo).max(1)
+}
+
+/// The table's external data roots (`data-file.external-paths`); unusable ones are skipped with
+/// a reason.
+fn external_roots(table: &Table, skipped: &mut Vec<String>) -> Vec<Location> {
+    let mut out = Vec::new();
+    for raw in table.options().data_file_external_paths() {
+        match Location::parse(&raw) {
+            Ok(l) if l.is_store_root() => skipped.push(format!(
+                "{raw}: an external root cannot be a whole filesystem or bucket"
+            )),
+            Ok(l) if *table.root() == l || table.root().is_under(&l) => skipped.push(format!(
+                "{raw}: an external root cannot contain the table root"
+            )),
+            Ok(l) => {
+                if !out.contains(&l) {
+                    out.push(l);
+                }
+            }
+            Err(e) => skipped.push(format!("{raw}: {e}")),
+        }
+    }
+    out
+}
+
+/// Plans a run on the table whose main branch is `main`.
+pub(crate) async fn plan(
+    main: &Table,
+    cfg: &OrphanConfig,
+    ctl: &RunControl,
+) -> Result<(State, Vec<Unit>)> {
+    let started_ms = now_millis();
+    let cutoff = resolve_cutoff(cfg, started_ms)?;
+    let storage = main.storage().clone();
+    let root = storage.root().clone();
+    let mut state = State {
+        plan: new_plan_id(),
+        cutoff_ms: cutoff,
+        dry_run: cfg.dry_run,
+        started_ms,
+        ..Default::default()
+    };
+
+    // Roots: the data root and the external data roots, which deletions are allowed under.
+    let data_root = main.paths().data_root().clone();
+    let mut ext_roots = external_roots(main, &mut state.skipped);
+    if !cfg.external_roots_owned {
+        // Shared directories: another table's live files would look like orphans here.
+        for r in ext_roots.drain(..) {
+            tracing::info!(root = %r, "external data root not cleaned (not declared owned)");
+            state.skipped.push(format!(
+                "{r}: external data root not cleaned: Paimon writes external files without the \
+                 table name, so tables configured with the same root share its directories; \
+                 declare the roots owned by this table alone (external_roots_owned) to clean them"
+            ));
+        }
+    }
+    let delete_storage = storage.with_delete_roots(&ext_roots);
+    state.delete_roots = ext_roots.iter().map(|r| r.as_str().to_string()).collect();
+    let mut data_roots = Vec::new();
+    let data_prefix = match data_root.relative_to(&root) {
+        Some(prefix) => {
+            data_roots.push(data_root.clone());
+            prefix.to_string()
+        }
+        None => {
+            state.skipped.push(format!(
+                "{data_root}: data-file.path-directory leads outside the table root"
+            ));
+            String::new()
+        }
+    };
+    for r in &ext_roots {
+        if delete_storage.check_deletable(&r.join("x")).is_err() {
+            state
+                .skipped
+                .push(format!("{r}: deletions are not allowed there"));
+            continue;
+        }
+        state.external_roots.push(r.to_string());
+        data_roots.push(if data_prefix.is_empty() {
+            r.clone()
+        } else {
+            r.join(&data_prefix)
+        });
+    }
+    ctl.cancel.check()?;
+
+    let branch_roots: Vec<Location> = match list_branches(&storage).await {
+        Ok(names) => names.iter().map(|b| branch_root(&root, b)).collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot list branches; only main's temp files are candidates");
+            state.skipped.push(format!("{}: {e}", root.join("branch")));
+            vec![root.clone()]
+        }
+    };
+
+    // The metadata directories: one list unit.
+    let mut metadata = vec![
+        ListDir {
+            dir: root.join("manifest").as_str().to_string(),
+            kind: ListKind::Manifest,
+        },
+        ListDir {
+            dir: root.join("index").as_str().to_string(),
+            kind: ListKind::Index,
+        },
+        ListDir {
+            dir: root.join("statistics").as_str().to_string(),
+            kind: ListKind::Statistics,
+        },
+    ];
+    for b in &branch_roots {
+        for kind in [ListKind::Snapshots, ListKind::Changelogs] {
+            metadata.push(ListDir {
+                dir: b.as_str().to_string(),
+                kind,
+            });
+        }
+    }
+
+    // The partition walk: every level but the last (which the list units list).
+    let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
+    let mut roots = data_roots;
+    roots.sort();
+    roots.dedup();
+    let mut frontier: Vec<(Location, Location)> =
+        roots.into_iter().map(|r| (r.clone(), r)).collect();
+    for _ in 0..main.schema().partition_keys.len() {
+        let listed = list_tolerant(&storage, frontier, list_conc, &mut state.found.errors).await;
+        let mut next = Vec::new();
+        for ((dir, root), listing) in listed {
+            if dir != root && listing.files.is_empty() && listing.dirs.is_empty() {
+                state
+                    .found
+                    .empty_dirs
+                    .push((dir.as_str().to_string(), root.as_str().to_string()));
+            }
+            next.extend(
+                listing
+                    .dirs
+                    .into_iter()
+                    .filter(|d| d.name().contains('='))
+                    .map(|d| (d, root.clone())),
+            );
+        }
+        frontier = next;
+        ctl.cancel.check()?;
+    }
+
+    // The versions, their manifest lists, and the manifests to read.
+    let io = ctl.io_concurrency.max(1);
+    let new = state.tracker.discover(main, io).await?;
+    if !new.is_empty() {
+        state.tracker.rounds = 1;
+    }
+    let from = state
+        .tracker
+        .read_lists(main, new, io, &mut state.found)
+        .await?;
+    let items = state.tracker.plan_reads(from);
+    ctl.cancel.check()?;
+
+    let reach = Reach::of(main);
+    let mut works = vec![Work::List {
+        cutoff_ms: cutoff,
+        dirs: metadata,
+    }];
+    for chunk in frontier.chunks(PARTITIONS_PER_UNIT) {
+        works.push(Work::List {
+            cutoff_ms: cutoff,
+            dirs: chunk
+                .iter()
+                .map(|(d, r)| ListDir {
+                    dir: d.as_str().to_string(),
+                    kind: ListKind::Partition {
+                        root: r.as_str().to_string(),
+                    },
+                })
+                .collect(),
+        });
+    }
+    works.extend(read_works(&state.tracker, items));
+    let units = numbered(state.plan, 0, &reach, works)?;
+    state.units = units.len() as u32;
+    state.found.canonicalize();
+    tracing::info!(
+        units = units.len(),
+        versions = state.tracker.versions.len(),
+        cutoff,
+        "orphan removal planned"
+    );
+    Ok((state, units))
+}
+
+/// Read works for `items`, [`MANIFESTS_PER_UNIT`] at a time, each resolving for every branch.
+pub(crate) fn read_works(tracker: &Tracker, items: Vec<ReadItem>) -> Vec<Work> {
+    items
+        .chunks(MANIFESTS_PER_UNIT)
+        .map(|c| Work::Read {
+            branches: tracker.branches.clone(),
+            items: c.to_vec(),
+        })
+        .collect()
+}
+
+/// Units of plan `plan` with ids from `first` on.
+pub(crate) fn numbered(
+    plan: u64,
+    first: u32,
+    reach: &Reach,
+    works: Vec<Work>,
+) -> Result<Vec<Unit>> {
+    works
+        .into_iter()
+        .enumerate()
+        .map(|(i, work)| {
+            let id = u32::try_from(i)
+                .ok()
+                .and_then(|i| i.checked_add(first))
+                .ok_or_else(|| Error::Unsupported("more than 2^32 units in one plan".into()))?;
+            Ok(Unit {
+                plan,
+                id,
+                reach: reach.clone(),
+                work,
+            })
+        })
+        .collect()
+}

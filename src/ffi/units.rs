@@ -1,0 +1,531 @@
+//! Orphan-file removal as units an engine schedules (plan / execute / merge / decide / finish),
+//! and the byte buffers they are handed out in.
+//!
+//! Every unit, partial result, plan state and decision is an opaque, versioned byte string.
+//! The library hands them out in [`PaimonCleanupBuffer`]s (one byte string) and
+//! [`PaimonCleanupBufferList`]s (several), owned by the caller and released with their `_free`
+//! function; it takes them back as `(pointer, length)` pairs that it only reads during the call.
+
+use std::collections::HashMap;
+use std::os::raw::c_char;
+use std::ptr;
+
+use crate::clean::orphans::units;
+
+use super::context::PaimonCleanupContext;
+use super::control::{run_control, run_log, PaimonCleanupRunOptions};
+use super::executor::PaimonCleanupExecutor;
+use super::ops::Call;
+use super::orphans::PaimonCleanupOrphanConfig;
+use super::report::PaimonCleanupReport;
+use super::status::{
+    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
+};
+use super::util::{array_str, handle_ref, out_arg};
+
+use tracing::instrument::WithSubscriber;
+
+/// Largest number of host options `paimon_cleanup_orphan_unit_execute` accepts.
+const MAX_OPTIONS: usize = 65_536;
+
+/// One byte string handed out by the library: a unit, a partial result, a plan state or a
+/// decision of orphan removal as units.
+///
+/// Created by the call that returns it, owned by the caller, released with
+/// `paimon_cleanup_buffer_free`. Immutable and thread-safe: any thread may read it until it is
+/// freed. The bytes are opaque and versioned: store or ship them as they are.
+pub struct PaimonCleanupBuffer {
+    bytes: Box<[u8]>,
+}
+
+/// Several byte strings handed out by the library (the units of a plan or a decision).
+///
+/// Created by the call that returns it, owned by the caller, released with
+/// `paimon_cleanup_buffer_list_free` (which frees its buffers too). Immutable and thread-safe.
+/// The buffers returned by `paimon_cleanup_buffer_list_get` are borrowed from the list.
+pub struct PaimonCleanupBufferList {
+    items: Vec<PaimonCleanupBuffer>,
+}
+
+fn buffer(bytes: Vec<u8>) -> PaimonCleanupBuffer {
+    PaimonCleanupBuffer {
+        bytes: bytes.into_boxed_slice(),
+    }
+}
+
+fn buffer_list(all: Vec<Vec<u8>>) -> PaimonCleanupBufferList {
+    PaimonCleanupBufferList {
+        items: all.into_iter().map(buffer).collect(),
+    }
+}
+
+/// Reads a `(pointer, length)` byte-string argument; NULL is accepted for length 0.
+///
+/// # Safety
+/// `ptr` must be NULL or point to `len` readable bytes that outlive `'a`.
+unsafe fn bytes_arg<'a>(
+    ptr: *const u8,
+    len: usize,
+    function: &str,
+    argument: &str,
+) -> Result<&'a [u8], FfiError> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(FfiError::null_pointer(function, argument));
+    }
+    if len > isize::MAX as usize {
+        return Err(FfiError::invalid_argument(format!(
+            "{function}: length of `{argument}` is out of range"
+        )));
+    }
+    // SAFETY: non-NULL and `len` readable bytes (caller's guarantee).
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Writes `value` through the non-NULL out-parameter `out` as a new heap object.
+///
+/// # Safety
+/// `out` must be non-NULL and writable.
+unsafe fn give<T>(out: *mut *mut T, value: T) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { out.write(Box::into_raw(Box::new(value))) };
+}
+
+/// Returns the first byte of `buffer` (NULL for a NULL buffer; a valid pointer, possibly
+/// dangling-but-aligned, for an empty one — read `paimon_cleanup_buffer_len` bytes from it).
+///
+/// Ownership: borrowed from `buffer`; valid until the buffer (or the list it came from) is freed.
+/// Thread-safety: any thread. Errors: none.
+///
+/// # Safety
+/// `buffer` must be NULL or a live buffer.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_buffer_data(
+    buffer: *const PaimonCleanupBuffer,
+) -> *const u8 {
+    boundary_infallible(ptr::null(), || {
+        // SAFETY: NULL or live (caller's guarantee).
+        unsafe { buffer.as_ref() }.map_or(ptr::null(), |b| b.bytes.as_ptr())
+    })
+}
+
+/// Returns the number of bytes in `buffer` (0 for NULL).
+///
+/// Thread-safety: any thread. Errors: none.
+///
+/// # Safety
+/// `buffer` must be NULL or a live buffer.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_buffer_len(buffer: *const PaimonCleanupBuffer) -> usize {
+    boundary_infallible(0, || {
+        // SAFETY: NULL or live (caller's guarantee).
+        unsafe { buffer.as_ref() }.map_or(0, |b| b.bytes.len())
+    })
+}
+
+/// Frees a buffer the library handed out. NULL is accepted and ignored. Never pass a buffer
+/// borrowed from a list (`paimon_cleanup_buffer_list_get`).
+///
+/// Ownership: takes back ownership of `buffer`; free each exactly once.
+/// Thread-safety: any thread, but not concurrently with another use of the same buffer.
+///
+/// # Safety
+/// `buffer` must be NULL or a buffer returned through an out-parameter and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_buffer_free(buffer: *mut PaimonCleanupBuffer) {
+    boundary_infallible((), || {
+        if !buffer.is_null() {
+            // SAFETY: created by `Box::into_raw` in `give`.
+            drop(unsafe { Box::from_raw(buffer) });
+        }
+    })
+}
+
+/// Returns the number of buffers in `list` (0 for NULL).
+///
+/// Thread-safety: any thread. Errors: none.
+///
+/// # Safety
+/// `list` must be NULL or a live list.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_buffer_list_count(
+    list: *const PaimonCleanupBufferList,
+) -> usize {
+    boundary_infallible(0, || {
+        // SAFETY: NULL or live (caller's guarantee).
+        unsafe { list.as_ref() }.map_or(0, |l| l.items.len())
+    })
+}
+
+/// Returns buffer `index` of `list`, or NULL when `list` is NULL or `index` is out of range.
+///
+/// Ownership: borrowed from the list; valid until the list is freed. Never free it.
+/// Thread-safety: any thread. Errors: none.
+///
+/// # Safety
+/// `list` must be NULL or a live list.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_buffer_list_get(
+    list: *const PaimonCleanupBufferList,
+    index: usize,
+) -> *const PaimonCleanupBuffer {
+    boundary_infallible(ptr::null(), || {
+        // SAFETY: NULL or live (caller's guarantee).
+        unsafe { list.as_ref() }
+            .and_then(|l| l.items.get(index))
+            .map_or(ptr::null(), |b| b as *const PaimonCleanupBuffer)
+    })
+}
+
+/// Frees a buffer list and its buffers. NULL is accepted and ignored.
+///
+/// Ownership: takes back ownership of `list`; free each exactly once.
+/// Thread-safety: any thread, but not concurrently with another use of the list or its buffers.
+///
+/// # Safety
+/// `list` must be NULL or a list returned through an out-parameter and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_buffer_list_free(list: *mut PaimonCleanupBufferList) {
+    boundary_infallible((), || {
+        if !list.is_null() {
+            // SAFETY: created by `Box::into_raw` in `give`.
+            drop(unsafe { Box::from_raw(list) });
+        }
+    })
+}
+
+/// Plans an orphan-file removal as units (on the driver): checks the cut-off (the rules of
+/// `paimon_cleanup_remove_orphan_files`), resolves the data roots, walks the partition
+/// directories, reads every snapshot, tag and long-lived changelog of every branch and their
+/// manifest lists, and returns the units — "list these directories" (a bounded group of
+/// partition / bucket directories, or the metadata directories) and "read these manifests" (a
+/// bounded slice of the distinct manifests and index manifests) — and the plan state.
+///
+/// Execute every unit with `paimon_cleanup_orphan_unit_execute` (anywhere, any order), merge
+/// the results with `paimon_cleanup_orphan_partials_merge`, then call
+/// `paimon_cleanup_orphan_units_decide` with `*out_state`. See docs/c-api.md, "Orphan removal
+/// as units".
+///
+/// `config`: required; its veto is not used here (decide asks it). `run_options`: may be NULL.
+/// Blocks the calling thread; the work runs on `executor`.
+///
+/// Ownership: on success `*out_state` receives a new buffer and `*out_units` a new list, owned
+/// by the caller (free with `paimon_cleanup_buffer_free` / `paimon_cleanup_buffer_list_free`);
+/// on failure both are left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER` if `context`, `executor`, `config`, `out_state` or `out_units` is
+/// NULL; `INVALID_ARGUMENT` for a bad cut-off; `NOT_FOUND` if the table does not exist;
+/// `MALFORMED` / `NOT_FOUND` / `STORAGE` when metadata a version needs cannot be read;
+/// `CANCELLED`. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
+/// object on failure.
+///
+/// # Safety
+/// Handles must be NULL or live; out-parameters and `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_units_plan(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    config: *const PaimonCleanupOrphanConfig,
+    run_options: *const PaimonCleanupRunOptions,
+    out_state: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_units_plan";
+    let body = || -> Result<(), FfiError> {
+        let out_state = out_arg(out_state, F, "out_state")?;
+        let out_units = out_arg(out_units, F, "out_units")?;
+        // No report is handed out: `Call` only needs a non-NULL place it never writes.
+        let mut no_report: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: NULL or live handles (caller's guarantee); `no_report` is writable.
+        let call = unsafe { Call::new(F, context, executor, run_options, &mut no_report) }?
+            .reads_stop_on_cancel();
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { handle_ref(config, F, "config") }?;
+        let planned = call.run(|table, control| async move {
+            let cfg = config.orphan_config(table.root().clone());
+            units::plan(&table, &cfg, &control).await
+        })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            give(out_state, buffer(planned.state));
+            give(out_units, buffer_list(planned.units));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Executes one unit of orphan removal (a plan unit or a delete unit) on any host: opens the
+/// table's storage from the table URI and the options the unit carries, with the host's
+/// options added (they win; units never carry credentials — option keys naming secrets,
+/// tokens, passwords or access keys are left out when planning — so pass them here), and
+/// returns the unit's partial result.
+///
+/// `unit` / `unit_len`: a unit from `paimon_cleanup_orphan_units_plan` or
+/// `paimon_cleanup_orphan_units_decide`. `option_keys` / `option_values`: `option_count`
+/// NUL-terminated UTF-8 strings each (both may be NULL when the count is 0). `run_options`: may
+/// be NULL (its token cancels; the reads of a plan unit stop at once). The I/O concurrency is
+/// the executor's. Plan units only read: a failed, cancelled or repeated one changes nothing.
+/// A delete unit checks every path again (roots, kind, no symlinked directory) before its first
+/// deletion; files it cannot delete are reported in its result, not as an error.
+///
+/// Ownership: the caller keeps its arguments. On success `*out` receives a new buffer owned
+/// by the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+/// Thread-safety: any number of host threads may call it at once, with one executor.
+/// Errors: `NULL_POINTER` for a NULL `executor`, `out`, unit bytes or option array;
+/// `INVALID_UTF8`; `INVALID_ARGUMENT` for bytes that are not a unit of this library's format
+/// version, an empty or duplicate key; `NOT_FOUND` / `STORAGE` opening the table; `PATH_REFUSED`
+/// for a delete unit naming a path outside the table's roots or of the wrong kind;
+/// `CANCELLED`. A manifest that cannot be read is not an error here (it is in the result;
+/// decide judges it). `*err` as usual.
+///
+/// # Safety
+/// `unit` must be NULL or point to `unit_len` readable bytes; each option array NULL or
+/// `option_count` readable pointers to NUL-terminated strings; handles NULL or live; `out` and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_unit_execute(
+    executor: *const PaimonCleanupExecutor,
+    unit: *const u8,
+    unit_len: usize,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_unit_execute";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let executor = unsafe { handle_ref(executor, F, "executor") }?;
+        let out = out_arg(out, F, "out")?;
+        if unit_len == 0 {
+            return Err(FfiError::invalid_argument(format!(
+                "{F}: argument `unit` is empty"
+            )));
+        }
+        // SAFETY: as documented.
+        let unit = unsafe { bytes_arg(unit, unit_len, F, "unit") }?;
+        // SAFETY: as documented.
+        let options = unsafe { options_arg(option_keys, option_values, option_count) }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let run = unsafe { run_options.as_ref() };
+        // The executor's setting, or the default for the unit's table location.
+        let io = executor.effective_io_concurrency(&units::table_uri(unit)?);
+        let control = run_control(run, io);
+        control.cancel.check()?;
+        let work = async { units::execute(unit, &options, &control).await };
+        let log = run_log(run);
+        let result = match &log {
+            Some(log) => executor.block_on(F, work.with_subscriber(log.dispatch())),
+            None => executor.block_on(F, work),
+        };
+        drop(log);
+        let bytes = result??;
+        // SAFETY: checked non-NULL and writable.
+        unsafe { give(out, buffer(bytes)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// The host options of `paimon_cleanup_orphan_unit_execute`.
+///
+/// # Safety
+/// As `paimon_cleanup_orphan_unit_execute`'s option arrays.
+unsafe fn options_arg(
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    count: usize,
+) -> Result<HashMap<String, String>, FfiError> {
+    const F: &str = "paimon_cleanup_orphan_unit_execute";
+    if count > MAX_OPTIONS {
+        return Err(FfiError::invalid_argument(format!(
+            "{F}: option_count = {count} is out of range (at most {MAX_OPTIONS})"
+        )));
+    }
+    let mut options = HashMap::with_capacity(count);
+    if count == 0 {
+        return Ok(options);
+    }
+    if keys.is_null() {
+        return Err(FfiError::null_pointer(F, "option_keys"));
+    }
+    if values.is_null() {
+        return Err(FfiError::null_pointer(F, "option_values"));
+    }
+    for i in 0..count {
+        // SAFETY: both arrays hold `count` pointers (caller's guarantee).
+        let key = unsafe { array_str(keys, i, F, "option_keys") }?;
+        // SAFETY: as above.
+        let value = unsafe { array_str(values, i, F, "option_values") }?;
+        if key.is_empty() {
+            return Err(FfiError::invalid_argument(format!(
+                "{F}: option_keys[{i}] is empty"
+            )));
+        }
+        if options.insert(key.to_owned(), value.to_owned()).is_some() {
+            return Err(FfiError::invalid_argument(format!(
+                "{F}: option key `{key}` is given more than once"
+            )));
+        }
+    }
+    Ok(options)
+}
+
+/// Merges two partial results of orphan-removal units. Associative and commutative (any
+/// order and grouping give identical bytes); an empty byte string (length 0, pointer may be
+/// NULL) is the neutral element.
+///
+/// Ownership: the caller keeps `a` and `b`. On success `*out` receives a new buffer owned by
+/// the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+/// Thread-safety: any thread; no executor needed (pure computation).
+/// Errors: `NULL_POINTER` for a NULL `out` or a NULL pointer with a non-zero length;
+/// `INVALID_ARGUMENT` for bytes that are not a partial result of this format version, results
+/// of two different plans, or a unit's result included in both. `*err` as usual.
+///
+/// # Safety
+/// `a` / `b` must be NULL or point to `a_len` / `b_len` readable bytes; `out` and `err` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_partials_merge(
+    a: *const u8,
+    a_len: usize,
+    b: *const u8,
+    b_len: usize,
+    out: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_partials_merge";
+    let body = || -> Result<(), FfiError> {
+        let out = out_arg(out, F, "out")?;
+        // SAFETY: as documented.
+        let a = unsafe { bytes_arg(a, a_len, F, "a") }?;
+        // SAFETY: as documented.
+        let b = unsafe { bytes_arg(b, b_len, F, "b") }?;
+        let merged = units::merge(a, b)?;
+        // SAFETY: checked non-NULL and writable.
+        unsafe { give(out, buffer(merged)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Decides an orphan-file removal planned as units (on the driver), with every safety rule of
+/// `paimon_cleanup_remove_orphan_files`: lists the versions again until no new one appears
+/// (reading the new ones' manifests itself), fails when metadata a version still needs could
+/// not be read or when a plan unit's result is missing, keeps every referenced file, every
+/// file whose name is referenced at another location and every file the veto keeps, checks
+/// every path (roots, kinds, no symlinked directory), and returns the decision and the delete
+/// units (none for a dry run). Nothing is deleted by this call.
+///
+/// `state`: `*out_state` of the plan. `merged`: every plan unit's result, merged. `config`:
+/// the plan's config; its veto is asked here (the cut-off, dry run and roots are the plan's).
+///
+/// Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+/// and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing unit result;
+/// `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a version still needs could not be read
+/// (the message names the file; nothing deleted); `CONFLICT` when versions keep appearing;
+/// `PATH_REFUSED`; `CANCELLED`; `INTERNAL` if the veto panicked. `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_units_decide(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    config: *const PaimonCleanupOrphanConfig,
+    run_options: *const PaimonCleanupRunOptions,
+    state: *const u8,
+    state_len: usize,
+    merged: *const u8,
+    merged_len: usize,
+    out_decision: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_units_decide";
+    let body = || -> Result<(), FfiError> {
+        let out_decision = out_arg(out_decision, F, "out_decision")?;
+        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: as documented.
+        let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
+        // SAFETY: as documented.
+        let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
+        let mut no_report: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: NULL or live handles (caller's guarantee); `no_report` is writable.
+        let call = unsafe { Call::new(F, context, executor, run_options, &mut no_report) }?
+            .reads_stop_on_cancel();
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { handle_ref(config, F, "config") }?;
+        let decided = call.run(|table, control| async move {
+            let cfg = config.orphan_config(table.root().clone());
+            units::decide(&table, &cfg, &control, state, merged).await
+        })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            give(out_decision, buffer(decided.decision));
+            give(out_units, buffer_list(decided.units));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Finishes an orphan-file removal run as units (on the driver), after every delete unit:
+/// removes the data directories the deletions left empty (not in a dry run) and returns the
+/// report, the same as `paimon_cleanup_remove_orphan_files` returns.
+///
+/// `decision`: `*out_decision` of decide. `merged`: every delete unit's result, merged (length
+/// 0 when decide returned no unit).
+///
+/// Ownership: the caller keeps its arguments. On success `*out` receives a new report
+/// (`PAIMON_CLEANUP_REPORT_KIND_REMOVE_ORPHAN_FILES`), released with
+/// `paimon_cleanup_report_free`; on failure it is left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing delete unit
+/// result; `NOT_FOUND` if the table does not exist; `CANCELLED`. `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; `out` and `err` NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_units_finish(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    decision: *const u8,
+    decision_len: usize,
+    merged: *const u8,
+    merged_len: usize,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_units_finish";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: as documented.
+        let decision = unsafe { bytes_arg(decision, decision_len, F, "decision") }?;
+        // SAFETY: as documented.
+        let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
+        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        let report = call.run(|table, control| async move {
+            units::finish(&table, &control, decision, merged).await
+        })?;
+        call.deliver(PaimonCleanupReport::from_orphans(report));
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
