@@ -49,11 +49,11 @@ trap cleanup EXIT
 # shellcheck source=scripts/lib/summary.sh
 . "$ROOT/scripts/lib/summary.sh"
 run_step() {
-  local name="$1"
+  local name="$1" t0=$SECONDS
   shift
   log "$name"
   if "$@"; then
-    echo "ok: $name"
+    echo "ok: $name ($((SECONDS - t0)) s)"
     suite_pass "$name"
   else
     echo "FAILED: $name" >&2
