@@ -50,30 +50,32 @@ sleep 1
 CUTOFF="$(date +%s%3N)"
 sleep 1
 
-# measure <name> <command...>: wall time and the peak RSS of every process of the command's
-# tree (sampled from /proc every 0.2 s; java processes named by their main class).
+# measure <name> <command...>: wall time, the peak RSS of the command's main process (getrusage,
+# through /usr/bin/time: spark-submit execs the driver JVM) and of every other process of its
+# tree (sampled from /proc every 0.2 s; JVMs named by their main class).
 measure() {
-  local name="$1" pid
+  local name="$1" pid wall
   shift
   local samples="$DIR/$name.rss"
   : >"$samples"
   start=$(date +%s.%N)
-  "$@" >"$DIR/$name.out" 2>"$DIR/$name.err" &
+  /usr/bin/time -f '%M' -o "$DIR/$name.maxrss" "$@" >"$DIR/$name.out" 2>"$DIR/$name.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    for p in $(pgrep -g "$(ps -o pgid= "$pid" | tr -d ' ')" 2>/dev/null || echo "$pid"); do
+    for p in $(pgrep -g "$(ps -o pgid= "$pid" | tr -d ' ')" 2>/dev/null || true); do
+      [ "$p" = "$pid" ] && continue
       rss="$(awk '/^VmRSS/ {print $2}' "/proc/$p/status" 2>/dev/null || true)"
       [ -n "$rss" ] || continue
-      cmd="$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -oE 'org\.apache\.spark\.[A-Za-z.]+|paimon-cleanup [a-z-]+' | head -n 1 || true)"
-      echo "$p ${cmd:-other} $rss" >>"$samples"
+      cmd="$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -oE 'org\.apache\.spark\.[A-Za-z.]+' | head -n 1 || true)"
+      [ -n "$cmd" ] && echo "$p $cmd $rss" >>"$samples"
     done
     sleep 0.2
   done
   wait "$pid" || { echo "$name failed:" >&2; tail -n 20 "$DIR/$name.err" >&2; return 1; }
-  local wall
   wall="$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
-  printf '%-14s wall %6.1f s; peak RSS (MiB):' "$name" "$wall"
-  awk '{ if ($3 > m[$1 " " $2]) m[$1 " " $2] = $3 } END { for (k in m) { split(k, a, " "); printf " %s=%d", a[2], m[k] / 1024 } }' "$samples"
+  printf '%-10s wall %6.1f s; peak RSS: main process %d MiB' "$name" "$wall" \
+    "$(($(tail -n 1 "$DIR/$name.maxrss") / 1024))"
+  awk '{ if ($3 > m[$1 " " $2]) m[$1 " " $2] = $3 } END { for (k in m) { split(k, a, " "); printf "; %s (pid %s) %d MiB", a[2], a[1], m[k] / 1024 } }' "$samples"
   echo
 }
 
