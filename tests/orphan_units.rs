@@ -195,7 +195,7 @@ fn units_in_any_order_equal_the_single_process_run() {
     // Dry runs first: same report, nothing changed.
     let tree = common::tree(&t);
     // One cut-off for every run (the default, now - 1 day, moves between runs).
-    let day_ago = paimon_cleanup::clean::expiry::retention::now_millis() - 86_400_000;
+    let day_ago = paimon_cleanup::clean::shared::clock::now_millis() - 86_400_000;
     let dry = OrphanConfig {
         dry_run: true,
         older_than_ms: Some(day_ago),

@@ -1020,7 +1020,7 @@ fn values_time_expiry_drops_exactly_the_partitions_older_than_the_window() {
     if common::python().is_none() {
         return;
     }
-    let now_ms = paimon_cleanup::clean::expiry::retention::now_millis();
+    let now_ms = paimon_cleanup::clean::shared::clock::now_millis();
     let today = chrono::DateTime::from_timestamp_millis(now_ms)
         .unwrap()
         .with_timezone(&chrono::Local)

@@ -67,7 +67,7 @@ fn local_text(ms: i64) -> String {
 }
 
 fn now_ms() -> i64 {
-    paimon_cleanup::clean::expiry::retention::now_millis()
+    paimon_cleanup::clean::shared::clock::now_millis()
 }
 
 const DAY_MS: i64 = 86_400_000;

@@ -161,7 +161,7 @@ fn expire_tags_by_retention_and_by_age() {
     let young = rt2
         .block_on(expire_tags(
             &b1,
-            Some(paimon_cleanup::clean::expiry::retention::now_millis() - 3_600_000),
+            Some(paimon_cleanup::clean::shared::clock::now_millis() - 3_600_000),
             false,
             &RunControl::default(),
         ))
@@ -171,7 +171,7 @@ fn expire_tags_by_retention_and_by_age() {
     let old = rt2
         .block_on(expire_tags(
             &b1,
-            Some(paimon_cleanup::clean::expiry::retention::now_millis() - 3_600_000),
+            Some(paimon_cleanup::clean::shared::clock::now_millis() - 3_600_000),
             false,
             &RunControl::default(),
         ))

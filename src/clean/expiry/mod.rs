@@ -4,6 +4,7 @@
 pub mod changelogs;
 pub mod consumers;
 pub mod protectors;
+pub mod range;
 pub mod retention;
 pub mod snapshots;
 pub mod tags;

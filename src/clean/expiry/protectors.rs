@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::clean::expiry::changelogs::expiring_now;
+use crate::clean::expiry::range::expiring_now;
 use crate::clean::shared::references::{ProtectMode, Protector};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
@@ -58,8 +58,8 @@ async fn branch_protectors(
     name: &str,
     skip_tags: &[String],
 ) -> Result<Vec<Protector>> {
-    let b = match table.branch(name).await {
-        Ok(b) => b,
+    let branch = match table.branch(name).await {
+        Ok(branch) => branch,
         Err(Error::NotFound { .. }) => {
             // No schema: read it with this table's schema; manifests are shared.
             tracing::warn!(branch = %name, "branch has no readable schema; its snapshots and tags still protect files");
@@ -70,7 +70,7 @@ async fn branch_protectors(
     let own_branch = name == table.branch_name();
     let tags = async {
         let mut out = Vec::new();
-        for (tag, t) in b.tags().await? {
+        for (tag, t) in branch.tags().await? {
             if own_branch && skip_tags.contains(&tag) {
                 continue;
             }
@@ -86,10 +86,10 @@ async fn branch_protectors(
         if own_branch {
             return Ok(Vec::new());
         }
-        let snaps = b.all_snapshots().await?;
+        let snaps = branch.all_snapshots().await?;
         Ok::<_, Error>(snapshot_line(&format!("branch {name}"), &snaps))
     };
-    let changelogs = changelog_protectors(&b, name);
+    let changelogs = changelog_protectors(&branch, name);
     let (mut out, snapshots, changelogs) = futures::try_join!(tags, snapshots, changelogs)?;
     out.extend(snapshots);
     out.extend(changelogs);
@@ -97,9 +97,9 @@ async fn branch_protectors(
 }
 
 /// The long-lived changelogs of branch `b` (named `name`) that protect files.
-async fn changelog_protectors(b: &Table, name: &str) -> Result<Vec<Protector>> {
+async fn changelog_protectors(branch: &Table, name: &str) -> Result<Vec<Protector>> {
     let mut out = Vec::new();
-    let changelogs: BTreeMap<i64, Snapshot> = b
+    let changelogs: BTreeMap<i64, Snapshot> = branch
         .all_changelogs()
         .await?
         .into_iter()
@@ -108,10 +108,10 @@ async fn changelog_protectors(b: &Table, name: &str) -> Result<Vec<Protector>> {
     let expiring = if changelogs.is_empty() {
         0..0
     } else {
-        expiring_now(b, &changelogs).await?
+        expiring_now(branch, &changelogs).await?
     };
     for (id, c) in changelogs {
-        if expiring.contains(&id) && !changelog_readable(b, &c).await? {
+        if expiring.contains(&id) && !changelog_readable(branch, &c).await? {
             // Half-deleted by an interrupted changelog expiry (its metadata goes before its
             // file): unreadable for everyone, and expiring anyway. Strict otherwise (P3).
             tracing::warn!(branch = %name, changelog = id, "changelog past its retention misses its metadata (an interrupted changelog expiry); it protects nothing until the next changelog expiry removes it");
@@ -128,21 +128,24 @@ async fn changelog_protectors(b: &Table, name: &str) -> Result<Vec<Protector>> {
 
 /// Whether every metadata file a changelog protector reads is present: its changelog list (or
 /// base and delta lists) and the manifests they name. Errors other than "not found" are errors.
-async fn changelog_readable(b: &Table, c: &Snapshot) -> Result<bool> {
-    let lists = match &c.changelog_manifest_list {
+async fn changelog_readable(branch: &Table, changelog: &Snapshot) -> Result<bool> {
+    let lists = match &changelog.changelog_manifest_list {
         Some(l) => vec![l.clone()],
-        None => vec![c.base_manifest_list.clone(), c.delta_manifest_list.clone()],
+        None => vec![
+            changelog.base_manifest_list.clone(),
+            changelog.delta_manifest_list.clone(),
+        ],
     };
     for l in lists {
-        let metas = match b.reader().manifest_list(b.paths(), &l).await {
+        let metas = match branch.reader().manifest_list(branch.paths(), &l).await {
             Ok(m) => m,
             Err(e) if e.is_not_found() => return Ok(false),
             Err(e) => return Err(e),
         };
         for m in metas {
-            if !b
+            if !branch
                 .storage()
-                .exists(&b.paths().manifest(&m.file_name)?)
+                .exists(&branch.paths().manifest(&m.file_name)?)
                 .await?
             {
                 return Ok(false);

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::clean::expiry::snapshots::millis;
+use crate::clean::shared::clock::millis;
 use crate::error::{Error, Result};
 use crate::spec::options::TableOptions;
 
@@ -59,58 +59,66 @@ pub struct Retention {
     pub changelog_decoupled: bool,
 }
 
-/// Current wall-clock time in epoch ms.
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(millis)
-        .unwrap_or(0)
+/// Retention as the table's options (or Paimon's defaults) give it, before the caller's overrides.
+struct OptionRetention {
+    retain_min: i64,
+    retain_max: i64,
+    time_retained: Duration,
 }
 
-struct Raw {
-    min: i64,
-    max: i64,
-    time: Duration,
-}
-
-fn snapshot_raw(o: &TableOptions) -> Result<Raw> {
-    Ok(Raw {
-        min: o
+/// `snapshot.num-retained.min` / `.max` and `snapshot.time-retained`.
+fn snapshot_options(options: &TableOptions) -> Result<OptionRetention> {
+    Ok(OptionRetention {
+        retain_min: options
             .get_i64("snapshot.num-retained.min")?
             .unwrap_or(DEFAULT_RETAIN_MIN),
-        max: o
+        retain_max: options
             .get_i64("snapshot.num-retained.max")?
             .unwrap_or(DEFAULT_RETAIN_MAX),
-        time: o
+        time_retained: options
             .get_duration("snapshot.time-retained")?
             .unwrap_or(DEFAULT_TIME_RETAINED),
     })
 }
 
-fn changelog_raw(o: &TableOptions, snap: &Raw) -> Result<Raw> {
-    Ok(Raw {
-        min: o.get_i64("changelog.num-retained.min")?.unwrap_or(snap.min),
-        max: o.get_i64("changelog.num-retained.max")?.unwrap_or(snap.max),
-        time: o
+/// `changelog.num-retained.min` / `.max` and `changelog.time-retained`, each falling back to
+/// the `snapshot` value.
+fn changelog_options(
+    options: &TableOptions,
+    snapshot: &OptionRetention,
+) -> Result<OptionRetention> {
+    Ok(OptionRetention {
+        retain_min: options
+            .get_i64("changelog.num-retained.min")?
+            .unwrap_or(snapshot.retain_min),
+        retain_max: options
+            .get_i64("changelog.num-retained.max")?
+            .unwrap_or(snapshot.retain_max),
+        time_retained: options
             .get_duration("changelog.time-retained")?
-            .unwrap_or(snap.time),
+            .unwrap_or(snapshot.time_retained),
     })
 }
 
-fn decoupled(snap: &Raw, cl: &Raw) -> bool {
-    cl.max > snap.max || cl.min > snap.min || cl.time > snap.time
+/// Whether changelogs outlive snapshots: any changelog setting keeps more than its snapshot one.
+fn is_decoupled(snapshot: &OptionRetention, changelog: &OptionRetention) -> bool {
+    changelog.retain_max > snapshot.retain_max
+        || changelog.retain_min > snapshot.retain_min
+        || changelog.time_retained > snapshot.time_retained
 }
 
-fn finish(
-    base: Raw,
-    ov: &RetentionOverrides,
-    limit: i64,
+/// Applies the caller's `overrides` to `base` and `default_limit` and validates the result
+/// (P10): retain min ≥ 1, max ≥ min, limit ≥ 1, and a cut-off not in the future (`now`).
+fn apply_overrides(
+    base: OptionRetention,
+    overrides: &RetentionOverrides,
+    default_limit: i64,
     now: i64,
     decoupled: bool,
 ) -> Result<Retention> {
-    let retain_min = ov.retain_min.unwrap_or(base.min);
-    let retain_max = ov.retain_max.unwrap_or(base.max);
-    let limit = ov.limit.unwrap_or(limit);
+    let retain_min = overrides.retain_min.unwrap_or(base.retain_min);
+    let retain_max = overrides.retain_max.unwrap_or(base.retain_max);
+    let limit = overrides.limit.unwrap_or(default_limit);
     if retain_min < 1 {
         return Err(Error::InvalidArgument(format!(
             "retain min must be at least 1, got {retain_min}"
@@ -126,22 +134,22 @@ fn finish(
             "max expires per run must be at least 1, got {limit}"
         )));
     }
-    let older_than_ms = match (ov.older_than_ms, ov.time_retained) {
+    let older_than_ms = match (overrides.older_than_ms, overrides.time_retained) {
         (Some(_), Some(_)) => {
             return Err(Error::InvalidArgument(
                 "give either an older-than timestamp or a time retained, not both".into(),
             ))
         }
-        (Some(t), None) => {
-            if t > now {
+        (Some(cutoff), None) => {
+            if cutoff > now {
                 return Err(Error::InvalidArgument(format!(
-                    "older-than {t} ms is in the future (now is {now} ms)"
+                    "older-than {cutoff} ms is in the future (now is {now} ms)"
                 )));
             }
-            t
+            cutoff
         }
-        (None, Some(d)) => now.saturating_sub(millis(d)),
-        (None, None) => now.saturating_sub(millis(base.time)),
+        (None, Some(time_retained)) => now.saturating_sub(millis(time_retained)),
+        (None, None) => now.saturating_sub(millis(base.time_retained)),
     };
     Ok(Retention {
         retain_min,
@@ -152,34 +160,36 @@ fn finish(
     })
 }
 
-fn expire_limit(o: &TableOptions) -> Result<i64> {
-    Ok(o.get_i64("snapshot.expire.limit")?
+/// `snapshot.expire.limit` (both expiries use it).
+fn expire_limit(options: &TableOptions) -> Result<i64> {
+    Ok(options
+        .get_i64("snapshot.expire.limit")?
         .unwrap_or(DEFAULT_EXPIRE_LIMIT))
 }
 
 impl Retention {
     /// Snapshot retention from overrides, options and defaults.
     pub fn resolve_snapshot(
-        o: &TableOptions,
-        ov: &RetentionOverrides,
+        options: &TableOptions,
+        overrides: &RetentionOverrides,
         now: i64,
     ) -> Result<Retention> {
-        let snap = snapshot_raw(o)?;
-        let cl = changelog_raw(o, &snap)?;
-        let d = decoupled(&snap, &cl);
-        finish(snap, ov, expire_limit(o)?, now, d)
+        let snapshot = snapshot_options(options)?;
+        let changelog = changelog_options(options, &snapshot)?;
+        let decoupled = is_decoupled(&snapshot, &changelog);
+        apply_overrides(snapshot, overrides, expire_limit(options)?, now, decoupled)
     }
 
     /// Changelog retention (`changelog.*`, falling back to the snapshot values).
     pub fn resolve_changelog(
-        o: &TableOptions,
-        ov: &RetentionOverrides,
+        options: &TableOptions,
+        overrides: &RetentionOverrides,
         now: i64,
     ) -> Result<Retention> {
-        let snap = snapshot_raw(o)?;
-        let cl = changelog_raw(o, &snap)?;
-        let d = decoupled(&snap, &cl);
-        finish(cl, ov, expire_limit(o)?, now, d)
+        let snapshot = snapshot_options(options)?;
+        let changelog = changelog_options(options, &snapshot)?;
+        let decoupled = is_decoupled(&snapshot, &changelog);
+        apply_overrides(changelog, overrides, expire_limit(options)?, now, decoupled)
     }
 }
 

@@ -6,23 +6,24 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
-use crate::clean::expiry::retention::{now_millis, AssumeRemoved, Retention, RetentionOverrides};
+use crate::clean::expiry::range::snapshot_range;
+use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::plan::{
-    added_by_lists, deleted_by_deltas, manifests_by_list, DeletionPlan, MetadataScope,
-    RemovedMetadata,
+    added_by_lists, deleted_by_deltas, manifests_by_list, stop_if_failed, DeletionPlan,
+    MetadataScope, RemovedMetadata,
 };
 use crate::clean::shared::references::{ProtectMode, Protector, ReferenceReader};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
-use crate::storage::Location;
 use crate::table::Table;
 
 /// Caller settings for snapshot expiry; unset fields take the table's options, then Paimon's
@@ -61,92 +62,26 @@ pub struct ExpireReport {
     pub elapsed_ms: u64,
 }
 
-/// The smallest `nextSnapshot` of the table's consumers, leaving out `ignored` ids: versions
-/// from there on are still to be read by a consumer.
-pub(crate) async fn consumer_bound(table: &Table, ignored: &[String]) -> Result<Option<i64>> {
-    Ok(table
-        .consumers()
-        .await?
-        .iter()
-        .filter(|(id, _)| !ignored.contains(id))
-        .map(|(_, (c, _))| c.next_snapshot)
-        .min())
-}
-
-/// The range `[begin, end)` to expire, or None.
-pub(crate) async fn expire_range(
-    table: &Table,
-    r: &Retention,
-    honour_consumers: bool,
-    ignored_consumers: &[String],
-    all: &BTreeMap<i64, Snapshot>,
-) -> Result<Option<(i64, i64)>> {
-    let storage = table.storage();
-    let dir = table.snapshots();
-    let (Some(latest), Some(earliest)) = (
-        dir.latest_id(storage).await?,
-        dir.earliest_id(storage).await?,
-    ) else {
-        return Ok(None);
-    };
-    // Ids come from metadata (any i64): bounds saturate instead of overflowing.
-    let min = latest
-        .saturating_sub(r.retain_max)
-        .saturating_add(1)
-        .max(earliest);
-    let mut max_exclusive = latest.saturating_sub(r.retain_min).saturating_add(1);
-    if honour_consumers {
-        if let Some(c) = consumer_bound(table, ignored_consumers).await? {
-            max_exclusive = max_exclusive.min(c);
-        }
-    }
-    max_exclusive = max_exclusive.min(earliest.saturating_add(r.limit));
-    let mut end = max_exclusive;
-    for id in min..max_exclusive {
-        if let Some(next) = all.get(&(id + 1)) {
-            if r.older_than_ms <= next.time_millis {
-                end = id;
-                break;
-            }
-        }
-    }
-    Ok(Some((earliest, end)))
-}
-
-/// Expire snapshots of `table`'s branch.
+/// Expire snapshots of `table`'s branch: resolve the retention, pick the range to expire, plan
+/// the deletions against every protector, delete in the crash-safe order, then move the
+/// `EARLIEST` hint.
 pub async fn expire_snapshots(
     table: &Table,
     cfg: &ExpireConfig,
     ctl: &RunControl,
 ) -> Result<ExpireReport> {
     let started = Instant::now();
-    let now = now_millis();
-    let r = Retention::resolve_snapshot(table.options(), &cfg.retention, now)?;
-    let decoupled = r.changelog_decoupled;
-    let clean_dirs = match cfg.clean_empty_dirs {
-        Some(v) => v,
-        None => table
-            .options()
-            .get_bool("snapshot.clean-empty-directories")?
-            .or(table
-                .options()
-                .get_bool("snapshot.expire.clean-empty-directories")?)
-            .unwrap_or(false),
-    };
-    let changelog_only = decoupled
-        && table
-            .options()
-            .get_bool("consumer.changelog-only")?
-            .unwrap_or(false);
+    let settings = Settings::resolve(table, cfg)?;
+    let decoupled = settings.retention.changelog_decoupled;
     let storage = table.storage();
     let (all, sizes) = read_snapshots_sized(table).await?;
     let mut report = ExpireReport::default();
     let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
 
-    let Some((earliest, end)) = expire_range(
+    let Some((earliest, end)) = snapshot_range(
         table,
-        &r,
-        !changelog_only,
+        &settings.retention,
+        !settings.changelog_only,
         &cfg.assume_removed.consumers,
         &all,
     )
@@ -158,7 +93,7 @@ pub async fn expire_snapshots(
     let dir = table.snapshots();
     if end <= earliest {
         if !cfg.dry_run && !storage.exists(&dir.hint_location("EARLIEST")).await? {
-            write_hint(table, &dir.hint_location("EARLIEST"), earliest).await?;
+            dir.write_hint(storage, "EARLIEST", earliest).await?;
         }
         report.earliest_after = Some(earliest);
         report.deletion = deleter.report;
@@ -176,128 +111,47 @@ pub async fn expire_snapshots(
         report.deletion = deleter.report;
         return Ok(report);
     };
-
     if cfg.refuse_if_tags_pin_expired {
-        let pinned: Vec<String> = table
-            .tags()
-            .await?
-            .into_iter()
-            .filter(|(n, _)| !cfg.assume_removed.tags.contains(n))
-            .filter(|(_, t)| t.snapshot.id < end)
-            .map(|(n, t)| format!("{n} (snapshot {})", t.snapshot.id))
-            .collect();
-        if !pinned.is_empty() {
-            return Err(Error::Conflict(format!(
-                "tags pin snapshots older than the retention window: {}",
-                pinned.join(", ")
-            )));
-        }
+        refuse_if_tags_pin(table, &cfg.assume_removed.tags, end).await?;
     }
     ctl.cancel.check()?;
 
-    // Candidates: files deleted by the deltas of (begin, end] (an ADD of the same location in
-    // the same delta cancels: level upgrade), and changelog files of [begin, end). The
-    // protectors and their lists are read first, with the delta lists; then the delta
-    // manifests, each decoded once: one a protector names is also kept for protection. On
-    // object stores the protectors' other manifests and index manifests are fetched meanwhile
-    // (`ReferenceReader::prefetch`). The changelog candidates and the expired versions' own
-    // metadata (lists, index manifests) are read alongside all of it.
-    let mut rr = ReferenceReader::new(table);
+    // Candidates: files deleted by the deltas of (begin, end] and changelog files of
+    // [begin, end); protectors: `end` and every later snapshot, and everything else.
     let delta_lists: Vec<String> = all
         .range(begin + 1..=end)
         .map(|(_, s)| s.delta_manifest_list.clone())
         .collect();
-    let changelog_lists: Vec<String> = expired
-        .iter()
-        .filter_map(|s| s.changelog_manifest_list.clone())
-        .collect();
-    let kept: Vec<Snapshot> = std::iter::once(end_snapshot.clone())
+    let kept: Vec<Snapshot> = std::iter::once(end_snapshot)
         .chain(
             all.range((Bound::Excluded(end), Bound::Unbounded))
                 .map(|(_, s)| s.clone()),
         )
         .collect();
-    let gather_protectors = async {
-        // The kept snapshots of this branch (their lists read first: known already), every
-        // tag, other branches, changelogs, and (decoupled lifecycle) the expired snapshots that
-        // become long-lived changelogs now.
-        let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), &kept);
-        let (mut others, mut named) = futures::try_join!(
-            other_protectors_except(table, &cfg.assume_removed.tags),
-            rr.protector_manifests(&protectors),
-        )?;
-        if decoupled {
-            others.extend(expired.iter().map(|s| Protector {
-                label: format!("new changelog {}", s.id),
-                snapshot: s.clone(),
-                mode: ProtectMode::Changelog,
-            }));
-        }
-        named.extend(rr.protector_manifests(&others).await?);
-        protectors.append(&mut others);
-        Ok::<_, Error>((protectors, named))
-    };
-    let deltas_and_protectors = async {
-        let ((protectors, named), ()) =
-            futures::try_join!(gather_protectors, rr.load_lists(&delta_lists, true))?;
-        let read_by_candidates: HashSet<String> = manifests_by_list(&rr, &delta_lists)
-            .into_iter()
-            .map(|(_, m)| m)
-            .filter(|m| named.contains(m))
-            .collect();
-        let (candidates, ()) = futures::try_join!(
-            deleted_by_deltas(&rr, table, &delta_lists, &named),
-            rr.prefetch(&protectors, &read_by_candidates),
-        )?;
-        Ok::<_, Error>((candidates, protectors))
-    };
-    let ((mut candidates, protectors), changelog_candidates, removed_metadata) = futures::try_join!(
-        deltas_and_protectors,
-        added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
-        RemovedMetadata::read(&rr, table, &expired, MetadataScope::All),
-    )?;
-    candidates.append(changelog_candidates);
+    let plan = plan_deletions(
+        table,
+        &delta_lists,
+        &expired,
+        &kept,
+        decoupled,
+        &cfg.assume_removed.tags,
+        ctl,
+    )
+    .await?;
     ctl.cancel.check()?;
-    tracing::debug!(
-        candidates = candidates.len(),
-        protectors = protectors.len(),
-        "candidates and protectors read"
-    );
-    let plan =
-        DeletionPlan::from_parts(&mut rr, table, candidates, removed_metadata, &protectors).await?;
-    tracing::debug!(data_files = plan.data.len(), "deletion plan ready");
-    ctl.cancel.check()?;
-    let snapshot_files: Vec<Planned> = expired
-        .iter()
-        .map(|s| Planned {
-            location: dir.location(s.id),
-            class: FileClass::SnapshotMeta,
-            bytes: sizes.get(&s.id).copied(),
-        })
-        .collect();
+    let snapshot_files = snapshot_files(table, &expired, &sizes);
     // The snapshot files go after the plan: they are checked with it, before anything goes.
     deleter.check_plan(&snapshot_files).await?;
-    plan.execute(table, &mut deleter, clean_dirs).await?;
+    plan.execute(table, &mut deleter, settings.clean_dirs)
+        .await?;
     if decoupled && !cfg.dry_run {
-        let cl = table.changelogs();
-        for s in &expired {
-            storage
-                .put(
-                    &cl.location(s.id),
-                    bytes::Bytes::from(changelog_of(s).to_json()?),
-                )
-                .await?;
-            report.changelogs_written += 1;
-        }
-        if let Some(last) = expired.last() {
-            write_hint(table, &cl.hint_location("LATEST"), last.id).await?;
-        }
+        report.changelogs_written = write_long_lived_changelogs(table, &expired).await?;
     }
     deleter.delete("snapshot files", snapshot_files).await?;
     // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
-    crate::clean::shared::plan::stop_if_failed(&deleter)?;
+    stop_if_failed(&deleter)?;
     if !cfg.dry_run {
-        write_hint(table, &dir.hint_location("EARLIEST"), end).await?;
+        dir.write_hint(storage, "EARLIEST", end).await?;
     }
 
     report.snapshots_expired = expired.len() as u64;
@@ -312,6 +166,181 @@ pub async fn expire_snapshots(
         "expired snapshots"
     );
     Ok(report)
+}
+
+/// What a snapshot expiry runs with: the caller's settings over the table's options.
+struct Settings {
+    /// Resolved retention (it also says whether the changelog lifecycle is decoupled).
+    retention: Retention,
+    /// Remove directories left empty.
+    clean_dirs: bool,
+    /// Consumers read changelogs only (`consumer.changelog-only`, decoupled lifecycle): they
+    /// do not hold snapshots back.
+    changelog_only: bool,
+}
+
+impl Settings {
+    fn resolve(table: &Table, cfg: &ExpireConfig) -> Result<Settings> {
+        let options = table.options();
+        let retention = Retention::resolve_snapshot(options, &cfg.retention, now_millis())?;
+        let clean_dirs = match cfg.clean_empty_dirs {
+            Some(v) => v,
+            None => options
+                .get_bool("snapshot.clean-empty-directories")?
+                .or(options.get_bool("snapshot.expire.clean-empty-directories")?)
+                .unwrap_or(false),
+        };
+        let changelog_only = retention.changelog_decoupled
+            && options
+                .get_bool("consumer.changelog-only")?
+                .unwrap_or(false);
+        Ok(Settings {
+            retention,
+            clean_dirs,
+            changelog_only,
+        })
+    }
+}
+
+/// Lance's policy ([`ExpireConfig::refuse_if_tags_pin_expired`]): a conflict naming every tag
+/// of the branch (but `skip_tags`) on a snapshot before `end`.
+async fn refuse_if_tags_pin(table: &Table, skip_tags: &[String], end: i64) -> Result<()> {
+    let pinned: Vec<String> = table
+        .tags()
+        .await?
+        .into_iter()
+        .filter(|(n, _)| !skip_tags.contains(n))
+        .filter(|(_, t)| t.snapshot.id < end)
+        .map(|(n, t)| format!("{n} (snapshot {})", t.snapshot.id))
+        .collect();
+    if pinned.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Conflict(format!(
+        "tags pin snapshots older than the retention window: {}",
+        pinned.join(", ")
+    )))
+}
+
+/// The deletion plan of expiring `expired`: candidates are the files deleted by `delta_lists`
+/// (an ADD of the same location in the same delta cancels: level upgrade) and the changelog
+/// files of `expired`; protectors are `kept` (this branch's snapshots from the first kept one)
+/// and everything [`read_protectors`] adds.
+///
+/// The protectors and their lists are read first, with the delta lists; then the delta
+/// manifests, each decoded once: one a protector names is also kept for protection. On object
+/// stores the protectors' other manifests and index manifests are fetched meanwhile
+/// (`ReferenceReader::prefetch`). The changelog candidates and the expired versions' own
+/// metadata (lists, index manifests) are read alongside all of it.
+async fn plan_deletions(
+    table: &Table,
+    delta_lists: &[String],
+    expired: &[Snapshot],
+    kept: &[Snapshot],
+    decoupled: bool,
+    skip_tags: &[String],
+    ctl: &RunControl,
+) -> Result<DeletionPlan> {
+    let mut rr = ReferenceReader::new(table);
+    let changelog_lists: Vec<String> = expired
+        .iter()
+        .filter_map(|s| s.changelog_manifest_list.clone())
+        .collect();
+    let deltas_and_protectors = async {
+        let ((protectors, named), ()) = futures::try_join!(
+            read_protectors(&rr, table, kept, expired, decoupled, skip_tags),
+            rr.load_lists(delta_lists, true)
+        )?;
+        let read_by_candidates: HashSet<String> = manifests_by_list(&rr, delta_lists)
+            .into_iter()
+            .map(|(_, m)| m)
+            .filter(|m| named.contains(m))
+            .collect();
+        let (candidates, ()) = futures::try_join!(
+            deleted_by_deltas(&rr, table, delta_lists, &named),
+            rr.prefetch(&protectors, &read_by_candidates),
+        )?;
+        Ok::<_, Error>((candidates, protectors))
+    };
+    let ((mut candidates, protectors), changelog_candidates, removed_metadata) = futures::try_join!(
+        deltas_and_protectors,
+        added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData),
+        RemovedMetadata::read(&rr, table, expired, MetadataScope::All),
+    )?;
+    candidates.append(changelog_candidates);
+    ctl.cancel.check()?;
+    tracing::debug!(
+        candidates = candidates.len(),
+        protectors = protectors.len(),
+        "candidates and protectors read"
+    );
+    let plan =
+        DeletionPlan::from_parts(&mut rr, table, candidates, removed_metadata, &protectors).await?;
+    tracing::debug!(data_files = plan.data.len(), "deletion plan ready");
+    Ok(plan)
+}
+
+/// Every version that protects files from a snapshot expiry, and the manifests they name: the
+/// kept snapshots of this branch (their lists read first: known already), every tag (but
+/// `skip_tags` of this branch), other branches, changelogs, and (decoupled lifecycle) the
+/// expired snapshots that become long-lived changelogs now.
+async fn read_protectors(
+    rr: &ReferenceReader<'_>,
+    table: &Table,
+    kept: &[Snapshot],
+    expired: &[Snapshot],
+    decoupled: bool,
+    skip_tags: &[String],
+) -> Result<(Vec<Protector>, HashSet<String>)> {
+    let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), kept);
+    let (mut others, mut named) = futures::try_join!(
+        other_protectors_except(table, skip_tags),
+        rr.protector_manifests(&protectors),
+    )?;
+    if decoupled {
+        others.extend(expired.iter().map(|s| Protector {
+            label: format!("new changelog {}", s.id),
+            snapshot: s.clone(),
+            mode: ProtectMode::Changelog,
+        }));
+    }
+    named.extend(rr.protector_manifests(&others).await?);
+    protectors.append(&mut others);
+    Ok((protectors, named))
+}
+
+/// The files of the `expired` snapshots, with their sizes from the listing.
+fn snapshot_files(table: &Table, expired: &[Snapshot], sizes: &BTreeMap<i64, u64>) -> Vec<Planned> {
+    let dir = table.snapshots();
+    expired
+        .iter()
+        .map(|s| Planned {
+            location: dir.location(s.id),
+            class: FileClass::SnapshotMeta,
+            bytes: sizes.get(&s.id).copied(),
+        })
+        .collect()
+}
+
+/// Decoupled lifecycle: writes the long-lived changelog of every `expired` snapshot, then the
+/// changelog `LATEST` hint; returns how many were written.
+async fn write_long_lived_changelogs(table: &Table, expired: &[Snapshot]) -> Result<u64> {
+    let storage = table.storage();
+    let changelogs = table.changelogs();
+    let mut written = 0;
+    for s in expired {
+        storage
+            .put(
+                &changelogs.location(s.id),
+                bytes::Bytes::from(changelog_of(s).to_json()?),
+            )
+            .await?;
+        written += 1;
+    }
+    if let Some(last) = expired.last() {
+        changelogs.write_hint(storage, "LATEST", last.id).await?;
+    }
+    Ok(written)
 }
 
 /// The long-lived changelog a decoupled expiry writes for snapshot `s`: the snapshot without
@@ -336,17 +365,4 @@ async fn read_snapshots_sized(
         all.insert(s.id, s);
     }
     Ok((all, sizes))
-}
-
-/// Write a hint file (EARLIEST / LATEST).
-pub(crate) async fn write_hint(table: &Table, loc: &Location, id: i64) -> Result<()> {
-    table
-        .storage()
-        .put(loc, bytes::Bytes::from(id.to_string()))
-        .await
-}
-
-/// A duration as whole milliseconds.
-pub(crate) fn millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }

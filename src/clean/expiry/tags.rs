@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
-use crate::clean::expiry::retention::now_millis;
 use crate::clean::report::{DeletionReport, FileClass};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::plan::{
     added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope,

@@ -71,6 +71,7 @@ pub(crate) async fn list(
     }
     // Last-level partition directories: their buckets, or themselves.
     let listed = list_tolerant(storage, partitions, concurrency, &mut out.errors).await;
+    ctl.cancel.check()?;
     let mut seen: HashSet<Location> = HashSet::new();
     for ((dir, root), listing) in listed {
         let buckets: Vec<Location> = listing
@@ -122,7 +123,8 @@ pub(crate) async fn list(
             }
         }
     }
-    Ok(())
+    // A listing cut short by a cancellation is not a result.
+    ctl.cancel.check()
 }
 
 /// Adds the candidates of one listing of `dir` to `out`, grouped by the directory each file is

@@ -12,10 +12,10 @@
 //!    branch. Never `schema/`, `tag/`, `consumer/`, `service/`, `metadata/`, `branch/*`
 //!    metadata other than temp files in `snapshot/` and `changelog/`, `snapshot-N`,
 //!    `changelog-N`, `EARLIEST`, `LATEST`, `*.managed.blob`, files at the table root, or anything
-//!    outside these directories. See [`candidates`](self) for details.
-//! 3. **References** of every snapshot, tag and long-lived changelog of EVERY branch (P2),
-//!    kept only where they are candidates. The table is listed again afterwards until no new
-//!    version appears. Unreadable metadata that a version still present needs — a missing
+//!    outside these directories. See [`listing`](self) for details.
+//! 3. **References** of every snapshot, tag and long-lived changelog of EVERY branch (P2), as
+//!    64-bit keys of locations and names. The table is listed again after every listing until
+//!    no new version appears. Unreadable metadata that a version still present needs — a missing
 //!    manifest list, manifest or index manifest included (P3) — aborts the run before anything
 //!    is deleted; the error names the file. So does an empty reference set while snapshots
 //!    exist.
@@ -24,7 +24,7 @@
 //!    with the writer's (e.g. partition options changed since, P18), and such candidates are
 //!    kept and listed in [`OrphanReport::kept_name_referenced_elsewhere`] rather than risked.
 //!    The caller's veto runs last.
-//! 5. **Delete** through the guarded, batched [`Deleter`]: data, changelog and index files in
+//! 5. **Delete** through the guarded, batched `Deleter`: data, changelog and index files in
 //!    data directories, then `index/`, `statistics/`, manifests, index manifests, manifest
 //!    lists, then temp files. Then bucket and partition directories left empty are removed
 //!    (never a data root, so never the table root). A dry run deletes nothing and reports the
@@ -41,6 +41,11 @@
 //! [`OrphanReport::skipped`]. Paimon writes external files under `<root>/<partition>/bucket-N`
 //! without the table name, so two tables sharing one external root see each other's live files
 //! as orphans. With the opt-in, the roots are added as delete roots for this run only.
+//!
+//! The run is a sequence of units ([`units`]): planning, list units and read units, the
+//! decision, delete units, the finish. [`remove_orphan_files`] runs them in one process; an
+//! engine can run the units on its workers through the same code (see `docs/architecture.md`,
+//! "Orphan files").
 
 mod codec;
 mod decide;

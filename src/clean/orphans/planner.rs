@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
+use crate::clean::shared::clock::now_millis;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{branch_root, list_branches, Table};

@@ -25,8 +25,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
 use crate::clean::report::FailedDelete;
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::Deleter;
 use crate::clean::shared::kinds::KindRules;
 use crate::error::Result;

@@ -32,8 +32,8 @@ use chrono::{NaiveDateTime, TimeZone};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
 use crate::clean::partitions::filter::{describe, PartitionFilter};
+use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
@@ -157,11 +157,11 @@ impl Changes for DropChanges {
 }
 
 fn computer(table: &Table) -> Result<PartitionComputer> {
-    let o = table.options();
+    let options = table.options();
     PartitionComputer::new(
         table.schema().partition_fields(),
-        o.partition_default_name(),
-        o.partition_legacy_name()?,
+        options.partition_default_name(),
+        options.partition_legacy_name()?,
     )
 }
 
@@ -193,25 +193,25 @@ fn add_partitions<'a>(
 fn add_outcome(
     report: &mut PartitionReport,
     filter: &PartitionFilter,
-    o: &CommitOutcome,
+    outcome: &CommitOutcome,
 ) -> Result<()> {
-    if o.found_after_unknown_outcome {
+    if outcome.found_after_unknown_outcome {
         tracing::warn!(
-            snapshot = o.snapshot_id,
+            snapshot = outcome.snapshot_id,
             "commit found after an unknown outcome: its file counts are not in the report"
         );
     }
     let mut parts: HashSet<&[u8]> = HashSet::new();
-    for e in o.delta.iter().filter(|e| e.kind == FileKind::Delete) {
+    for e in outcome.delta.iter().filter(|e| e.kind == FileKind::Delete) {
         report.files_marked_deleted += 1;
         report.rows_marked_deleted += e.file.row_count.max(0) as u64;
         report.bytes_marked_deleted += e.file.file_size.max(0) as u64;
         parts.insert(&e.partition);
     }
     add_partitions(report, filter.computer(), parts)?;
-    report.index_entries_removed += o.index_removed;
-    report.snapshot_ids.push(o.snapshot_id);
-    report.retries += u64::from(o.retries);
+    report.index_entries_removed += outcome.index_removed;
+    report.snapshot_ids.push(outcome.snapshot_id);
+    report.retries += u64::from(outcome.retries);
     Ok(())
 }
 
@@ -328,10 +328,10 @@ struct Resolved {
 }
 
 fn resolve(table: &Table, cfg: &PartitionExpireConfig) -> Result<Resolved> {
-    let o = table.options();
+    let options = table.options();
     let expiration = match cfg.expiration_time {
         Some(d) => d,
-        None => o
+        None => options
             .get_duration("partition.expiration-time")?
             .ok_or_else(|| {
                 Error::InvalidArgument(
@@ -341,22 +341,23 @@ fn resolve(table: &Table, cfg: &PartitionExpireConfig) -> Result<Resolved> {
     };
     let strategy = match cfg.strategy {
         Some(s) => s,
-        None => o
+        None => options
             .get_or("partition.expiration-strategy", "values-time")
             .parse()?,
     };
-    let formatter = cfg
-        .timestamp_formatter
-        .clone()
-        .or_else(|| o.get("partition.timestamp-formatter").map(String::from));
+    let formatter = cfg.timestamp_formatter.clone().or_else(|| {
+        options
+            .get("partition.timestamp-formatter")
+            .map(String::from)
+    });
     let pattern = cfg
         .timestamp_pattern
         .clone()
-        .or_else(|| o.get("partition.timestamp-pattern").map(String::from));
+        .or_else(|| options.get("partition.timestamp-pattern").map(String::from));
     let count = |v: Option<usize>, key: &str| -> Result<Option<usize>> {
         match v {
             Some(n) => Ok(Some(n)),
-            None => o
+            None => options
                 .get_i64(key)?
                 .map(|n| {
                     usize::try_from(n)
@@ -421,7 +422,7 @@ pub async fn expire_partitions(
     ctl: &RunControl,
 ) -> Result<PartitionReport> {
     let started = Instant::now();
-    let r = resolve(table, cfg)?;
+    let settings = resolve(table, cfg)?;
     let computer = computer(table)?;
     if computer.fields().is_empty() {
         return Err(Error::InvalidArgument(
@@ -449,10 +450,15 @@ pub async fn expire_partitions(
         }
     }
 
-    let expire_at = local_naive(r.now_ms)?
-        .checked_sub_signed(chrono::Duration::from_std(r.expiration).map_err(|_| {
-            Error::InvalidArgument(format!("expiration time {:?} is too large", r.expiration))
-        })?)
+    let expire_at = local_naive(settings.now_ms)?
+        .checked_sub_signed(
+            chrono::Duration::from_std(settings.expiration).map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "expiration time {:?} is too large",
+                    settings.expiration
+                ))
+            })?,
+        )
         .ok_or_else(|| Error::InvalidArgument("expiration time is too large".into()))?;
     let expire_at_ms = local_epoch_ms(expire_at);
     let keys: Vec<String> = computer.fields().iter().map(|f| f.name.clone()).collect();
@@ -460,10 +466,10 @@ pub async fn expire_partitions(
     let mut expired: Vec<(String, Vec<u8>)> = Vec::new();
     let mut no_time: Vec<Vec<u8>> = Vec::new();
     for (p, s) in &stats {
-        let is_expired = match r.strategy {
+        let is_expired = match settings.strategy {
             PartitionExpireStrategy::ValuesTime => {
                 let values = time_values(&computer, p)?;
-                match r.extractor.extract(&keys, &values) {
+                match settings.extractor.extract(&keys, &values) {
                     Some(t) => t < expire_at,
                     None => {
                         no_time.push(p.clone());
@@ -503,10 +509,10 @@ pub async fn expire_partitions(
         );
     }
     expired.sort();
-    expired.truncate(r.max_num);
+    expired.truncate(settings.max_num);
     tracing::info!(
         expired = expired.len(),
-        strategy = ?r.strategy,
+        strategy = ?settings.strategy,
         "partitions selected for expiry"
     );
 
@@ -528,7 +534,7 @@ pub async fn expire_partitions(
     }
 
     let id = identity(None, None);
-    let batch = r.batch.unwrap_or(expired.len()).max(1);
+    let batch = settings.batch.unwrap_or(expired.len()).max(1);
     let postpone = postpone(table)?;
     let batches = expired.len().div_ceil(batch) as u64;
     for (i, chunk) in expired.chunks(batch).enumerate() {

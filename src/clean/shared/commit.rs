@@ -29,7 +29,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::retention::now_millis;
+use crate::clean::shared::clock::now_millis;
 use crate::error::{Error, Result};
 use crate::spec::manifest::{
     self, encode_manifest, encode_manifest_list, encode_records, manifest_file_meta,
@@ -76,8 +76,8 @@ impl CommitSettings {
     /// Reads `commit.*`, `manifest.compression`, `manifest.target-file-size` and refuses
     /// `manifest.format` other than avro.
     pub fn from_table(table: &Table) -> Result<Self> {
-        let o = table.options();
-        if let Some(f) = o.get("manifest.format") {
+        let options = table.options();
+        if let Some(f) = options.get("manifest.format") {
             if !f.trim().eq_ignore_ascii_case("avro") {
                 return Err(Error::Unsupported(format!(
                     "table option manifest.format = '{f}': this library writes Avro manifests only, \
@@ -85,7 +85,7 @@ impl CommitSettings {
                 )));
             }
         }
-        let max_retries = match o.get_i64("commit.max-retries")? {
+        let max_retries = match options.get_i64("commit.max-retries")? {
             None => DEFAULT_MAX_RETRIES,
             Some(n) => u32::try_from(n).map_err(|_| {
                 Error::InvalidArgument(format!("commit.max-retries {n} is out of range"))
@@ -93,15 +93,15 @@ impl CommitSettings {
         };
         Ok(CommitSettings {
             max_retries,
-            min_wait: o
+            min_wait: options
                 .get_duration("commit.min-retry-wait")?
                 .unwrap_or(DEFAULT_MIN_RETRY_WAIT),
-            max_wait: o
+            max_wait: options
                 .get_duration("commit.max-retry-wait")?
                 .unwrap_or(DEFAULT_MAX_RETRY_WAIT),
-            timeout: o.get_duration("commit.timeout")?,
-            compression: ManifestCompression::from_options(o)?,
-            target_file_size: match o.get("manifest.target-file-size") {
+            timeout: options.get_duration("commit.timeout")?,
+            compression: ManifestCompression::from_options(options)?,
+            target_file_size: match options.get("manifest.target-file-size") {
                 Some(v) => parse_memory_size(v)?.max(1),
                 None => DEFAULT_MANIFEST_TARGET_SIZE,
             },
@@ -114,8 +114,8 @@ impl CommitSettings {
             .min_wait
             .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX))
             .min(self.max_wait);
-        let r = u64::from(uuid::Uuid::new_v4().as_bytes()[0]);
-        base + base.mul_f64(0.2 * r as f64 / 255.0)
+        let random_byte = u64::from(uuid::Uuid::new_v4().as_bytes()[0]);
+        base + base.mul_f64(0.2 * random_byte as f64 / 255.0)
     }
 }
 
@@ -393,7 +393,8 @@ async fn read_state(table: &Table, prev: Option<&Snapshot>) -> Result<State> {
     })
 }
 
-/// One attempt from the latest snapshot `latest`.
+/// One attempt from the latest snapshot `latest`: read its state, compute the changes, write
+/// the new metadata files, publish the snapshot, then move the `LATEST` hint.
 async fn attempt(
     table: &Table,
     settings: &CommitSettings,
@@ -416,162 +417,55 @@ async fn attempt(
     // Before anything is written: the new snapshot's id must exist.
     next_snapshot_id(table, prev.as_ref())?;
     let schema_id = latest_schema(storage, table.branch_root()).await?.id;
-    let fields = table.schema().partition_fields();
-
-    // The previous state. A file missing because a concurrent expiry removed it while the
-    // latest snapshot moved on is a lost race, not an error.
-    let state = match read_state(table, prev.as_ref()).await {
-        Ok(s) => s,
-        Err(e) if e.is_not_found() && dir.latest_id(storage).await? != latest => {
-            tracing::info!(error = %e, "metadata vanished under a newer snapshot; retrying");
-            return Ok(Attempt::Lost);
-        }
-        Err(e) => return Err(e),
+    let Some(mut state) = read_state_unless_moved(table, prev.as_ref(), latest).await? else {
+        return Ok(Attempt::Lost);
     };
-    let State {
-        list_schema,
-        base_records,
-        manifest_schema,
-        live,
-        index,
-    } = state;
-    let delta = changes.delta(&live)?;
+    let delta = changes.delta(&state.live)?;
     ctl.cancel.check()?;
+    let (index_removed, index_rewrite) = index_rewrite(state.index.take(), changes);
 
-    // Index manifest: the previous one minus removed entries, or the same name.
-    let mut index_manifest = prev.as_ref().and_then(|s| s.index_manifest.clone());
-    let mut index_removed = 0u64;
-    let mut index_rewrite: Option<(manifest::RawRecords, Vec<bool>)> = None;
-    if let Some((raw, typed)) = index {
-        let keep: Vec<bool> = typed.iter().map(|e| !changes.removes_index(e)).collect();
-        index_removed = keep.iter().filter(|k| !**k).count() as u64;
-        if index_removed > 0 {
-            index_rewrite = Some((raw, keep));
-        }
-    }
-
-    // Write the attempt's files.
-    let uuid = uuid::Uuid::new_v4();
     let mut written = Written::default();
-    let result = async {
-        let mut delta_metas: Vec<ManifestFileMeta> = Vec::new();
-        for (n, chunk) in roll(&delta, manifest_schema.as_ref(), settings)?
-            .into_iter()
-            .enumerate()
-        {
-            let name = format!("manifest-{uuid}-{n}");
-            let size = put_new(table, &mut written, &name, chunk.bytes).await?;
-            delta_metas.push(manifest_file_meta(
-                &name,
-                size,
-                &delta[chunk.range],
-                &fields,
-                schema_id,
-            )?);
-        }
-        let base_name = format!("manifest-list-{uuid}-0");
-        let base_bytes = encode_records(
-            MetadataFileKind::ManifestList,
-            &base_records,
-            list_schema.as_ref(),
-            settings.compression,
-        )?;
-        let base_size = put_new(table, &mut written, &base_name, base_bytes).await?;
-        let delta_name = format!("manifest-list-{uuid}-1");
-        let delta_bytes =
-            encode_manifest_list(&delta_metas, list_schema.as_ref(), settings.compression)?;
-        let delta_size = put_new(table, &mut written, &delta_name, delta_bytes).await?;
-        if let Some((raw, keep)) = &index_rewrite {
-            let kept: Vec<AvroValue> = raw
-                .records
-                .iter()
-                .zip(keep)
-                .filter(|(_, k)| **k)
-                .map(|(r, _)| r.clone())
-                .collect();
-            let name = format!("index-manifest-{uuid}-0");
-            let bytes = encode_records(
-                MetadataFileKind::IndexManifest,
-                &kept,
-                Some(&raw.schema),
-                settings.compression,
-            )?;
-            put_new(table, &mut written, &name, bytes).await?;
-            index_manifest = Some(name);
-        }
-        Ok::<_, Error>((base_name, base_size, delta_name, delta_size))
-    }
-    .await;
-    let (base_name, base_size, delta_name, delta_size) = match result {
+    let files = match write_files(
+        table,
+        settings,
+        &state,
+        &delta,
+        index_rewrite.as_ref(),
+        schema_id,
+        &mut written,
+    )
+    .await
+    {
         Ok(v) => v,
         Err(e) => {
             discard(table, written, ctl).await;
             return Err(e);
         }
     };
-
+    // Index manifest: the rewritten one, or the previous one's name.
+    let index_manifest = files
+        .index_manifest
+        .or_else(|| prev.as_ref().and_then(|s| s.index_manifest.clone()));
     let snapshot = new_snapshot(
         table,
         prev.as_ref(),
-        &live,
+        &state.live,
         &delta,
         NewSnapshot {
             id,
             kind,
             schema_id,
-            base: (base_name, base_size),
-            delta: (delta_name, delta_size),
+            base: files.base,
+            delta: files.delta,
             index_manifest,
             uuid: uuid::Uuid::new_v4().to_string(),
         },
     )
     .await?;
-    let json = Bytes::from(snapshot.to_json()?);
-    let target = dir.location(snapshot.id);
-    if let Err(e) = ctl.cancel.check() {
-        discard(table, written, ctl).await;
-        return Err(e);
+    if let Some(ended) = publish(table, &snapshot, written, ctl).await? {
+        return Ok(ended);
     }
-    match storage.put_if_absent(&target, json).await {
-        Ok(true) => {}
-        Ok(false) => {
-            tracing::debug!(
-                snapshot = snapshot.id,
-                "snapshot already exists: lost the race"
-            );
-            discard(table, written, ctl).await;
-            return Ok(Attempt::Lost);
-        }
-        Err(e) => {
-            return Ok(Attempt::Unknown(
-                e,
-                Pending {
-                    written,
-                    target: snapshot.id,
-                    uuid: snapshot.extra.get("uuid").cloned(),
-                },
-            ))
-        }
-    }
-    // Read back: a non-exclusive peer could have replaced the file.
-    match dir.try_read(storage, snapshot.id).await {
-        Ok(Some(s)) if s.extra.get("uuid") != snapshot.extra.get("uuid") => {
-            tracing::warn!(
-                snapshot = snapshot.id,
-                "our snapshot file was replaced by another committer (non-exclusive rename?); retrying"
-            );
-            return Ok(Attempt::Lost);
-        }
-        Ok(_) => {}
-        Err(e) => tracing::warn!(error = %e, "could not read back the committed snapshot"),
-    }
-    if let Err(e) = storage
-        .put(
-            &dir.hint_location("LATEST"),
-            Bytes::from(snapshot.id.to_string()),
-        )
-        .await
-    {
+    if let Err(e) = dir.write_hint(storage, "LATEST", snapshot.id).await {
         tracing::warn!(error = %e, "could not update the LATEST hint");
     }
     tracing::info!(
@@ -587,6 +481,175 @@ async fn attempt(
         retries: 0,
         found_after_unknown_outcome: false,
     })))
+}
+
+/// [`read_state`], or `None` when a file is missing because a concurrent expiry removed it
+/// while the latest snapshot moved on past `latest`: a lost race, not an error.
+async fn read_state_unless_moved(
+    table: &Table,
+    prev: Option<&Snapshot>,
+    latest: Option<i64>,
+) -> Result<Option<State>> {
+    match read_state(table, prev).await {
+        Ok(s) => Ok(Some(s)),
+        Err(e)
+            if e.is_not_found()
+                && table.snapshots().latest_id(table.storage()).await? != latest =>
+        {
+            tracing::info!(error = %e, "metadata vanished under a newer snapshot; retrying");
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The previous index manifest's raw records and which of them the new one keeps.
+type IndexRewrite = (manifest::RawRecords, Vec<bool>);
+
+/// How many entries of the previous index manifest (raw and typed) `changes` removes, and the
+/// rewrite that drops them (`None` when none goes: the new snapshot names the same manifest).
+fn index_rewrite(
+    index: Option<(manifest::RawRecords, Vec<IndexManifestEntry>)>,
+    changes: &mut impl Changes,
+) -> (u64, Option<IndexRewrite>) {
+    let Some((raw, typed)) = index else {
+        return (0, None);
+    };
+    let keep: Vec<bool> = typed.iter().map(|e| !changes.removes_index(e)).collect();
+    let removed = keep.iter().filter(|k| !**k).count() as u64;
+    (removed, (removed > 0).then_some((raw, keep)))
+}
+
+/// The metadata files one attempt wrote: (name, size) of the base and delta manifest lists,
+/// and the new index manifest's name if the index was rewritten.
+struct AttemptFiles {
+    base: (String, i64),
+    delta: (String, i64),
+    index_manifest: Option<String>,
+}
+
+/// Writes an attempt's files, each under a fresh name (recorded in `written`): the delta
+/// manifest(s) of `delta`, the base manifest list (the previous base + delta manifests, raw),
+/// the delta manifest list, and the rewritten index manifest if any.
+async fn write_files(
+    table: &Table,
+    settings: &CommitSettings,
+    state: &State,
+    delta: &[ManifestEntry],
+    index_rewrite: Option<&IndexRewrite>,
+    schema_id: i64,
+    written: &mut Written,
+) -> Result<AttemptFiles> {
+    let uuid = uuid::Uuid::new_v4();
+    let fields = table.schema().partition_fields();
+    let mut delta_metas: Vec<ManifestFileMeta> = Vec::new();
+    for (n, chunk) in roll(delta, state.manifest_schema.as_ref(), settings)?
+        .into_iter()
+        .enumerate()
+    {
+        let name = format!("manifest-{uuid}-{n}");
+        let size = put_new(table, written, &name, chunk.bytes).await?;
+        delta_metas.push(manifest_file_meta(
+            &name,
+            size,
+            &delta[chunk.range],
+            &fields,
+            schema_id,
+        )?);
+    }
+    let base_name = format!("manifest-list-{uuid}-0");
+    let base_bytes = encode_records(
+        MetadataFileKind::ManifestList,
+        &state.base_records,
+        state.list_schema.as_ref(),
+        settings.compression,
+    )?;
+    let base_size = put_new(table, written, &base_name, base_bytes).await?;
+    let delta_name = format!("manifest-list-{uuid}-1");
+    let delta_bytes = encode_manifest_list(
+        &delta_metas,
+        state.list_schema.as_ref(),
+        settings.compression,
+    )?;
+    let delta_size = put_new(table, written, &delta_name, delta_bytes).await?;
+    let mut index_manifest = None;
+    if let Some((raw, keep)) = index_rewrite {
+        let kept: Vec<AvroValue> = raw
+            .records
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .map(|(r, _)| r.clone())
+            .collect();
+        let name = format!("index-manifest-{uuid}-0");
+        let bytes = encode_records(
+            MetadataFileKind::IndexManifest,
+            &kept,
+            Some(&raw.schema),
+            settings.compression,
+        )?;
+        put_new(table, written, &name, bytes).await?;
+        index_manifest = Some(name);
+    }
+    Ok(AttemptFiles {
+        base: (base_name, base_size),
+        delta: (delta_name, delta_size),
+        index_manifest,
+    })
+}
+
+/// Publishes `snapshot` with an exclusive create, then reads it back. `None`: the snapshot is
+/// ours. Otherwise how the attempt ended: lost (the id was taken, or a non-exclusive peer
+/// replaced our file) or unknown outcome (the create failed; the files stay pending). `written`
+/// is discarded when nothing can reference it.
+async fn publish(
+    table: &Table,
+    snapshot: &Snapshot,
+    written: Written,
+    ctl: &RunControl,
+) -> Result<Option<Attempt>> {
+    let storage = table.storage();
+    let dir = table.snapshots();
+    let json = Bytes::from(snapshot.to_json()?);
+    let target = dir.location(snapshot.id);
+    if let Err(e) = ctl.cancel.check() {
+        discard(table, written, ctl).await;
+        return Err(e);
+    }
+    match storage.put_if_absent(&target, json).await {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::debug!(
+                snapshot = snapshot.id,
+                "snapshot already exists: lost the race"
+            );
+            discard(table, written, ctl).await;
+            return Ok(Some(Attempt::Lost));
+        }
+        Err(e) => {
+            return Ok(Some(Attempt::Unknown(
+                e,
+                Pending {
+                    written,
+                    target: snapshot.id,
+                    uuid: snapshot.extra.get("uuid").cloned(),
+                },
+            )))
+        }
+    }
+    // Read back: a non-exclusive peer could have replaced the file.
+    match dir.try_read(storage, snapshot.id).await {
+        Ok(Some(s)) if s.extra.get("uuid") != snapshot.extra.get("uuid") => {
+            tracing::warn!(
+                snapshot = snapshot.id,
+                "our snapshot file was replaced by another committer (non-exclusive rename?); retrying"
+            );
+            return Ok(Some(Attempt::Lost));
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "could not read back the committed snapshot"),
+    }
+    Ok(None)
 }
 
 /// One manifest's worth of delta entries.

@@ -1,7 +1,8 @@
 //! The machinery the cleanup jobs share: deletion plans ([`plan`]), reading what is still
 //! referenced ([`references`]), the guarded deleter ([`deleter`]), file kinds ([`kinds`]) and the
-//! snapshot commit protocol ([`commit`]).
+//! snapshot commit protocol ([`commit`]), and the time helpers ([`clock`]).
 
+pub mod clock;
 pub mod commit;
 pub mod deleter;
 pub mod kinds;

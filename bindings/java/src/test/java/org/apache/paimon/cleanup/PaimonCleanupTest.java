@@ -470,6 +470,119 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /** The paths of a report, sorted. */
+    private static List<String> pathsOf(Report r) {
+        List<String> out = new ArrayList<String>();
+        for (Report.DeletedPath p : r.paths()) {
+            out.add(p.fileClass() + " " + p.path());
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    /** Merges results in a shuffled order and a random tree shape, as an engine's reduce may. */
+    private static byte[] mergeRandomly(List<byte[]> parts, java.util.Random rnd) {
+        List<byte[]> todo = new ArrayList<byte[]>(parts);
+        Collections.shuffle(todo, rnd);
+        if (todo.isEmpty()) {
+            return new byte[0];
+        }
+        while (todo.size() > 1) {
+            byte[] a = todo.remove(rnd.nextInt(todo.size()));
+            byte[] b = todo.remove(rnd.nextInt(todo.size()));
+            todo.add(rnd.nextBoolean() ? OrphanUnits.merge(a, b) : OrphanUnits.merge(b, a));
+        }
+        return todo.get(0);
+    }
+
+    /** Orphan removal as units (plan, execute, merge, decide, finish) equals the one-call run. */
+    private static void testOrphanUnits(Path fixtures, Path tmp) throws Exception {
+        final String rel =
+                "parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch";
+        System.out.println("orphan units " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            String[] orphans = {"manifest/manifest-planted-units-0", "manifest/manifest-list-planted-units-0",
+                "snapshot/.snapshot-9.planted.tmp"};
+            Path one = copyTable(fixtures, rel, tmp, "units-one");
+            Path many = copyTable(fixtures, rel, tmp, "units-many");
+            for (Path t : new Path[] {one, many}) {
+                for (String o : orphans) {
+                    plant(t, o, 7);
+                }
+            }
+            long cutoff = System.currentTimeMillis() - 24L * 3600 * 1000;
+            OrphanConfig cfg = new OrphanConfig().olderThanMs(cutoff);
+            TableContext c1 = new TableContext(one.toString());
+            TableContext c2 = new TableContext(many.toString());
+            try {
+                Report single = c1.removeOrphanFiles(exec, cfg, null);
+                java.util.Random rnd = new java.util.Random(20);
+                OrphanUnits.Plan plan = OrphanUnits.plan(c2, exec, cfg, null);
+                check(plan.units().size() >= 2 && plan.state().length > 0, "plan " + plan.units().size());
+                List<byte[]> units = new ArrayList<byte[]>(plan.units());
+                Collections.shuffle(units, rnd);
+                List<byte[]> parts = new ArrayList<byte[]>();
+                for (byte[] u : units) {
+                    parts.add(OrphanUnits.execute(exec, u, null, null));
+                }
+                // Associative and commutative, byte for byte.
+                byte[] merged = mergeRandomly(parts, rnd);
+                check(java.util.Arrays.equals(merged, mergeRandomly(parts, new java.util.Random(7))),
+                        "merge is order and grouping free");
+                // A missing result is refused, nothing deleted.
+                final byte[] state = plan.state();
+                final byte[] partial = mergeRandomly(parts.subList(1, parts.size()), rnd);
+                final TableContext ctx2 = c2;
+                final OrphanConfig cfg2 = cfg;
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "a missing unit result", new Body() {
+                    @Override
+                    public void run() {
+                        OrphanUnits.decide(ctx2, exec, cfg2, null, state, partial);
+                    }
+                });
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "a unit merged twice", new Body() {
+                    @Override
+                    public void run() {
+                        OrphanUnits.merge(partial, partial);
+                    }
+                });
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "not a unit", new Body() {
+                    @Override
+                    public void run() {
+                        OrphanUnits.execute(exec, new byte[] {1, 2, 3}, null, null);
+                    }
+                });
+                for (String o : orphans) {
+                    check(Files.exists(many.resolve(o)), o + " still there before the deletions");
+                }
+                OrphanUnits.Decision d = OrphanUnits.decide(c2, exec, cfg, null, plan.state(), merged);
+                check(!d.deleteUnits().isEmpty(), "delete units");
+                List<byte[]> results = new ArrayList<byte[]>();
+                for (byte[] u : d.deleteUnits()) {
+                    results.add(OrphanUnits.execute(exec, u, new HashMap<String, String>(), null));
+                }
+                Report units2 = OrphanUnits.finish(c2, exec, null, d.decision(), mergeRandomly(results, rnd));
+                System.out.println("  units: " + ScenarioFormat.report(units2));
+                check(units2.kind() == ReportKind.REMOVE_ORPHAN_FILES && units2.totalFiles() == orphans.length,
+                        "units report " + units2);
+                check(pathsOf(units2).equals(pathsOf(single)), "units delete what one call deletes: "
+                        + pathsOf(units2) + " vs " + pathsOf(single));
+                check(units2.candidates() == single.candidates() && units2.referenced() == single.referenced()
+                        && units2.cutoffMs() == single.cutoffMs(), "same counts");
+                for (String o : orphans) {
+                    check(!Files.exists(many.resolve(o)), o + " deleted");
+                }
+                check(c2.summary(exec).snapshotCount() == c1.summary(exec).snapshotCount(), "versions kept");
+            } finally {
+                c1.close();
+                c2.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         Path tmp = Files.createTempDirectory("paimon-cleanup-java");
         try {
@@ -485,6 +598,7 @@ public final class PaimonCleanupTest {
             }
             testFixture(fixtures, tmp);
             testBranch(fixtures, tmp);
+            testOrphanUnits(fixtures, tmp);
         } finally {
             deleteTree(tmp);
         }
