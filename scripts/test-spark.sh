@@ -15,7 +15,8 @@
 #      c. copy "bad": a manifest a version needs is deleted; the job fails, nothing is deleted
 #   4. the loopback S3 server (moto, tests/py/s3_server.py): the table uploaded twice; the CLI on
 #      one, the job on the other (credentials through the Spark configuration's spark.hadoop.*
-#      keys): same deleted set, same objects left, inspect reads the table
+#      keys; local[2,2]: a task may be retried once, and the first attempt of a plan unit's task
+#      fails, injected): same deleted set, same objects left, inspect reads the table
 # spark-submit runs 4 times (~20 s each).
 #
 # Environment:
@@ -98,7 +99,7 @@ run_step "job arguments and --older-than forms (JobArgsTest)" \
 submit() {
   local name="$1" rc
   shift
-  "$SPARK_SUBMIT" --master 'local[2]' --conf spark.ui.enabled=false \
+  "$SPARK_SUBMIT" --master "$SUBMIT_MASTER" --conf spark.ui.enabled=false \
     --conf spark.log.level=WARN --driver-memory 1g \
     "${SUBMIT_CONF[@]+"${SUBMIT_CONF[@]}"}" \
     --jars "$JAVA_JAR" --files "$JNI" \
@@ -109,6 +110,7 @@ submit() {
   return $rc
 }
 SUBMIT_CONF=()
+SUBMIT_MASTER='local[2]' # no task retries: a failed task fails the job
 
 # files <dir>: every regular file, relative, sorted.
 files() { (cd "$1" && find . -type f | sed 's|^\./||' | LC_ALL=C sort); }
@@ -283,12 +285,17 @@ s3_same_as_cli() {
     -o s3.secret-key=test --no-writers-running --older-than-ms "$S3_CUTOFF_MS" --json \
     >"$WORK/s3-cli.json" || return 1
   # The job gets the credentials from the Spark configuration (Hadoop S3A keys), not from -o.
+  # A plan unit's task fails in its first attempt; Spark retries it (local[2,2]).
   SUBMIT_CONF=(--conf spark.hadoop.fs.s3a.access.key=test --conf spark.hadoop.fs.s3a.secret.key=test)
-  submit s3 s3://paimon/spark/t "${opts[@]}" --no-writers-running \
-    --older-than-ms "$S3_CUTOFF_MS" --parallelism 3 --json
+  SUBMIT_MASTER='local[2,2]'
+  PAIMON_CLEANUP_SPARK_FAIL_UNIT=plan:1:once submit s3 s3://paimon/spark/t "${opts[@]}" \
+    --no-writers-running --older-than-ms "$S3_CUTOFF_MS" --parallelism 3 --json
   local rc=$?
   SUBMIT_CONF=()
+  SUBMIT_MASTER='local[2]'
   [ "$rc" -eq 0 ] || return 1
+  grep -q 'injected failure' "$WORK/s3.err" ||
+    { echo "the plan unit's first attempt did not fail" >&2; return 1; }
   s3_keys cli >"$WORK/s3-cli.keys" && s3_keys spark >"$WORK/s3-spark.keys" || return 1
   diff -u "$WORK/s3-cli.keys" "$WORK/s3-spark.keys" ||
     { echo "the job left other objects than the CLI" >&2; return 1; }
@@ -307,7 +314,7 @@ EOF
     "$CLI" inspect s3://paimon/spark/t "${opts[@]}" -o s3.access-key=test -o s3.secret-key=test \
       >/dev/null
 }
-run_step "S3 (moto): the job deletes what the CLI deletes" s3_same_as_cli
+run_step "S3 (moto), a plan task retried: the job deletes what the CLI deletes" s3_same_as_cli
 
 suite_closing_line spark
 [ "$SUITES_FAILED" -eq 0 ]

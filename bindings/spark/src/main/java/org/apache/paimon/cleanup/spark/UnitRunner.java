@@ -23,7 +23,9 @@ final class UnitRunner {
      * Fault injection for the tests (scripts/test-spark.sh), read in the task: {@code
      * <stage>:<index>} makes the task of unit {@code index} of stage {@code plan} (before executing
      * it) or {@code delete} (after executing it, so its deletions happened but its result is
-     * lost) throw. On a cluster, set it with {@code spark.executorEnv.}; unset, nothing happens.
+     * lost) throw, in every attempt; {@code <stage>:<index>:once} only in the task's first attempt
+     * (a transient failure that Spark's retry, {@code spark.task.maxFailures}, gets past). On a
+     * cluster, set it with {@code spark.executorEnv.}; unset, nothing happens.
      */
     static final String FAIL_ENV = "PAIMON_CLEANUP_SPARK_FAIL_UNIT";
 
@@ -87,7 +89,13 @@ final class UnitRunner {
 
     private static void maybeFail(String stage, Unit unit) {
         String spec = System.getenv(FAIL_ENV);
-        if (spec != null && spec.equals(stage + ":" + unit.index)) {
+        if (spec == null) {
+            return;
+        }
+        String target = stage + ":" + unit.index;
+        TaskContext tc = TaskContext.get();
+        boolean firstAttempt = tc == null || tc.attemptNumber() == 0;
+        if (spec.equals(target) || (spec.equals(target + ":once") && firstAttempt)) {
             throw new IllegalStateException("injected failure (" + FAIL_ENV + "=" + spec + ") in "
                     + stage + " unit " + unit.index);
         }
