@@ -11,7 +11,8 @@
 #         fails, every file a version needs is still there (tests/py/needed_files.py) and only
 #         files the CLI deleted are gone; the rerun succeeds; afterwards both copies hold exactly
 #         the same files, both runs reported the same cut-off for the same timestamp text, the
-#         deleted sets add up to the CLI's, inspect reads the table, nothing needed is missing
+#         deleted sets add up to the CLI's, inspect reads the table, nothing needed is missing,
+#         pypaimon plans every version (tests/py/live_files.py) to the same files as before
 #      c. copy "bad": a manifest a version needs is deleted; the job fails, nothing is deleted
 #   4. the loopback S3 server (moto, tests/py/s3_server.py): the table uploaded twice; the CLI on
 #      one, the job on the other (credentials through the Spark configuration's spark.hadoop.*
@@ -145,6 +146,9 @@ make_table() {
     mkdir -p "$WORK/$c" && cp -a "$BASE" "$WORK/$c/t" || return 1
   done
   files "$BASE" >"$WORK/base.files"
+  # pypaimon's plan of every version (snapshots, tags, the branch), before any cleanup.
+  "$PY" "$ROOT/tests/py/live_files.py" "$BASE" --all-versions --files-only \
+    >"$WORK/base.pypaimon.json" || { echo "pypaimon cannot plan the generated table" >&2; return 1; }
   echo "table: $(wc -l <"$WORK/base.files") files, cut-off '$CUTOFF_TEXT'"
 }
 run_step "generated table (paimon-gen: tags, a branch, orphans) in 3 copies" make_table
@@ -196,9 +200,19 @@ assert {p["path"] for p in cli["deletion"]["paths"]} == set(open(sys.argv[3]).re
 assert not job["deletion"]["failed"], job["deletion"]["failed"]
 print(f"cut-off {job['older_than_ms']} ms in both; rerun deleted {len(got)} files")
 EOF
-  missing_needed "$t" && "$CLI" inspect "$t" >/dev/null
+  missing_needed "$t" && "$CLI" inspect "$t" >/dev/null || return 1
+  # pypaimon plans every version to the same live files as before the cleanup.
+  "$PY" "$ROOT/tests/py/live_files.py" "$t" --all-versions --files-only \
+    >"$WORK/spark.pypaimon.json" || { echo "pypaimon cannot plan the cleaned table" >&2; return 1; }
+  "$PY" - "$WORK/base.pypaimon.json" "$WORK/spark.pypaimon.json" <<'EOF'
+import json, sys
+before, after = (json.load(open(p)) for p in sys.argv[1:3])
+assert before == after, "pypaimon's view of the versions changed"
+assert len(before) > 3, before.keys()
+print(f"pypaimon plans the same live files for all {len(before)} versions")
+EOF
 }
-run_step "rerun: converges to the CLI's result; inspect reads the table" rerun_converges
+run_step "rerun: converges to the CLI's result; inspect and pypaimon read the table" rerun_converges
 
 unreadable_manifest() {
   local t="$WORK/bad/t" victim
