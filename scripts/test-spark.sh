@@ -6,7 +6,8 @@
 #   2. the job's arguments and --older-than forms (plain java, no Spark)
 #   3. a paimon-gen table (tags, a branch, orphans + planted orphans, all 3 days old, and one young
 #      orphan) in three identical copies:
-#      a. copy "cli": paimon-cleanup remove-orphan-files (the reference)
+#      a. copy "cli": a dry run of the CLI and of the job print the same text report, nothing
+#         changes; then paimon-cleanup remove-orphan-files (the reference)
 #      b. copy "spark": the job with a delete unit failing after its deletions (injected); the job
 #         fails, every file a version needs is still there (tests/py/needed_files.py) and only
 #         files the CLI deleted are gone; the rerun succeeds; afterwards both copies hold exactly
@@ -18,7 +19,7 @@
 #      one, the job on the other (credentials through the Spark configuration's spark.hadoop.*
 #      keys; local[2,2]: a task may be retried once, and the first attempt of a plan unit's task
 #      fails, injected): same deleted set, same objects left, inspect reads the table
-# spark-submit runs 4 times (~20 s each).
+# spark-submit runs 5 times (~20 s each).
 #
 # Environment:
 #   PAIMON_PYTHON            the harness venv's python (scripts/setup-python.sh): moto, fastavro
@@ -152,6 +153,18 @@ make_table() {
   echo "table: $(wc -l <"$WORK/base.files") files, cut-off '$CUTOFF_TEXT'"
 }
 run_step "generated table (paimon-gen: tags, a branch, orphans) in 3 copies" make_table
+
+dry_run_text() {
+  local t="$WORK/cli/t"
+  "$CLI" remove-orphan-files "$t" --older-than "$CUTOFF_TEXT" --dry-run >"$WORK/cli-dry.txt" &&
+    submit dry "$t" --older-than "$CUTOFF_TEXT" --dry-run --parallelism 2 || return 1
+  diff -u "$WORK/cli-dry.txt" "$WORK/dry.out" ||
+    { echo "the job's text report differs from the CLI's" >&2; return 1; }
+  grep -q '^  would delete ' "$WORK/dry.out" || { echo "the dry run lists nothing" >&2; return 1; }
+  files "$t" >"$WORK/dry.files"
+  diff -u "$WORK/base.files" "$WORK/dry.files" || { echo "the dry run changed the table" >&2; return 1; }
+}
+run_step "dry run: the job prints the CLI's text report, changes nothing" dry_run_text
 
 cli_reference() {
   "$CLI" remove-orphan-files "$WORK/cli/t" --older-than "$CUTOFF_TEXT" --json >"$WORK/cli.json" &&

@@ -2,10 +2,14 @@ package org.apache.paimon.cleanup.spark;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.paimon.cleanup.FileClass;
 
 /**
  * The report as the CLI's {@code remove-orphan-files} prints it, made from the library's JSON
@@ -44,7 +48,10 @@ final class ReportText {
                 dryRun ? "would delete" : "deleted", files, bytes, r.path("candidates").asLong(),
                 r.path("older_than_ms").asLong(), r.path("referenced").asLong(),
                 r.path("vetoed").asLong()));
-        for (Map.Entry<String, JsonNode> c : d.path("deleted").properties()) {
+        // The CLI lists the classes in the library's order (FileClass), the document by name.
+        List<Map.Entry<String, JsonNode>> classes = new ArrayList<>(d.path("deleted").properties());
+        classes.sort(Comparator.comparingInt(c -> classOrder(c.getKey())));
+        for (Map.Entry<String, JsonNode> c : classes) {
             out.append(String.format("  %-16s %8d files %14d bytes%n", className(c.getKey()),
                     c.getValue().path("files").asLong(), c.getValue().path("bytes").asLong()));
         }
@@ -73,6 +80,16 @@ final class ReportText {
             }
         }
         return out.toString();
+    }
+
+    /** The position of a class label in the library's order; unknown labels last. */
+    static int classOrder(String label) {
+        for (FileClass c : FileClass.values()) {
+            if (c.label().equals(label)) {
+                return c.ordinal();
+            }
+        }
+        return Integer.MAX_VALUE;
     }
 
     /** {@code manifest_list} -> {@code ManifestList}: the CLI prints the class's Rust name. */

@@ -118,8 +118,8 @@ public final class JobArgsTest {
         // the text report, from a report document as the library writes it
         String doc = "{\"older_than_ms\":5,\"files_listed\":9,\"candidates\":4,\"referenced\":1,"
                 + "\"vetoed\":0,\"kept_name_referenced_elsewhere\":[\"x/k\"],\"deletion\":{"
-                + "\"dry_run\":true,\"deleted\":{\"data\":{\"files\":2,\"bytes\":30},"
-                + "\"manifest_list\":{\"files\":1,\"bytes\":7}},\"failed\":[],\"dirs_removed\":0,"
+                + "\"dry_run\":true,\"deleted\":{\"manifest_list\":{\"files\":1,\"bytes\":7},"
+                + "\"data\":{\"files\":2,\"bytes\":30}},\"failed\":[],\"dirs_removed\":0,"
                 + "\"paths\":[{\"class\":\"data\",\"path\":\"p=1/bucket-0/d\"}]},"
                 + "\"branches_without_schema\":[],\"skipped\":[\"ext: not owned\"]}";
         String want = "would delete 3 orphan files (37 bytes); 4 candidates older than 5 ms, "
