@@ -60,9 +60,14 @@ pub enum Error {
     #[error("conflict: {0}")]
     Conflict(String),
 
-    /// A bug or a panic caught at the boundary.
+    /// A bug caught at the boundary (a broken invariant, a task the runtime cancelled).
     #[error("internal error: {0}")]
     Internal(String),
+
+    /// A panic inside a spawned or blocking task of the library (a bug), caught before it
+    /// reached the caller; the C ABI reports it as `PANIC`.
+    #[error("panic: {0}")]
+    Panic(String),
 }
 
 impl Error {

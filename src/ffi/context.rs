@@ -3,9 +3,8 @@
 use std::collections::HashMap;
 use std::os::raw::c_char;
 
-use super::status::{
-    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
-};
+use super::handle::free_handle;
+use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 use super::util::{array_str, out_arg, str_arg};
 use crate::table::{resolve_with_options, TableRef};
 
@@ -157,10 +156,6 @@ pub unsafe extern "C" fn paimon_cleanup_context_new(
 /// `context` must be NULL or a pointer from `paimon_cleanup_context_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_context_free(context: *mut PaimonCleanupContext) {
-    boundary_infallible((), || {
-        if !context.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_context_new`.
-            drop(unsafe { Box::from_raw(context) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(context) }
 }

@@ -9,9 +9,11 @@ use crate::clean::control::{CancelToken, ProgressFn, RunControl};
 
 use super::log::{LogSettings, PaimonCleanupLogFn, RunLog};
 
-use super::status::PaimonCleanupStatus;
-use super::status::{boundary, boundary_infallible, FfiError, PaimonCleanupError};
-use super::util::{handle_ref, out_arg};
+use super::callback::CCallback;
+use super::handle::{
+    free_handle, new_handle, new_settings, set, settings_handle, Settings, SettingsHandle,
+};
+use super::status::{boundary_infallible, PaimonCleanupError, PaimonCleanupStatus};
 
 /// Progress callback of a long operation.
 ///
@@ -47,20 +49,6 @@ pub struct PaimonCleanupCancelToken {
     token: CancelToken,
 }
 
-/// A C callback plus its user data. The host promises (see [`PaimonCleanupProgressFn`]) that the
-/// callback may be called with this user data from any thread.
-#[derive(Clone, Copy)]
-pub(crate) struct CCallback<F> {
-    pub(crate) function: F,
-    pub(crate) user_data: *mut c_void,
-}
-
-// SAFETY: the documented contract of every callback setter is that the function and its user data
-// may be used from any thread while a handle holding them is in use.
-unsafe impl<F: Send> Send for CCallback<F> {}
-// SAFETY: as above.
-unsafe impl<F: Sync> Sync for CCallback<F> {}
-
 type ProgressCallback =
     CCallback<unsafe extern "C" fn(user_data: *mut c_void, phase: *const c_char, u64, u64, u64)>;
 
@@ -72,8 +60,9 @@ impl ProgressCallback {
     }
 }
 
+/// What run options hold: the progress callback, the cancellation token and the log callback.
 #[derive(Clone, Default)]
-struct RunSettings {
+pub(crate) struct RunSettings {
     progress: Option<ProgressCallback>,
     cancel: Option<CancelToken>,
     log: Option<LogSettings>,
@@ -87,27 +76,16 @@ struct RunSettings {
 /// while other threads run operations with the same options; an operation uses the settings as
 /// they were when it started. Every operation taking run options also accepts NULL (no progress,
 /// no cancellation).
-pub struct PaimonCleanupRunOptions {
-    settings: Mutex<RunSettings>,
-}
+pub struct PaimonCleanupRunOptions(Settings<RunSettings>);
 
-impl PaimonCleanupRunOptions {
-    fn settings(&self) -> RunSettings {
-        self.settings
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    fn update(&self, change: impl FnOnce(&mut RunSettings)) {
-        change(&mut self.settings.lock().unwrap_or_else(PoisonError::into_inner));
-    }
-}
+settings_handle!(PaimonCleanupRunOptions, RunSettings, "options");
 
 /// The log dispatcher of one operation run with `options`, if they carry a log callback. The
 /// callback is closed (never called again) when the returned value is dropped.
 pub(crate) fn run_log(options: Option<&PaimonCleanupRunOptions>) -> Option<RunLog> {
-    options.and_then(|o| o.settings().log).map(RunLog::new)
+    options
+        .and_then(|o| o.settings().get().log)
+        .map(RunLog::new)
 }
 
 /// The [`RunControl`] of one operation: the run options' callback and token (or none) and the
@@ -116,9 +94,7 @@ pub(crate) fn run_control(
     options: Option<&PaimonCleanupRunOptions>,
     io_concurrency: u32,
 ) -> RunControl {
-    let settings = options
-        .map(PaimonCleanupRunOptions::settings)
-        .unwrap_or_default();
+    let settings = options.map(|o| o.settings().get()).unwrap_or_default();
     let progress = settings.progress.map(|callback| {
         // Serializes the calls of one operation.
         let serial = Arc::new(Mutex::new(()));
@@ -152,18 +128,14 @@ pub unsafe extern "C" fn paimon_cleanup_cancel_token_new(
     out: *mut *mut PaimonCleanupCancelToken,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_cancel_token_new";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        let token = Box::new(PaimonCleanupCancelToken {
-            token: CancelToken::new(),
-        });
-        // SAFETY: `out` is non-NULL and writable.
-        unsafe { out.write(Box::into_raw(token)) };
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        new_handle("paimon_cleanup_cancel_token_new", out, err, || {
+            Ok(PaimonCleanupCancelToken {
+                token: CancelToken::new(),
+            })
+        })
+    }
 }
 
 /// Requests cancellation: every operation whose run options carry this token stops at its next
@@ -221,12 +193,8 @@ pub unsafe extern "C" fn paimon_cleanup_cancel_token_is_cancelled(
 /// `token` must be NULL or a pointer from `paimon_cleanup_cancel_token_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_cancel_token_free(token: *mut PaimonCleanupCancelToken) {
-    boundary_infallible((), || {
-        if !token.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_cancel_token_new`.
-            drop(unsafe { Box::from_raw(token) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(token) }
 }
 
 /// Creates run options with no progress callback and no cancellation token.
@@ -244,18 +212,8 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_new(
     out: *mut *mut PaimonCleanupRunOptions,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_run_options_new";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        let options = Box::new(PaimonCleanupRunOptions {
-            settings: Mutex::new(RunSettings::default()),
-        });
-        // SAFETY: `out` is non-NULL and writable.
-        unsafe { out.write(Box::into_raw(options)) };
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe { new_settings("paimon_cleanup_run_options_new", out, err) }
 }
 
 /// Sets (or, with `callback` NULL, removes) the progress callback of operations run with these
@@ -280,19 +238,9 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_set_progress(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_run_options_set_progress";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let options = unsafe { handle_ref(options.cast_const(), F, "options") }?;
-        options.update(|s| {
-            s.progress = callback.map(|function| CCallback {
-                function,
-                user_data,
-            });
-        });
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    let value = Ok(CCallback::new(callback, user_data));
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set(F, options, err, value, |s, v| s.progress = v) }
 }
 
 /// Attaches `token` to these options (or, with `token` NULL, detaches the current one).
@@ -315,16 +263,10 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_set_cancel_token(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_run_options_set_cancel_token";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let options = unsafe { handle_ref(options.cast_const(), F, "options") }?;
-        // SAFETY: NULL or live (caller's guarantee).
-        let token = unsafe { token.as_ref() }.map(|t| t.token.clone());
-        options.update(|s| s.cancel = token);
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: NULL or live (caller's guarantee).
+    let value = Ok(unsafe { token.as_ref() }.map(|t| t.token.clone()));
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set(F, options, err, value, |s, v| s.cancel = v) }
 }
 
 /// Sets (or, with `callback` NULL, removes) the log callback of operations run with these
@@ -361,15 +303,9 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_set_log(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_run_options_set_log";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let options = unsafe { handle_ref(options.cast_const(), F, "options") }?;
-        let log = LogSettings::new(F, callback, min_level, user_data)?;
-        options.update(|s| s.log = log);
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    let value = LogSettings::new(F, callback, min_level, user_data);
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set(F, options, err, value, |s, v| s.log = v) }
 }
 
 /// Frees run options. NULL is accepted and ignored.
@@ -384,10 +320,6 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_set_log(
 /// `options` must be NULL or a pointer from `paimon_cleanup_run_options_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_run_options_free(options: *mut PaimonCleanupRunOptions) {
-    boundary_infallible((), || {
-        if !options.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_run_options_new`.
-            drop(unsafe { Box::from_raw(options) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(options) }
 }

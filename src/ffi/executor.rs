@@ -4,10 +4,11 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use super::handle::{free_handle, in_range, new_handle};
 use super::status::{
     boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
 };
-use super::util::{handle_ref, out_arg};
+use super::util::handle_ref;
 
 /// Largest worker-thread count `paimon_cleanup_executor_new` accepts.
 const MAX_WORKER_THREADS: u32 = 1024;
@@ -32,12 +33,12 @@ pub struct PaimonCleanupExecutor {
 
 impl PaimonCleanupExecutor {
     fn new(worker_threads: u32) -> Result<Self, FfiError> {
-        if worker_threads > MAX_WORKER_THREADS {
-            return Err(FfiError::invalid_argument(format!(
-                "paimon_cleanup_executor_new: worker_threads = {worker_threads} is out of range \
-                 (0 = one per CPU, or 1..={MAX_WORKER_THREADS})"
-            )));
-        }
+        let worker_threads = in_range(
+            "paimon_cleanup_executor_new",
+            "worker_threads",
+            worker_threads,
+            0..=MAX_WORKER_THREADS,
+        )?;
         let resolved = if worker_threads == 0 {
             std::thread::available_parallelism()
                 .map(|n| u32::try_from(n.get()).unwrap_or(MAX_WORKER_THREADS))
@@ -149,16 +150,12 @@ pub unsafe extern "C" fn paimon_cleanup_executor_new(
     out: *mut *mut PaimonCleanupExecutor,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_executor_new";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        let executor = Box::new(PaimonCleanupExecutor::new(worker_threads)?);
-        // SAFETY: `out` is non-NULL and writable.
-        unsafe { out.write(Box::into_raw(executor)) };
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe {
+        new_handle("paimon_cleanup_executor_new", out, err, || {
+            PaimonCleanupExecutor::new(worker_threads)
+        })
+    }
 }
 
 /// Sets how many storage requests (list, get, head, delete) the operations started on this
@@ -184,15 +181,8 @@ pub unsafe extern "C" fn paimon_cleanup_executor_set_io_concurrency(
     let body = || -> Result<(), FfiError> {
         // SAFETY: `executor` is NULL or live (caller's guarantee).
         let executor = unsafe { handle_ref(executor.cast_const(), F, "executor") }?;
-        if io_concurrency > MAX_IO_CONCURRENCY {
-            return Err(FfiError::invalid_argument(format!(
-                "{F}: io_concurrency = {io_concurrency} is out of range \
-                 (0 = automatic, or 1..={MAX_IO_CONCURRENCY})"
-            )));
-        }
-        executor
-            .io_concurrency
-            .store(io_concurrency, Ordering::Relaxed);
+        let value = in_range(F, "io_concurrency", io_concurrency, 0..=MAX_IO_CONCURRENCY)?;
+        executor.io_concurrency.store(value, Ordering::Relaxed);
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -244,10 +234,6 @@ pub unsafe extern "C" fn paimon_cleanup_executor_io_concurrency(
 /// `executor` must be NULL or a pointer from `paimon_cleanup_executor_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_executor_free(executor: *mut PaimonCleanupExecutor) {
-    boundary_infallible((), || {
-        if !executor.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_executor_new`.
-            drop(unsafe { Box::from_raw(executor) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(executor) }
 }

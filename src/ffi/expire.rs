@@ -1,7 +1,6 @@
 //! Snapshot and changelog expiry: the expire-config handle, `paimon_cleanup_expire_snapshots`
 //! and `paimon_cleanup_expire_changelogs`.
 
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::clean::{expire_changelogs, expire_snapshots, ChangelogExpireConfig, ExpireConfig};
@@ -9,12 +8,12 @@ use crate::clean::{expire_changelogs, expire_snapshots, ChangelogExpireConfig, E
 use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
+use super::handle::{
+    free_handle, in_range, new_settings, set, settings_handle, settings_of, Settings,
+};
 use super::ops::Call;
 use super::report::PaimonCleanupReport;
-use super::status::{
-    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
-};
-use super::util::{handle_ref, out_arg};
+use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 
 /// Settings of a snapshot expiry (`paimon_cleanup_expire_snapshots`) or of a long-lived
 /// changelog expiry (`paimon_cleanup_expire_changelogs`).
@@ -39,9 +38,9 @@ use super::util::{handle_ref, out_arg};
 /// `paimon_cleanup_expire_config_free`. Thread-safe (`Send + Sync`): setters may be called while
 /// other threads run operations with the same config; an operation uses the values as they were
 /// when it started.
-pub struct PaimonCleanupExpireConfig {
-    config: Mutex<ExpireSettings>,
-}
+pub struct PaimonCleanupExpireConfig(Settings<ExpireSettings>);
+
+settings_handle!(PaimonCleanupExpireConfig, ExpireSettings, "config");
 
 /// Everything an expire config holds: the snapshot settings plus the changelog-only ones.
 #[derive(Debug, Clone, Default)]
@@ -67,66 +66,6 @@ impl ExpireSettings {
     }
 }
 
-impl PaimonCleanupExpireConfig {
-    /// A copy of the current settings.
-    pub(crate) fn get(&self) -> ExpireSettings {
-        self.config
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    fn update(&self, change: impl FnOnce(&mut ExpireSettings)) {
-        change(&mut self.config.lock().unwrap_or_else(PoisonError::into_inner));
-    }
-}
-
-/// Runs a setter body on a checked config handle.
-///
-/// # Safety
-/// `config` must be NULL or live; `err` must be NULL or writable.
-unsafe fn set(
-    function: &'static str,
-    config: *mut PaimonCleanupExpireConfig,
-    err: *mut *mut PaimonCleanupError,
-    change: impl FnOnce(&mut ExpireConfig) -> Result<(), FfiError>,
-) -> PaimonCleanupStatus {
-    // SAFETY: forwarded caller guarantees.
-    unsafe { set_all(function, config, err, |s| change(&mut s.snapshots)) }
-}
-
-/// Runs a setter body on a checked config handle, with access to every setting.
-///
-/// # Safety
-/// `config` must be NULL or live; `err` must be NULL or writable.
-unsafe fn set_all(
-    function: &'static str,
-    config: *mut PaimonCleanupExpireConfig,
-    err: *mut *mut PaimonCleanupError,
-    change: impl FnOnce(&mut ExpireSettings) -> Result<(), FfiError>,
-) -> PaimonCleanupStatus {
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { handle_ref(config.cast_const(), function, "config") }?;
-        let mut result = Ok(());
-        config.update(|c| result = change(c));
-        result
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(function, err, body) }
-}
-
-/// `Err(INVALID_ARGUMENT)` unless `value >= min`.
-fn at_least(function: &str, name: &str, value: i64, min: i64) -> Result<i64, FfiError> {
-    if value < min {
-        Err(FfiError::invalid_argument(format!(
-            "{function}: {name} = {value} is out of range (at least {min})"
-        )))
-    } else {
-        Ok(value)
-    }
-}
-
 /// Creates an expire config with every field unset (table options, then Paimon's defaults).
 ///
 /// Ownership: on success `*out` receives a new config owned by the caller, released with
@@ -142,18 +81,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_new(
     out: *mut *mut PaimonCleanupExpireConfig,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_expire_config_new";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        let config = Box::new(PaimonCleanupExpireConfig {
-            config: Mutex::new(ExpireSettings::default()),
-        });
-        // SAFETY: `out` is non-NULL and writable.
-        unsafe { out.write(Box::into_raw(config)) };
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe { new_settings("paimon_cleanup_expire_config_new", out, err) }
 }
 
 /// Sets the minimum number of snapshots kept, whatever their age (`snapshot.num-retained.min`).
@@ -171,11 +100,11 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_min(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_retain_min";
+    let value = in_range(F, "retain_min", retain_min, 1..);
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |c| {
-            c.retention.retain_min = Some(at_least(F, "retain_min", retain_min, 1)?);
-            Ok(())
+        set(F, config, err, value, |s, v| {
+            s.snapshots.retention.retain_min = Some(v)
         })
     }
 }
@@ -196,11 +125,11 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_max(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_retain_max";
+    let value = in_range(F, "retain_max", retain_max, 1..);
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |c| {
-            c.retention.retain_max = Some(at_least(F, "retain_max", retain_max, 1)?);
-            Ok(())
+        set(F, config, err, value, |s, v| {
+            s.snapshots.retention.retain_max = Some(v)
         })
     }
 }
@@ -223,12 +152,12 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_time_retained_ms(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_time_retained_ms";
+    let value = Ok(Duration::from_millis(time_retained_ms));
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |c| {
-            c.retention.time_retained = Some(Duration::from_millis(time_retained_ms));
-            c.retention.older_than_ms = None;
-            Ok(())
+        set(F, config, err, value, |s, v| {
+            s.snapshots.retention.time_retained = Some(v);
+            s.snapshots.retention.older_than_ms = None;
         })
     }
 }
@@ -251,12 +180,12 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_older_than_ms(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_older_than_ms";
+    let value = in_range(F, "older_than_ms", older_than_ms, 0..);
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |c| {
-            c.retention.older_than_ms = Some(at_least(F, "older_than_ms", older_than_ms, 0)?);
-            c.retention.time_retained = None;
-            Ok(())
+        set(F, config, err, value, |s, v| {
+            s.snapshots.retention.older_than_ms = Some(v);
+            s.snapshots.retention.time_retained = None;
         })
     }
 }
@@ -276,11 +205,11 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_max_expires(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_max_expires";
+    let value = in_range(F, "max_expires", max_expires, 1..);
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |c| {
-            c.retention.limit = Some(at_least(F, "max_expires", max_expires, 1)?);
-            Ok(())
+        set(F, config, err, value, |s, v| {
+            s.snapshots.retention.limit = Some(v)
         })
     }
 }
@@ -302,9 +231,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_clean_empty_dirs(
     const F: &str = "paimon_cleanup_expire_config_set_clean_empty_dirs";
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |c| {
-            c.clean_empty_dirs = Some(clean_empty_dirs);
-            Ok(())
+        set(F, config, err, Ok(clean_empty_dirs), |s, v| {
+            s.snapshots.clean_empty_dirs = Some(v)
         })
     }
 }
@@ -325,12 +253,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_dry_run(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_dry_run";
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |c| {
-            c.dry_run = dry_run;
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, Ok(dry_run), |s, v| s.snapshots.dry_run = v) }
 }
 
 /// Sets whether the run refuses to start (`CONFLICT`, naming the tags, nothing deleted) when a
@@ -351,9 +274,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_refuse_if_tags_pin(
     const F: &str = "paimon_cleanup_expire_config_set_refuse_if_tags_pin";
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |c| {
-            c.refuse_if_tags_pin_expired = refuse;
-            Ok(())
+        set(F, config, err, Ok(refuse), |s, v| {
+            s.snapshots.refuse_if_tags_pin_expired = v
         })
     }
 }
@@ -377,9 +299,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_delete_all_changelogs(
     const F: &str = "paimon_cleanup_expire_config_set_delete_all_changelogs";
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set_all(F, config, err, |s| {
-            s.delete_all_changelogs = delete_all;
-            Ok(())
+        set(F, config, err, Ok(delete_all), |s, v| {
+            s.delete_all_changelogs = v
         })
     }
 }
@@ -395,12 +316,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_delete_all_changelogs(
 /// `config` must be NULL or a pointer from `paimon_cleanup_expire_config_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_expire_config_free(config: *mut PaimonCleanupExpireConfig) {
-    boundary_infallible((), || {
-        if !config.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_expire_config_new`.
-            drop(unsafe { Box::from_raw(config) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(config) }
 }
 
 /// Expires old snapshots of the table's main branch and deletes every file only they referenced
@@ -448,9 +365,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_snapshots(
         let call =
             unsafe { Call::new(F, context, executor, run_options, out) }?.reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { handle_ref(config, F, "config") }?
-            .get()
-            .snapshots();
+        let config = unsafe { settings_of(config, F) }?.snapshots();
         let report =
             call.run(
                 |table, control| async move { expire_snapshots(&table, &config, &control).await },
@@ -499,9 +414,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_changelogs(
         let call =
             unsafe { Call::new(F, context, executor, run_options, out) }?.reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { handle_ref(config, F, "config") }?
-            .get()
-            .changelogs();
+        let config = unsafe { settings_of(config, F) }?.changelogs();
         let report = call.run(|table, control| async move {
             expire_changelogs(&table, &config, &control).await
         })?;

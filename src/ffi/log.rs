@@ -18,7 +18,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Dispatch, Event, Level, Metadata, Subscriber};
 
-use super::control::CCallback;
+use super::callback::CCallback;
 use super::status::FfiError;
 
 /// Severity of a log event passed to a `PaimonCleanupLogFn`, and the minimum severity given to

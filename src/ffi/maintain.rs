@@ -1,18 +1,16 @@
 //! `paimon_cleanup_maintain` and its config handle.
 
-use std::sync::{Mutex, PoisonError};
-
 use crate::clean::{maintain, MaintainConfig};
 
 use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
+use super::handle::{
+    free_handle, new_settings, set, settings_handle, settings_or_default, Settings,
+};
 use super::ops::Call;
 use super::report::PaimonCleanupReport;
-use super::status::{
-    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
-};
-use super::util::{handle_ref, out_arg};
+use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 
 /// Settings of `paimon_cleanup_maintain`. Everything else comes from the table's options.
 ///
@@ -20,18 +18,9 @@ use super::util::{handle_ref, out_arg};
 /// `paimon_cleanup_maintain_config_free`. Thread-safe (`Send + Sync`): setters may be called
 /// while other threads run with the same config; a run uses the values as they were when it
 /// started.
-pub struct PaimonCleanupMaintainConfig {
-    config: Mutex<MaintainConfig>,
-}
+pub struct PaimonCleanupMaintainConfig(Settings<MaintainConfig>);
 
-impl PaimonCleanupMaintainConfig {
-    fn get(&self) -> MaintainConfig {
-        self.config
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-}
+settings_handle!(PaimonCleanupMaintainConfig, MaintainConfig, "config");
 
 /// Creates a maintain config with the defaults (not a dry run).
 ///
@@ -48,18 +37,8 @@ pub unsafe extern "C" fn paimon_cleanup_maintain_config_new(
     out: *mut *mut PaimonCleanupMaintainConfig,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_maintain_config_new";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        let config = Box::new(PaimonCleanupMaintainConfig {
-            config: Mutex::new(MaintainConfig::default()),
-        });
-        // SAFETY: `out` is non-NULL and writable.
-        unsafe { out.write(Box::into_raw(config)) };
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe { new_settings("paimon_cleanup_maintain_config_new", out, err) }
 }
 
 /// Sets dry-run mode: every step computes and reports what it would do, nothing is changed.
@@ -76,18 +55,8 @@ pub unsafe extern "C" fn paimon_cleanup_maintain_config_set_dry_run(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_maintain_config_set_dry_run";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { handle_ref(config.cast_const(), F, "config") }?;
-        config
-            .config
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .dry_run = dry_run;
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set(F, config, err, Ok(dry_run), |s, v| s.dry_run = v) }
 }
 
 /// Frees a maintain config. NULL is accepted and ignored.
@@ -102,12 +71,8 @@ pub unsafe extern "C" fn paimon_cleanup_maintain_config_set_dry_run(
 pub unsafe extern "C" fn paimon_cleanup_maintain_config_free(
     config: *mut PaimonCleanupMaintainConfig,
 ) {
-    boundary_infallible((), || {
-        if !config.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_maintain_config_new`.
-            drop(unsafe { Box::from_raw(config) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(config) }
 }
 
 /// Runs the maintenance the table's own options ask for, in Paimon's order: tag expiry (tags
@@ -146,9 +111,7 @@ pub unsafe extern "C" fn paimon_cleanup_maintain(
         // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
         let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
         // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { config.as_ref() }
-            .map(PaimonCleanupMaintainConfig::get)
-            .unwrap_or_default();
+        let config = unsafe { settings_or_default(config) };
         let report =
             call.run(|table, control| async move { maintain(&table, &config, &control).await })?;
         call.deliver(PaimonCleanupReport::from_maintain(report));

@@ -47,6 +47,10 @@ mod ops;
 
 mod util;
 
+mod callback;
+
+mod handle;
+
 #[cfg(test)]
 mod tests;
 

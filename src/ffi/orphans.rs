@@ -9,15 +9,16 @@ use crate::clean::orphans::VetoFn;
 use crate::clean::{remove_orphan_files, OrphanConfig};
 use crate::storage::Location;
 
+use super::callback::CCallback;
 use super::context::PaimonCleanupContext;
-use super::control::{CCallback, PaimonCleanupRunOptions};
+use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
+use super::handle::{
+    free_handle, in_range, new_settings, set, settings_handle, settings_of, Settings,
+};
 use super::ops::Call;
 use super::report::PaimonCleanupReport;
-use super::status::{
-    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
-};
-use super::util::{handle_ref, out_arg};
+use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 
 /// Largest listing / deletion concurrency the orphan config accepts.
 const MAX_CONCURRENCY: u32 = 4096;
@@ -49,8 +50,9 @@ impl VetoCallback {
     }
 }
 
+/// What an orphan config holds (the veto as the host gave it; see [`OrphanSettings::config`]).
 #[derive(Clone, Default)]
-struct OrphanSettings {
+pub(crate) struct OrphanSettings {
     older_than_ms: Option<i64>,
     dry_run: bool,
     no_writers_running: bool,
@@ -98,57 +100,23 @@ impl OrphanSettings {
 /// Created by `paimon_cleanup_orphan_config_new`, owned by the caller, released with
 /// `paimon_cleanup_orphan_config_free`. Thread-safe (`Send + Sync`): setters may be called while
 /// other threads run with the same config; a run uses the values as they were when it started.
-pub struct PaimonCleanupOrphanConfig {
-    settings: Mutex<OrphanSettings>,
-}
+pub struct PaimonCleanupOrphanConfig(Settings<OrphanSettings>);
+
+settings_handle!(PaimonCleanupOrphanConfig, OrphanSettings, "config");
 
 impl PaimonCleanupOrphanConfig {
-    /// The Rust settings for a table rooted at `root`, as a run starting now would use them.
+    /// The Rust settings for a table rooted at `root`, as a run starting now would use them
+    /// (orphan removal as units, `units.rs`).
     pub(crate) fn orphan_config(&self, root: Location) -> OrphanConfig {
-        self.get().config(root)
-    }
-
-    fn get(&self) -> OrphanSettings {
-        self.settings
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.0.get().config(root)
     }
 }
 
-/// Runs a setter body on a checked config handle.
-///
-/// # Safety
-/// `config` must be NULL or live; `err` must be NULL or writable.
-unsafe fn set(
-    function: &'static str,
-    config: *mut PaimonCleanupOrphanConfig,
-    err: *mut *mut PaimonCleanupError,
-    change: impl FnOnce(&mut OrphanSettings) -> Result<(), FfiError>,
-) -> PaimonCleanupStatus {
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { handle_ref(config.cast_const(), function, "config") }?;
-        change(
-            &mut config
-                .settings
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(function, err, body) }
-}
-
+/// A listing or deletion concurrency: 0 = the executor's I/O concurrency (`None`), else
+/// 1..=[`MAX_CONCURRENCY`].
 fn concurrency(function: &str, name: &str, value: u32) -> Result<Option<usize>, FfiError> {
-    match value {
-        0 => Ok(None),
-        n if n <= MAX_CONCURRENCY => Ok(Some(n as usize)),
-        n => Err(FfiError::invalid_argument(format!(
-            "{function}: {name} = {n} is out of range (0 = the executor's I/O concurrency, or \
-             1..={MAX_CONCURRENCY})"
-        ))),
-    }
+    let value = in_range(function, name, value, 0..=MAX_CONCURRENCY)?;
+    Ok((value > 0).then_some(value as usize))
 }
 
 /// Creates an orphan config with the defaults (cut-off now − 1 day, writers assumed running, no
@@ -167,18 +135,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_new(
     out: *mut *mut PaimonCleanupOrphanConfig,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_orphan_config_new";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        let config = Box::new(PaimonCleanupOrphanConfig {
-            settings: Mutex::new(OrphanSettings::default()),
-        });
-        // SAFETY: `out` is non-NULL and writable.
-        unsafe { out.write(Box::into_raw(config)) };
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe { new_settings("paimon_cleanup_orphan_config_new", out, err) }
 }
 
 /// Sets the cut-off (milliseconds since the Unix epoch): only files last modified before it may be
@@ -198,18 +156,9 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_older_than_ms(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_config_set_older_than_ms";
+    let value = in_range(F, "older_than_ms", older_than_ms, 0..);
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |s| {
-            if older_than_ms < 0 {
-                return Err(FfiError::invalid_argument(format!(
-                    "{F}: older_than_ms = {older_than_ms} is out of range (at least 0)"
-                )));
-            }
-            s.older_than_ms = Some(older_than_ms);
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.older_than_ms = Some(v)) }
 }
 
 /// Sets dry-run mode: the run lists, reads every reference, asks the veto and reports what it
@@ -228,12 +177,7 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_dry_run(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_config_set_dry_run";
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |s| {
-            s.dry_run = dry_run;
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, Ok(dry_run), |s, v| s.dry_run = v) }
 }
 
 /// Declares that no writer (no job, engine or other process) writes or commits to the table while
@@ -257,9 +201,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_no_writers_running(
     const F: &str = "paimon_cleanup_orphan_config_set_no_writers_running";
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |s| {
-            s.no_writers_running = no_writers_running;
-            Ok(())
+        set(F, config, err, Ok(no_writers_running), |s, v| {
+            s.no_writers_running = v
         })
     }
 }
@@ -287,9 +230,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_external_roots_owned(
     const F: &str = "paimon_cleanup_orphan_config_set_external_roots_owned";
     // SAFETY: forwarded caller guarantees.
     unsafe {
-        set(F, config, err, |s| {
-            s.external_roots_owned = external_roots_owned;
-            Ok(())
+        set(F, config, err, Ok(external_roots_owned), |s, v| {
+            s.external_roots_owned = v
         })
     }
 }
@@ -315,16 +257,9 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_veto(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_config_set_veto";
+    let value = Ok(CCallback::new(veto, user_data));
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |s| {
-            s.veto = veto.map(|function| CCallback {
-                function,
-                user_data,
-            });
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.veto = v) }
 }
 
 /// Sets how many directory listings the run keeps in flight; 0 (the default) uses the executor's
@@ -342,13 +277,9 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_list_concurrency(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_config_set_list_concurrency";
+    let value = concurrency(F, "list_concurrency", list_concurrency);
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |s| {
-            s.list_concurrency = concurrency(F, "list_concurrency", list_concurrency)?;
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.list_concurrency = v) }
 }
 
 /// Sets how many deletions the run keeps in flight; 0 (the default) uses the executor's I/O
@@ -366,13 +297,9 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_delete_concurrency(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_config_set_delete_concurrency";
+    let value = concurrency(F, "delete_concurrency", delete_concurrency);
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |s| {
-            s.delete_concurrency = concurrency(F, "delete_concurrency", delete_concurrency)?;
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.delete_concurrency = v) }
 }
 
 /// Frees an orphan config. NULL is accepted and ignored. The veto's `user_data` is not touched.
@@ -385,12 +312,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_config_set_delete_concurrency(
 /// `config` must be NULL or a pointer from `paimon_cleanup_orphan_config_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_orphan_config_free(config: *mut PaimonCleanupOrphanConfig) {
-    boundary_infallible((), || {
-        if !config.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_orphan_config_new`.
-            drop(unsafe { Box::from_raw(config) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(config) }
 }
 
 /// Removes orphan files: files older than the cut-off in the table's own directories (manifest,
@@ -433,7 +356,7 @@ pub unsafe extern "C" fn paimon_cleanup_remove_orphan_files(
         let call =
             unsafe { Call::new(F, context, executor, run_options, out) }?.reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
-        let settings = unsafe { handle_ref(config, F, "config") }?.get();
+        let settings = unsafe { settings_of(config, F) }?;
         let report = call.run(|table, control| async move {
             let config = settings.config(table.root().clone());
             remove_orphan_files(&table, &config, &control).await

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::os::raw::c_char;
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::clean::shared::clock::now_millis;
@@ -15,12 +14,13 @@ use crate::clean::{
 use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
+use super::handle::{
+    free_handle, in_range, new_settings, set, settings_handle, settings_or_default, Settings,
+};
 use super::ops::Call;
 use super::report::{PaimonCleanupReport, PaimonCleanupReportKind};
-use super::status::{
-    boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
-};
-use super::util::{handle_ref, out_arg, str_arg};
+use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
+use super::util::{optional_str, str_arg};
 
 /// Largest number of partition specs (and of fields per spec) one call accepts.
 const MAX_SPECS: usize = 1 << 20;
@@ -308,44 +308,31 @@ unsafe fn drop_or_preview(
 /// `paimon_cleanup_partition_expire_config_free`. Thread-safe (`Send + Sync`): setters may be
 /// called while other threads run with the same config; a run uses the values as they were when
 /// it started.
-pub struct PaimonCleanupPartitionExpireConfig {
-    config: Mutex<PartitionExpireConfig>,
+pub struct PaimonCleanupPartitionExpireConfig(Settings<PartitionExpireConfig>);
+
+settings_handle!(
+    PaimonCleanupPartitionExpireConfig,
+    PartitionExpireConfig,
+    "config"
+);
+
+/// `value` as a count of at least 1, or `INVALID_ARGUMENT`.
+fn count(function: &str, name: &str, value: u64) -> Result<usize, FfiError> {
+    // In range, so the conversion is exact.
+    in_range(function, name, value, 1..=usize::MAX as u64).map(|n| n as usize)
 }
 
-impl PaimonCleanupPartitionExpireConfig {
-    fn get(&self) -> PartitionExpireConfig {
-        self.config
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-}
-
-/// Runs a setter body on a checked config handle.
-///
-/// # Safety
-/// `config` must be NULL or live; `err` must be NULL or writable.
-unsafe fn set(
-    function: &'static str,
-    config: *mut PaimonCleanupPartitionExpireConfig,
-    err: *mut *mut PaimonCleanupError,
-    change: impl FnOnce(&mut PartitionExpireConfig) -> Result<(), FfiError>,
-) -> PaimonCleanupStatus {
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { handle_ref(config.cast_const(), function, "config") }?;
-        change(&mut config.config.lock().unwrap_or_else(PoisonError::into_inner))
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(function, err, body) }
-}
-
-/// `value` as a positive count, or `INVALID_ARGUMENT`.
-fn positive(function: &str, name: &str, value: u64) -> Result<usize, FfiError> {
-    match usize::try_from(value) {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(FfiError::invalid_argument(format!(
-            "{function}: {name} = {value} is out of range (at least 1)"
+/// The strategy a `PaimonCleanupPartitionExpireStrategy` value names, or `INVALID_ARGUMENT`.
+fn strategy_of(function: &str, strategy: i32) -> Result<PartitionExpireStrategy, FfiError> {
+    match strategy {
+        s if s == PaimonCleanupPartitionExpireStrategy::ValuesTime as i32 => {
+            Ok(PartitionExpireStrategy::ValuesTime)
+        }
+        s if s == PaimonCleanupPartitionExpireStrategy::UpdateTime as i32 => {
+            Ok(PartitionExpireStrategy::UpdateTime)
+        }
+        other => Err(FfiError::invalid_argument(format!(
+            "{function}: strategy = {other} is not a PaimonCleanupPartitionExpireStrategy"
         ))),
     }
 }
@@ -365,18 +352,8 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_new(
     out: *mut *mut PaimonCleanupPartitionExpireConfig,
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
-    const F: &str = "paimon_cleanup_partition_expire_config_new";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        let config = Box::new(PaimonCleanupPartitionExpireConfig {
-            config: Mutex::new(PartitionExpireConfig::default()),
-        });
-        // SAFETY: `out` is non-NULL and writable.
-        unsafe { out.write(Box::into_raw(config)) };
-        Ok(())
-    };
-    // SAFETY: `err` is NULL or writable (caller's guarantee).
-    unsafe { boundary(F, err, body) }
+    // SAFETY: forwarded caller guarantees.
+    unsafe { new_settings("paimon_cleanup_partition_expire_config_new", out, err) }
 }
 
 /// Sets the expiration time in milliseconds (`partition.expiration-time`): a partition whose time
@@ -394,14 +371,10 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_expiration_t
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_expiration_time_ms";
+    let value =
+        in_range(F, "expiration_time_ms", expiration_time_ms, 1..).map(Duration::from_millis);
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |c| {
-            positive(F, "expiration_time_ms", expiration_time_ms)?;
-            c.expiration_time = Some(Duration::from_millis(expiration_time_ms));
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.expiration_time = Some(v)) }
 }
 
 /// Sets the strategy (`strategy`: a `PaimonCleanupPartitionExpireStrategy` value).
@@ -418,25 +391,9 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_strategy(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_strategy";
+    let value = strategy_of(F, strategy);
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |c| {
-            c.strategy = Some(match strategy {
-                s if s == PaimonCleanupPartitionExpireStrategy::ValuesTime as i32 => {
-                    PartitionExpireStrategy::ValuesTime
-                }
-                s if s == PaimonCleanupPartitionExpireStrategy::UpdateTime as i32 => {
-                    PartitionExpireStrategy::UpdateTime
-                }
-                other => {
-                    return Err(FfiError::invalid_argument(format!(
-                        "{F}: strategy = {other} is not a PaimonCleanupPartitionExpireStrategy"
-                    )))
-                }
-            });
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.strategy = Some(v)) }
 }
 
 /// Sets the timestamp formatter (`partition.timestamp-formatter`): a Java `DateTimeFormatter`
@@ -457,17 +414,10 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_timestamp_fo
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_timestamp_formatter";
-    let change = |c: &mut PartitionExpireConfig| {
-        c.timestamp_formatter = if formatter.is_null() {
-            None
-        } else {
-            // SAFETY: NUL-terminated (caller's guarantee).
-            Some(unsafe { str_arg(formatter, F, "formatter") }?.to_owned())
-        };
-        Ok(())
-    };
+    // SAFETY: NULL or NUL-terminated (caller's guarantee).
+    let value = unsafe { optional_str(formatter, F, "formatter") };
     // SAFETY: forwarded caller guarantees.
-    unsafe { set(F, config, err, change) }
+    unsafe { set(F, config, err, value, |s, v| s.timestamp_formatter = v) }
 }
 
 /// Sets the timestamp pattern (`partition.timestamp-pattern`): how the partition time string is
@@ -487,17 +437,10 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_timestamp_pa
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_timestamp_pattern";
-    let change = |c: &mut PartitionExpireConfig| {
-        c.timestamp_pattern = if pattern.is_null() {
-            None
-        } else {
-            // SAFETY: NUL-terminated (caller's guarantee).
-            Some(unsafe { str_arg(pattern, F, "pattern") }?.to_owned())
-        };
-        Ok(())
-    };
+    // SAFETY: NULL or NUL-terminated (caller's guarantee).
+    let value = unsafe { optional_str(pattern, F, "pattern") };
     // SAFETY: forwarded caller guarantees.
-    unsafe { set(F, config, err, change) }
+    unsafe { set(F, config, err, value, |s, v| s.timestamp_pattern = v) }
 }
 
 /// Sets the maximum number of partitions one run expires (`partition.expiration-max-num`).
@@ -514,13 +457,9 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_max_expires(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_max_expires";
+    let value = count(F, "max_expires", max_expires);
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |c| {
-            c.max_expires = Some(positive(F, "max_expires", max_expires)?);
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.max_expires = Some(v)) }
 }
 
 /// Sets how many partitions go into one commit (`partition.expiration-batch-size`); by default
@@ -538,13 +477,9 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_batch_size(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_batch_size";
+    let value = count(F, "batch_size", batch_size);
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |c| {
-            c.batch_size = Some(positive(F, "batch_size", batch_size)?);
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.batch_size = Some(v)) }
 }
 
 /// Sets dry-run mode: the run selects and reports the partitions it would drop and the files it
@@ -563,12 +498,7 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_dry_run(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_dry_run";
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |c| {
-            c.dry_run = dry_run;
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, Ok(dry_run), |s, v| s.dry_run = v) }
 }
 
 /// Sets the time expiry is measured from (milliseconds since the Unix epoch) instead of the wall
@@ -588,19 +518,9 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_now_ms(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_now_ms";
+    let value = in_range(F, "now_ms", now_ms, 0..=now_millis());
     // SAFETY: forwarded caller guarantees.
-    unsafe {
-        set(F, config, err, |c| {
-            let wall = now_millis();
-            if now_ms < 0 || now_ms > wall {
-                return Err(FfiError::invalid_argument(format!(
-                    "{F}: now_ms = {now_ms} is out of range (0..={wall}, the current time)"
-                )));
-            }
-            c.now_millis = Some(now_ms);
-            Ok(())
-        })
-    }
+    unsafe { set(F, config, err, value, |s, v| s.now_millis = Some(v)) }
 }
 
 /// Frees a partition-expire config. NULL is accepted and ignored.
@@ -616,12 +536,8 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_now_ms(
 pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_free(
     config: *mut PaimonCleanupPartitionExpireConfig,
 ) {
-    boundary_infallible((), || {
-        if !config.is_null() {
-            // SAFETY: created by `Box::into_raw` in `paimon_cleanup_partition_expire_config_new`.
-            drop(unsafe { Box::from_raw(config) });
-        }
-    })
+    // SAFETY: forwarded caller guarantee.
+    unsafe { free_handle(config) }
 }
 
 /// Expires partitions: finds the partitions older than the expiration time (by the values in the
@@ -659,9 +575,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_partitions(
         // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
         let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
         // SAFETY: NULL or live (caller's guarantee).
-        let config = unsafe { config.as_ref() }
-            .map(PaimonCleanupPartitionExpireConfig::get)
-            .unwrap_or_default();
+        let config = unsafe { settings_or_default(config) };
         let report = call.run(|table, control| async move {
             expire_partitions(&table, &config, &control).await
         })?;

@@ -105,6 +105,7 @@ pub(crate) fn status_of(error: &Error) -> PaimonCleanupStatus {
         Error::Cancelled => PaimonCleanupStatus::Cancelled,
         Error::Conflict(_) => PaimonCleanupStatus::Conflict,
         Error::Internal(_) => PaimonCleanupStatus::Internal,
+        Error::Panic(_) => PaimonCleanupStatus::Panic,
     }
 }
 

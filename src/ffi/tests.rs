@@ -88,6 +88,7 @@ fn every_error_variant_has_its_own_code() {
         (Error::Cancelled, PaimonCleanupStatus::Cancelled),
         (Error::Conflict("c".into()), PaimonCleanupStatus::Conflict),
         (Error::Internal("i".into()), PaimonCleanupStatus::Internal),
+        (Error::Panic("p".into()), PaimonCleanupStatus::Panic),
     ];
     for (error, status) in cases {
         assert_eq!(status_of(&error), status);
@@ -130,6 +131,34 @@ fn panics_become_a_status_and_a_message() {
     let status = unsafe { boundary("f", &mut err, || Err(FfiError::invalid_argument("a\0b"))) };
     assert_eq!(status, PaimonCleanupStatus::InvalidArgument);
     assert_eq!(message(err), "a\u{FFFD}b");
+    // SAFETY: freed once.
+    unsafe { paimon_cleanup_error_free(err) };
+}
+
+#[test]
+fn a_panic_inside_a_blocking_task_reaches_the_host_as_panic() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let at = crate::storage::Location::parse("/w/t/manifest/manifest-1").unwrap();
+    let mut err: *mut PaimonCleanupError = ptr::null_mut();
+    // SAFETY: `err` is writable.
+    let status = unsafe {
+        boundary(
+            "paimon_cleanup_test",
+            &mut err,
+            || -> Result<(), FfiError> {
+                let work = crate::storage::blocking(&at, || -> crate::Result<()> {
+                    panic!("decoder bug")
+                });
+                Ok(runtime.block_on(work)?)
+            },
+        )
+    };
+    assert_eq!(status, PaimonCleanupStatus::Panic);
+    let text = message(err);
+    assert!(text.contains("decoder bug"), "{text}");
     // SAFETY: freed once.
     unsafe { paimon_cleanup_error_free(err) };
 }
@@ -496,6 +525,7 @@ mod operations {
     use crate::clean::report::{Count, DeletedPath, DeletionReport, FailedDelete, FileClass};
     use crate::clean::{ConsumerReport, ExpireReport, MaintainReport, PartitionReport, TagReport};
     use crate::ffi::control::run_control;
+    use crate::ffi::handle::SettingsHandle;
     use crate::ffi::report::PaimonCleanupReport;
     use crate::ffi::*;
 
@@ -597,7 +627,7 @@ mod operations {
             paimon_cleanup_expire_config_set_refuse_if_tags_pin(cfg, true, ptr::null_mut());
             paimon_cleanup_expire_config_set_delete_all_changelogs(cfg, true, ptr::null_mut());
             paimon_cleanup_expire_config_set_dry_run(cfg, true, ptr::null_mut());
-            let s = (*cfg).get();
+            let s = (*cfg).settings().get();
             let snap = s.snapshots();
             assert_eq!(snap.retention.retain_min, Some(3));
             assert_eq!(snap.retention.older_than_ms, Some(1000));
@@ -609,7 +639,7 @@ mod operations {
             assert_eq!(cl.retention.retain_min, Some(3));
             // The later of the two cut-off setters wins.
             paimon_cleanup_expire_config_set_time_retained_ms(cfg, 5000, ptr::null_mut());
-            let snap = (*cfg).get().snapshots();
+            let snap = (*cfg).settings().get().snapshots();
             assert_eq!(snap.retention.older_than_ms, None);
             assert_eq!(
                 snap.retention.time_retained,
@@ -633,6 +663,106 @@ mod operations {
         let phase = unsafe { CStr::from_ptr(phase) };
         assert_eq!(phase.to_str().ok(), Some("phase x"));
         counter.fetch_add(done + bytes, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn settings_setters_check_the_handle_first_then_the_range() {
+        use PaimonCleanupStatus::{InvalidArgument, NullPointer, Ok as Done};
+        // SAFETY: every handle is NULL or live and freed once; `err` is NULL.
+        unsafe {
+            let mut orphan = ptr::null_mut();
+            let mut part = ptr::null_mut();
+            let mut maintain = ptr::null_mut();
+            let mut options = ptr::null_mut();
+            assert_eq!(
+                paimon_cleanup_orphan_config_new(&mut orphan, ptr::null_mut()),
+                Done
+            );
+            assert_eq!(
+                paimon_cleanup_partition_expire_config_new(&mut part, ptr::null_mut()),
+                Done
+            );
+            assert_eq!(
+                paimon_cleanup_maintain_config_new(&mut maintain, ptr::null_mut()),
+                Done
+            );
+            assert_eq!(
+                paimon_cleanup_run_options_new(&mut options, ptr::null_mut()),
+                Done
+            );
+            let orphan_cases: [(i64, u32, PaimonCleanupStatus); 4] = [
+                (0, 0, Done),
+                (0, 4096, Done),
+                (-1, 1, InvalidArgument),
+                (1, 4097, InvalidArgument),
+            ];
+            for (older, conc, expected) in orphan_cases {
+                let set_older = paimon_cleanup_orphan_config_set_older_than_ms;
+                let set_list = paimon_cleanup_orphan_config_set_list_concurrency;
+                let set_delete = paimon_cleanup_orphan_config_set_delete_concurrency;
+                assert_eq!(
+                    set_older(ptr::null_mut(), older, ptr::null_mut()),
+                    NullPointer
+                );
+                assert_eq!(
+                    set_list(ptr::null_mut(), conc, ptr::null_mut()),
+                    NullPointer
+                );
+                let got = [
+                    set_older(orphan, older, ptr::null_mut()),
+                    set_list(orphan, conc, ptr::null_mut()),
+                    set_delete(orphan, conc, ptr::null_mut()),
+                ];
+                assert!(got.contains(&expected), "{older} {conc}: {got:?}");
+            }
+            for (value, expected) in [(0u64, InvalidArgument), (1, Done), (u64::MAX, Done)] {
+                let setters = [
+                    paimon_cleanup_partition_expire_config_set_expiration_time_ms,
+                    paimon_cleanup_partition_expire_config_set_max_expires,
+                    paimon_cleanup_partition_expire_config_set_batch_size,
+                ];
+                for setter in setters {
+                    assert_eq!(setter(ptr::null_mut(), value, ptr::null_mut()), NullPointer);
+                    assert_eq!(setter(part, value, ptr::null_mut()), expected, "{value}");
+                }
+            }
+            let set_now = paimon_cleanup_partition_expire_config_set_now_ms;
+            assert_eq!(set_now(part, -1, ptr::null_mut()), InvalidArgument);
+            assert_eq!(set_now(part, i64::MAX, ptr::null_mut()), InvalidArgument);
+            assert_eq!(set_now(part, 0, ptr::null_mut()), Done);
+            let set_strategy = paimon_cleanup_partition_expire_config_set_strategy;
+            assert_eq!(set_strategy(part, 2, ptr::null_mut()), InvalidArgument);
+            assert_eq!(
+                set_strategy(ptr::null_mut(), 2, ptr::null_mut()),
+                NullPointer
+            );
+            assert_eq!(set_strategy(part, 1, ptr::null_mut()), Done);
+            let s = (*part).settings().get();
+            assert_eq!(s.now_millis, Some(0));
+            assert_eq!(s.batch_size, Some(usize::MAX));
+            assert_eq!(
+                paimon_cleanup_maintain_config_set_dry_run(ptr::null_mut(), true, ptr::null_mut()),
+                NullPointer
+            );
+            assert_eq!(
+                paimon_cleanup_maintain_config_set_dry_run(maintain, true, ptr::null_mut()),
+                Done
+            );
+            assert!((*maintain).settings().get().dry_run);
+            let set_log = paimon_cleanup_run_options_set_log;
+            assert_eq!(
+                set_log(ptr::null_mut(), None, 9, ptr::null_mut(), ptr::null_mut()),
+                NullPointer
+            );
+            assert_eq!(
+                set_log(options, None, 9, ptr::null_mut(), ptr::null_mut()),
+                Done
+            );
+            paimon_cleanup_orphan_config_free(orphan);
+            paimon_cleanup_partition_expire_config_free(part);
+            paimon_cleanup_maintain_config_free(maintain);
+            paimon_cleanup_run_options_free(options);
+        }
     }
 
     #[test]

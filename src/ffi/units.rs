@@ -529,3 +529,120 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_finish(
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::{
+        paimon_cleanup_error_free, paimon_cleanup_executor_free, paimon_cleanup_executor_new,
+    };
+
+    #[test]
+    fn buffers_merge_and_argument_checks() {
+        // SAFETY: every pointer below is NULL, a live handle or a local out-parameter.
+        unsafe {
+            assert!(paimon_cleanup_buffer_data(ptr::null()).is_null());
+            assert_eq!(paimon_cleanup_buffer_len(ptr::null()), 0);
+            assert_eq!(paimon_cleanup_buffer_list_count(ptr::null()), 0);
+            assert!(paimon_cleanup_buffer_list_get(ptr::null(), 0).is_null());
+            paimon_cleanup_buffer_free(ptr::null_mut());
+            paimon_cleanup_buffer_list_free(ptr::null_mut());
+
+            // Two empty results merge into the empty result of no plan.
+            let mut out: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let s = paimon_cleanup_orphan_partials_merge(
+                ptr::null(),
+                0,
+                ptr::null(),
+                0,
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::Ok);
+            let len = paimon_cleanup_buffer_len(out);
+            assert!(len > 6);
+            let bytes = std::slice::from_raw_parts(paimon_cleanup_buffer_data(out), len).to_vec();
+            assert_eq!(&bytes[..4], b"PCOU");
+            // Merging it with itself is neutral (no unit inside).
+            let mut again: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let s = paimon_cleanup_orphan_partials_merge(
+                bytes.as_ptr(),
+                bytes.len(),
+                bytes.as_ptr(),
+                bytes.len(),
+                &mut again,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::Ok);
+            assert_eq!(paimon_cleanup_buffer_len(again), len);
+            paimon_cleanup_buffer_free(again);
+            paimon_cleanup_buffer_free(out);
+
+            // Foreign bytes, a NULL pointer with a length, a NULL out.
+            let mut err = ptr::null_mut();
+            let mut out: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let s = paimon_cleanup_orphan_partials_merge(
+                b"nope".as_ptr(),
+                4,
+                ptr::null(),
+                0,
+                &mut out,
+                &mut err,
+            );
+            assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+            assert!(out.is_null() && !err.is_null());
+            paimon_cleanup_error_free(err);
+            let s = paimon_cleanup_orphan_partials_merge(
+                ptr::null(),
+                3,
+                ptr::null(),
+                0,
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            let s = paimon_cleanup_orphan_partials_merge(
+                ptr::null(),
+                0,
+                ptr::null(),
+                0,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+
+            // Execute: a NULL executor, then bytes that are not a unit.
+            let s = paimon_cleanup_orphan_unit_execute(
+                ptr::null(),
+                b"x".as_ptr(),
+                1,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            let mut exec = ptr::null_mut();
+            assert_eq!(
+                paimon_cleanup_executor_new(1, &mut exec, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            let s = paimon_cleanup_orphan_unit_execute(
+                exec,
+                b"PCOU\x01\x01{}".as_ptr(),
+                8,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+            assert!(out.is_null());
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+}

@@ -67,3 +67,21 @@ pub(crate) unsafe fn array_str<'a>(
     // SAFETY: each element is NULL or a NUL-terminated string (caller's guarantee).
     unsafe { str_arg(element, function, &format!("{argument}[{index}]")) }
 }
+
+/// Reads an optional string argument: `None` for NULL, else as [`str_arg`] (copied).
+///
+/// # Safety
+/// `ptr` must be NULL or point to a NUL-terminated string.
+pub(crate) unsafe fn optional_str(
+    ptr: *const c_char,
+    function: &str,
+    argument: &str,
+) -> Result<Option<String>, FfiError> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-NULL and NUL-terminated (caller's guarantee).
+    Ok(Some(
+        unsafe { str_arg(ptr, function, argument) }?.to_owned(),
+    ))
+}

@@ -213,13 +213,13 @@ mod tests {
     fn overrides_win() {
         let mut s = HashMap::new();
         s.insert("bucket".to_string(), "2".to_string());
-        let mut o = HashMap::new();
-        o.insert("bucket".to_string(), "4".to_string());
-        let opts = TableOptions::new(&s, &o);
+        let mut options = HashMap::new();
+        options.insert("bucket".to_string(), "4".to_string());
+        let opts = TableOptions::new(&s, &options);
         assert_eq!(opts.bucket().unwrap(), 4);
         assert_eq!(opts.partition_default_name(), "__DEFAULT_PARTITION__");
         assert!(
-            TableOptions::new(&o, &HashMap::from([("bucket".into(), "x".into())]))
+            TableOptions::new(&options, &HashMap::from([("bucket".into(), "x".into())]))
                 .bucket()
                 .is_err()
         );

@@ -241,46 +241,46 @@ mod tests {
 
     #[test]
     fn hadoop_account_key_and_sas() {
-        let o = opts(&[
+        let options = opts(&[
             ("fs.azure.account.key.acct.dfs.core.windows.net", "S0VZ"),
             (
                 "fs.azure.account.key.other.dfs.core.windows.net",
                 "T1RIRVI=",
             ),
         ]);
-        let s = hadoop_settings(&o, Some("acct"), "wh").unwrap();
+        let s = hadoop_settings(&options, Some("acct"), "wh").unwrap();
         assert_eq!(find(&s, AzureConfigKey::AccountName), Some("acct"));
         assert_eq!(find(&s, AzureConfigKey::AccessKey), Some("S0VZ"));
         assert_eq!(find(&s, AzureConfigKey::SasKey), None);
-        let o = opts(&[(
+        let options = opts(&[(
             "fs.azure.account.key.acct.blob.core.windows.net",
             "QkxPQg==",
         )]);
-        let s = hadoop_settings(&o, Some("acct"), "wh").unwrap();
+        let s = hadoop_settings(&options, Some("acct"), "wh").unwrap();
         assert_eq!(find(&s, AzureConfigKey::AccessKey), Some("QkxPQg=="));
         // No account known: an account key cannot be picked.
-        assert!(hadoop_settings(&o, None, "wh").unwrap().is_empty());
+        assert!(hadoop_settings(&options, None, "wh").unwrap().is_empty());
 
-        let o = opts(&[("fs.azure.sas.wh.acct.blob.core.windows.net", "?sv=1&sig=x")]);
-        let s = hadoop_settings(&o, Some("acct"), "wh").unwrap();
+        let options = opts(&[("fs.azure.sas.wh.acct.blob.core.windows.net", "?sv=1&sig=x")]);
+        let s = hadoop_settings(&options, Some("acct"), "wh").unwrap();
         assert_eq!(find(&s, AzureConfigKey::SasKey), Some("sv=1&sig=x"));
-        let o = opts(&[("fs.azure.sas.fixed.token", "sv=2&sig=y")]);
-        let s = hadoop_settings(&o, Some("acct"), "wh").unwrap();
+        let options = opts(&[("fs.azure.sas.fixed.token", "sv=2&sig=y")]);
+        let s = hadoop_settings(&options, Some("acct"), "wh").unwrap();
         assert_eq!(find(&s, AzureConfigKey::SasKey), Some("sv=2&sig=y"));
-        let o = opts(&[
+        let options = opts(&[
             ("fs.azure.sas.fixed.token", "sv=2&sig=global"),
             (
                 "fs.azure.sas.fixed.token.acct.dfs.core.windows.net",
                 "sv=2&sig=acct",
             ),
         ]);
-        let s = hadoop_settings(&o, Some("acct"), "wh").unwrap();
+        let s = hadoop_settings(&options, Some("acct"), "wh").unwrap();
         assert_eq!(find(&s, AzureConfigKey::SasKey), Some("sv=2&sig=acct"));
     }
 
     #[test]
     fn hadoop_oauth_client_credentials() {
-        let o = opts(&[
+        let options = opts(&[
             ("fs.azure.account.auth.type", "OAuth"),
             ("fs.azure.account.oauth2.client.id", "cid"),
             (
@@ -292,11 +292,11 @@ mod tests {
                 "https://login.microsoftonline.com/tenant-1/oauth2/token",
             ),
         ]);
-        let s = hadoop_settings(&o, Some("acct"), "wh").unwrap();
+        let s = hadoop_settings(&options, Some("acct"), "wh").unwrap();
         assert_eq!(find(&s, AzureConfigKey::ClientId), Some("cid"));
         assert_eq!(find(&s, AzureConfigKey::ClientSecret), Some("sec"));
         assert_eq!(find(&s, AzureConfigKey::AuthorityId), Some("tenant-1"));
-        let o = opts(&[("fs.azure.account.oauth2.client.endpoint", "not a url")]);
-        assert!(hadoop_settings(&o, Some("acct"), "wh").is_err());
+        let options = opts(&[("fs.azure.account.oauth2.client.endpoint", "not a url")]);
+        assert!(hadoop_settings(&options, Some("acct"), "wh").is_err());
     }
 }

@@ -223,12 +223,12 @@ impl Beneath {
     fn split<'p>(&self, loc: &Location, path: &'p Path) -> Result<(usize, PathBuf, &'p str)> {
         let (root, rel) = self
             .locate(path)
-            .ok_or_else(|| super::refused(loc, "it is not under an allowed local root"))?;
+            .ok_or_else(|| super::guard::refused(loc, "it is not under an allowed local root"))?;
         let name = rel
             .file_name()
             .and_then(|n| n.to_str())
             .filter(|n| *n != "." && *n != "..")
-            .ok_or_else(|| super::refused(loc, "it has no plain file name"))?;
+            .ok_or_else(|| super::guard::refused(loc, "it has no plain file name"))?;
         let dir = rel.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok((root, dir, name))
     }
@@ -240,7 +240,7 @@ impl Beneath {
         let (root, dir, _) = self.split(loc, path)?;
         match self.dir(root, &dir, loc)? {
             Ok(_) | Err(DirState::Absent) => Ok(()),
-            Err(DirState::Refused(why)) => Err(super::refused(loc, why)),
+            Err(DirState::Refused(why)) => Err(super::guard::refused(loc, why)),
         }
     }
 
@@ -254,7 +254,7 @@ impl Beneath {
             Err(DirState::Absent) => return Ok(()),
             Err(DirState::Refused(why)) => {
                 tracing::warn!(path = %loc, reason = %why, "delete refused");
-                return Err(super::refused(loc, why));
+                return Err(super::guard::refused(loc, why));
             }
         };
         match rustix::fs::unlinkat(fd, name, AtFlags::empty()) {
@@ -271,12 +271,15 @@ impl Beneath {
         let fd = match self.dir(root, &parent, dir)? {
             Ok(fd) => fd,
             Err(DirState::Absent) => return Ok(false),
-            Err(DirState::Refused(why)) => return Err(super::refused(dir, why)),
+            Err(DirState::Refused(why)) => return Err(super::guard::refused(dir, why)),
         };
         match rustix::fs::unlinkat(fd, name, AtFlags::REMOVEDIR) {
             Ok(()) => Ok(true),
             Err(Errno::NOENT) | Err(Errno::NOTEMPTY) | Err(Errno::EXIST) => Ok(false),
-            Err(Errno::NOTDIR) => Err(super::refused(dir, "it is not a directory (a symlink?)")),
+            Err(Errno::NOTDIR) => Err(super::guard::refused(
+                dir,
+                "it is not a directory (a symlink?)",
+            )),
             Err(e) => Err(Error::storage(dir.as_str(), io::Error::from(e))),
         }
     }

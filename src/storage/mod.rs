@@ -1,5 +1,10 @@
-//! Storage: local disks and object stores behind one small, trait-free struct.
+//! Storage: local disks and object stores behind one small backend trait, wrapped in layers.
 //!
+//! * Each store is a `Backend` (`backend.rs`): the local disk (`disk.rs`, `std::fs` functions of
+//!   `local.rs` on the blocking pool) or an `object_store` store (`object.rs`). [`Storage`]
+//!   calls the backend serving a location once per operation (or per batch of deletes), inside
+//!   its layers: the delete guard (`guard.rs`) before every write and delete, the read-stopping
+//!   test (`stop.rs`) around every read.
 //! * [`Location`] is a normalized absolute address (`file:///…`, `memory:///…`, `s3://bucket/…`,
 //!   `gs://…`, `az://…`); names are byte-exact, never percent-decoded.
 //! * [`Storage`] is opened on a table root. Local paths are served directly with `std::fs`
@@ -25,15 +30,20 @@
 mod aws_profile;
 #[cfg(feature = "azure")]
 mod azure;
+mod backend;
 mod beneath;
+mod blocking;
 pub mod config;
+mod disk;
 #[cfg(feature = "gcs")]
 mod gcs;
+mod guard;
 mod local;
 mod location;
 mod object;
+mod stop;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -41,8 +51,16 @@ use futures::StreamExt;
 use object_store::ObjectStore;
 
 use crate::error::{Error, Result};
+use backend::{Backend, DeleteScope};
+pub(crate) use blocking::blocking;
+pub use blocking::max_blocking_sections;
 use config::StoreConfig;
+use disk::LocalDisk;
+use guard::DeleteGuard;
 pub use location::Location;
+use object::ObjectBackend;
+use stop::ReadStop;
+pub use stop::StopReads;
 
 /// Size and modification time of one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,103 +83,41 @@ pub struct DirListing {
     pub dirs: Vec<Location>,
 }
 
-/// Which backend serves a location.
-enum Backend {
-    Local,
-    Object(Arc<dyn ObjectStore>),
-}
-
-/// A test run before every read ([`Storage::stop_reads_when`]): true stops the read.
-pub type StopReads = Arc<dyn Fn() -> bool + Send + Sync>;
-
 /// A test hook called with a local directory's path right after its handle was opened for
 /// deletes and before anything in it is unlinked ([`Storage::before_unlink_in_dir`]).
 #[doc(hidden)]
 pub type DirHook = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
 
-/// How often a read racing a cancellation test ([`Storage::stop_reads_when`]) looks at it.
-const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(20);
-
 /// Access to a table's storage. `Send + Sync`; share it in an `Arc`.
+///
+/// Every operation finds the backend (`Backend`) serving its location (the local disk, or the object
+/// store of its `scheme://authority`) and calls it once, wrapped in the storage's layers: the
+/// delete guard before writes and deletes, the read-stopping test around reads.
 pub struct Storage {
-    root: Location,
-    delete_roots: Vec<Location>,
+    /// Which locations may be deleted or written.
+    guard: DeleteGuard,
+    /// Reads fail with [`Error::Cancelled`] once its test says so ([`Storage::stop_reads_when`]).
+    reads: ReadStop,
     config: StoreConfig,
-    /// When set and true, reads fail with [`Error::Cancelled`] before they start, and reads
-    /// in progress return [`Error::Cancelled`] without waiting for their I/O.
-    stop_reads: Option<StopReads>,
     /// Test hook: see [`Storage::before_unlink_in_dir`].
     before_unlink: Option<DirHook>,
-    /// Object stores by `scheme://authority`, opened on first use.
-    stores: Mutex<HashMap<String, Arc<dyn ObjectStore>>>,
+    /// Object-store backends by `scheme://authority`, opened on first use.
+    stores: Mutex<HashMap<String, Arc<dyn Backend>>>,
 }
 
 impl fmt::Debug for Storage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Storage")
-            .field("root", &self.root)
-            .field("delete_roots", &self.delete_roots)
+            .field("root", self.guard.root())
+            .field("delete_roots", &self.guard.extra_roots())
             .field("config", &self.config)
             .finish()
     }
 }
 
-/// Per-file outcomes of one group of local deletes, by index into the batch.
-type IndexedResults = Vec<(usize, Result<()>)>;
-
-/// Local deletes of one batch run in at most this many blocking tasks.
-const LOCAL_DELETE_GROUPS: usize = 4;
-
-/// Wraps `f` so that it runs with the calling thread's current `tracing` dispatcher (a C host's
-/// per-operation log callback) wherever it is called: for work handed to other threads
-/// (`tokio::task::spawn_blocking`), whose events would otherwise go to that thread's default.
-pub(crate) fn in_current_dispatch<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
-    let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
-    move || tracing::dispatcher::with_default(&dispatch, f)
-}
-
-/// Runs blocking local I/O on tokio's blocking pool, with the caller's `tracing` dispatcher (a
-/// C host's per-operation log callback), so its events reach the same place as the caller's.
-///
-/// At most [`max_blocking_sections`] such sections run at once in the process; further callers
-/// wait for a slot. Without the bound, the concurrent readers of one run (each with its own
-/// `io_concurrency` window) and the delete batches in flight make tokio start a thread for
-/// almost every section (about 200 for a small expiry), and creating and tearing down those
-/// threads cost more CPU than the work they did.
-pub(crate) async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T> + Send + 'static,
-{
-    let slot = BLOCKING_SLOTS.acquire().await;
-    let out = match tokio::task::spawn_blocking(in_current_dispatch(f)).await {
-        Ok(r) => r,
-        Err(e) => Err(Error::Internal(format!("I/O task for {what} failed: {e}"))),
-    };
-    drop(slot);
-    out
-}
-
-/// Blocking sections ([`blocking`]) in flight at once, process-wide: four per core, at least
-/// 16 (local reads wait on the disk too), at most 256.
-pub fn max_blocking_sections() -> usize {
-    *BLOCKING_SECTIONS
-}
-
-static BLOCKING_SECTIONS: once_cell::sync::Lazy<usize> = once_cell::sync::Lazy::new(|| {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cores.saturating_mul(4).clamp(16, 256)
-});
-
-static BLOCKING_SLOTS: once_cell::sync::Lazy<tokio::sync::Semaphore> =
-    once_cell::sync::Lazy::new(|| tokio::sync::Semaphore::new(max_blocking_sections()));
-
-fn refused(loc: &Location, reason: impl Into<String>) -> Error {
-    Error::PathRefused {
-        path: loc.to_string(),
-        reason: reason.into(),
-    }
-}
+/// The local-disk backend, shared by every storage.
+static LOCAL_DISK: once_cell::sync::Lazy<Arc<dyn Backend>> =
+    once_cell::sync::Lazy::new(|| Arc::new(LocalDisk));
 
 impl Storage {
     /// Opens the storage of the table rooted at `root_uri` (see [`Location::parse`] for the
@@ -176,15 +132,14 @@ impl Storage {
             )));
         }
         let storage = Storage {
-            root,
-            delete_roots: Vec::new(),
+            guard: DeleteGuard::new(root),
+            reads: ReadStop::default(),
             config: StoreConfig::new(options)?,
-            stop_reads: None,
             before_unlink: None,
             stores: Mutex::new(HashMap::new()),
         };
-        let _ = storage.backend(&storage.root)?;
-        tracing::debug!(root = %storage.root, "opened storage");
+        let _ = storage.backend(storage.root())?;
+        tracing::debug!(root = %storage.root(), "opened storage");
         Ok(storage)
     }
 
@@ -202,7 +157,7 @@ impl Storage {
     /// failed read must never be taken for an absent file); the C ABI uses it for orphan-file
     /// removal, which reads everything before it deletes anything.
     pub fn stop_reads_when(mut self, stop: StopReads) -> Storage {
-        self.stop_reads = Some(stop);
+        self.reads = ReadStop::when(stop);
         self
     }
 
@@ -215,59 +170,21 @@ impl Storage {
         self
     }
 
-    /// Runs the read `fut`, racing it with the [`Storage::stop_reads_when`] test if one is set.
-    async fn read_gated<T>(&self, fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-        self.check_read()?;
-        let Some(stop) = &self.stop_reads else {
-            return fut.await;
-        };
-        let stopped = async {
-            loop {
-                tokio::time::sleep(STOP_POLL).await;
-                if stop() {
-                    return;
-                }
-            }
-        };
-        tokio::select! {
-            r = fut => r,
-            () = stopped => {
-                tracing::debug!("read abandoned: cancelled");
-                Err(Error::Cancelled)
-            }
-        }
-    }
-
-    /// `Err(Cancelled)` once the [`Storage::stop_reads_when`] test says so.
-    fn check_read(&self) -> Result<()> {
-        match &self.stop_reads {
-            Some(stop) if stop() => Err(Error::Cancelled),
-            _ => Ok(()),
-        }
-    }
-
     /// The table root.
     pub fn root(&self) -> &Location {
-        &self.root
+        self.guard.root()
     }
 
     /// Allows deletions under `root` as well (e.g. the table's external data roots). The table
     /// root is always allowed. The root of a whole local filesystem (`file:///`) is never
     /// accepted: it is ignored with a warning.
     pub fn add_delete_root(&mut self, root: Location) {
-        if root.is_local() && root.is_store_root() {
-            tracing::warn!(root = %root, "refusing to allow deletions under the filesystem root");
-            return;
-        }
-        if root != self.root && !self.delete_roots.contains(&root) {
-            tracing::debug!(root = %root, "added delete root");
-            self.delete_roots.push(root);
-        }
+        self.guard.allow_under(root);
     }
 
     /// The extra delete roots added with [`Storage::add_delete_root`].
     pub fn delete_roots(&self) -> &[Location] {
-        &self.delete_roots
+        self.guard.extra_roots()
     }
 
     /// A storage on the same root, with the same options and already opened (or injected)
@@ -280,18 +197,17 @@ impl Storage {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let mut out = Storage {
-            root: self.root.clone(),
-            delete_roots: self.delete_roots.clone(),
+        let mut guard = self.guard.clone();
+        for r in roots {
+            guard.allow_under(r.clone());
+        }
+        Storage {
+            guard,
+            reads: self.reads.clone(),
             config: self.config.clone(),
-            stop_reads: self.stop_reads.clone(),
             before_unlink: self.before_unlink.clone(),
             stores: Mutex::new(stores),
-        };
-        for r in roots {
-            out.add_delete_root(r.clone());
         }
-        out
     }
 
     /// Uses `store` for every location on `base`'s `scheme://authority` instead of building one
@@ -303,7 +219,10 @@ impl Storage {
             )));
         }
         let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
-        stores.insert(base.store_base().to_string(), store);
+        stores.insert(
+            base.store_base().to_string(),
+            Arc::new(ObjectBackend::new(store)),
+        );
         Ok(())
     }
 
@@ -312,62 +231,44 @@ impl Storage {
     /// authority, whole segments). Otherwise [`Error::PathRefused`] — also for the table root
     /// itself and for an added root itself.
     pub fn check_deletable(&self, loc: &Location) -> Result<()> {
-        let roots = std::iter::once(&self.root).chain(self.delete_roots.iter());
-        for root in roots {
-            if loc.is_under(root) {
-                return Ok(());
-            }
-        }
-        if *loc == self.root || self.delete_roots.contains(loc) {
-            return Err(refused(loc, "it is a root directory itself"));
-        }
-        Err(refused(
-            loc,
-            format!(
-                "it is not under the table root {} or an allowed external root",
-                self.root
-            ),
-        ))
+        self.guard.check(loc)
     }
 
-    /// All allowed roots (table root first).
-    fn allowed_roots(&self) -> Vec<Location> {
-        std::iter::once(self.root.clone())
-            .chain(self.delete_roots.iter().cloned())
-            .collect()
+    /// What the backends' deletes may touch: every allowed root, and the test hook.
+    fn delete_scope(&self) -> DeleteScope {
+        DeleteScope {
+            roots: self.guard.allowed_roots(),
+            before_unlink: self.before_unlink.clone(),
+        }
     }
 
     /// The backend serving `loc`, opening (and caching) its object store on first use.
-    fn backend(&self, loc: &Location) -> Result<Backend> {
+    fn backend(&self, loc: &Location) -> Result<Arc<dyn Backend>> {
         if loc.is_local() {
-            return Ok(Backend::Local);
+            return Ok(LOCAL_DISK.clone());
         }
         let base = loc.store_base();
         let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(s) = stores.get(base) {
-            return Ok(Backend::Object(s.clone()));
+            return Ok(s.clone());
         }
         let store = config::build_object_store(loc.scheme(), loc.authority(), base, &self.config)?;
         tracing::debug!(store = base, "opened object store");
-        stores.insert(base.to_string(), store.clone());
-        Ok(Backend::Object(store))
+        let backend: Arc<dyn Backend> = Arc::new(ObjectBackend::new(store));
+        stores.insert(base.to_string(), backend.clone());
+        Ok(backend)
     }
 
     /// Immediate children of `dir`. A missing directory gives an empty listing. Hidden files and
     /// names with `%`, `=`, spaces or non-ASCII characters are returned exactly; on local disks,
     /// names that are not UTF-8 are skipped (with a warning).
     pub async fn list_dir(&self, dir: &Location) -> Result<DirListing> {
-        self.read_gated(async {
-            tracing::debug!(dir = %dir, "list_dir");
-            match self.backend(dir)? {
-                Backend::Local => {
-                    let d = dir.clone();
-                    blocking(dir, move || local::list_dir(&d)).await
-                }
-                Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
-            }
-        })
-        .await
+        self.reads
+            .run(async {
+                tracing::debug!(dir = %dir, "list_dir");
+                self.backend(dir)?.list_dir(dir).await
+            })
+            .await
     }
 
     /// Immediate children of a metadata directory (`snapshot/`, `changelog/`, `tag/`,
@@ -378,33 +279,23 @@ impl Storage {
     /// protects files. Object stores list as [`Storage::list_dir`]. A missing directory gives
     /// an empty listing.
     pub async fn list_metadata_dir(&self, dir: &Location) -> Result<DirListing> {
-        self.read_gated(async {
-            tracing::debug!(dir = %dir, "list_metadata_dir");
-            match self.backend(dir)? {
-                Backend::Local => {
-                    let d = dir.clone();
-                    blocking(dir, move || local::list_metadata_dir(&d)).await
-                }
-                Backend::Object(store) => object::list_dir(store.as_ref(), dir).await,
-            }
-        })
-        .await
+        self.reads
+            .run(async {
+                tracing::debug!(dir = %dir, "list_metadata_dir");
+                self.backend(dir)?.list_metadata_dir(dir).await
+            })
+            .await
     }
 
     /// Every file below `dir`, recursively, sorted by location (local directory symlinks are
     /// not followed). A missing directory gives an empty list.
     pub async fn list_tree(&self, dir: &Location) -> Result<Vec<FileStatus>> {
-        self.read_gated(async {
-            tracing::debug!(dir = %dir, "list_tree");
-            match self.backend(dir)? {
-                Backend::Local => {
-                    let d = dir.clone();
-                    blocking(dir, move || local::list_tree(&d)).await
-                }
-                Backend::Object(store) => object::list_tree(store.as_ref(), dir).await,
-            }
-        })
-        .await
+        self.reads
+            .run(async {
+                tracing::debug!(dir = %dir, "list_tree");
+                self.backend(dir)?.list_tree(dir).await
+            })
+            .await
     }
 
     /// Lists many directories with at most `concurrency` listings in flight (0 is taken as 1).
@@ -428,16 +319,9 @@ impl Storage {
     /// Size and modification time of a file; `None` if absent (a local directory also gives
     /// `None`: this is about files).
     pub async fn head(&self, loc: &Location) -> Result<Option<FileStatus>> {
-        self.read_gated(async {
-            match self.backend(loc)? {
-                Backend::Local => {
-                    let l = loc.clone();
-                    blocking(loc, move || local::head(&l)).await
-                }
-                Backend::Object(store) => object::head(store.as_ref(), loc).await,
-            }
-        })
-        .await
+        self.reads
+            .run(async { self.backend(loc)?.head(loc).await })
+            .await
     }
 
     /// True if the file exists (see [`Storage::head`]).
@@ -447,17 +331,12 @@ impl Storage {
 
     /// Whole content of a file; [`Error::NotFound`] if absent.
     pub async fn get(&self, loc: &Location) -> Result<bytes::Bytes> {
-        self.read_gated(async {
-            tracing::debug!(path = %loc, "get");
-            match self.backend(loc)? {
-                Backend::Local => {
-                    let l = loc.clone();
-                    blocking(loc, move || local::get(&l)).await
-                }
-                Backend::Object(store) => object::get(store.as_ref(), loc).await,
-            }
-        })
-        .await
+        self.reads
+            .run(async {
+                tracing::debug!(path = %loc, "get");
+                self.backend(loc)?.get(loc).await
+            })
+            .await
     }
 
     /// Reads a whole file and hands its content to `then`, which runs on the blocking pool
@@ -468,20 +347,22 @@ impl Storage {
         T: Send + 'static,
         F: FnOnce(bytes::Bytes) -> Result<T> + Send + 'static,
     {
-        self.read_gated(async {
-            tracing::debug!(path = %loc, "get");
-            match self.backend(loc)? {
-                Backend::Local => {
-                    let l = loc.clone();
-                    blocking(loc, move || then(local::get(&l)?)).await
+        self.reads
+            .run(async {
+                tracing::debug!(path = %loc, "get");
+                let backend = self.backend(loc)?;
+                match backend.blocking_get() {
+                    Some(read) => {
+                        let l = loc.clone();
+                        blocking(loc, move || then(read(&l)?)).await
+                    }
+                    None => {
+                        let bytes = backend.get(loc).await?;
+                        blocking(loc, move || then(bytes)).await
+                    }
                 }
-                Backend::Object(store) => {
-                    let bytes = object::get(store.as_ref(), loc).await?;
-                    blocking(loc, move || then(bytes)).await
-                }
-            }
-        })
-        .await
+            })
+            .await
     }
 
     /// Writes `data`, replacing any existing file (hint files). Atomic where the backend allows:
@@ -490,13 +371,7 @@ impl Storage {
     pub async fn put(&self, loc: &Location, data: bytes::Bytes) -> Result<()> {
         self.check_deletable(loc)?;
         tracing::debug!(path = %loc, bytes = data.len(), "put");
-        match self.backend(loc)? {
-            Backend::Local => {
-                let l = loc.clone();
-                blocking(loc, move || local::put(&l, &data)).await
-            }
-            Backend::Object(store) => object::put(store.as_ref(), loc, data).await,
-        }
+        self.backend(loc)?.put(loc, data).await
     }
 
     /// Creates the file only if nothing exists there yet: `Ok(true)` if this call created it,
@@ -509,13 +384,7 @@ impl Storage {
     pub async fn put_if_absent(&self, loc: &Location, data: bytes::Bytes) -> Result<bool> {
         self.check_deletable(loc)?;
         tracing::debug!(path = %loc, bytes = data.len(), "put_if_absent");
-        match self.backend(loc)? {
-            Backend::Local => {
-                let l = loc.clone();
-                blocking(loc, move || local::put_if_absent(&l, &data)).await
-            }
-            Backend::Object(store) => object::put_if_absent(store.as_ref(), loc, data).await,
-        }
+        self.backend(loc)?.put_if_absent(loc, data).await
     }
 
     /// Deletes files, with at most `concurrency` operations in flight (0 is taken as 1), and
@@ -536,93 +405,55 @@ impl Storage {
     ) -> Vec<(Location, Result<()>)> {
         let concurrency = concurrency.max(1);
         let mut results: Vec<Option<Result<()>>> = (0..locs.len()).map(|_| None).collect();
-        let mut local_idx: Vec<usize> = Vec::new();
-        let mut remote: BTreeMap<String, (Arc<dyn ObjectStore>, Vec<usize>)> = BTreeMap::new();
 
-        // 1. The guard, for every file, before any deletion.
+        // 1. The guard, for every file, before any deletion; the allowed files grouped by the
+        //    backend serving them (one backend call per group, never one per file).
+        let mut batches: Vec<Batch<'_>> = Vec::new();
+        let mut last: Option<usize> = None;
         for (i, loc) in locs.iter().enumerate() {
             if let Err(e) = self.check_deletable(loc) {
                 tracing::warn!(path = %loc, error = %e, "delete refused");
                 results[i] = Some(Err(e));
                 continue;
             }
-            match self.backend(loc) {
-                Ok(Backend::Local) => local_idx.push(i),
-                Ok(Backend::Object(store)) => remote
-                    .entry(loc.store_base().to_string())
-                    .or_insert_with(|| (store, Vec::new()))
-                    .1
-                    .push(i),
-                Err(e) => results[i] = Some(Err(e)),
-            }
+            let base = loc.store_base();
+            let known = match last {
+                Some(b) if batches[b].base == base => Some(b),
+                _ => batches.iter().position(|b| b.base == base),
+            };
+            let b = match known {
+                Some(b) => b,
+                None => match self.backend(loc) {
+                    Ok(backend) => {
+                        batches.push(Batch {
+                            base,
+                            local: loc.is_local(),
+                            backend,
+                            files: Vec::new(),
+                        });
+                        batches.len() - 1
+                    }
+                    Err(e) => {
+                        results[i] = Some(Err(e));
+                        continue;
+                    }
+                },
+            };
+            batches[b].files.push(i);
+            last = Some(b);
         }
 
-        // 2. Local files, in a few groups, each inside one blocking section (a section per
-        //    file costs more than the unlink itself on a local disk): every file is unlinked
-        //    relative to its directory's handle, opened beneath its allowed root without
-        //    following any symlink (once per directory and group), so nothing swapped in
-        //    meanwhile can redirect it.
-        if !local_idx.is_empty() {
-            let groups = concurrency.clamp(1, LOCAL_DELETE_GROUPS);
-            let per_group = local_idx.len().div_ceil(groups).max(1);
-            let work: Vec<Vec<(usize, Location)>> = local_idx
-                .chunks(per_group)
-                .map(|c| c.iter().map(|i| (*i, locs[*i].clone())).collect())
-                .collect();
-            let root = &self.root;
-            let roots = self.allowed_roots();
-            let deleted: Vec<Result<IndexedResults>> = futures::stream::iter(work)
-                .map(|group| {
-                    let roots = roots.clone();
-                    let hook = self.before_unlink.clone();
-                    async move {
-                        blocking(root, move || {
-                            let mut dirs = beneath::Beneath::open(&roots, hook);
-                            Ok(group
-                                .into_iter()
-                                .map(|(i, l)| (i, dirs.remove_file(&l)))
-                                .collect())
-                        })
-                        .await
-                    }
-                })
-                .buffer_unordered(groups)
-                .collect()
-                .await;
-            for group in deleted {
-                match group {
-                    Ok(rs) => {
-                        for (i, r) in rs {
-                            results[i] = Some(r);
-                        }
-                    }
-                    // A failed task leaves its files without a result: reported as failed.
-                    Err(e) => tracing::warn!(error = %e, "local delete task failed"),
-                }
+        // 2. Each backend deletes its batch: local files first, then object stores by base.
+        batches.sort_by(|a, b| (!a.local, a.base).cmp(&(!b.local, b.base)));
+        let scope = self.delete_scope();
+        for batch in &batches {
+            let files: Vec<Location> = batch.files.iter().map(|i| locs[*i].clone()).collect();
+            let done = batch.backend.delete_batch(&scope, files, concurrency).await;
+            for (i, r) in batch.files.iter().zip(done) {
+                results[*i] = Some(r);
             }
         }
-
-        // 3. Object stores: batched deletes, chunks in parallel.
-        let mut chunks: Vec<(Arc<dyn ObjectStore>, Vec<usize>)> = Vec::new();
-        for (_, (store, idx)) in remote {
-            for chunk in idx.chunks(object::DELETE_CHUNK) {
-                chunks.push((store.clone(), chunk.to_vec()));
-            }
-        }
-        let locs_ref = &locs;
-        let deleted: Vec<(Vec<usize>, Vec<Result<()>>)> = futures::stream::iter(chunks)
-            .map(|(store, idx)| async move {
-                let batch: Vec<Location> = idx.iter().map(|i| locs_ref[*i].clone()).collect();
-                (idx, object::delete_chunk(store, batch).await)
-            })
-            .buffer_unordered(concurrency)
-            .collect()
-            .await;
-        for (idx, rs) in deleted {
-            for (i, r) in idx.into_iter().zip(rs) {
-                results[i] = Some(r);
-            }
-        }
+        drop(batches);
 
         let out: Vec<(Location, Result<()>)> = locs
             .into_iter()
@@ -645,19 +476,14 @@ impl Storage {
     /// followed (a symlink in its place is refused, never followed).
     pub async fn delete_dir_if_empty(&self, dir: &Location) -> Result<bool> {
         self.check_deletable(dir)?;
-        match self.backend(dir)? {
-            Backend::Object(_) => Ok(false),
-            Backend::Local => {
-                let roots = self.allowed_roots();
-                let d = dir.clone();
-                let removed = blocking(dir, move || {
-                    beneath::Beneath::open(&roots, None).remove_dir_if_empty(&d)
-                })
-                .await?;
-                tracing::debug!(dir = %dir, removed, "delete_dir_if_empty");
-                Ok(removed)
-            }
+        let backend = self.backend(dir)?;
+        let removed = backend
+            .delete_dir_if_empty(&self.delete_scope(), dir)
+            .await?;
+        if dir.is_local() {
+            tracing::debug!(dir = %dir, removed, "delete_dir_if_empty");
         }
+        Ok(removed)
     }
 
     /// The physical check of a deletion plan, before anything is deleted: every local
@@ -689,27 +515,20 @@ impl Storage {
         if todo.is_empty() {
             return Ok(());
         }
-        const DIRS_PER_SECTION: usize = 512;
-        let roots = self.allowed_roots();
-        let root = &self.root;
-        let checked: Vec<Result<()>> = futures::stream::iter(todo.chunks(DIRS_PER_SECTION))
-            .map(|chunk| {
-                let roots = roots.clone();
-                let chunk = chunk.to_vec();
-                async move {
-                    blocking(root, move || {
-                        let mut dirs = beneath::Beneath::open(&roots, None);
-                        chunk.iter().try_for_each(|l| dirs.check_dir_of(l))
-                    })
-                    .await
-                }
-            })
-            .buffer_unordered(LOCAL_DELETE_GROUPS)
-            .collect()
-            .await;
-        checked.into_iter().collect::<Result<Vec<()>>>()?;
-        Ok(())
+        LocalDisk
+            .check_beneath(&self.guard.allowed_roots(), todo)
+            .await
     }
+}
+
+/// The files of one [`Storage::delete_files`] call served by one backend.
+struct Batch<'l> {
+    /// `scheme://authority` of the backend.
+    base: &'l str,
+    local: bool,
+    backend: Arc<dyn Backend>,
+    /// Indices into the call's input.
+    files: Vec<usize>,
 }
 
 #[cfg(test)]

@@ -5,10 +5,13 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+use futures::future::BoxFuture;
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStore, PutMode, PutOptions, PutPayload};
 
+use super::backend::{Backend, BlockingRead, DeleteScope};
 use super::{DirListing, FileStatus, Location};
 use crate::error::{Error, Result};
 
@@ -195,7 +198,7 @@ pub(crate) async fn delete_chunk(
         && outcomes
             .iter()
             .zip(&keys)
-            .all(|(o, k)| o.as_ref().map_or(true, |p| p == k));
+            .all(|(outcome, key)| outcome.as_ref().map_or(true, |path| path == key));
     if in_order {
         // One outcome per key, in input order (the documented contract of delete_stream).
         for (i, outcome) in pending.iter().zip(outcomes) {
@@ -238,4 +241,100 @@ pub(crate) async fn delete_chunk(
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err(Error::Internal("delete result missing".into()))))
         .collect()
+}
+
+/// An `object_store` store (memory, S3, GCS, Azure) as a [`Backend`]: one per
+/// `scheme://authority`.
+pub(crate) struct ObjectBackend {
+    store: Arc<dyn ObjectStore>,
+}
+
+impl ObjectBackend {
+    /// The backend over `store`.
+    pub(crate) fn new(store: Arc<dyn ObjectStore>) -> ObjectBackend {
+        ObjectBackend { store }
+    }
+}
+
+impl Backend for ObjectBackend {
+    fn list_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>> {
+        Box::pin(list_dir(self.store.as_ref(), dir))
+    }
+
+    /// Object stores have no symlinks or special files: as [`Backend::list_dir`].
+    fn list_metadata_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>> {
+        Box::pin(list_dir(self.store.as_ref(), dir))
+    }
+
+    fn list_tree<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<Vec<FileStatus>>> {
+        Box::pin(list_tree(self.store.as_ref(), dir))
+    }
+
+    fn head<'a>(&'a self, loc: &'a Location) -> BoxFuture<'a, Result<Option<FileStatus>>> {
+        Box::pin(head(self.store.as_ref(), loc))
+    }
+
+    fn get<'a>(&'a self, loc: &'a Location) -> BoxFuture<'a, Result<Bytes>> {
+        Box::pin(get(self.store.as_ref(), loc))
+    }
+
+    fn blocking_get(&self) -> Option<BlockingRead> {
+        None
+    }
+
+    fn put<'a>(&'a self, loc: &'a Location, data: Bytes) -> BoxFuture<'a, Result<()>> {
+        Box::pin(put(self.store.as_ref(), loc, data))
+    }
+
+    fn put_if_absent<'a>(&'a self, loc: &'a Location, data: Bytes) -> BoxFuture<'a, Result<bool>> {
+        Box::pin(put_if_absent(self.store.as_ref(), loc, data))
+    }
+
+    /// Batched deletes ([`delete_chunk`], at most [`DELETE_CHUNK`] keys a request), with up
+    /// to `concurrency` chunks in flight.
+    fn delete_batch<'a>(
+        &'a self,
+        _scope: &'a DeleteScope,
+        locs: Vec<Location>,
+        concurrency: usize,
+    ) -> BoxFuture<'a, Vec<Result<()>>> {
+        Box::pin(async move {
+            let total = locs.len();
+            let mut chunks: Vec<(usize, Vec<Location>)> =
+                Vec::with_capacity(total.div_ceil(DELETE_CHUNK));
+            let mut rest = locs.into_iter();
+            let mut start = 0;
+            while start < total {
+                chunks.push((start, rest.by_ref().take(DELETE_CHUNK).collect()));
+                start += DELETE_CHUNK;
+            }
+            let done: Vec<(usize, Vec<Result<()>>)> = futures::stream::iter(chunks)
+                .map(|(start, chunk)| {
+                    let store = self.store.clone();
+                    async move { (start, delete_chunk(store, chunk).await) }
+                })
+                .buffer_unordered(concurrency.max(1))
+                .collect()
+                .await;
+            let mut results: Vec<Option<Result<()>>> = (0..total).map(|_| None).collect();
+            for (start, rs) in done {
+                for (slot, r) in results[start..].iter_mut().zip(rs) {
+                    *slot = Some(r);
+                }
+            }
+            results
+                .into_iter()
+                .map(|r| r.unwrap_or_else(|| Err(Error::Internal("delete result missing".into()))))
+                .collect()
+        })
+    }
+
+    /// Object stores have no directories: `Ok(false)`.
+    fn delete_dir_if_empty<'a>(
+        &'a self,
+        _scope: &'a DeleteScope,
+        _dir: &'a Location,
+    ) -> BoxFuture<'a, Result<bool>> {
+        Box::pin(async { Ok(false) })
+    }
 }

@@ -38,7 +38,7 @@ impl DecodeError {
     }
 }
 
-pub(crate) type DResult<T> = std::result::Result<T, DecodeError>;
+pub(crate) type DecodeResult<T> = std::result::Result<T, DecodeError>;
 
 fn eof() -> DecodeError {
     DecodeError::malformed("unexpected end of data (truncated file?)")
@@ -156,7 +156,7 @@ impl SchemaParser {
         m: &serde_json::Map<String, Value>,
         ns: Option<&str>,
         id: NodeId,
-    ) -> DResult<Option<String>> {
+    ) -> DecodeResult<Option<String>> {
         let name = m
             .get("name")
             .and_then(Value::as_str)
@@ -168,7 +168,7 @@ impl SchemaParser {
         Ok(new_ns)
     }
 
-    fn parse(&mut self, v: &Value, ns: Option<&str>, depth: usize) -> DResult<NodeId> {
+    fn parse(&mut self, v: &Value, ns: Option<&str>, depth: usize) -> DecodeResult<NodeId> {
         if depth > MAX_SCHEMA_DEPTH {
             return Err(DecodeError::malformed("writer schema nested too deeply"));
         }
@@ -286,7 +286,7 @@ const MAX_CACHED_SCHEMAS: usize = 16;
 impl Schema {
     /// [`Schema::parse`], memoized per thread by the exact JSON text (only schemas that parse
     /// are kept).
-    pub(crate) fn parse_cached(json: &[u8]) -> DResult<Arc<Schema>> {
+    pub(crate) fn parse_cached(json: &[u8]) -> DecodeResult<Arc<Schema>> {
         let known = PARSED_SCHEMAS.with(|c| {
             c.borrow()
                 .iter()
@@ -308,7 +308,7 @@ impl Schema {
     }
 
     /// Parses a writer schema (the `avro.schema` header value).
-    pub(crate) fn parse(json: &[u8]) -> DResult<Schema> {
+    pub(crate) fn parse(json: &[u8]) -> DecodeResult<Schema> {
         let v: Value = serde_json::from_slice(json)
             .map_err(|e| DecodeError::malformed(format!("writer schema is not valid JSON: {e}")))?;
         let mut p = SchemaParser {
@@ -419,7 +419,7 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
-    pub(crate) fn read_long(&mut self) -> DResult<i64> {
+    pub(crate) fn read_long(&mut self) -> DecodeResult<i64> {
         let mut value: u64 = 0;
         let mut shift = 0u32;
         loop {
@@ -440,7 +440,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A non-negative length that fits in the remaining bytes.
-    pub(crate) fn read_len(&mut self) -> DResult<usize> {
+    pub(crate) fn read_len(&mut self) -> DecodeResult<usize> {
         let v = self.read_long()?;
         if v < 0 {
             return Err(DecodeError::malformed(format!("negative length {v}")));
@@ -451,7 +451,7 @@ impl<'a> Cursor<'a> {
         Ok(v as usize)
     }
 
-    pub(crate) fn skip(&mut self, n: usize) -> DResult<()> {
+    pub(crate) fn skip(&mut self, n: usize) -> DecodeResult<()> {
         if n > self.remaining() {
             return Err(eof());
         }
@@ -459,7 +459,7 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
-    pub(crate) fn take(&mut self, n: usize) -> DResult<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> DecodeResult<&'a [u8]> {
         if n > self.remaining() {
             return Err(eof());
         }
@@ -469,26 +469,26 @@ impl<'a> Cursor<'a> {
     }
 
     /// Length-prefixed bytes, returned as a range into the underlying buffer.
-    pub(crate) fn read_bytes_range(&mut self) -> DResult<Range<usize>> {
+    pub(crate) fn read_bytes_range(&mut self) -> DecodeResult<Range<usize>> {
         let n = self.read_len()?;
         let start = self.pos;
         self.pos += n;
         Ok(start..start + n)
     }
 
-    pub(crate) fn read_bytes(&mut self) -> DResult<&'a [u8]> {
+    pub(crate) fn read_bytes(&mut self) -> DecodeResult<&'a [u8]> {
         let n = self.read_len()?;
         self.take(n)
     }
 
-    pub(crate) fn read_str(&mut self) -> DResult<&'a str> {
+    pub(crate) fn read_str(&mut self) -> DecodeResult<&'a str> {
         let b = self.read_bytes()?;
         std::str::from_utf8(b).map_err(|_| DecodeError::malformed("string is not valid UTF-8"))
     }
 
     /// Reads an array/map block header; returns the item count (0 = end). A negative count is
     /// followed by the block's byte size, which is read and ignored.
-    pub(crate) fn read_block_count(&mut self) -> DResult<u64> {
+    pub(crate) fn read_block_count(&mut self) -> DecodeResult<u64> {
         let count = self.read_long()?;
         if count < 0 {
             let _size = self.read_long()?;
@@ -499,7 +499,11 @@ impl<'a> Cursor<'a> {
 
     /// Checks a block item count against the bytes left when items take at least one byte, and
     /// against the file's budget of zero-byte items (which it consumes) when they can be empty.
-    pub(crate) fn check_count(&mut self, count: u64, item_can_be_empty: bool) -> DResult<usize> {
+    pub(crate) fn check_count(
+        &mut self,
+        count: u64,
+        item_can_be_empty: bool,
+    ) -> DecodeResult<usize> {
         if item_can_be_empty {
             if count > self.empty_items_left {
                 return Err(DecodeError::malformed(format!(
@@ -518,7 +522,12 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skips one value of schema node `id`.
-    pub(crate) fn skip_value(&mut self, schema: &Schema, id: NodeId, depth: usize) -> DResult<()> {
+    pub(crate) fn skip_value(
+        &mut self,
+        schema: &Schema,
+        id: NodeId,
+        depth: usize,
+    ) -> DecodeResult<()> {
         if depth > MAX_SKIP_DEPTH {
             return Err(DecodeError::malformed("value nested too deeply"));
         }
@@ -592,7 +601,7 @@ pub(crate) enum BlockCodec {
 }
 
 impl BlockCodec {
-    fn from_name(name: &str) -> DResult<Self> {
+    fn from_name(name: &str) -> DecodeResult<Self> {
         Ok(match name {
             "" | "null" => BlockCodec::Null,
             "deflate" => BlockCodec::Deflate,
@@ -607,7 +616,7 @@ impl BlockCodec {
     }
 
     /// Decompresses one block into an owned buffer.
-    pub(crate) fn decompress(self, data: &[u8]) -> DResult<Bytes> {
+    pub(crate) fn decompress(self, data: &[u8]) -> DecodeResult<Bytes> {
         let codec = match self {
             BlockCodec::Null => return Ok(Bytes::copy_from_slice(data)),
             BlockCodec::Deflate => Codec::Deflate(DeflateSettings::default()),
@@ -654,8 +663,8 @@ fn zstd_err(code: usize) -> DecodeError {
 
 /// Streaming zstd decompression of one Avro block (one or more frames, content size usually
 /// unknown) with the thread's reusable context.
-fn zstd_decompress(data: &[u8]) -> DResult<Vec<u8>> {
-    let run = |dctx: &mut zstd::zstd_safe::DCtx<'static>| -> DResult<Vec<u8>> {
+fn zstd_decompress(data: &[u8]) -> DecodeResult<Vec<u8>> {
+    let run = |dctx: &mut zstd::zstd_safe::DCtx<'static>| -> DecodeResult<Vec<u8>> {
         dctx.reset(zstd::zstd_safe::ResetDirective::SessionOnly)
             .map_err(zstd_err)?;
         let mut out: Vec<u8> =
@@ -707,7 +716,7 @@ fn zstd_decompress(data: &[u8]) -> DResult<Vec<u8>> {
     }
 }
 
-fn snappy_uncompressed_len(data: &[u8]) -> DResult<u64> {
+fn snappy_uncompressed_len(data: &[u8]) -> DecodeResult<u64> {
     let mut v: u64 = 0;
     for (i, b) in data.iter().take(5).enumerate() {
         v |= ((b & 0x7F) as u64) << (7 * i);
@@ -740,7 +749,7 @@ pub(crate) struct BlockReader<'a> {
 
 impl<'a> Container<'a> {
     /// Parses the header of an object container file.
-    pub(crate) fn parse(bytes: &'a [u8]) -> DResult<Self> {
+    pub(crate) fn parse(bytes: &'a [u8]) -> DecodeResult<Self> {
         let mut c = Cursor::new(bytes);
         if c.take(4)
             .map_err(|_| DecodeError::malformed("file shorter than the Avro magic"))?
@@ -786,7 +795,7 @@ impl<'a> Container<'a> {
 
 impl<'a> BlockReader<'a> {
     /// The next raw block `(object count, compressed data)`, or `None` at the end of the file.
-    pub(crate) fn next_raw_block(&mut self) -> DResult<Option<(u64, &'a [u8])>> {
+    pub(crate) fn next_raw_block(&mut self) -> DecodeResult<Option<(u64, &'a [u8])>> {
         if self.body.remaining() == 0 {
             return Ok(None);
         }

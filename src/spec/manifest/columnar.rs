@@ -22,7 +22,7 @@ use arrow_array::{
 use arrow_schema::{DataType as ArrowType, TimeUnit};
 use bytes::Bytes;
 
-use super::avro::{DResult, DecodeError};
+use super::avro::{DecodeError, DecodeResult};
 use super::decode::check_version;
 use super::{
     DataFileMeta, DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexManifestEntry, ManifestEntry,
@@ -34,7 +34,7 @@ fn malformed(msg: impl Into<String>) -> DecodeError {
 }
 
 /// Runs third-party decoding code, turning a panic into an error.
-fn guard<T>(what: &str, f: impl FnOnce() -> DResult<T>) -> DResult<T> {
+fn guard<T>(what: &str, f: impl FnOnce() -> DecodeResult<T>) -> DecodeResult<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
         Err(malformed(format!(
             "{what} decoder panicked on corrupt input"
@@ -44,7 +44,7 @@ fn guard<T>(what: &str, f: impl FnOnce() -> DResult<T>) -> DResult<T> {
 
 /// Reads every record batch of an ORC file.
 #[cfg(feature = "orc")]
-pub(crate) fn read_orc(bytes: &[u8]) -> DResult<Vec<RecordBatch>> {
+pub(crate) fn read_orc(bytes: &[u8]) -> DecodeResult<Vec<RecordBatch>> {
     let data = Bytes::copy_from_slice(bytes);
     guard("ORC", || {
         let reader = orc_rust::ArrowReaderBuilder::try_new(data)
@@ -58,7 +58,7 @@ pub(crate) fn read_orc(bytes: &[u8]) -> DResult<Vec<RecordBatch>> {
 
 /// Reads every record batch of a Parquet file.
 #[cfg(feature = "parquet")]
-pub(crate) fn read_parquet(bytes: &[u8]) -> DResult<Vec<RecordBatch>> {
+pub(crate) fn read_parquet(bytes: &[u8]) -> DecodeResult<Vec<RecordBatch>> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let data = Bytes::copy_from_slice(bytes);
     guard("Parquet", || {
@@ -120,7 +120,7 @@ enum IntCol<'a> {
 }
 
 impl<'a> IntCol<'a> {
-    fn new(a: &'a ArrayRef, name: &str) -> DResult<Self> {
+    fn new(a: &'a ArrayRef, name: &str) -> DecodeResult<Self> {
         Ok(match a.data_type() {
             ArrowType::Int8 => IntCol::I8(a.as_primitive()),
             ArrowType::Int16 => IntCol::I16(a.as_primitive()),
@@ -155,7 +155,7 @@ impl<'a> IntCol<'a> {
         }
     }
 
-    fn get_i32(&self, i: usize, name: &str) -> DResult<Option<i32>> {
+    fn get_i32(&self, i: usize, name: &str) -> DecodeResult<Option<i32>> {
         match self.get(i) {
             None => Ok(None),
             Some(v) => i32::try_from(v)
@@ -176,7 +176,7 @@ enum BinCol<'a> {
 }
 
 impl<'a> BinCol<'a> {
-    fn new(a: &'a ArrayRef, name: &str) -> DResult<Self> {
+    fn new(a: &'a ArrayRef, name: &str) -> DecodeResult<Self> {
         Ok(match a.data_type() {
             ArrowType::Binary => BinCol::Bin(a.as_binary()),
             ArrowType::LargeBinary => BinCol::LargeBin(a.as_binary()),
@@ -204,7 +204,7 @@ impl<'a> BinCol<'a> {
         }
     }
 
-    fn get_str(&self, i: usize, name: &str) -> DResult<Option<&'a str>> {
+    fn get_str(&self, i: usize, name: &str) -> DecodeResult<Option<&'a str>> {
         match self.get(i) {
             None => Ok(None),
             Some(b) => std::str::from_utf8(b)
@@ -220,7 +220,7 @@ enum ListCol<'a> {
 }
 
 impl<'a> ListCol<'a> {
-    fn new(a: &'a ArrayRef, name: &str) -> DResult<Self> {
+    fn new(a: &'a ArrayRef, name: &str) -> DecodeResult<Self> {
         Ok(match a.data_type() {
             ArrowType::List(_) => ListCol::List(a.as_list()),
             ArrowType::LargeList(_) => ListCol::Large(a.as_list()),
@@ -238,40 +238,40 @@ impl<'a> ListCol<'a> {
     fn range(&self, i: usize) -> Option<Range<usize>> {
         match self {
             ListCol::List(a) => (i < a.len() && a.is_valid(i)).then(|| {
-                let o = a.value_offsets();
-                o[i] as usize..o[i + 1] as usize
+                let offsets = a.value_offsets();
+                offsets[i] as usize..offsets[i + 1] as usize
             }),
             ListCol::Large(a) => (i < a.len() && a.is_valid(i)).then(|| {
-                let o = a.value_offsets();
-                o[i] as usize..o[i + 1] as usize
+                let offsets = a.value_offsets();
+                offsets[i] as usize..offsets[i + 1] as usize
             }),
         }
     }
 }
 
-fn req_col<'a>(src: &'a dyn Columns, name: &str) -> DResult<&'a ArrayRef> {
+fn req_col<'a>(src: &'a dyn Columns, name: &str) -> DecodeResult<&'a ArrayRef> {
     src.column_named(name)
         .ok_or_else(|| malformed(format!("file has no column {name}")))
 }
 
-fn struct_of<'a>(a: &'a ArrayRef, name: &str) -> DResult<&'a StructArray> {
+fn struct_of<'a>(a: &'a ArrayRef, name: &str) -> DecodeResult<&'a StructArray> {
     a.as_struct_opt()
         .ok_or_else(|| type_error(name, "a struct", a))
 }
 
-fn opt_int<'a>(src: &'a dyn Columns, name: &str) -> DResult<Option<IntCol<'a>>> {
+fn opt_int<'a>(src: &'a dyn Columns, name: &str) -> DecodeResult<Option<IntCol<'a>>> {
     src.column_named(name)
         .map(|a| IntCol::new(a, name))
         .transpose()
 }
 
-fn opt_bin<'a>(src: &'a dyn Columns, name: &str) -> DResult<Option<BinCol<'a>>> {
+fn opt_bin<'a>(src: &'a dyn Columns, name: &str) -> DecodeResult<Option<BinCol<'a>>> {
     src.column_named(name)
         .map(|a| BinCol::new(a, name))
         .transpose()
 }
 
-fn req<T>(v: Option<T>, name: &str) -> DResult<T> {
+fn req<T>(v: Option<T>, name: &str) -> DecodeResult<T> {
     v.ok_or_else(|| malformed(format!("required column {name} is null")))
 }
 
@@ -288,7 +288,7 @@ struct ListOf<'a, C> {
 fn opt_string_list<'a>(
     src: &'a dyn Columns,
     name: &str,
-) -> DResult<Option<ListOf<'a, BinCol<'a>>>> {
+) -> DecodeResult<Option<ListOf<'a, BinCol<'a>>>> {
     let Some(a) = src.column_named(name) else {
         return Ok(None);
     };
@@ -297,7 +297,10 @@ fn opt_string_list<'a>(
     Ok(Some(ListOf { list, items }))
 }
 
-fn opt_int_list<'a>(src: &'a dyn Columns, name: &str) -> DResult<Option<ListOf<'a, IntCol<'a>>>> {
+fn opt_int_list<'a>(
+    src: &'a dyn Columns,
+    name: &str,
+) -> DecodeResult<Option<ListOf<'a, IntCol<'a>>>> {
     let Some(a) = src.column_named(name) else {
         return Ok(None);
     };
@@ -307,7 +310,7 @@ fn opt_int_list<'a>(src: &'a dyn Columns, name: &str) -> DResult<Option<ListOf<'
 }
 
 impl ListOf<'_, BinCol<'_>> {
-    fn strings(&self, i: usize, name: &str) -> DResult<Option<Vec<String>>> {
+    fn strings(&self, i: usize, name: &str) -> DecodeResult<Option<Vec<String>>> {
         let Some(r) = self.list.range(i) else {
             return Ok(None);
         };
@@ -338,7 +341,7 @@ struct StatsCols<'a> {
 }
 
 impl<'a> StatsCols<'a> {
-    fn new(src: &'a dyn Columns, name: &str) -> DResult<Option<Self>> {
+    fn new(src: &'a dyn Columns, name: &str) -> DecodeResult<Option<Self>> {
         let Some(a) = src.column_named(name) else {
             return Ok(None);
         };
@@ -369,7 +372,7 @@ impl<'a> StatsCols<'a> {
     }
 }
 
-fn version_check(v: &Option<IntCol<'_>>, i: usize, expected: i32, what: &str) -> DResult<()> {
+fn version_check(v: &Option<IntCol<'_>>, i: usize, expected: i32, what: &str) -> DecodeResult<()> {
     let v = match v {
         Some(c) => c.get_i32(i, "_VERSION")?,
         None => None,
@@ -377,7 +380,7 @@ fn version_check(v: &Option<IntCol<'_>>, i: usize, expected: i32, what: &str) ->
     check_version(v, expected, what)
 }
 
-fn kind_at(c: &IntCol<'_>, i: usize) -> DResult<FileKind> {
+fn kind_at(c: &IntCol<'_>, i: usize) -> DecodeResult<FileKind> {
     let v = req(c.get(i), "_KIND")?;
     FileKind::from_value(v)
         .ok_or_else(|| malformed(format!("_KIND {v} is neither 0 (ADD) nor 1 (DELETE)")))
@@ -388,7 +391,7 @@ fn kind_at(c: &IntCol<'_>, i: usize) -> DResult<FileKind> {
 // ---------------------------------------------------------------------------------------------
 
 /// Manifest-list rows of one batch.
-pub(crate) fn batch_manifest_list(b: &RecordBatch) -> DResult<Vec<ManifestFileMeta>> {
+pub(crate) fn batch_manifest_list(b: &RecordBatch) -> DecodeResult<Vec<ManifestFileMeta>> {
     guard("columnar manifest list", || {
         let version = opt_int(b, "_VERSION")?;
         let name = BinCol::new(req_col(b, "_FILE_NAME")?, "_FILE_NAME")?;
@@ -404,7 +407,7 @@ pub(crate) fn batch_manifest_list(b: &RecordBatch) -> DResult<Vec<ManifestFileMe
         let max_level = opt_int(b, "_MAX_LEVEL")?;
         let min_row = opt_int(b, "_MIN_ROW_ID")?;
         let max_row = opt_int(b, "_MAX_ROW_ID")?;
-        let o32 = |c: &Option<IntCol<'_>>, i: usize, n: &str| -> DResult<Option<i32>> {
+        let o32 = |c: &Option<IntCol<'_>>, i: usize, n: &str| -> DecodeResult<Option<i32>> {
             c.as_ref()
                 .map(|c| c.get_i32(i, n))
                 .transpose()
@@ -413,7 +416,7 @@ pub(crate) fn batch_manifest_list(b: &RecordBatch) -> DResult<Vec<ManifestFileMe
         let o64 = |c: &Option<IntCol<'_>>, i: usize| c.as_ref().and_then(|c| c.get(i));
         let mut out = Vec::with_capacity(b.num_rows());
         for i in 0..b.num_rows() {
-            let row = || -> DResult<ManifestFileMeta> {
+            let row = || -> DecodeResult<ManifestFileMeta> {
                 version_check(&version, i, 2, "manifest list")?;
                 Ok(ManifestFileMeta {
                     file_name: req(name.get_str(i, "_FILE_NAME")?, "_FILE_NAME")?.to_string(),
@@ -437,7 +440,7 @@ pub(crate) fn batch_manifest_list(b: &RecordBatch) -> DResult<Vec<ManifestFileMe
 }
 
 /// Manifest-entry rows of one batch.
-pub(crate) fn batch_manifest(b: &RecordBatch) -> DResult<Vec<ManifestEntry>> {
+pub(crate) fn batch_manifest(b: &RecordBatch) -> DecodeResult<Vec<ManifestEntry>> {
     guard("columnar manifest", || {
         let version = opt_int(b, "_VERSION")?;
         let kind = IntCol::new(req_col(b, "_KIND")?, "_KIND")?;
@@ -448,7 +451,7 @@ pub(crate) fn batch_manifest(b: &RecordBatch) -> DResult<Vec<ManifestEntry>> {
         let f = FileCols::new(file)?;
         let mut out = Vec::with_capacity(b.num_rows());
         for i in 0..b.num_rows() {
-            let row = || -> DResult<ManifestEntry> {
+            let row = || -> DecodeResult<ManifestEntry> {
                 version_check(&version, i, 2, "manifest entry")?;
                 if !struct_valid(file, i) {
                     return Err(malformed("required column _FILE is null"));
@@ -496,8 +499,8 @@ struct FileCols<'a> {
 }
 
 impl<'a> FileCols<'a> {
-    fn new(s: &'a StructArray) -> DResult<Self> {
-        let r = |n: &str| -> DResult<IntCol<'a>> {
+    fn new(s: &'a StructArray) -> DecodeResult<Self> {
+        let r = |n: &str| -> DecodeResult<IntCol<'a>> {
             IntCol::new(req_col(s, n).map_err(|e| e.context("_FILE"))?, n)
         };
         Ok(FileCols {
@@ -528,7 +531,7 @@ impl<'a> FileCols<'a> {
         })
     }
 
-    fn get(&self, i: usize) -> DResult<DataFileMeta> {
+    fn get(&self, i: usize) -> DecodeResult<DataFileMeta> {
         let bytes = |c: &Option<BinCol<'_>>| {
             c.as_ref()
                 .and_then(|c| c.get(i))
@@ -536,7 +539,7 @@ impl<'a> FileCols<'a> {
                 .unwrap_or_default()
         };
         let strings =
-            |c: &Option<ListOf<'_, BinCol<'_>>>, n: &str| -> DResult<Option<Vec<String>>> {
+            |c: &Option<ListOf<'_, BinCol<'_>>>, n: &str| -> DecodeResult<Option<Vec<String>>> {
                 c.as_ref()
                     .map(|c| c.strings(i, n))
                     .transpose()
@@ -596,7 +599,7 @@ impl<'a> FileCols<'a> {
 }
 
 /// Index-manifest rows of one batch.
-pub(crate) fn batch_index_manifest(b: &RecordBatch) -> DResult<Vec<IndexManifestEntry>> {
+pub(crate) fn batch_index_manifest(b: &RecordBatch) -> DecodeResult<Vec<IndexManifestEntry>> {
     guard("columnar index manifest", || {
         let version = opt_int(b, "_VERSION")?;
         let kind = opt_int(b, "_KIND")?;
@@ -640,7 +643,7 @@ pub(crate) fn batch_index_manifest(b: &RecordBatch) -> DResult<Vec<IndexManifest
         };
         let mut out = Vec::with_capacity(b.num_rows());
         for i in 0..b.num_rows() {
-            let row = || -> DResult<IndexManifestEntry> {
+            let row = || -> DecodeResult<IndexManifestEntry> {
                 version_check(&version, i, 1, "index manifest entry")?;
                 let mut e = IndexManifestEntry {
                     kind: match &kind {
@@ -695,7 +698,7 @@ pub(crate) fn batch_index_manifest(b: &RecordBatch) -> DResult<Vec<IndexManifest
                                                 malformed(format!("_EXTRA_FIELD_IDS value {x} does not fit an int"))
                                             })
                                         })
-                                        .collect::<DResult<Vec<i32>>>()?,
+                                        .collect::<DecodeResult<Vec<i32>>>()?,
                                 ),
                                 None => None,
                             },

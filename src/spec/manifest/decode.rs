@@ -7,7 +7,9 @@
 
 use bytes::Bytes;
 
-use super::avro::{Container, Cursor, DResult, DecodeError, Node, NodeId, Schema, MAX_EMPTY_ITEMS};
+use super::avro::{
+    Container, Cursor, DecodeError, DecodeResult, Node, NodeId, Schema, MAX_EMPTY_ITEMS,
+};
 use super::{
     DataFileMeta, DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexManifestEntry, ManifestEntry,
     ManifestFileMeta, SimpleStats,
@@ -21,32 +23,32 @@ fn null_field(name: &str) -> DecodeError {
     DecodeError::malformed(format!("required field {name} is null"))
 }
 
-fn req<T>(v: Option<T>, name: &str) -> DResult<T> {
+fn req<T>(v: Option<T>, name: &str) -> DecodeResult<T> {
     v.ok_or_else(|| null_field(name))
 }
 
 /// Reads values of one decompressed block.
-struct Rd<'s, 'b> {
-    s: &'s Schema,
+struct BlockReader<'s, 'b> {
+    schema: &'s Schema,
     block: &'b Bytes,
-    c: Cursor<'b>,
+    cursor: Cursor<'b>,
 }
 
-impl<'s, 'b> Rd<'s, 'b> {
+impl<'s, 'b> BlockReader<'s, 'b> {
     /// A reader of `block` allowed `empty_items` zero-byte array items (the file's budget).
-    fn new(s: &'s Schema, block: &'b Bytes, empty_items: u64) -> Self {
-        Rd {
-            s,
+    fn new(schema: &'s Schema, block: &'b Bytes, empty_items: u64) -> Self {
+        BlockReader {
+            schema,
             block,
-            c: Cursor::with_empty_items(block.as_ref(), empty_items),
+            cursor: Cursor::with_empty_items(block.as_ref(), empty_items),
         }
     }
 
     /// Resolves a union by reading its branch index; other nodes are returned unchanged.
-    fn branch(&mut self, node: NodeId) -> DResult<NodeId> {
-        match self.s.node(node) {
+    fn branch(&mut self, node: NodeId) -> DecodeResult<NodeId> {
+        match self.schema.node(node) {
             Node::Union(branches) => {
-                let idx = self.c.read_long()?;
+                let idx = self.cursor.read_long()?;
                 usize::try_from(idx)
                     .ok()
                     .and_then(|i| branches.get(i))
@@ -62,24 +64,24 @@ impl<'s, 'b> Rd<'s, 'b> {
     fn mismatch(&self, name: &str, expected: &str, node: NodeId) -> DecodeError {
         DecodeError::malformed(format!(
             "field {name}: expected {expected}, writer type is {}",
-            self.s.node(node).type_name()
+            self.schema.node(node).type_name()
         ))
     }
 
-    fn skip(&mut self, node: NodeId) -> DResult<()> {
-        self.c.skip_value(self.s, node, 0)
+    fn skip(&mut self, node: NodeId) -> DecodeResult<()> {
+        self.cursor.skip_value(self.schema, node, 0)
     }
 
-    fn opt_long(&mut self, node: NodeId, name: &str) -> DResult<Option<i64>> {
+    fn opt_long(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<i64>> {
         let n = self.branch(node)?;
-        match self.s.node(n) {
+        match self.schema.node(n) {
             Node::Null => Ok(None),
-            Node::Int | Node::Long => Ok(Some(self.c.read_long()?)),
+            Node::Int | Node::Long => Ok(Some(self.cursor.read_long()?)),
             _ => Err(self.mismatch(name, "int or long", n)),
         }
     }
 
-    fn opt_int(&mut self, node: NodeId, name: &str) -> DResult<Option<i32>> {
+    fn opt_int(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<i32>> {
         match self.opt_long(node, name)? {
             None => Ok(None),
             Some(v) => i32::try_from(v).map(Some).map_err(|_| {
@@ -92,38 +94,38 @@ impl<'s, 'b> Rd<'s, 'b> {
         &mut self,
         node: NodeId,
         name: &str,
-    ) -> DResult<Option<std::ops::Range<usize>>> {
+    ) -> DecodeResult<Option<std::ops::Range<usize>>> {
         let n = self.branch(node)?;
-        match self.s.node(n) {
+        match self.schema.node(n) {
             Node::Null => Ok(None),
-            Node::Bytes | Node::String => Ok(Some(self.c.read_bytes_range()?)),
+            Node::Bytes | Node::String => Ok(Some(self.cursor.read_bytes_range()?)),
             Node::Fixed(size) => {
-                let start = self.c.position();
-                self.c.skip(*size)?;
+                let start = self.cursor.position();
+                self.cursor.skip(*size)?;
                 Ok(Some(start..start + size))
             }
             _ => Err(self.mismatch(name, "bytes", n)),
         }
     }
 
-    fn opt_bytes(&mut self, node: NodeId, name: &str) -> DResult<Option<Bytes>> {
+    fn opt_bytes(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<Bytes>> {
         Ok(self
             .opt_bytes_range(node, name)?
             .map(|r| self.block.slice(r)))
     }
 
-    fn opt_vec(&mut self, node: NodeId, name: &str) -> DResult<Option<Vec<u8>>> {
+    fn opt_vec(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<Vec<u8>>> {
         Ok(self
             .opt_bytes_range(node, name)?
             .map(|r| self.block[r].to_vec()))
     }
 
-    fn opt_str(&mut self, node: NodeId, name: &str) -> DResult<Option<&'b str>> {
+    fn opt_str(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<&'b str>> {
         let n = self.branch(node)?;
-        match self.s.node(n) {
+        match self.schema.node(n) {
             Node::Null => Ok(None),
             Node::String | Node::Bytes => self
-                .c
+                .cursor
                 .read_str()
                 .map(Some)
                 .map_err(|e| e.context(format!("field {name}"))),
@@ -131,7 +133,7 @@ impl<'s, 'b> Rd<'s, 'b> {
         }
     }
 
-    fn opt_string(&mut self, node: NodeId, name: &str) -> DResult<Option<String>> {
+    fn opt_string(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<String>> {
         Ok(self.opt_str(node, name)?.map(str::to_string))
     }
 
@@ -141,22 +143,24 @@ impl<'s, 'b> Rd<'s, 'b> {
         &mut self,
         node: NodeId,
         name: &str,
-        mut item: impl FnMut(&mut Self, NodeId) -> DResult<Option<T>>,
-    ) -> DResult<Option<Vec<T>>> {
+        mut item: impl FnMut(&mut Self, NodeId) -> DecodeResult<Option<T>>,
+    ) -> DecodeResult<Option<Vec<T>>> {
         let n = self.branch(node)?;
-        let item_node = match self.s.node(n) {
+        let item_node = match self.schema.node(n) {
             Node::Null => return Ok(None),
             Node::Array(i) => *i,
             _ => return Err(self.mismatch(name, "array", n)),
         };
         let mut out = Vec::new();
         loop {
-            let count = self.c.read_block_count()?;
+            let count = self.cursor.read_block_count()?;
             if count == 0 {
                 return Ok(Some(out));
             }
             // Elements of a zero-byte type (an `array<null>`) count against the file's budget.
-            let count = self.c.check_count(count, self.s.can_be_empty(item_node))?;
+            let count = self
+                .cursor
+                .check_count(count, self.schema.can_be_empty(item_node))?;
             out.reserve(count);
             for _ in 0..count {
                 if let Some(v) = item(self, item_node)? {
@@ -166,17 +170,17 @@ impl<'s, 'b> Rd<'s, 'b> {
         }
     }
 
-    fn opt_string_array(&mut self, node: NodeId, name: &str) -> DResult<Option<Vec<String>>> {
-        self.opt_array(node, name, |rd, item| rd.opt_string(item, name))
+    fn opt_string_array(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<Vec<String>>> {
+        self.opt_array(node, name, |reader, item| reader.opt_string(item, name))
     }
 
     /// Enters a record-valued field: `Ok(true)` when the record follows, `Ok(false)` for null.
-    fn enter_record(&mut self, node: NodeId, record: NodeId, name: &str) -> DResult<bool> {
+    fn enter_record(&mut self, node: NodeId, record: NodeId, name: &str) -> DecodeResult<bool> {
         let n = self.branch(node)?;
         if n == record {
             return Ok(true);
         }
-        match self.s.node(n) {
+        match self.schema.node(n) {
             Node::Null => Ok(false),
             _ => Err(self.mismatch(name, "the planned record", n)),
         }
@@ -208,7 +212,7 @@ impl<F: Copy + PartialEq> Plan<F> {
             .map(|(_, n)| *n)
     }
 
-    fn require(&self, required: &[(F, &str)]) -> DResult<()> {
+    fn require(&self, required: &[(F, &str)]) -> DecodeResult<()> {
         for (f, name) in required {
             if self.node_of(*f).is_none() {
                 return Err(missing(name));
@@ -219,7 +223,7 @@ impl<F: Copy + PartialEq> Plan<F> {
 }
 
 /// The record planned for a field holding a record (possibly union-wrapped).
-fn sub_record(s: &Schema, node: NodeId, name: &str) -> DResult<NodeId> {
+fn sub_record(s: &Schema, node: NodeId, name: &str) -> DecodeResult<NodeId> {
     s.record_of(node).ok_or_else(|| {
         DecodeError::malformed(format!("field {name} is not a record in the writer schema"))
     })
@@ -237,7 +241,7 @@ fn array_item(s: &Schema, node: NodeId) -> Option<NodeId> {
     }
 }
 
-pub(crate) fn check_version(v: Option<i32>, expected: i32, what: &str) -> DResult<()> {
+pub(crate) fn check_version(v: Option<i32>, expected: i32, what: &str) -> DecodeResult<()> {
     match v {
         None => Ok(()),
         Some(v) if v == expected => Ok(()),
@@ -255,46 +259,46 @@ pub(crate) fn check_version(v: Option<i32>, expected: i32, what: &str) -> DResul
 // ---------------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, PartialEq)]
-enum StatsF {
+enum StatsField {
     Min,
     Max,
     Nulls,
 }
 
-fn stats_field(n: &str) -> Option<StatsF> {
+fn stats_field(n: &str) -> Option<StatsField> {
     Some(match n {
-        "_MIN_VALUES" => StatsF::Min,
-        "_MAX_VALUES" => StatsF::Max,
-        "_NULL_COUNTS" => StatsF::Nulls,
+        "_MIN_VALUES" => StatsField::Min,
+        "_MAX_VALUES" => StatsField::Max,
+        "_NULL_COUNTS" => StatsField::Nulls,
         _ => return None,
     })
 }
 
-fn plan_stats(s: &Schema, node: NodeId, name: &str) -> DResult<Plan<StatsF>> {
+fn plan_stats(s: &Schema, node: NodeId, name: &str) -> DecodeResult<Plan<StatsField>> {
     Ok(Plan::new(s, sub_record(s, node, name)?, stats_field))
 }
 
 fn read_stats(
-    rd: &mut Rd<'_, '_>,
+    reader: &mut BlockReader<'_, '_>,
     node: NodeId,
-    plan: &Plan<StatsF>,
-) -> DResult<Option<SimpleStats>> {
-    if !rd.enter_record(node, plan.record, "stats")? {
+    plan: &Plan<StatsField>,
+) -> DecodeResult<Option<SimpleStats>> {
+    if !reader.enter_record(node, plan.record, "stats")? {
         return Ok(None);
     }
     let mut st = SimpleStats::default();
     for (f, n) in &plan.fields {
         match f {
-            None => rd.skip(*n)?,
-            Some(StatsF::Min) => {
-                st.min_values = rd.opt_bytes(*n, "_MIN_VALUES")?.unwrap_or_default()
+            None => reader.skip(*n)?,
+            Some(StatsField::Min) => {
+                st.min_values = reader.opt_bytes(*n, "_MIN_VALUES")?.unwrap_or_default()
             }
-            Some(StatsF::Max) => {
-                st.max_values = rd.opt_bytes(*n, "_MAX_VALUES")?.unwrap_or_default()
+            Some(StatsField::Max) => {
+                st.max_values = reader.opt_bytes(*n, "_MAX_VALUES")?.unwrap_or_default()
             }
-            Some(StatsF::Nulls) => {
-                st.null_counts = rd.opt_array(*n, "_NULL_COUNTS", |rd, item| {
-                    Ok(Some(rd.opt_long(item, "_NULL_COUNTS item")?))
+            Some(StatsField::Nulls) => {
+                st.null_counts = reader.opt_array(*n, "_NULL_COUNTS", |reader, item| {
+                    Ok(Some(reader.opt_long(item, "_NULL_COUNTS item")?))
                 })?
             }
         }
@@ -307,7 +311,7 @@ fn read_stats(
 // ---------------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, PartialEq)]
-enum MetaF {
+enum MetaField {
     Version,
     FileName,
     FileSize,
@@ -323,79 +327,84 @@ enum MetaF {
     MaxRowId,
 }
 
-fn meta_field(n: &str) -> Option<MetaF> {
+fn meta_field(n: &str) -> Option<MetaField> {
     Some(match n {
-        "_VERSION" => MetaF::Version,
-        "_FILE_NAME" => MetaF::FileName,
-        "_FILE_SIZE" => MetaF::FileSize,
-        "_NUM_ADDED_FILES" => MetaF::Added,
-        "_NUM_DELETED_FILES" => MetaF::Deleted,
-        "_PARTITION_STATS" => MetaF::PartitionStats,
-        "_SCHEMA_ID" => MetaF::SchemaId,
-        "_MIN_BUCKET" => MetaF::MinBucket,
-        "_MAX_BUCKET" => MetaF::MaxBucket,
-        "_MIN_LEVEL" => MetaF::MinLevel,
-        "_MAX_LEVEL" => MetaF::MaxLevel,
-        "_MIN_ROW_ID" => MetaF::MinRowId,
-        "_MAX_ROW_ID" => MetaF::MaxRowId,
+        "_VERSION" => MetaField::Version,
+        "_FILE_NAME" => MetaField::FileName,
+        "_FILE_SIZE" => MetaField::FileSize,
+        "_NUM_ADDED_FILES" => MetaField::Added,
+        "_NUM_DELETED_FILES" => MetaField::Deleted,
+        "_PARTITION_STATS" => MetaField::PartitionStats,
+        "_SCHEMA_ID" => MetaField::SchemaId,
+        "_MIN_BUCKET" => MetaField::MinBucket,
+        "_MAX_BUCKET" => MetaField::MaxBucket,
+        "_MIN_LEVEL" => MetaField::MinLevel,
+        "_MAX_LEVEL" => MetaField::MaxLevel,
+        "_MIN_ROW_ID" => MetaField::MinRowId,
+        "_MAX_ROW_ID" => MetaField::MaxRowId,
         _ => return None,
     })
 }
 
 struct MetaPlan {
-    top: Plan<MetaF>,
-    stats: Plan<StatsF>,
+    top: Plan<MetaField>,
+    stats: Plan<StatsField>,
 }
 
-fn plan_meta(s: &Schema, record: NodeId) -> DResult<MetaPlan> {
+fn plan_meta(s: &Schema, record: NodeId) -> DecodeResult<MetaPlan> {
     let top = Plan::new(s, record, meta_field);
     top.require(&[
-        (MetaF::FileName, "_FILE_NAME"),
-        (MetaF::FileSize, "_FILE_SIZE"),
-        (MetaF::Added, "_NUM_ADDED_FILES"),
-        (MetaF::Deleted, "_NUM_DELETED_FILES"),
-        (MetaF::PartitionStats, "_PARTITION_STATS"),
-        (MetaF::SchemaId, "_SCHEMA_ID"),
+        (MetaField::FileName, "_FILE_NAME"),
+        (MetaField::FileSize, "_FILE_SIZE"),
+        (MetaField::Added, "_NUM_ADDED_FILES"),
+        (MetaField::Deleted, "_NUM_DELETED_FILES"),
+        (MetaField::PartitionStats, "_PARTITION_STATS"),
+        (MetaField::SchemaId, "_SCHEMA_ID"),
     ])?;
     let stats_node = top
-        .node_of(MetaF::PartitionStats)
+        .node_of(MetaField::PartitionStats)
         .ok_or_else(|| missing("_PARTITION_STATS"))?;
     let stats = plan_stats(s, stats_node, "_PARTITION_STATS")?;
     Ok(MetaPlan { top, stats })
 }
 
-fn read_meta(rd: &mut Rd<'_, '_>, plan: &MetaPlan) -> DResult<ManifestFileMeta> {
+fn read_meta(reader: &mut BlockReader<'_, '_>, plan: &MetaPlan) -> DecodeResult<ManifestFileMeta> {
     let mut m = ManifestFileMeta::default();
     for (f, n) in &plan.top.fields {
         let n = *n;
         match f {
-            None => rd.skip(n)?,
-            Some(MetaF::Version) => check_version(rd.opt_int(n, "_VERSION")?, 2, "manifest list")?,
-            Some(MetaF::FileName) => {
-                m.file_name = req(rd.opt_string(n, "_FILE_NAME")?, "_FILE_NAME")?
+            None => reader.skip(n)?,
+            Some(MetaField::Version) => {
+                check_version(reader.opt_int(n, "_VERSION")?, 2, "manifest list")?
             }
-            Some(MetaF::FileSize) => {
-                m.file_size = req(rd.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?
+            Some(MetaField::FileName) => {
+                m.file_name = req(reader.opt_string(n, "_FILE_NAME")?, "_FILE_NAME")?
             }
-            Some(MetaF::Added) => {
-                m.num_added_files = req(rd.opt_long(n, "_NUM_ADDED_FILES")?, "_NUM_ADDED_FILES")?
+            Some(MetaField::FileSize) => {
+                m.file_size = req(reader.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?
             }
-            Some(MetaF::Deleted) => {
-                m.num_deleted_files =
-                    req(rd.opt_long(n, "_NUM_DELETED_FILES")?, "_NUM_DELETED_FILES")?
+            Some(MetaField::Added) => {
+                m.num_added_files =
+                    req(reader.opt_long(n, "_NUM_ADDED_FILES")?, "_NUM_ADDED_FILES")?
             }
-            Some(MetaF::PartitionStats) => {
-                m.partition_stats = req(read_stats(rd, n, &plan.stats)?, "_PARTITION_STATS")?
+            Some(MetaField::Deleted) => {
+                m.num_deleted_files = req(
+                    reader.opt_long(n, "_NUM_DELETED_FILES")?,
+                    "_NUM_DELETED_FILES",
+                )?
             }
-            Some(MetaF::SchemaId) => {
-                m.schema_id = req(rd.opt_long(n, "_SCHEMA_ID")?, "_SCHEMA_ID")?
+            Some(MetaField::PartitionStats) => {
+                m.partition_stats = req(read_stats(reader, n, &plan.stats)?, "_PARTITION_STATS")?
             }
-            Some(MetaF::MinBucket) => m.min_bucket = rd.opt_int(n, "_MIN_BUCKET")?,
-            Some(MetaF::MaxBucket) => m.max_bucket = rd.opt_int(n, "_MAX_BUCKET")?,
-            Some(MetaF::MinLevel) => m.min_level = rd.opt_int(n, "_MIN_LEVEL")?,
-            Some(MetaF::MaxLevel) => m.max_level = rd.opt_int(n, "_MAX_LEVEL")?,
-            Some(MetaF::MinRowId) => m.min_row_id = rd.opt_long(n, "_MIN_ROW_ID")?,
-            Some(MetaF::MaxRowId) => m.max_row_id = rd.opt_long(n, "_MAX_ROW_ID")?,
+            Some(MetaField::SchemaId) => {
+                m.schema_id = req(reader.opt_long(n, "_SCHEMA_ID")?, "_SCHEMA_ID")?
+            }
+            Some(MetaField::MinBucket) => m.min_bucket = reader.opt_int(n, "_MIN_BUCKET")?,
+            Some(MetaField::MaxBucket) => m.max_bucket = reader.opt_int(n, "_MAX_BUCKET")?,
+            Some(MetaField::MinLevel) => m.min_level = reader.opt_int(n, "_MIN_LEVEL")?,
+            Some(MetaField::MaxLevel) => m.max_level = reader.opt_int(n, "_MAX_LEVEL")?,
+            Some(MetaField::MinRowId) => m.min_row_id = reader.opt_long(n, "_MIN_ROW_ID")?,
+            Some(MetaField::MaxRowId) => m.max_row_id = reader.opt_long(n, "_MAX_ROW_ID")?,
         }
     }
     Ok(m)
@@ -406,7 +415,7 @@ fn read_meta(rd: &mut Rd<'_, '_>, plan: &MetaPlan) -> DResult<ManifestFileMeta> 
 // ---------------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, PartialEq)]
-enum EntryF {
+enum EntryField {
     Version,
     Kind,
     Partition,
@@ -415,20 +424,20 @@ enum EntryF {
     File,
 }
 
-fn entry_field(n: &str) -> Option<EntryF> {
+fn entry_field(n: &str) -> Option<EntryField> {
     Some(match n {
-        "_VERSION" => EntryF::Version,
-        "_KIND" => EntryF::Kind,
-        "_PARTITION" => EntryF::Partition,
-        "_BUCKET" => EntryF::Bucket,
-        "_TOTAL_BUCKETS" => EntryF::TotalBuckets,
-        "_FILE" => EntryF::File,
+        "_VERSION" => EntryField::Version,
+        "_KIND" => EntryField::Kind,
+        "_PARTITION" => EntryField::Partition,
+        "_BUCKET" => EntryField::Bucket,
+        "_TOTAL_BUCKETS" => EntryField::TotalBuckets,
+        "_FILE" => EntryField::File,
         _ => return None,
     })
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum FileF {
+enum FileField {
     FileName,
     FileSize,
     RowCount,
@@ -452,65 +461,67 @@ enum FileF {
     WriteColsSequences,
 }
 
-fn file_field(n: &str) -> Option<FileF> {
+fn file_field(n: &str) -> Option<FileField> {
     Some(match n {
-        "_FILE_NAME" => FileF::FileName,
-        "_FILE_SIZE" => FileF::FileSize,
-        "_ROW_COUNT" => FileF::RowCount,
-        "_MIN_KEY" => FileF::MinKey,
-        "_MAX_KEY" => FileF::MaxKey,
-        "_KEY_STATS" => FileF::KeyStats,
-        "_VALUE_STATS" => FileF::ValueStats,
-        "_MIN_SEQUENCE_NUMBER" => FileF::MinSeq,
-        "_MAX_SEQUENCE_NUMBER" => FileF::MaxSeq,
-        "_SCHEMA_ID" => FileF::SchemaId,
-        "_LEVEL" => FileF::Level,
-        "_EXTRA_FILES" => FileF::ExtraFiles,
-        "_CREATION_TIME" => FileF::CreationTime,
-        "_DELETE_ROW_COUNT" => FileF::DeleteRowCount,
-        "_EMBEDDED_FILE_INDEX" => FileF::EmbeddedIndex,
-        "_FILE_SOURCE" => FileF::FileSource,
-        "_VALUE_STATS_COLS" => FileF::ValueStatsCols,
-        "_EXTERNAL_PATH" => FileF::ExternalPath,
-        "_FIRST_ROW_ID" => FileF::FirstRowId,
-        "_WRITE_COLS" => FileF::WriteCols,
-        "_WRITE_COLS_SEQUENCES" => FileF::WriteColsSequences,
+        "_FILE_NAME" => FileField::FileName,
+        "_FILE_SIZE" => FileField::FileSize,
+        "_ROW_COUNT" => FileField::RowCount,
+        "_MIN_KEY" => FileField::MinKey,
+        "_MAX_KEY" => FileField::MaxKey,
+        "_KEY_STATS" => FileField::KeyStats,
+        "_VALUE_STATS" => FileField::ValueStats,
+        "_MIN_SEQUENCE_NUMBER" => FileField::MinSeq,
+        "_MAX_SEQUENCE_NUMBER" => FileField::MaxSeq,
+        "_SCHEMA_ID" => FileField::SchemaId,
+        "_LEVEL" => FileField::Level,
+        "_EXTRA_FILES" => FileField::ExtraFiles,
+        "_CREATION_TIME" => FileField::CreationTime,
+        "_DELETE_ROW_COUNT" => FileField::DeleteRowCount,
+        "_EMBEDDED_FILE_INDEX" => FileField::EmbeddedIndex,
+        "_FILE_SOURCE" => FileField::FileSource,
+        "_VALUE_STATS_COLS" => FileField::ValueStatsCols,
+        "_EXTERNAL_PATH" => FileField::ExternalPath,
+        "_FIRST_ROW_ID" => FileField::FirstRowId,
+        "_WRITE_COLS" => FileField::WriteCols,
+        "_WRITE_COLS_SEQUENCES" => FileField::WriteColsSequences,
         _ => return None,
     })
 }
 
 struct EntryPlan {
-    top: Plan<EntryF>,
-    file: Plan<FileF>,
-    key_stats: Option<Plan<StatsF>>,
-    value_stats: Option<Plan<StatsF>>,
+    top: Plan<EntryField>,
+    file: Plan<FileField>,
+    key_stats: Option<Plan<StatsField>>,
+    value_stats: Option<Plan<StatsField>>,
 }
 
-fn plan_entry(s: &Schema, record: NodeId) -> DResult<EntryPlan> {
+fn plan_entry(s: &Schema, record: NodeId) -> DecodeResult<EntryPlan> {
     let top = Plan::new(s, record, entry_field);
     top.require(&[
-        (EntryF::Kind, "_KIND"),
-        (EntryF::Partition, "_PARTITION"),
-        (EntryF::Bucket, "_BUCKET"),
-        (EntryF::TotalBuckets, "_TOTAL_BUCKETS"),
-        (EntryF::File, "_FILE"),
+        (EntryField::Kind, "_KIND"),
+        (EntryField::Partition, "_PARTITION"),
+        (EntryField::Bucket, "_BUCKET"),
+        (EntryField::TotalBuckets, "_TOTAL_BUCKETS"),
+        (EntryField::File, "_FILE"),
     ])?;
-    let file_node = top.node_of(EntryF::File).ok_or_else(|| missing("_FILE"))?;
+    let file_node = top
+        .node_of(EntryField::File)
+        .ok_or_else(|| missing("_FILE"))?;
     let file = Plan::new(s, sub_record(s, file_node, "_FILE")?, file_field);
     file.require(&[
-        (FileF::FileName, "_FILE._FILE_NAME"),
-        (FileF::FileSize, "_FILE._FILE_SIZE"),
-        (FileF::RowCount, "_FILE._ROW_COUNT"),
-        (FileF::MinSeq, "_FILE._MIN_SEQUENCE_NUMBER"),
-        (FileF::MaxSeq, "_FILE._MAX_SEQUENCE_NUMBER"),
-        (FileF::SchemaId, "_FILE._SCHEMA_ID"),
-        (FileF::Level, "_FILE._LEVEL"),
+        (FileField::FileName, "_FILE._FILE_NAME"),
+        (FileField::FileSize, "_FILE._FILE_SIZE"),
+        (FileField::RowCount, "_FILE._ROW_COUNT"),
+        (FileField::MinSeq, "_FILE._MIN_SEQUENCE_NUMBER"),
+        (FileField::MaxSeq, "_FILE._MAX_SEQUENCE_NUMBER"),
+        (FileField::SchemaId, "_FILE._SCHEMA_ID"),
+        (FileField::Level, "_FILE._LEVEL"),
     ])?;
-    let key_stats = match file.node_of(FileF::KeyStats) {
+    let key_stats = match file.node_of(FileField::KeyStats) {
         Some(n) => Some(plan_stats(s, n, "_KEY_STATS")?),
         None => None,
     };
-    let value_stats = match file.node_of(FileF::ValueStats) {
+    let value_stats = match file.node_of(FileField::ValueStats) {
         Some(n) => Some(plan_stats(s, n, "_VALUE_STATS")?),
         None => None,
     };
@@ -525,19 +536,19 @@ fn plan_entry(s: &Schema, record: NodeId) -> DResult<EntryPlan> {
 /// [`plan_entry`] that skips (still validating the bytes) the file fields nothing needs to
 /// locate or identify a file: its keys, statistics and column lists. Decoded entries leave
 /// them empty.
-fn plan_entry_locating(s: &Schema, record: NodeId) -> DResult<EntryPlan> {
+fn plan_entry_locating(s: &Schema, record: NodeId) -> DecodeResult<EntryPlan> {
     let mut plan = plan_entry(s, record)?;
     for (f, _) in plan.file.fields.iter_mut() {
         if matches!(
             f,
             Some(
-                FileF::MinKey
-                    | FileF::MaxKey
-                    | FileF::KeyStats
-                    | FileF::ValueStats
-                    | FileF::ValueStatsCols
-                    | FileF::WriteCols
-                    | FileF::WriteColsSequences
+                FileField::MinKey
+                    | FileField::MaxKey
+                    | FileField::KeyStats
+                    | FileField::ValueStats
+                    | FileField::ValueStatsCols
+                    | FileField::WriteCols
+                    | FileField::WriteColsSequences
             )
         ) {
             *f = None;
@@ -548,70 +559,86 @@ fn plan_entry_locating(s: &Schema, record: NodeId) -> DResult<EntryPlan> {
     Ok(plan)
 }
 
-fn read_file_meta(rd: &mut Rd<'_, '_>, plan: &EntryPlan) -> DResult<DataFileMeta> {
+fn read_file_meta(
+    reader: &mut BlockReader<'_, '_>,
+    plan: &EntryPlan,
+) -> DecodeResult<DataFileMeta> {
     let mut d = DataFileMeta::default();
     for (f, n) in &plan.file.fields {
         let n = *n;
         match f {
-            None => rd.skip(n)?,
-            Some(FileF::FileName) => {
-                d.file_name = req(rd.opt_string(n, "_FILE_NAME")?, "_FILE_NAME")?
+            None => reader.skip(n)?,
+            Some(FileField::FileName) => {
+                d.file_name = req(reader.opt_string(n, "_FILE_NAME")?, "_FILE_NAME")?
             }
-            Some(FileF::FileSize) => {
-                d.file_size = req(rd.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?
+            Some(FileField::FileSize) => {
+                d.file_size = req(reader.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?
             }
-            Some(FileF::RowCount) => {
-                d.row_count = req(rd.opt_long(n, "_ROW_COUNT")?, "_ROW_COUNT")?
+            Some(FileField::RowCount) => {
+                d.row_count = req(reader.opt_long(n, "_ROW_COUNT")?, "_ROW_COUNT")?
             }
-            Some(FileF::MinKey) => d.min_key = rd.opt_bytes(n, "_MIN_KEY")?.unwrap_or_default(),
-            Some(FileF::MaxKey) => d.max_key = rd.opt_bytes(n, "_MAX_KEY")?.unwrap_or_default(),
-            Some(FileF::KeyStats) => {
+            Some(FileField::MinKey) => {
+                d.min_key = reader.opt_bytes(n, "_MIN_KEY")?.unwrap_or_default()
+            }
+            Some(FileField::MaxKey) => {
+                d.max_key = reader.opt_bytes(n, "_MAX_KEY")?.unwrap_or_default()
+            }
+            Some(FileField::KeyStats) => {
                 if let Some(p) = &plan.key_stats {
-                    d.key_stats = read_stats(rd, n, p)?.unwrap_or_default();
+                    d.key_stats = read_stats(reader, n, p)?.unwrap_or_default();
                 }
             }
-            Some(FileF::ValueStats) => {
+            Some(FileField::ValueStats) => {
                 if let Some(p) = &plan.value_stats {
-                    d.value_stats = read_stats(rd, n, p)?.unwrap_or_default();
+                    d.value_stats = read_stats(reader, n, p)?.unwrap_or_default();
                 }
             }
-            Some(FileF::MinSeq) => {
+            Some(FileField::MinSeq) => {
                 d.min_sequence_number = req(
-                    rd.opt_long(n, "_MIN_SEQUENCE_NUMBER")?,
+                    reader.opt_long(n, "_MIN_SEQUENCE_NUMBER")?,
                     "_MIN_SEQUENCE_NUMBER",
                 )?
             }
-            Some(FileF::MaxSeq) => {
+            Some(FileField::MaxSeq) => {
                 d.max_sequence_number = req(
-                    rd.opt_long(n, "_MAX_SEQUENCE_NUMBER")?,
+                    reader.opt_long(n, "_MAX_SEQUENCE_NUMBER")?,
                     "_MAX_SEQUENCE_NUMBER",
                 )?
             }
-            Some(FileF::SchemaId) => {
-                d.schema_id = req(rd.opt_long(n, "_SCHEMA_ID")?, "_SCHEMA_ID")?
+            Some(FileField::SchemaId) => {
+                d.schema_id = req(reader.opt_long(n, "_SCHEMA_ID")?, "_SCHEMA_ID")?
             }
-            Some(FileF::Level) => d.level = req(rd.opt_int(n, "_LEVEL")?, "_LEVEL")?,
-            Some(FileF::ExtraFiles) => {
-                d.extra_files = rd.opt_string_array(n, "_EXTRA_FILES")?.unwrap_or_default()
+            Some(FileField::Level) => d.level = req(reader.opt_int(n, "_LEVEL")?, "_LEVEL")?,
+            Some(FileField::ExtraFiles) => {
+                d.extra_files = reader
+                    .opt_string_array(n, "_EXTRA_FILES")?
+                    .unwrap_or_default()
             }
-            Some(FileF::CreationTime) => d.creation_time = rd.opt_long(n, "_CREATION_TIME")?,
-            Some(FileF::DeleteRowCount) => {
-                d.delete_row_count = rd.opt_long(n, "_DELETE_ROW_COUNT")?
+            Some(FileField::CreationTime) => {
+                d.creation_time = reader.opt_long(n, "_CREATION_TIME")?
             }
-            Some(FileF::EmbeddedIndex) => {
-                d.embedded_index = rd.opt_vec(n, "_EMBEDDED_FILE_INDEX")?
+            Some(FileField::DeleteRowCount) => {
+                d.delete_row_count = reader.opt_long(n, "_DELETE_ROW_COUNT")?
             }
-            Some(FileF::FileSource) => d.file_source = rd.opt_int(n, "_FILE_SOURCE")?,
-            Some(FileF::ValueStatsCols) => {
-                d.value_stats_cols = rd.opt_string_array(n, "_VALUE_STATS_COLS")?
+            Some(FileField::EmbeddedIndex) => {
+                d.embedded_index = reader.opt_vec(n, "_EMBEDDED_FILE_INDEX")?
             }
-            Some(FileF::ExternalPath) => d.external_path = rd.opt_string(n, "_EXTERNAL_PATH")?,
-            Some(FileF::FirstRowId) => d.first_row_id = rd.opt_long(n, "_FIRST_ROW_ID")?,
-            Some(FileF::WriteCols) => d.write_cols = rd.opt_string_array(n, "_WRITE_COLS")?,
-            Some(FileF::WriteColsSequences) => {
-                d.write_cols_sequences = rd.opt_array(n, "_WRITE_COLS_SEQUENCES", |rd, item| {
-                    rd.opt_long(item, "_WRITE_COLS_SEQUENCES item")
-                })?
+            Some(FileField::FileSource) => d.file_source = reader.opt_int(n, "_FILE_SOURCE")?,
+            Some(FileField::ValueStatsCols) => {
+                d.value_stats_cols = reader.opt_string_array(n, "_VALUE_STATS_COLS")?
+            }
+            Some(FileField::ExternalPath) => {
+                d.external_path = reader.opt_string(n, "_EXTERNAL_PATH")?
+            }
+            Some(FileField::FirstRowId) => d.first_row_id = reader.opt_long(n, "_FIRST_ROW_ID")?,
+            Some(FileField::WriteCols) => {
+                d.write_cols = reader.opt_string_array(n, "_WRITE_COLS")?
+            }
+            Some(FileField::WriteColsSequences) => {
+                d.write_cols_sequences =
+                    reader.opt_array(n, "_WRITE_COLS_SEQUENCES", |reader, item| {
+                        reader.opt_long(item, "_WRITE_COLS_SEQUENCES item")
+                    })?
             }
         }
     }
@@ -621,37 +648,37 @@ fn read_file_meta(rd: &mut Rd<'_, '_>, plan: &EntryPlan) -> DResult<DataFileMeta
     Ok(d)
 }
 
-fn read_kind(v: Option<i64>) -> DResult<FileKind> {
+fn read_kind(v: Option<i64>) -> DecodeResult<FileKind> {
     let v = req(v, "_KIND")?;
     FileKind::from_value(v).ok_or_else(|| {
         DecodeError::malformed(format!("_KIND {v} is neither 0 (ADD) nor 1 (DELETE)"))
     })
 }
 
-fn read_entry(rd: &mut Rd<'_, '_>, plan: &EntryPlan) -> DResult<ManifestEntry> {
+fn read_entry(reader: &mut BlockReader<'_, '_>, plan: &EntryPlan) -> DecodeResult<ManifestEntry> {
     let mut e = ManifestEntry::default();
     let mut file = None;
     for (f, n) in &plan.top.fields {
         let n = *n;
         match f {
-            None => rd.skip(n)?,
-            Some(EntryF::Version) => {
-                check_version(rd.opt_int(n, "_VERSION")?, 2, "manifest entry")?
+            None => reader.skip(n)?,
+            Some(EntryField::Version) => {
+                check_version(reader.opt_int(n, "_VERSION")?, 2, "manifest entry")?
             }
-            Some(EntryF::Kind) => e.kind = read_kind(rd.opt_long(n, "_KIND")?)?,
-            Some(EntryF::Partition) => {
-                e.partition = req(rd.opt_bytes_range(n, "_PARTITION")?, "_PARTITION")
-                    .map(|r| rd.block[r].to_vec())?
+            Some(EntryField::Kind) => e.kind = read_kind(reader.opt_long(n, "_KIND")?)?,
+            Some(EntryField::Partition) => {
+                e.partition = req(reader.opt_bytes_range(n, "_PARTITION")?, "_PARTITION")
+                    .map(|r| reader.block[r].to_vec())?
             }
-            Some(EntryF::Bucket) => e.bucket = req(rd.opt_int(n, "_BUCKET")?, "_BUCKET")?,
-            Some(EntryF::TotalBuckets) => {
-                e.total_buckets = req(rd.opt_int(n, "_TOTAL_BUCKETS")?, "_TOTAL_BUCKETS")?
+            Some(EntryField::Bucket) => e.bucket = req(reader.opt_int(n, "_BUCKET")?, "_BUCKET")?,
+            Some(EntryField::TotalBuckets) => {
+                e.total_buckets = req(reader.opt_int(n, "_TOTAL_BUCKETS")?, "_TOTAL_BUCKETS")?
             }
-            Some(EntryF::File) => {
-                if !rd.enter_record(n, plan.file.record, "_FILE")? {
+            Some(EntryField::File) => {
+                if !reader.enter_record(n, plan.file.record, "_FILE")? {
                     return Err(null_field("_FILE"));
                 }
-                file = Some(read_file_meta(rd, plan)?);
+                file = Some(read_file_meta(reader, plan)?);
             }
         }
     }
@@ -664,7 +691,7 @@ fn read_entry(rd: &mut Rd<'_, '_>, plan: &EntryPlan) -> DResult<ManifestEntry> {
 // ---------------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, PartialEq)]
-enum IdxF {
+enum IndexField {
     Version,
     Kind,
     Partition,
@@ -678,43 +705,43 @@ enum IdxF {
     GlobalIndex,
 }
 
-fn index_field(n: &str) -> Option<IdxF> {
+fn index_field(n: &str) -> Option<IndexField> {
     Some(match n {
-        "_VERSION" => IdxF::Version,
-        "_KIND" => IdxF::Kind,
-        "_PARTITION" => IdxF::Partition,
-        "_BUCKET" => IdxF::Bucket,
-        "_INDEX_TYPE" => IdxF::IndexType,
-        "_FILE_NAME" => IdxF::FileName,
-        "_FILE_SIZE" => IdxF::FileSize,
-        "_ROW_COUNT" => IdxF::RowCount,
-        "_DELETIONS_VECTORS_RANGES" => IdxF::DvRanges,
-        "_EXTERNAL_PATH" => IdxF::ExternalPath,
-        "_GLOBAL_INDEX" => IdxF::GlobalIndex,
+        "_VERSION" => IndexField::Version,
+        "_KIND" => IndexField::Kind,
+        "_PARTITION" => IndexField::Partition,
+        "_BUCKET" => IndexField::Bucket,
+        "_INDEX_TYPE" => IndexField::IndexType,
+        "_FILE_NAME" => IndexField::FileName,
+        "_FILE_SIZE" => IndexField::FileSize,
+        "_ROW_COUNT" => IndexField::RowCount,
+        "_DELETIONS_VECTORS_RANGES" => IndexField::DvRanges,
+        "_EXTERNAL_PATH" => IndexField::ExternalPath,
+        "_GLOBAL_INDEX" => IndexField::GlobalIndex,
         _ => return None,
     })
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum DvF {
+enum DvRangeField {
     F0,
     F1,
     F2,
     Cardinality,
 }
 
-fn dv_field(n: &str) -> Option<DvF> {
+fn dv_field(n: &str) -> Option<DvRangeField> {
     Some(match n {
-        "f0" => DvF::F0,
-        "f1" => DvF::F1,
-        "f2" => DvF::F2,
-        "_CARDINALITY" => DvF::Cardinality,
+        "f0" => DvRangeField::F0,
+        "f1" => DvRangeField::F1,
+        "f2" => DvRangeField::F2,
+        "_CARDINALITY" => DvRangeField::Cardinality,
         _ => return None,
     })
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum GiF {
+enum GlobalIndexField {
     Start,
     End,
     FieldId,
@@ -723,35 +750,35 @@ enum GiF {
     SourceMeta,
 }
 
-fn gi_field(n: &str) -> Option<GiF> {
+fn global_index_field(n: &str) -> Option<GlobalIndexField> {
     Some(match n {
-        "_ROW_RANGE_START" => GiF::Start,
-        "_ROW_RANGE_END" => GiF::End,
-        "_INDEX_FIELD_ID" => GiF::FieldId,
-        "_EXTRA_FIELD_IDS" => GiF::ExtraIds,
-        "_INDEX_META" => GiF::IndexMeta,
-        "_SOURCE_META" => GiF::SourceMeta,
+        "_ROW_RANGE_START" => GlobalIndexField::Start,
+        "_ROW_RANGE_END" => GlobalIndexField::End,
+        "_INDEX_FIELD_ID" => GlobalIndexField::FieldId,
+        "_EXTRA_FIELD_IDS" => GlobalIndexField::ExtraIds,
+        "_INDEX_META" => GlobalIndexField::IndexMeta,
+        "_SOURCE_META" => GlobalIndexField::SourceMeta,
         _ => return None,
     })
 }
 
 struct IndexPlan {
-    top: Plan<IdxF>,
-    dv: Option<Plan<DvF>>,
-    gi: Option<Plan<GiF>>,
+    top: Plan<IndexField>,
+    dv: Option<Plan<DvRangeField>>,
+    global_index: Option<Plan<GlobalIndexField>>,
 }
 
-fn plan_index(s: &Schema, record: NodeId) -> DResult<IndexPlan> {
+fn plan_index(s: &Schema, record: NodeId) -> DecodeResult<IndexPlan> {
     let top = Plan::new(s, record, index_field);
     top.require(&[
-        (IdxF::Partition, "_PARTITION"),
-        (IdxF::Bucket, "_BUCKET"),
-        (IdxF::IndexType, "_INDEX_TYPE"),
-        (IdxF::FileName, "_FILE_NAME"),
-        (IdxF::FileSize, "_FILE_SIZE"),
-        (IdxF::RowCount, "_ROW_COUNT"),
+        (IndexField::Partition, "_PARTITION"),
+        (IndexField::Bucket, "_BUCKET"),
+        (IndexField::IndexType, "_INDEX_TYPE"),
+        (IndexField::FileName, "_FILE_NAME"),
+        (IndexField::FileSize, "_FILE_SIZE"),
+        (IndexField::RowCount, "_ROW_COUNT"),
     ])?;
-    let dv = match top.node_of(IdxF::DvRanges) {
+    let dv = match top.node_of(IndexField::DvRanges) {
         Some(n) => {
             let item = array_item(s, n).ok_or_else(|| {
                 DecodeError::malformed(
@@ -764,112 +791,137 @@ fn plan_index(s: &Schema, record: NodeId) -> DResult<IndexPlan> {
                 dv_field,
             );
             p.require(&[
-                (DvF::F0, "_DELETIONS_VECTORS_RANGES.f0"),
-                (DvF::F1, "f1"),
-                (DvF::F2, "f2"),
+                (DvRangeField::F0, "_DELETIONS_VECTORS_RANGES.f0"),
+                (DvRangeField::F1, "f1"),
+                (DvRangeField::F2, "f2"),
             ])?;
             Some(p)
         }
         None => None,
     };
-    let gi = match top.node_of(IdxF::GlobalIndex) {
-        Some(n) => Some(Plan::new(s, sub_record(s, n, "_GLOBAL_INDEX")?, gi_field)),
+    let global_index = match top.node_of(IndexField::GlobalIndex) {
+        Some(n) => Some(Plan::new(
+            s,
+            sub_record(s, n, "_GLOBAL_INDEX")?,
+            global_index_field,
+        )),
         None => None,
     };
-    Ok(IndexPlan { top, dv, gi })
+    Ok(IndexPlan {
+        top,
+        dv,
+        global_index,
+    })
 }
 
 fn read_dv(
-    rd: &mut Rd<'_, '_>,
+    reader: &mut BlockReader<'_, '_>,
     node: NodeId,
-    plan: &Plan<DvF>,
-) -> DResult<Option<DeletionVectorMeta>> {
-    if !rd.enter_record(node, plan.record, "_DELETIONS_VECTORS_RANGES item")? {
+    plan: &Plan<DvRangeField>,
+) -> DecodeResult<Option<DeletionVectorMeta>> {
+    if !reader.enter_record(node, plan.record, "_DELETIONS_VECTORS_RANGES item")? {
         return Ok(None);
     }
     let mut d = DeletionVectorMeta::default();
     for (f, n) in &plan.fields {
         let n = *n;
         match f {
-            None => rd.skip(n)?,
-            Some(DvF::F0) => d.data_file_name = req(rd.opt_string(n, "f0")?, "f0")?,
-            Some(DvF::F1) => d.offset = req(rd.opt_int(n, "f1")?, "f1")?,
-            Some(DvF::F2) => d.length = req(rd.opt_int(n, "f2")?, "f2")?,
-            Some(DvF::Cardinality) => d.cardinality = rd.opt_long(n, "_CARDINALITY")?,
+            None => reader.skip(n)?,
+            Some(DvRangeField::F0) => d.data_file_name = req(reader.opt_string(n, "f0")?, "f0")?,
+            Some(DvRangeField::F1) => d.offset = req(reader.opt_int(n, "f1")?, "f1")?,
+            Some(DvRangeField::F2) => d.length = req(reader.opt_int(n, "f2")?, "f2")?,
+            Some(DvRangeField::Cardinality) => {
+                d.cardinality = reader.opt_long(n, "_CARDINALITY")?
+            }
         }
     }
     Ok(Some(d))
 }
 
-fn read_gi(
-    rd: &mut Rd<'_, '_>,
+fn read_global_index(
+    reader: &mut BlockReader<'_, '_>,
     node: NodeId,
-    plan: &Plan<GiF>,
-) -> DResult<Option<GlobalIndexMeta>> {
-    if !rd.enter_record(node, plan.record, "_GLOBAL_INDEX")? {
+    plan: &Plan<GlobalIndexField>,
+) -> DecodeResult<Option<GlobalIndexMeta>> {
+    if !reader.enter_record(node, plan.record, "_GLOBAL_INDEX")? {
         return Ok(None);
     }
-    let mut g = GlobalIndexMeta::default();
+    let mut meta = GlobalIndexMeta::default();
     for (f, n) in &plan.fields {
         let n = *n;
         match f {
-            None => rd.skip(n)?,
-            Some(GiF::Start) => {
-                g.row_range_start = req(rd.opt_long(n, "_ROW_RANGE_START")?, "_ROW_RANGE_START")?
+            None => reader.skip(n)?,
+            Some(GlobalIndexField::Start) => {
+                meta.row_range_start =
+                    req(reader.opt_long(n, "_ROW_RANGE_START")?, "_ROW_RANGE_START")?
             }
-            Some(GiF::End) => {
-                g.row_range_end = req(rd.opt_long(n, "_ROW_RANGE_END")?, "_ROW_RANGE_END")?
+            Some(GlobalIndexField::End) => {
+                meta.row_range_end = req(reader.opt_long(n, "_ROW_RANGE_END")?, "_ROW_RANGE_END")?
             }
-            Some(GiF::FieldId) => {
-                g.index_field_id = req(rd.opt_int(n, "_INDEX_FIELD_ID")?, "_INDEX_FIELD_ID")?
+            Some(GlobalIndexField::FieldId) => {
+                meta.index_field_id = req(reader.opt_int(n, "_INDEX_FIELD_ID")?, "_INDEX_FIELD_ID")?
             }
-            Some(GiF::ExtraIds) => {
-                g.extra_field_ids = rd.opt_array(n, "_EXTRA_FIELD_IDS", |rd, item| {
-                    rd.opt_int(item, "_EXTRA_FIELD_IDS item")
+            Some(GlobalIndexField::ExtraIds) => {
+                meta.extra_field_ids = reader.opt_array(n, "_EXTRA_FIELD_IDS", |reader, item| {
+                    reader.opt_int(item, "_EXTRA_FIELD_IDS item")
                 })?
             }
-            Some(GiF::IndexMeta) => g.index_meta = rd.opt_vec(n, "_INDEX_META")?,
-            Some(GiF::SourceMeta) => g.source_meta = rd.opt_vec(n, "_SOURCE_META")?,
+            Some(GlobalIndexField::IndexMeta) => {
+                meta.index_meta = reader.opt_vec(n, "_INDEX_META")?
+            }
+            Some(GlobalIndexField::SourceMeta) => {
+                meta.source_meta = reader.opt_vec(n, "_SOURCE_META")?
+            }
         }
     }
-    Ok(Some(g))
+    Ok(Some(meta))
 }
 
-fn read_index(rd: &mut Rd<'_, '_>, plan: &IndexPlan) -> DResult<IndexManifestEntry> {
+fn read_index(
+    reader: &mut BlockReader<'_, '_>,
+    plan: &IndexPlan,
+) -> DecodeResult<IndexManifestEntry> {
     let mut e = IndexManifestEntry::default();
     for (f, n) in &plan.top.fields {
         let n = *n;
         match f {
-            None => rd.skip(n)?,
-            Some(IdxF::Version) => {
-                check_version(rd.opt_int(n, "_VERSION")?, 1, "index manifest entry")?
+            None => reader.skip(n)?,
+            Some(IndexField::Version) => {
+                check_version(reader.opt_int(n, "_VERSION")?, 1, "index manifest entry")?
             }
-            Some(IdxF::Kind) => e.kind = read_kind(rd.opt_long(n, "_KIND")?)?,
-            Some(IdxF::Partition) => {
-                e.partition = req(rd.opt_bytes_range(n, "_PARTITION")?, "_PARTITION")
-                    .map(|r| rd.block[r].to_vec())?
+            Some(IndexField::Kind) => e.kind = read_kind(reader.opt_long(n, "_KIND")?)?,
+            Some(IndexField::Partition) => {
+                e.partition = req(reader.opt_bytes_range(n, "_PARTITION")?, "_PARTITION")
+                    .map(|r| reader.block[r].to_vec())?
             }
-            Some(IdxF::Bucket) => e.bucket = req(rd.opt_int(n, "_BUCKET")?, "_BUCKET")?,
-            Some(IdxF::IndexType) => {
-                e.index_type = req(rd.opt_string(n, "_INDEX_TYPE")?, "_INDEX_TYPE")?
+            Some(IndexField::Bucket) => e.bucket = req(reader.opt_int(n, "_BUCKET")?, "_BUCKET")?,
+            Some(IndexField::IndexType) => {
+                e.index_type = req(reader.opt_string(n, "_INDEX_TYPE")?, "_INDEX_TYPE")?
             }
-            Some(IdxF::FileName) => {
-                e.file_name = req(rd.opt_string(n, "_FILE_NAME")?, "_FILE_NAME")?
+            Some(IndexField::FileName) => {
+                e.file_name = req(reader.opt_string(n, "_FILE_NAME")?, "_FILE_NAME")?
             }
-            Some(IdxF::FileSize) => e.file_size = req(rd.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?,
-            Some(IdxF::RowCount) => e.row_count = req(rd.opt_long(n, "_ROW_COUNT")?, "_ROW_COUNT")?,
-            Some(IdxF::DvRanges) => match &plan.dv {
+            Some(IndexField::FileSize) => {
+                e.file_size = req(reader.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?
+            }
+            Some(IndexField::RowCount) => {
+                e.row_count = req(reader.opt_long(n, "_ROW_COUNT")?, "_ROW_COUNT")?
+            }
+            Some(IndexField::DvRanges) => match &plan.dv {
                 Some(p) => {
-                    e.dv_ranges = rd.opt_array(n, "_DELETIONS_VECTORS_RANGES", |rd, item| {
-                        read_dv(rd, item, p)
-                    })?
+                    e.dv_ranges =
+                        reader.opt_array(n, "_DELETIONS_VECTORS_RANGES", |reader, item| {
+                            read_dv(reader, item, p)
+                        })?
                 }
-                None => rd.skip(n)?,
+                None => reader.skip(n)?,
             },
-            Some(IdxF::ExternalPath) => e.external_path = rd.opt_string(n, "_EXTERNAL_PATH")?,
-            Some(IdxF::GlobalIndex) => match &plan.gi {
-                Some(p) => e.global_index = read_gi(rd, n, p)?,
-                None => rd.skip(n)?,
+            Some(IndexField::ExternalPath) => {
+                e.external_path = reader.opt_string(n, "_EXTERNAL_PATH")?
+            }
+            Some(IndexField::GlobalIndex) => match &plan.global_index {
+                Some(p) => e.global_index = read_global_index(reader, n, p)?,
+                None => reader.skip(n)?,
             },
         }
     }
@@ -894,10 +946,10 @@ fn read_index(rd: &mut Rd<'_, '_>, plan: &IndexPlan) -> DResult<IndexManifestEnt
 /// of records left in its block (itself included).
 fn each_record<P, T>(
     bytes: &[u8],
-    plan: impl FnOnce(&Schema, NodeId) -> DResult<P>,
-    read: fn(&mut Rd<'_, '_>, &P) -> DResult<T>,
-    mut f: impl FnMut(T, u64) -> DResult<()>,
-) -> DResult<()> {
+    plan: impl FnOnce(&Schema, NodeId) -> DecodeResult<P>,
+    read: fn(&mut BlockReader<'_, '_>, &P) -> DecodeResult<T>,
+    mut f: impl FnMut(T, u64) -> DecodeResult<()>,
+) -> DecodeResult<()> {
     let Container {
         schema,
         codec,
@@ -922,25 +974,25 @@ fn each_record<P, T>(
                 data.len()
             )));
         }
-        let mut rd = Rd::new(&schema, &data, empty_items);
+        let mut reader = BlockReader::new(&schema, &data, empty_items);
         for i in 0..count {
             let ctx = || format!("block #{block_no} record #{i}");
-            if !rd
+            if !reader
                 .enter_record(schema.root, record, "record")
                 .map_err(|e| e.context(ctx()))?
             {
                 return Err(DecodeError::malformed(format!("{}: record is null", ctx())));
             }
-            let value = read(&mut rd, &plan).map_err(|e| e.context(ctx()))?;
+            let value = read(&mut reader, &plan).map_err(|e| e.context(ctx()))?;
             f(value, count - i)?;
         }
-        if rd.c.remaining() != 0 {
+        if reader.cursor.remaining() != 0 {
             return Err(DecodeError::malformed(format!(
                 "block #{block_no} has {} bytes after its {count} records",
-                rd.c.remaining()
+                reader.cursor.remaining()
             )));
         }
-        empty_items = rd.c.empty_items_left();
+        empty_items = reader.cursor.empty_items_left();
         block_no += 1;
     }
     Ok(())
@@ -949,9 +1001,9 @@ fn each_record<P, T>(
 /// Every record of a container file, decoded.
 fn decode_file<P, T>(
     bytes: &[u8],
-    plan: fn(&Schema, NodeId) -> DResult<P>,
-    read: fn(&mut Rd<'_, '_>, &P) -> DResult<T>,
-) -> DResult<Vec<T>> {
+    plan: fn(&Schema, NodeId) -> DecodeResult<P>,
+    read: fn(&mut BlockReader<'_, '_>, &P) -> DecodeResult<T>,
+) -> DecodeResult<Vec<T>> {
     let mut out = Vec::new();
     each_record(bytes, plan, read, |v, left_in_block| {
         out.reserve(left_in_block as usize);
@@ -961,11 +1013,11 @@ fn decode_file<P, T>(
     Ok(out)
 }
 
-pub(crate) fn avro_manifest_list(bytes: &[u8]) -> DResult<Vec<ManifestFileMeta>> {
+pub(crate) fn avro_manifest_list(bytes: &[u8]) -> DecodeResult<Vec<ManifestFileMeta>> {
     decode_file(bytes, plan_meta, read_meta)
 }
 
-pub(crate) fn avro_manifest(bytes: &[u8]) -> DResult<Vec<ManifestEntry>> {
+pub(crate) fn avro_manifest(bytes: &[u8]) -> DecodeResult<Vec<ManifestEntry>> {
     decode_file(bytes, plan_entry, read_entry)
 }
 
@@ -973,11 +1025,11 @@ pub(crate) fn avro_manifest(bytes: &[u8]) -> DResult<Vec<ManifestEntry>> {
 /// file (see [`plan_entry_locating`]).
 pub(crate) fn avro_manifest_locating(
     bytes: &[u8],
-    mut f: impl FnMut(ManifestEntry) -> DResult<()>,
-) -> DResult<()> {
+    mut f: impl FnMut(ManifestEntry) -> DecodeResult<()>,
+) -> DecodeResult<()> {
     each_record(bytes, plan_entry_locating, read_entry, |e, _| f(e))
 }
 
-pub(crate) fn avro_index_manifest(bytes: &[u8]) -> DResult<Vec<IndexManifestEntry>> {
+pub(crate) fn avro_index_manifest(bytes: &[u8]) -> DecodeResult<Vec<IndexManifestEntry>> {
     decode_file(bytes, plan_index, read_index)
 }

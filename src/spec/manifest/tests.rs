@@ -49,8 +49,8 @@ fn codec(name: &str) -> Codec {
 /// Builds a value for `schema`, taking overrides by dotted field path ("_FILE._FILE_NAME") and
 /// filling everything else with zero/empty defaults (records inside nullable unions are
 /// filled in, other nullable fields are null).
-fn fill(schema: &AvroSchema, path: &str, ov: &Overrides<'_>) -> Value {
-    if let Some(v) = ov(path) {
+fn fill(schema: &AvroSchema, path: &str, overrides: &Overrides<'_>) -> Value {
+    if let Some(v) = overrides(path) {
         return wrap(schema, v);
     }
     match schema {
@@ -63,7 +63,7 @@ fn fill(schema: &AvroSchema, path: &str, ov: &Overrides<'_>) -> Value {
                     } else {
                         format!("{path}.{}", f.name)
                     };
-                    (f.name.clone(), fill(&f.schema, &p, ov))
+                    (f.name.clone(), fill(&f.schema, &p, overrides))
                 })
                 .collect(),
         ),
@@ -73,7 +73,9 @@ fn fill(schema: &AvroSchema, path: &str, ov: &Overrides<'_>) -> Value {
                 .iter()
                 .position(|v| matches!(v, AvroSchema::Record(_)))
             {
-                Some(i) => Value::Union(i as u32, Box::new(fill(&u.variants()[i], path, ov))),
+                Some(i) => {
+                    Value::Union(i as u32, Box::new(fill(&u.variants()[i], path, overrides)))
+                }
                 None => Value::Union(0, Box::new(Value::Null)),
             }
         }
@@ -121,8 +123,8 @@ fn wrap(schema: &AvroSchema, v: Value) -> Value {
 fn write_file(schema_json: &str, codec_name: &str, records: &[&Overrides<'_>]) -> Vec<u8> {
     let schema = AvroSchema::parse_str(schema_json).unwrap();
     let mut w = Writer::with_codec(&schema, Vec::new(), codec(codec_name));
-    for ov in records {
-        w.append(fill(&schema, "", ov)).unwrap();
+    for overrides in records {
+        w.append(fill(&schema, "", overrides)).unwrap();
     }
     w.into_inner().unwrap()
 }
@@ -325,7 +327,7 @@ fn unknown_fields_are_skipped() {
             &format!(r#"{extra_file}{{"name":"_FILE_SIZE""#),
             1,
         );
-    let ov = |p: &str| match p {
+    let overrides = |p: &str| match p {
         "_FUTURE" => Some(Value::Map(
             [(
                 "k".to_string(),
@@ -345,7 +347,7 @@ fn unknown_fields_are_skipped() {
         ])),
         _ => entry_a(p),
     };
-    let bytes = write_file(&schema, "deflate", &[&ov, &ov, &entry_b]);
+    let bytes = write_file(&schema, "deflate", &[&overrides, &overrides, &entry_b]);
     let entries = decode_manifest(&bytes, "m").unwrap();
     assert_eq!(entries.len(), 3);
     assert_eq!(entries[1].file.file_name, "data-a-0.parquet");
@@ -703,11 +705,11 @@ fn schema_problems_are_reported() {
         r#"{"name":"_FILE_SIZE","type":"long"}"#,
         r#"{"name":"_FILE_SIZE","type":"string"}"#,
     );
-    let ov = |p: &str| match p {
+    let overrides = |p: &str| match p {
         "_FILE_SIZE" => Some(s("big")),
         _ => list_a(p),
     };
-    let bytes = write_file(&schema, "null", &[&ov]);
+    let bytes = write_file(&schema, "null", &[&overrides]);
     let err = decode_manifest_list(&bytes, "l").unwrap_err();
     assert!(message(&err).contains("_FILE_SIZE"), "{err}");
     // not JSON at all / no schema
@@ -729,11 +731,11 @@ fn schema_problems_are_reported() {
 
 #[test]
 fn null_required_file_is_an_error() {
-    let ov = |p: &str| match p {
+    let overrides = |p: &str| match p {
         "_FILE" => Some(Value::Null),
         _ => entry_a(p),
     };
-    let bytes = write_file(JAVA_08_MANIFEST, "null", &[&ov]);
+    let bytes = write_file(JAVA_08_MANIFEST, "null", &[&overrides]);
     let err = decode_manifest(&bytes, "m").unwrap_err();
     assert!(message(&err).contains("_FILE"), "{err}");
 }
@@ -908,12 +910,12 @@ mod parquet_manifests {
 #[test]
 #[ignore]
 fn decode_speed() {
-    let ov = |p: &str| match p {
+    let overrides = |p: &str| match p {
         "_FILE._VALUE_STATS._MIN_VALUES" => Some(Value::Bytes(vec![7u8; 200])),
         "_FILE._VALUE_STATS._MAX_VALUES" => Some(Value::Bytes(vec![8u8; 200])),
         _ => entry_a(p),
     };
-    let records: Vec<&Overrides<'_>> = (0..100_000).map(|_| &ov as _).collect();
+    let records: Vec<&Overrides<'_>> = (0..100_000).map(|_| &overrides as _).collect();
     let bytes = write_file(JAVA_MANIFEST, "zstandard", &records);
     let start = std::time::Instant::now();
     let mut n = 0;

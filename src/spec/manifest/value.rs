@@ -7,7 +7,9 @@
 //! (unless the caller allows dropping). Unions take the null branch for null and otherwise the
 //! first branch of the value's kind. Record names are never compared.
 
-use super::avro::{Container, Cursor, DResult, DecodeError, Node, NodeId, Schema, MAX_EMPTY_ITEMS};
+use super::avro::{
+    Container, Cursor, DecodeError, DecodeResult, Node, NodeId, Schema, MAX_EMPTY_ITEMS,
+};
 
 /// One Avro datum of any type.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +101,12 @@ const MAX_DEPTH: usize = 64;
 // Decoding
 // ---------------------------------------------------------------------------------------------
 
-fn read_value(c: &mut Cursor<'_>, s: &Schema, node: NodeId, depth: usize) -> DResult<AvroValue> {
+fn read_value(
+    c: &mut Cursor<'_>,
+    s: &Schema,
+    node: NodeId,
+    depth: usize,
+) -> DecodeResult<AvroValue> {
     if depth > MAX_DEPTH {
         return Err(DecodeError::malformed("value nested too deeply"));
     }
@@ -185,7 +192,7 @@ fn read_value(c: &mut Cursor<'_>, s: &Schema, node: NodeId, depth: usize) -> DRe
 }
 
 /// Every record of an Avro container, decoded generically, plus the writer schema JSON.
-pub(crate) fn read_container(bytes: &[u8]) -> DResult<(String, Vec<AvroValue>)> {
+pub(crate) fn read_container(bytes: &[u8]) -> DecodeResult<(String, Vec<AvroValue>)> {
     let schema_json = schema_json_of(bytes)?;
     let Container {
         schema,
@@ -228,7 +235,7 @@ pub(crate) fn read_container(bytes: &[u8]) -> DResult<(String, Vec<AvroValue>)> 
 }
 
 /// The `avro.schema` header value of a container, verbatim.
-pub(crate) fn schema_json_of(bytes: &[u8]) -> DResult<String> {
+pub(crate) fn schema_json_of(bytes: &[u8]) -> DecodeResult<String> {
     let mut c = Cursor::new(bytes);
     if c.take(4)
         .map_err(|_| DecodeError::malformed("file shorter than the Avro magic"))?
