@@ -4,6 +4,18 @@
 Usage: scripts/module-cycles.py [PREFIX] [--edges]
 PREFIX (default `crate`) limits the graph to modules under it, e.g. `crate::clean`.
 Exit status 1 when a cycle exists among those modules.
+
+An edge A -> B means a file of module A names an item that module B defines. Paths come from
+`use` declarations (`crate::`, `super::`, `self::`, or a child module's name) and from
+`crate::…` / `super::…` / `self::…` paths written in code; `#[cfg(test)] mod … { … }` blocks
+and comments are ignored. A path is followed through imports to the module that defines the
+item: `crate::storage::Location` leads to `crate::storage::location` when storage/mod.rs says
+`pub use location::Location;`. Every `use` of a module counts as such an import, `pub` or not,
+since a child may name its parent's private imports; `as` renames are followed; a glob import
+(`pub use report::*;`) is followed when the glob's module defines or imports the name. A name
+that a module neither imports nor is found behind a glob counts as defined there. Item
+definitions are recognised by keyword (`fn`, `struct`, `enum`, `trait`, `type`, `const`,
+`static`, `mod`, `union`, `macro_rules!`), not by a Rust parser.
 """
 import os
 import re
@@ -42,12 +54,21 @@ def drop_test_modules(text):
 
 
 def expand(tree):
-    """Paths of a use tree like `a::{b, c::{d, e}}` (no `as`, no glob handling needed)."""
-    tree = re.sub(r"\s+", "", tree)
-    m = re.match(r"^(.*?)\{(.*)\}$", tree)
+    """(path, bound name) pairs of a use tree like `a::{self, b as c, d::*}`.
+
+    The bound name is what the declaration makes visible: `c` for `a::b as c`, `a` for
+    `a::{self}`, `*` for a glob, None for `as _`.
+    """
+    tree = re.sub(r"\s+", " ", tree).strip()
+    m = re.match(r"^(.*?)\{(.*)\}$", tree, flags=re.S)
     if not m:
-        return [re.sub(r"as\w+$", "", tree)]
-    prefix, inner = m.group(1), m.group(2)
+        m = re.match(r"^(.*?)\s+as\s+(\w+)$", tree)
+        if m:
+            path, name = m.group(1).replace(" ", ""), m.group(2)
+            return [(path, None if name == "_" else name)]
+        path = tree.replace(" ", "")
+        return [(path, path.split("::")[-1])]
+    prefix, inner = m.group(1).replace(" ", ""), m.group(2)
     parts, depth, cur = [], 0, ""
     for ch in inner:
         if ch == "," and depth == 0:
@@ -57,13 +78,20 @@ def expand(tree):
         depth += ch == "{"
         depth -= ch == "}"
         cur += ch
-    if cur:
+    if cur.strip():
         parts.append(cur)
     out = []
     for p in parts:
-        for e in expand(p):
-            out.append(prefix.rstrip(":") if e == "self" else prefix + e)
+        for path, name in expand(p):
+            if path == "self":
+                base = prefix.rstrip(":")
+                out.append((base, base.split("::")[-1] if name == "self" else name))
+            else:
+                out.append((prefix + path, name))
     return out
+
+
+ITEM = r"\b(?:fn|struct|enum|trait|type|const|static|mod|union|macro_rules!)\s+{}\b"
 
 
 def main():
@@ -79,39 +107,81 @@ def main():
                     continue
                 files[module_of(rel)] = os.path.join(d, n)
     modules = set(files)
+    texts = {
+        mod: drop_test_modules(strip_comments(open(path, encoding="utf-8").read()))
+        for mod, path in files.items()
+    }
+    children = {mod: set(re.findall(r"\bmod\s+(\w+)\s*;", t)) for mod, t in texts.items()}
 
-    def resolve(path):
+    def absolute(mod, path):
+        """`path` as written in module `mod`, from `crate`; None for other crates and locals."""
         segs = path.split("::")
-        for i in range(len(segs), 0, -1):
-            cand = "::".join(segs[:i])
-            if cand in modules:
-                return cand
+        if segs[0] == "crate":
+            return path
+        if segs[0] in ("super", "self"):
+            base = mod.split("::")
+            while segs and segs[0] == "super":
+                base, segs = base[:-1], segs[1:]
+            if segs and segs[0] == "self":
+                segs = segs[1:]
+            return "::".join(base + segs)
+        if segs[0] in children[mod]:
+            return mod + "::" + path
         return None
 
+    # What each module's `use` declarations bind: name -> absolute path, plus glob sources.
+    imports, globs = {}, {}
+    for mod, text in texts.items():
+        imports[mod], globs[mod] = {}, []
+        for m in re.finditer(r"\buse\s+([^;]+);", text):
+            for path, name in expand(m.group(1)):
+                full = absolute(mod, path)
+                if full is None or name is None:
+                    continue
+                if name == "*":
+                    globs[mod].append(full[: -len("::*")])
+                else:
+                    imports[mod][name] = full
+
+    def longest_module(segs):
+        for i in range(len(segs), 0, -1):
+            if "::".join(segs[:i]) in modules:
+                return i
+        return 0
+
+    def resolve(path, depth=0):
+        """The module that defines what `path` names, following imports (see the docstring)."""
+        segs = [s for s in path.split("::") if s != "*"]
+        i = longest_module(segs)
+        if i == 0:
+            return None
+        mod, rest = "::".join(segs[:i]), segs[i:]
+        if not rest or depth > 20:
+            return mod
+        name = rest[0]
+        if name in imports[mod]:
+            return resolve("::".join([imports[mod][name]] + rest[1:]), depth + 1) or mod
+        if not re.search(ITEM.format(name), texts[mod]):
+            for g in globs[mod]:
+                gi = longest_module(g.split("::"))
+                source = "::".join(g.split("::")[:gi])
+                if source and (
+                    name in imports[source] or re.search(ITEM.format(name), texts[source])
+                ):
+                    return resolve("::".join([g, *rest]), depth + 1) or mod
+        return mod
+
     edges = {}
-    for mod, path in files.items():
-        text = drop_test_modules(strip_comments(open(path, encoding="utf-8").read()))
-        children = set(re.findall(r"\bmod\s+(\w+)\s*;", text))
+    for mod, text in texts.items():
         targets = set()
         for m in re.finditer(r"\buse\s+([^;]+);", text):
-            for p in expand(m.group(1)):
-                segs = p.split("::")
-                if segs[0] == "crate":
-                    full = p
-                elif segs[0] == "super":
-                    base = mod.split("::")
-                    while segs and segs[0] == "super":
-                        base, segs = base[:-1], segs[1:]
-                    full = "::".join(base + segs)
-                elif segs[0] == "self":
-                    full = "::".join([mod] + segs[1:])
-                elif segs[0] in children:
-                    full = mod + "::" + p
-                else:
-                    continue
-                targets.add(full)
-        for m in re.finditer(r"\bcrate(?:::\w+)+", text):
-            targets.add(m.group(0))
+            for path, _ in expand(m.group(1)):
+                full = absolute(mod, path)
+                if full is not None:
+                    targets.add(full)
+        code = re.sub(r"\buse\s+[^;]+;", "", text)
+        for m in re.finditer(r"\b(?:crate|super|self)(?:::\w+)+", code):
+            targets.add(absolute(mod, m.group(0)))
         resolved = {resolve(t) for t in targets} - {None, mod}
         edges[mod] = sorted(resolved)
 

@@ -142,6 +142,12 @@ struct OpenRoot {
     fd: std::result::Result<OwnedFd, DirState>,
 }
 
+/// A test hook called with a local directory's path right after its handle was opened for
+/// deletes and before anything in it is unlinked
+/// ([`crate::storage::Storage::before_unlink_in_dir`]).
+#[doc(hidden)]
+pub type DirHook = std::sync::Arc<dyn Fn(&std::path::Path) + Send + Sync>;
+
 /// Directory handles beneath the allowed roots, each opened at most once (per instance; one
 /// instance serves one group of deletes inside one blocking section).
 pub(crate) struct Beneath {
@@ -150,13 +156,13 @@ pub(crate) struct Beneath {
     dirs: HashMap<(usize, PathBuf), std::result::Result<OwnedFd, DirState>>,
     /// Test hook run once per directory, after its handle is opened and before anything in it
     /// is removed.
-    before_unlink: Option<super::DirHook>,
+    before_unlink: Option<DirHook>,
 }
 
 impl Beneath {
     /// Opens the local allowed `roots` (others are ignored). A root that does not exist
     /// makes everything below it absent.
-    pub(crate) fn open(roots: &[Location], before_unlink: Option<super::DirHook>) -> Beneath {
+    pub(crate) fn open(roots: &[Location], before_unlink: Option<DirHook>) -> Beneath {
         let roots = roots
             .iter()
             .filter_map(|r| r.local_path().map(Path::to_path_buf))

@@ -38,6 +38,7 @@ mod disk;
 #[cfg(feature = "gcs")]
 mod gcs;
 mod guard;
+mod listing;
 mod local;
 mod location;
 mod object;
@@ -52,41 +53,17 @@ use object_store::ObjectStore;
 
 use crate::error::{Error, Result};
 use backend::{Backend, DeleteScope};
+pub use beneath::DirHook;
 pub(crate) use blocking::blocking;
 pub use blocking::max_blocking_sections;
 use config::StoreConfig;
 use disk::LocalDisk;
 use guard::DeleteGuard;
+pub use listing::{DirListing, FileStatus};
 pub use location::Location;
 use object::ObjectBackend;
 use stop::ReadStop;
 pub use stop::StopReads;
-
-/// Size and modification time of one file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileStatus {
-    /// Where the file is.
-    pub location: Location,
-    /// Length in bytes.
-    pub size: u64,
-    /// Last modification, epoch milliseconds (`i64::MAX` when the platform cannot tell, so an
-    /// age-based cleanup never considers such a file old).
-    pub last_modified_ms: i64,
-}
-
-/// Immediate children of one directory, both sorted by location.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DirListing {
-    /// Regular files (on local disks also symlinks to files and broken symlinks).
-    pub files: Vec<FileStatus>,
-    /// Sub-directories (object stores: common prefixes). Symlinked directories are not listed.
-    pub dirs: Vec<Location>,
-}
-
-/// A test hook called with a local directory's path right after its handle was opened for
-/// deletes and before anything in it is unlinked ([`Storage::before_unlink_in_dir`]).
-#[doc(hidden)]
-pub type DirHook = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
 
 /// Access to a table's storage. `Send + Sync`; share it in an `Arc`.
 ///

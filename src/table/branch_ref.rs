@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::table::MAIN_BRANCH;
+
+/// Name of the main branch.
+pub const MAIN_BRANCH: &str = "main";
 
 /// The option key that selects a branch (`paimon_cleanup_context_new`, the CLI's `--branch`).
 pub const BRANCH_OPTION: &str = "branch";

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 pub use branch_ref::{
     resolve_table_ref, resolve_with_options, validate_branch_name, TableRef, BRANCH_OPTION,
+    MAIN_BRANCH,
 };
 pub use files::{merge_entries, ManifestFiles, MetadataReader};
 pub use paths::{child, DataFileLocator, PathFactory};
@@ -23,9 +24,6 @@ use crate::spec::options::TableOptions;
 use crate::spec::schema::TableSchema;
 use crate::spec::snapshot::{Snapshot, Tag};
 use crate::storage::{FileStatus, Location, Storage};
-
-/// Name of the main branch.
-pub const MAIN_BRANCH: &str = "main";
 
 /// Default concurrency for metadata reads.
 pub const DEFAULT_READ_CONCURRENCY: usize = 16;
