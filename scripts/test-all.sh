@@ -3,7 +3,8 @@
 # formatting and lints, the Rust unit and integration tests (Java fixtures + pypaimon tables),
 # the object-store suites against loopback emulators (S3: moto, GCS: fake-gcs-server,
 # Azure: Azurite; docs/storage.md), the README / docs C examples, and the C/C++ tests with the
-# CMake package (scripts/test-c.sh), then the bindings (scripts/test-bindings.sh).
+# CMake package (scripts/test-c.sh), then the bindings (scripts/test-bindings.sh) and the Spark
+# job with spark-submit from pyspark (scripts/test-spark.sh).
 #
 # Every suite runs even if an earlier one failed. The last line says what was run and what was
 # not: `tests: N passed, M failed, K skipped (reason)`; a suite (a step, a Rust test binary, a
@@ -88,6 +89,9 @@ suite_add_closing_line "scripts/test-c.sh" "$LOGS/test-c.log" c-abi
 echo "== bindings"
 bash scripts/test-bindings.sh 2>&1 | tee "$LOGS/test-bindings.log"
 suite_add_closing_line "scripts/test-bindings.sh" "$LOGS/test-bindings.log" bindings
+echo "== Spark job"
+bash scripts/test-spark.sh 2>&1 | tee "$LOGS/test-spark.log"
+suite_add_closing_line "scripts/test-spark.sh" "$LOGS/test-spark.log" spark
 echo "== Python package"
 step "scripts/test-python.sh" bash scripts/test-python.sh
 

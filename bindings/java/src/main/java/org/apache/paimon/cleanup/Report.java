@@ -114,6 +114,7 @@ public final class Report {
     private final List<String> warnings;
     private final List<Report> steps;
     private final long elapsedMs;
+    private final String json;
 
     /** Copies everything out of native report {@code h} (borrowed; the caller frees it). */
     Report(long h) {
@@ -183,6 +184,7 @@ public final class Report {
         referenced = PaimonCleanup.reportLong(h, F_REFERENCED);
         vetoed = PaimonCleanup.reportLong(h, F_VETOED);
         elapsedMs = PaimonCleanup.reportLong(h, F_ELAPSED);
+        json = PaimonCleanup.decode(PaimonCleanup.reportJson(h));
         int stepCount = (int) PaimonCleanup.reportLong(h, F_STEP_COUNT);
         List<Report> st = new ArrayList<Report>(stepCount);
         for (int i = 0; i < stepCount; i++) {
@@ -359,6 +361,14 @@ public final class Report {
     /** @return wall time of the run in milliseconds */
     public long elapsedMs() {
         return elapsedMs;
+    }
+
+    /**
+     * @return the whole report as one JSON object: the document the CLI prints with {@code --json}
+     *     for the same operation (every field, also those without an accessor here)
+     */
+    public String json() {
+        return json;
     }
 
     @Override
