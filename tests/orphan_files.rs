@@ -921,3 +921,43 @@ fn cli_remove_orphan_files() {
     assert!(!t.join(&stray).exists());
     assert_eq!(common::tree(&t).len(), tree.len() - 1);
 }
+
+/// The progress callback's last call carries the run's total bytes, in a dry run and in a real
+/// run (the deletion phases are reported once the units' results are in).
+#[test]
+fn progress_ends_with_the_reports_total_bytes() {
+    let Some((_tmp, t, _)) = common::pypaimon_table("append_unaware") else {
+        return;
+    };
+    let strays: Vec<PathBuf> = (0..3)
+        .map(|i| t.join(format!("dt=2024-01-01/hr=0/bucket-0/data-{}-{i}.parquet", uuid())))
+        .collect();
+    for (i, p) in strays.iter().enumerate() {
+        write(p, &vec![b'x'; 100 + i]);
+        common::set_mtime(p, two_days_ago());
+    }
+    for dry_run in [true, false] {
+        let calls = Arc::new(std::sync::Mutex::new(Vec::<(String, u64, u64, u64)>::new()));
+        let sink = calls.clone();
+        let ctl = RunControl {
+            progress: Some(Arc::new(move |phase: &str, done, total, bytes| {
+                sink.lock()
+                    .unwrap()
+                    .push((phase.to_string(), done, total, bytes))
+            })),
+            ..RunControl::default()
+        };
+        let cfg = OrphanConfig {
+            dry_run,
+            ..Default::default()
+        };
+        let r = run_with(&t, &cfg, &HashMap::new(), &ctl).unwrap();
+        assert_eq!(r.deletion.total_files(), 3, "{:?}", r.deletion.paths);
+        assert_eq!(r.deletion.total_bytes(), 100 + 101 + 102);
+        let calls = calls.lock().unwrap();
+        let last = calls.last().expect("progress was reported");
+        assert_eq!(last.3, r.deletion.total_bytes(), "dry run {dry_run}: {calls:?}");
+        assert!(calls.iter().all(|c| c.2 == 0 || c.1 <= c.2), "{calls:?}");
+        assert_eq!(strays.iter().all(|p| p.exists()), dry_run);
+    }
+}

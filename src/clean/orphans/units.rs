@@ -34,8 +34,8 @@ use crate::storage::{Location, StopReads, Storage};
 use crate::table::{Table, MAIN_BRANCH};
 
 pub use super::codec::FORMAT_VERSION;
-use super::decide::{check_complete, Decision};
-use super::partial::{merge_bytes, Partial};
+use super::decide::{check_complete, Decision, PHASES};
+use super::partial::{merge_bytes, Deleted, Partial};
 use super::planner::State;
 use super::unit::{Unit, Work};
 use super::{decide as decide_step, exec, main_of, planner, prune, OrphanConfig, OrphanReport};
@@ -153,6 +153,27 @@ pub async fn finish(
     finish_report(&main, ctl, decision, merged).await
 }
 
+/// Progress of the deletion phases as the report counts them, one call per phase with the
+/// phase's files and the bytes of every phase so far, so that the last call carries the run's
+/// total, in a dry run as in a real one (a real run's delete units report their own batches too).
+/// `records` are sorted by phase.
+fn report_phase_progress(ctl: &RunControl, records: &[Deleted]) {
+    let mut bytes_so_far = 0u64;
+    let mut start = 0;
+    while start < records.len() {
+        let phase = records[start].phase;
+        let end = records[start..]
+            .iter()
+            .position(|d| d.phase != phase)
+            .map_or(records.len(), |n| start + n);
+        let files = (end - start) as u64;
+        bytes_so_far += records[start..end].iter().map(|d| d.bytes).sum::<u64>();
+        let name = PHASES.get(phase as usize).copied().unwrap_or("delete");
+        ctl.progress(name, files, files, bytes_so_far);
+        start = end;
+    }
+}
+
 /// [`finish`] on decoded values.
 pub(crate) async fn finish_report(
     main: &Table,
@@ -180,6 +201,7 @@ pub(crate) async fn finish_report(
         merged.deleted
     };
     records.sort();
+    report_phase_progress(ctl, &records);
     for d in records {
         deleter.report.record(d.class, d.path, d.bytes);
     }
