@@ -930,7 +930,12 @@ fn progress_ends_with_the_reports_total_bytes() {
         return;
     };
     let strays: Vec<PathBuf> = (0..3)
-        .map(|i| t.join(format!("dt=2024-01-01/hr=0/bucket-0/data-{}-{i}.parquet", uuid())))
+        .map(|i| {
+            t.join(format!(
+                "dt=2024-01-01/hr=0/bucket-0/data-{}-{i}.parquet",
+                uuid()
+            ))
+        })
         .collect();
     for (i, p) in strays.iter().enumerate() {
         write(p, &vec![b'x'; 100 + i]);
@@ -956,7 +961,11 @@ fn progress_ends_with_the_reports_total_bytes() {
         assert_eq!(r.deletion.total_bytes(), 100 + 101 + 102);
         let calls = calls.lock().unwrap();
         let last = calls.last().expect("progress was reported");
-        assert_eq!(last.3, r.deletion.total_bytes(), "dry run {dry_run}: {calls:?}");
+        assert_eq!(
+            last.3,
+            r.deletion.total_bytes(),
+            "dry run {dry_run}: {calls:?}"
+        );
         assert!(calls.iter().all(|c| c.2 == 0 || c.1 <= c.2), "{calls:?}");
         assert_eq!(strays.iter().all(|p| p.exists()), dry_run);
     }
