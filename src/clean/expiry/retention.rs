@@ -174,10 +174,7 @@ impl Retention {
         overrides: &RetentionOverrides,
         now: i64,
     ) -> Result<Retention> {
-        let snapshot = snapshot_options(options)?;
-        let changelog = changelog_options(options, &snapshot)?;
-        let decoupled = is_decoupled(&snapshot, &changelog);
-        apply_overrides(snapshot, overrides, expire_limit(options)?, now, decoupled)
+        Self::resolve(options, overrides, now, Lifecycle::Snapshot)
     }
 
     /// Changelog retention (`changelog.*`, falling back to the snapshot values).
@@ -186,11 +183,32 @@ impl Retention {
         overrides: &RetentionOverrides,
         now: i64,
     ) -> Result<Retention> {
+        Self::resolve(options, overrides, now, Lifecycle::Changelog)
+    }
+
+    /// The retention of `lifecycle`; decoupling is judged from both option sets.
+    fn resolve(
+        options: &TableOptions,
+        overrides: &RetentionOverrides,
+        now: i64,
+        lifecycle: Lifecycle,
+    ) -> Result<Retention> {
         let snapshot = snapshot_options(options)?;
         let changelog = changelog_options(options, &snapshot)?;
         let decoupled = is_decoupled(&snapshot, &changelog);
-        apply_overrides(changelog, overrides, expire_limit(options)?, now, decoupled)
+        let chosen = match lifecycle {
+            Lifecycle::Snapshot => snapshot,
+            Lifecycle::Changelog => changelog,
+        };
+        apply_overrides(chosen, overrides, expire_limit(options)?, now, decoupled)
     }
+}
+
+/// Which retention [`Retention::resolve`] computes.
+#[derive(Clone, Copy)]
+enum Lifecycle {
+    Snapshot,
+    Changelog,
 }
 
 #[cfg(test)]
