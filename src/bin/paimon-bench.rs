@@ -293,7 +293,13 @@ const RESERVE_BYTES: u64 = 8 << 30;
 /// only: data files are links) and ~370 bytes (metadata and the directory entries of the
 /// links); the floor's copy of the planned files as much for expiry (nearly every file),
 /// a tenth for orphan removal, nothing for drop partition; doubled with `--profile`.
-fn check_room(cli: &Cli, base: &Path, op: Op, cfg: &GenConfig, generating: bool) -> Res<()> {
+fn check_room(
+    cli: &Cli,
+    base: &Path,
+    op: Option<Op>,
+    cfg: &GenConfig,
+    generating: bool,
+) -> Res<()> {
     let data = u64::from(cfg.snapshots) * u64::from(cfg.files_per_commit) * 81 / 100;
     let (mut inodes, mut bytes) = (0u64, 0u64);
     if generating {
@@ -302,21 +308,24 @@ fn check_room(cli: &Cli, base: &Path, op: Op, cfg: &GenConfig, generating: bool)
         inodes += data * 11 / 10 + orphans;
         bytes += data * 370 + (data * 106 / 100 + orphans) * blocks;
     }
-    let mirror = match op {
-        Op::Expire => data,
-        Op::Orphans => data / 10,
-        Op::Drop => 0,
-    };
-    let mirrors = if cli.profile && op != Op::Drop { 2 } else { 1 };
-    inodes += (data + mirror * mirrors) * 8 / 100;
-    bytes += (data + mirror * mirrors) * 370;
+    // `None`: the master only (`generate`).
+    if let Some(op) = op {
+        let mirror = match op {
+            Op::Expire => data,
+            Op::Orphans => data / 10,
+            Op::Drop => 0,
+        };
+        let mirrors = if cli.profile && op != Op::Drop { 2 } else { 1 };
+        inodes += (data + mirror * mirrors) * 8 / 100;
+        bytes += (data + mirror * mirrors) * 370;
+    }
     let (free_inodes, free_bytes) = free_space(base)?;
     if inodes + RESERVE_INODES > free_inodes || bytes + RESERVE_BYTES > free_bytes {
         return Err(format!(
             "{} at this size needs about {inodes} inodes and {} MB ({}the copies of the \
              operation and the floor, data files hard-linked); {} has {free_inodes} inodes \
              and {} MB free, and {RESERVE_INODES} inodes and {} MB stay free for others: not run",
-            op.name(),
+            op.map_or("generate", Op::name),
             bytes >> 20,
             if generating {
                 format!("the master table of ~{data} data files, ")
@@ -379,7 +388,13 @@ fn log_generated(label: &str, g: &GenSummary) {
 }
 
 /// The shared master at `--table`: read back, or generated (with orphans) and recorded.
-fn shared_master(cli: &Cli, base: &Path, op: Op, size: Size, master: &Path) -> Res<Generated> {
+fn shared_master(
+    cli: &Cli,
+    base: &Path,
+    op: Option<Op>,
+    size: Size,
+    master: &Path,
+) -> Res<Generated> {
     let sidecar = sidecar_path(master);
     if master.exists() {
         let s: Sidecar = serde_json::from_slice(&std::fs::read(&sidecar).map_err(|e| {
@@ -420,16 +435,16 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     let work = base.join(format!("{}-{}", op.name(), size.name()));
     let (master, generated) = match &cli.table {
         Some(m) => {
-            let generated = shared_master(cli, base, op, size, m)?;
+            let generated = shared_master(cli, base, Some(op), size, m)?;
             let probe = gen_config(cli, m.clone(), size, true);
-            check_room(cli, base, op, &probe, false)?;
+            check_room(cli, base, Some(op), &probe, false)?;
             fresh_dir(&work)?;
             (m.clone(), generated)
         }
         None => {
             let m = work.join("master");
             let cfg = gen_config(cli, m.clone(), size, op == Op::Orphans);
-            check_room(cli, base, op, &cfg, true)?;
+            check_room(cli, base, Some(op), &cfg, true)?;
             fresh_dir(&work)?;
             eprintln!("[{} {}] generating {}", op.name(), size.name(), m.display());
             let generated = paimon_gen::generate(&cfg)?;
@@ -756,7 +771,7 @@ fn main() -> Res<()> {
         let [size] = sizes[..] else {
             return Err("generate makes one size".into());
         };
-        shared_master(&cli, &base, Op::Orphans, size, &master)?;
+        shared_master(&cli, &base, None, size, &master)?;
         return Ok(());
     }
     let mut summary = Vec::new();
