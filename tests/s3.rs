@@ -245,13 +245,21 @@ fn object_store_lists_per_prefix_in_parallel_and_deletes_in_bounded_batches() {
         let puts: Vec<_> = futures::stream::iter(names)
             .map(|n| {
                 let (storage, root) = (&uploader, &root);
-                async move { storage.put(&root.join(&n), bytes::Bytes::from(n.clone())).await }
+                async move {
+                    storage
+                        .put(&root.join(&n), bytes::Bytes::from(n.clone()))
+                        .await
+                }
             })
             .buffer_unordered(16)
             .collect()
             .await;
         assert!(puts.iter().all(|r| r.is_ok()));
-        assert_eq!(proxy.stats().total(), 0, "the upload went straight to the server");
+        assert_eq!(
+            proxy.stats().total(),
+            0,
+            "the upload went straight to the server"
+        );
 
         // Per-prefix listings, four at a time: every page is one LIST request.
         let dirs: Vec<Location> = (0..PREFIXES)

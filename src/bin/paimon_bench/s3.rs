@@ -329,11 +329,7 @@ pub fn run(a: &S3Args, op: Op, size: Size) -> Result<serde_json::Value, String> 
         .block_on(uploader.list_tree(uploader.root()))
         .map_err(|e| e.to_string())?
         .into_iter()
-        .filter_map(|f| {
-            f.location
-                .relative_to(uploader.root())
-                .map(str::to_string)
-        })
+        .filter_map(|f| f.location.relative_to(uploader.root()).map(str::to_string))
         .collect();
     let missing = generated
         .live_latest
@@ -363,7 +359,10 @@ pub fn run(a: &S3Args, op: Op, size: Size) -> Result<serde_json::Value, String> 
     let floor_cpu = cpu_ms() - cpu0;
     let floor_stats = proxy.stats();
     if replayed.statuses.keys().any(|s| *s >= 500) {
-        problems.push(format!("the floor got server errors: {:?}", replayed.statuses));
+        problems.push(format!(
+            "the floor got server errors: {:?}",
+            replayed.statuses
+        ));
     }
     if floor_stats.total() != op_stats.total() {
         problems.push(format!(

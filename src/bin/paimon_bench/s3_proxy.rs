@@ -63,7 +63,11 @@ impl Kind {
     /// The kind of a request (path-style targets: `/bucket/key?query`).
     pub fn of(method: &str, target: &str) -> Kind {
         let (path, query) = target.split_once('?').unwrap_or((target, ""));
-        let has = |p: &str| query.split('&').any(|kv| kv == p || kv.starts_with(&format!("{p}=")));
+        let has = |p: &str| {
+            query
+                .split('&')
+                .any(|kv| kv == p || kv.starts_with(&format!("{p}=")))
+        };
         // A bucket-level path: `/bucket` or `/bucket/`.
         let bucket_level = path.trim_matches('/').split('/').count() <= 1;
         match method {
