@@ -923,6 +923,18 @@ type PartitionSpec map[string]string
 // DropPartitions commits one OVERWRITE snapshot marking every live file of the matching
 // partitions deleted (the files go with a later snapshot expiry). Nothing is committed on error.
 func (c *Context) DropPartitions(ctx context.Context, e *Executor, specs []PartitionSpec, opts *RunOptions) (*Report, error) {
+	return c.dropPartitions(ctx, e, specs, opts, false)
+}
+
+// PreviewDropPartitions reports what DropPartitions would do now, committing nothing: the
+// matching partitions of the latest snapshot and the live files, rows and bytes a drop would mark
+// deleted (a dry-run report without snapshot ids). Specs are checked as by DropPartitions (same
+// errors); a writer that commits in between can change what a later drop commits.
+func (c *Context) PreviewDropPartitions(ctx context.Context, e *Executor, specs []PartitionSpec, opts *RunOptions) (*Report, error) {
+	return c.dropPartitions(ctx, e, specs, opts, true)
+}
+
+func (c *Context) dropPartitions(ctx context.Context, e *Executor, specs []PartitionSpec, opts *RunOptions, preview bool) (*Report, error) {
 	for _, spec := range specs {
 		for k, v := range spec {
 			if err := noNUL("a partition spec", k, v); err != nil {
@@ -958,6 +970,9 @@ func (c *Context) DropPartitions(ctx context.Context, e *Executor, specs []Parti
 	}
 	return c.runReport(ctx, e, opts, func(cp *C.PaimonCleanupContext, ep *C.PaimonCleanupExecutor,
 		o *C.PaimonCleanupRunOptions, out **C.PaimonCleanupReport, cerr **C.PaimonCleanupError) C.PaimonCleanupStatus {
+		if preview {
+			return C.paimon_cleanup_preview_drop_partitions(cp, ep, cspecs, C.size_t(n), o, out, cerr)
+		}
 		return C.paimon_cleanup_drop_partitions(cp, ep, cspecs, C.size_t(n), o, out, cerr)
 	})
 }

@@ -392,10 +392,30 @@ func TestDropPartitions(t *testing.T) {
 	wantStatus(t, err, StatusInvalidArgument)
 	_, err = tbl.DropPartitions(ctx, exec, nil, nil)
 	wantStatus(t, err, StatusInvalidArgument)
+	_, err = tbl.PreviewDropPartitions(ctx, exec, []PartitionSpec{{"no_such_key": "1"}}, nil)
+	wantStatus(t, err, StatusInvalidArgument)
+
+	// The preview commits nothing and names what the drop then commits.
+	files := treeOf(t, table)
+	preview, err := tbl.PreviewDropPartitions(ctx, exec, []PartitionSpec{{"f1": "20"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !preview.DryRun || preview.Kind != KindDropPartitions || len(preview.Committed) != 0 ||
+		len(preview.Names) != 1 || preview.Names[0] != "f1=20" || preview.MarkedFiles == 0 {
+		t.Fatalf("preview %+v", preview)
+	}
+	if !reflect.DeepEqual(treeOf(t, table), files) {
+		t.Fatal("the preview changed the table")
+	}
 
 	r, err := tbl.DropPartitions(ctx, exec, []PartitionSpec{{"f1": "20"}}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.MarkedFiles != preview.MarkedFiles || r.MarkedRows != preview.MarkedRows || r.MarkedBytes != preview.MarkedBytes ||
+		!reflect.DeepEqual(r.Names, preview.Names) {
+		t.Fatalf("drop %+v differs from its preview %+v", r, preview)
 	}
 	if r.Kind != KindDropPartitions || len(r.Names) != 1 || r.Names[0] != "f1=20" || r.MarkedFiles == 0 ||
 		len(r.Committed) != 1 || r.Committed[0] != before.LatestSnapshotID+1 {

@@ -721,8 +721,8 @@ JNIEXPORT jlong JNICALL JNI_FN(removeOrphanFiles)(JNIEnv *env, jclass cls, jlong
 }
 
 JNIEXPORT jlong JNICALL JNI_FN(dropPartitions)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
-                                               jobjectArray keys, jobjectArray values, jlong token,
-                                               jobject progress) {
+                                               jobjectArray keys, jobjectArray values,
+                                               jboolean preview, jlong token, jobject progress) {
     call_state st;
     PaimonCleanupReport *report = NULL;
     PaimonCleanupError *err = NULL;
@@ -752,8 +752,10 @@ JNIEXPORT jlong JNICALL JNI_FN(dropPartitions)(JNIEnv *env, jclass cls, jlong ct
     if (oom) {
         throw_oom(env);
     } else if (call_begin(env, &st, token, progress, NULL) == 0) {
-        s = paimon_cleanup_drop_partitions(CTX(ctx), EXEC(exec), specs, (size_t)n, st.options,
-                                           &report, &err);
+        s = preview ? paimon_cleanup_preview_drop_partitions(CTX(ctx), EXEC(exec), specs,
+                                                             (size_t)n, st.options, &report, &err)
+                    : paimon_cleanup_drop_partitions(CTX(ctx), EXEC(exec), specs, (size_t)n,
+                                                     st.options, &report, &err);
     }
     for (i = 0; ck != NULL && cv != NULL && counts != NULL && i < n; i++) {
         free_strings(ck[i], counts[i]);

@@ -172,8 +172,8 @@ public final class PaimonCleanup {
     static native long orphanUnitsFinish(
             long ctx, long exec, byte[] decision, byte[] merged, long token, ProgressListener p);
 
-    static native long dropPartitions(
-            long ctx, long exec, byte[][][] keys, byte[][][] values, long token, ProgressListener p);
+    static native long dropPartitions(long ctx, long exec, byte[][][] keys, byte[][][] values,
+            boolean preview, long token, ProgressListener p);
 
     static native long expirePartitions(long ctx, long exec, long cfg, long token, ProgressListener p);
 

@@ -447,7 +447,16 @@ public final class PaimonCleanupTest {
                 TableSummary before = ctxD.summary(exec);
                 Map<String, String> spec = new HashMap<String, String>();
                 spec.put("f1", "20");
+                List<String> filesBefore = tree(d);
+                Report preview = ctxD.previewDropPartitions(exec, Collections.singletonList(spec), null);
+                check(preview.kind() == ReportKind.DROP_PARTITIONS && preview.dryRun()
+                        && preview.committedSnapshotIds().isEmpty()
+                        && preview.names().equals(Collections.singletonList("f1=20"))
+                        && preview.filesMarkedDeleted() > 0, "preview " + preview);
+                check(tree(d).equals(filesBefore), "the preview changed nothing");
                 Report dp = ctxD.dropPartitions(exec, Collections.singletonList(spec), null);
+                check(dp.filesMarkedDeleted() == preview.filesMarkedDeleted()
+                        && dp.names().equals(preview.names()), "drop as previewed " + dp);
                 check(dp.kind() == ReportKind.DROP_PARTITIONS && dp.names().equals(Collections.singletonList("f1=20"))
                         && dp.filesMarkedDeleted() > 0
                         && dp.committedSnapshotIds().equals(Collections.singletonList(before.latestSnapshotId() + 1)),
