@@ -260,9 +260,9 @@ void test_fixture(const std::string &fixtures) {
 
     // The memory bound: a run whose plan needs more than it fails with INVALID_ARGUMENT and
     // deletes nothing; an ample bound deletes what the unbounded run deleted.
-    fs::path m = copy_table(fixtures, rel, tmp, "m");
-    pc::Context ctx_m(m.string());
-    auto tree_before = tree(m);
+    fs::path mem = copy_table(fixtures, rel, tmp, "m");
+    pc::Context ctx_m(mem.string());
+    auto tree_before = tree(mem);
     pc::RunOptions tiny;
     tiny.max_memory(1);
     CHECK(tiny.max_memory() == 1);
@@ -272,13 +272,13 @@ void test_fixture(const std::string &fixtures) {
     pc::Result<pc::Report> bounded = ctx_m.try_expire_snapshots(exec, expire_all(false), tiny);
     CHECK(!bounded && bounded.status() == pc::Status::InvalidArgument);
     CHECK(bounded.message().find("max_memory") != std::string::npos);
-    CHECK(tree(m) == tree_before);
+    CHECK(tree(mem) == tree_before);
     pc::RunOptions ample;
     ample.max_memory(uint64_t(256) << 20);
     pc::Report fits = ctx_m.expire_snapshots(exec, expire_all(false), ample);
     CHECK(fits.expired_count() == real.expired_count());
     CHECK(fits.files_by_class() == real.files_by_class());
-    CHECK(tree(m) != tree_before);
+    CHECK(tree(mem) != tree_before);
     CHECK(ctx_m.summary(exec).snapshot_count == 1);
     std::printf("  memory bound: 1 byte refused, nothing deleted; 256 MiB deleted %llu files\n",
                 static_cast<unsigned long long>(fits.total_files()));
