@@ -37,12 +37,18 @@ package paimoncleanup
 extern void paimonCleanupGoProgress(void *user_data, char *phase, uint64_t done, uint64_t total,
                                     uint64_t bytes);
 extern _Bool paimonCleanupGoVeto(void *user_data, char *path);
+extern void paimonCleanupGoLog(void *user_data, int32_t level, char *target, char *message);
 
 // The callbacks take a cgo.Handle as user data: passed as an integer so no Go pointer reaches C.
 static PaimonCleanupStatus pcgo_set_progress(PaimonCleanupRunOptions *o, uintptr_t handle,
                                              PaimonCleanupError **err) {
 	return paimon_cleanup_run_options_set_progress(
 		o, (PaimonCleanupProgressFn)paimonCleanupGoProgress, (void *)handle, err);
+}
+static PaimonCleanupStatus pcgo_set_log(PaimonCleanupRunOptions *o, uintptr_t handle,
+                                        int32_t min_level, PaimonCleanupError **err) {
+	return paimon_cleanup_run_options_set_log(o, (PaimonCleanupLogFn)paimonCleanupGoLog, min_level,
+	                                          (void *)handle, err);
 }
 static PaimonCleanupStatus pcgo_set_veto(PaimonCleanupOrphanConfig *c, uintptr_t handle,
                                          PaimonCleanupError **err) {
@@ -396,6 +402,14 @@ type RunOptions struct {
 	// Progress, when set, is called with the progress of the operation. It must return quickly
 	// and must not call an operation of this package.
 	Progress func(Progress)
+	// Log, when set, receives the library's log events of this operation at LogLevel or more
+	// severe (paimon_cleanup_run_options_set_log; nothing is installed process-wide, so only
+	// this operation's events reach it). Called on library threads, never after the operation
+	// returned; calls never overlap. It must return quickly and must not call an operation of
+	// this package. A panic in it stops the run and is re-raised by the operation.
+	Log func(LogEvent)
+	// LogLevel is the least severe level passed to Log; 0 means LogInfo.
+	LogLevel LogLevel
 	// MaxMemory, when not 0, bounds in bytes what the operation's large structures (candidate
 	// files, protection's reduced manifests, merged live entries, the deletion plan, the report's
 	// paths) may hold at once: an operation whose plan needs more fails with
@@ -404,11 +418,31 @@ type RunOptions struct {
 	MaxMemory uint64
 }
 
+// LogLevel is the severity of a log event (PaimonCleanupLogLevel).
+type LogLevel int32
+
+// The log levels, most severe first.
+const (
+	LogError LogLevel = 1
+	LogWarn  LogLevel = 2
+	LogInfo  LogLevel = 3 // a few lines per run
+	LogDebug LogLevel = 4 // a line per storage request
+	LogTrace LogLevel = 5
+)
+
+// LogEvent is one log event of a running operation.
+type LogEvent struct {
+	Level   LogLevel
+	Target  string // where it comes from (a Rust module path)
+	Message string // the text, then ` key=value` fields
+}
+
 // runCall is the native run control of one operation: its own cancellation token (cancelled
 // when ctx is done or a callback panics) and, when asked for, the progress trampoline.
 type runCall struct {
 	ctx      context.Context
 	progress func(Progress)
+	log      func(LogEvent)
 	token    *C.PaimonCleanupCancelToken
 	options  *C.PaimonCleanupRunOptions
 	handle   cgo.Handle
@@ -427,11 +461,16 @@ func newRunCall(ctx context.Context, opts *RunOptions, needToken bool) (*runCall
 	}
 	r := &runCall{ctx: ctx}
 	var maxMemory uint64
+	logLevel := LogInfo
 	if opts != nil {
 		r.progress = opts.Progress
+		r.log = opts.Log
 		maxMemory = opts.MaxMemory
+		if opts.LogLevel != 0 {
+			logLevel = opts.LogLevel
+		}
 	}
-	if ctx.Done() == nil && r.progress == nil && maxMemory == 0 && !needToken {
+	if ctx.Done() == nil && r.progress == nil && r.log == nil && maxMemory == 0 && !needToken {
 		return r, nil // nothing to watch: NULL run options
 	}
 	var cerr *C.PaimonCleanupError
@@ -452,9 +491,17 @@ func newRunCall(ctx context.Context, opts *RunOptions, needToken bool) (*runCall
 			return nil, err
 		}
 	}
-	if r.progress != nil {
+	if r.progress != nil || r.log != nil {
 		r.handle = cgo.NewHandle(r)
+	}
+	if r.progress != nil {
 		if err := takeError(C.pcgo_set_progress(r.options, C.uintptr_t(r.handle), &cerr), &cerr); err != nil {
+			r.close()
+			return nil, err
+		}
+	}
+	if r.log != nil {
+		if err := takeError(C.pcgo_set_log(r.options, C.uintptr_t(r.handle), C.int32_t(logLevel), &cerr), &cerr); err != nil {
 			r.close()
 			return nil, err
 		}

@@ -291,6 +291,60 @@ func TestMaxMemory(t *testing.T) {
 	}
 }
 
+func TestLog(t *testing.T) {
+	exec := newExecutor(t)
+	tbl := newContext(t, copyFixture(t, scenarioFixture))
+	var mu sync.Mutex
+	var info, verbose, expiry int
+	opts := &RunOptions{Log: func(e LogEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case e.Level == LogInfo:
+			info++
+		case e.Level > LogInfo:
+			verbose++
+		}
+		if strings.Contains(e.Message, "expired") && strings.HasPrefix(e.Target, "paimon_cleanup") {
+			expiry++
+		}
+	}}
+	if _, err := tbl.ExpireSnapshots(context.Background(), exec, expireAll(false), opts); err != nil {
+		t.Fatal(err)
+	}
+	if info == 0 || verbose != 0 || expiry == 0 {
+		t.Fatalf("info %d, more verbose %d, about expiry %d", info, verbose, expiry)
+	}
+	// A more verbose level passes debug events; a bad level is an argument error.
+	debug := 0
+	tbl2 := newContext(t, copyFixture(t, scenarioFixture))
+	_, err := tbl2.ExpireSnapshots(context.Background(), exec, expireAll(true), &RunOptions{
+		LogLevel: LogDebug,
+		Log: func(e LogEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			if e.Level == LogDebug {
+				debug++
+			}
+		},
+	})
+	if err != nil || debug == 0 {
+		t.Fatalf("debug events %d, %v", debug, err)
+	}
+	_, err = tbl2.ExpireSnapshots(context.Background(), exec, expireAll(true), &RunOptions{LogLevel: 9, Log: func(LogEvent) {}})
+	wantStatus(t, err, StatusInvalidArgument)
+	// A panic in the log function stops the run and is re-raised.
+	func() {
+		defer func() {
+			if v := recover(); v != "log boom" {
+				t.Fatalf("recovered %v", v)
+			}
+		}()
+		_, _ = tbl2.ExpireSnapshots(context.Background(), exec, expireAll(true), &RunOptions{Log: func(LogEvent) { panic("log boom") }})
+		t.Fatal("no panic")
+	}()
+}
+
 func TestCancelFromProgressAndPanic(t *testing.T) {
 	exec := newExecutor(t)
 	tbl := newContext(t, copyFixture(t, scenarioFixture))
