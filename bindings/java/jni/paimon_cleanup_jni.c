@@ -34,6 +34,7 @@ static jclass g_binding_class;     /* PaimonCleanup */
 static jmethodID g_decode;         /* static decode(byte[]) -> String */
 static jmethodID g_on_progress;    /* ProgressListener.onProgress(String, long, long, long) */
 static jmethodID g_keep;           /* VetoListener.keep(String) -> boolean */
+static jmethodID g_on_log;         /* LogListener.onLog(int, String, String) */
 static jclass g_bytes_class;       /* byte[] */
 static pthread_key_t g_attached_key;
 
@@ -87,6 +88,11 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     if (cls == NULL) return JNI_ERR;
     g_on_progress = (*env)->GetMethodID(env, cls, "onProgress", "(Ljava/lang/String;JJJ)V");
     if (g_on_progress == NULL) return JNI_ERR;
+
+    cls = (*env)->FindClass(env, "org/apache/paimon/cleanup/LogListener");
+    if (cls == NULL) return JNI_ERR;
+    g_on_log = (*env)->GetMethodID(env, cls, "onLog", "(ILjava/lang/String;Ljava/lang/String;)V");
+    if (g_on_log == NULL) return JNI_ERR;
 
     cls = (*env)->FindClass(env, "org/apache/paimon/cleanup/VetoListener");
     if (cls == NULL) return JNI_ERR;
@@ -306,14 +312,18 @@ JNIEXPORT jlongArray JNICALL JNI_FN(tableSummary)(JNIEnv *env, jclass cls, jlong
 /* ---- per-call run handles ----------------------------------------------------------------- */
 
 /* What Java holds for one operation call: its native cancellation token (cancelled through the
- * caller's CancelToken) and the memory bound of RunOptions (0: none). Made by runNew, freed by
- * runFree once the call returned. */
+ * caller's CancelToken), the memory bound of RunOptions (0: none) and its log listener (a global
+ * ref, or NULL) with the least severe level passed to it. Made by runNew, freed by runFree once
+ * the call returned. */
 typedef struct {
     PaimonCleanupCancelToken *token;
     uint64_t max_memory;
+    jobject log;
+    int32_t log_level;
 } jni_run;
 
-JNIEXPORT jlong JNICALL JNI_FN(runNew)(JNIEnv *env, jclass cls, jlong max_memory) {
+JNIEXPORT jlong JNICALL JNI_FN(runNew)(JNIEnv *env, jclass cls, jlong max_memory, jobject log,
+                                       jint log_level) {
     jni_run *run;
     PaimonCleanupError *err = NULL;
     (void)cls;
@@ -323,10 +333,12 @@ JNIEXPORT jlong JNICALL JNI_FN(runNew)(JNIEnv *env, jclass cls, jlong max_memory
         return 0;
     }
     run->max_memory = max_memory > 0 ? (uint64_t)max_memory : 0;
+    run->log_level = (int32_t)log_level;
     if (check(env, paimon_cleanup_cancel_token_new(&run->token, &err), &err)) {
         free(run);
         return 0;
     }
+    if (log != NULL) run->log = (*env)->NewGlobalRef(env, log);
     return HANDLE(run);
 }
 
@@ -339,9 +351,9 @@ JNIEXPORT void JNICALL JNI_FN(runCancel)(JNIEnv *env, jclass cls, jlong h) {
 
 JNIEXPORT void JNICALL JNI_FN(runFree)(JNIEnv *env, jclass cls, jlong h) {
     jni_run *run = PTR(jni_run, h);
-    (void)env;
     (void)cls;
     if (run == NULL) return;
+    if (run->log != NULL) (*env)->DeleteGlobalRef(env, run->log);
     paimon_cleanup_cancel_token_free(run->token);
     free(run);
 }
@@ -490,6 +502,7 @@ JNIEXPORT void JNICALL JNI_FN(partitionExpireConfigFree)(JNIEnv *env, jclass cls
 typedef struct {
     jobject progress; /* global ref or NULL */
     jobject veto;     /* global ref or NULL */
+    jobject log;      /* the run handle's global ref (not owned) or NULL */
     const PaimonCleanupCancelToken *token;
     PaimonCleanupRunOptions *options;
     pthread_mutex_t lock;
@@ -543,6 +556,24 @@ static void progress_trampoline(void *user_data, const char *phase, uint64_t don
     (*env)->PopLocalFrame(env, NULL);
 }
 
+static void log_trampoline(void *user_data, int32_t level, const char *target,
+                           const char *message) {
+    call_state *st = user_data;
+    JNIEnv *env = current_env();
+    jstring jtarget, jmessage;
+    if (env == NULL || stopping(st)) return;
+    if ((*env)->PushLocalFrame(env, 8) != 0) {
+        record_exception(env, st);
+        return;
+    }
+    jtarget = decode(env, target);
+    jmessage = jtarget != NULL ? decode(env, message) : NULL;
+    if (jmessage != NULL)
+        (*env)->CallVoidMethod(env, st->log, g_on_log, (jint)level, jtarget, jmessage);
+    if ((*env)->ExceptionCheck(env)) record_exception(env, st);
+    (*env)->PopLocalFrame(env, NULL);
+}
+
 static bool veto_trampoline(void *user_data, const char *path) {
     call_state *st = user_data;
     JNIEnv *env = current_env();
@@ -580,6 +611,14 @@ static int call_begin(JNIEnv *env, call_state *st, jlong run, jobject progress, 
     err = NULL;
     if (r != NULL && r->max_memory != 0 &&
         check(env, paimon_cleanup_run_options_set_max_memory(st->options, r->max_memory, &err),
+              &err))
+        return 1;
+    err = NULL;
+    st->log = r != NULL ? r->log : NULL;
+    if (st->log != NULL &&
+        check(env,
+              paimon_cleanup_run_options_set_log(st->options, log_trampoline, r->log_level, st,
+                                                 &err),
               &err))
         return 1;
     err = NULL;

@@ -128,7 +128,8 @@ public final class OrphanUnits {
     private static <T> T withToken(RunOptions run, TokenCall<T> body) {
         CancelToken cancel = run == null ? null : run.cancelToken();
         ProgressListener progress = run == null ? null : run.progress();
-        long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory());
+        long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory(),
+                run == null ? null : run.log(), run == null ? 0 : run.logLevel());
         try {
             if (cancel != null) {
                 cancel.attach(token);

@@ -113,7 +113,7 @@ public final class PaimonCleanup {
      * Returns the native handle of one operation call: its own cancellation token and the memory
      * bound in bytes (0: none). Passed to the operation as its {@code token}; freed by runFree.
      */
-    static native long runNew(long maxMemory);
+    static native long runNew(long maxMemory, LogListener log, int logLevel);
 
     static native void runCancel(long run);
 

@@ -8,6 +8,8 @@ public final class RunOptions {
     private ProgressListener progress;
     private CancelToken cancelToken;
     private long maxMemory;
+    private LogListener log;
+    private int logLevel = LogListener.INFO;
 
     /**
      * @param listener the progress listener, or null for none
@@ -45,6 +47,32 @@ public final class RunOptions {
         }
         this.maxMemory = bytes;
         return this;
+    }
+
+    /**
+     * Sets (or, with null, removes) the log listener: the library's log events of the operation
+     * at {@code minLevel} or more severe (C: {@code paimon_cleanup_run_options_set_log}). Off by
+     * default; nothing is installed process-wide, so only this operation's events reach it.
+     *
+     * @param listener the listener, or null for none
+     * @param minLevel {@link LogListener#ERROR} (1) to {@link LogListener#TRACE} (5); another
+     *     value makes the operation fail with INVALID_ARGUMENT
+     * @return this
+     */
+    public RunOptions log(LogListener listener, int minLevel) {
+        this.log = listener;
+        this.logLevel = minLevel;
+        return this;
+    }
+
+    /** @return the log listener, or null */
+    public LogListener log() {
+        return log;
+    }
+
+    /** @return the least severe level passed to the log listener */
+    public int logLevel() {
+        return logLevel;
     }
 
     /** @return the memory bound in bytes, or 0 when there is none */

@@ -117,7 +117,8 @@ public final class TableContext implements AutoCloseable {
         try {
             long e = exec.acquire();
             try {
-                long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory());
+                long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory(),
+                        run == null ? null : run.log(), run == null ? 0 : run.logLevel());
                 try {
                     if (cancel != null) {
                         cancel.attach(token);

@@ -169,6 +169,59 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /** The log listener: INFO events of the run only; a bad level fails; an exception stops it. */
+    private static void testLog(Path fixtures, Path tmp) throws Exception {
+        final String rel = "parquet/pk_09.db/pk_09";
+        System.out.println("log " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            final TableContext ctx = new TableContext(copyTable(fixtures, rel, tmp, "log").toString());
+            try {
+                final List<String> lines = Collections.synchronizedList(new ArrayList<String>());
+                final AtomicInteger verbose = new AtomicInteger();
+                Report r = ctx.expireSnapshots(exec, expireAll(true), new RunOptions().log(new LogListener() {
+                    @Override
+                    public void onLog(int level, String target, String message) {
+                        if (level == LogListener.INFO && target.startsWith("paimon_cleanup")) {
+                            lines.add(message);
+                        } else if (level > LogListener.INFO) {
+                            verbose.incrementAndGet();
+                        }
+                    }
+                }, LogListener.INFO));
+                check(r.dryRun() && !lines.isEmpty() && verbose.get() == 0,
+                        "log: " + lines.size() + " info lines, " + verbose.get() + " more verbose");
+                System.out.println("  log: " + lines.size() + " info lines, e.g. " + lines.get(0));
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "log level 9", new Body() {
+                    @Override
+                    public void run() {
+                        ctx.expireSnapshots(exec, expireAll(true), new RunOptions().log(new LogListener() {
+                            @Override
+                            public void onLog(int level, String target, String message) {}
+                        }, 9));
+                    }
+                });
+                checks++;
+                try {
+                    ctx.expireSnapshots(exec, expireAll(true), new RunOptions().log(new LogListener() {
+                        @Override
+                        public void onLog(int level, String target, String message) {
+                            throw new IllegalStateException("log sink failed");
+                        }
+                    }, LogListener.INFO));
+                    failures++;
+                    System.err.println("FAIL: the log listener's exception was not rethrown");
+                } catch (IllegalStateException e) {
+                    System.out.println("  log listener exception rethrown");
+                }
+            } finally {
+                ctx.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
     private static ExpireConfig expireAll(boolean dryRun) {
         return new ExpireConfig().retainMin(1).olderThanMs(System.currentTimeMillis()).maxExpires(1000)
                 .dryRun(dryRun);
@@ -668,6 +721,7 @@ public final class PaimonCleanupTest {
             }
             testFixture(fixtures, tmp);
             testMaxMemory(fixtures, tmp);
+            testLog(fixtures, tmp);
             testBranch(fixtures, tmp);
             testOrphanUnits(fixtures, tmp);
         } finally {
