@@ -188,3 +188,145 @@ fn changelog_expiry_holds_one_bound_for_planning_and_deletion() {
     assert!(done.deletion.total_files() > 0, "{done:?}");
     assert!(!table.join("changelog/changelog-1").exists());
 }
+
+// ---- partition drop, preview and expiry (the live entries merged from the manifests, the plan)
+
+mod partitions {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use paimon_cleanup::clean::{
+        drop_partitions, expire_partitions, preview_drop_partitions, PartitionExpireConfig,
+        PartitionExpireStrategy, PartitionReport, RunControl,
+    };
+
+    use super::{bounded, common, open};
+
+    fn specs() -> Vec<BTreeMap<String, String>> {
+        vec![BTreeMap::from([("dt".to_string(), "a/b".to_string())])]
+    }
+
+    fn drop(table: &Path, ctl: &RunControl) -> paimon_cleanup::Result<PartitionReport> {
+        common::rt().block_on(async {
+            drop_partitions(
+                &open(table).await?,
+                &specs(),
+                Some("u".into()),
+                Some(1),
+                ctl,
+            )
+            .await
+        })
+    }
+
+    fn preview(table: &Path, ctl: &RunControl) -> paimon_cleanup::Result<PartitionReport> {
+        common::rt()
+            .block_on(async { preview_drop_partitions(&open(table).await?, &specs(), ctl).await })
+    }
+
+    /// Every partition expires: by update time, measured from ten days ahead.
+    fn expire(table: &Path, ctl: &RunControl) -> paimon_cleanup::Result<PartitionReport> {
+        let cfg = PartitionExpireConfig {
+            expiration_time: Some(std::time::Duration::from_secs(1)),
+            strategy: Some(PartitionExpireStrategy::UpdateTime),
+            now_millis: Some(chrono::Utc::now().timestamp_millis() + 10 * 86_400_000),
+            ..Default::default()
+        };
+        common::rt().block_on(async { expire_partitions(&open(table).await?, &cfg, ctl).await })
+    }
+
+    fn comparable(r: &PartitionReport) -> PartitionReport {
+        PartitionReport {
+            elapsed_ms: 0,
+            ..r.clone()
+        }
+    }
+
+    type Op = fn(&Path, &RunControl) -> paimon_cleanup::Result<PartitionReport>;
+
+    /// Doubles the bound from 1 byte until `op` succeeds: each failure names the bound and
+    /// leaves the table exactly as it was; the first success is the unbounded run's result.
+    /// Returns what the failures named.
+    fn sweep(name: &str, op: Op) -> Option<Vec<String>> {
+        let (_t1, table, _) = common::pypaimon_table("append_unaware")?;
+        let (_t2, free, _) = common::pypaimon_table("append_unaware").unwrap();
+        let want = op(&free, &RunControl::default()).unwrap();
+        assert!(want.files_marked_deleted > 0, "{name}: {want:?}");
+        let before = common::tree(&table);
+        let mut named = Vec::new();
+        let mut bound: u64 = 1;
+        loop {
+            match op(&table, &bounded(Some(bound))) {
+                Ok(got) => {
+                    assert_eq!(comparable(&got), comparable(&want), "{name} at {bound}");
+                    assert!(bound > 1, "{name}: a 1-byte bound did not stop the run");
+                    break;
+                }
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(
+                        matches!(e, paimon_cleanup::Error::InvalidArgument(_))
+                            && text.contains("max_memory")
+                            && text.contains(&bound.to_string()),
+                        "{name} at {bound}: {text}"
+                    );
+                    assert_eq!(
+                        common::tree(&table),
+                        before,
+                        "{name}: a run stopped at {bound} bytes changed the table"
+                    );
+                    named.push(text);
+                }
+            }
+            assert!(
+                bound < 1 << 30,
+                "{name}: no bound up to 1 GiB let the run through"
+            );
+            bound *= 2;
+        }
+        Some(named)
+    }
+
+    #[test]
+    fn drop_partitions_past_the_bound_fails_cleanly_and_commits_nothing() {
+        let Some(named) = sweep("drop", drop) else {
+            return;
+        };
+        // The merge's floor stops a tiny bound before the manifests are merged.
+        assert!(named[0].contains("merging the manifests"), "{}", named[0]);
+    }
+
+    #[test]
+    fn preview_drop_partitions_past_the_bound_fails_cleanly() {
+        let Some(named) = sweep("preview", preview) else {
+            return;
+        };
+        assert!(named[0].contains("merging the manifests"), "{}", named[0]);
+        // The smallest bound the preview fits in (it changes nothing, so it can be searched on
+        // one table): one byte less fails on the plan, the last thing charged.
+        let (_t, table, _) = common::pypaimon_table("append_unaware").unwrap();
+        let before = common::tree(&table);
+        let (mut fails, mut fits) = (1u64, 1u64 << 30);
+        while fits - fails > 1 {
+            let mid = fails + (fits - fails) / 2;
+            match preview(&table, &bounded(Some(mid))) {
+                Ok(_) => fits = mid,
+                Err(_) => fails = mid,
+            }
+        }
+        let err = preview(&table, &bounded(Some(fits - 1)))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the drop's DELETE entries"), "{err}");
+        preview(&table, &bounded(Some(fits))).unwrap();
+        assert_eq!(common::tree(&table), before);
+    }
+
+    #[test]
+    fn expire_partitions_past_the_bound_fails_cleanly_and_commits_nothing() {
+        let Some(named) = sweep("expire", expire) else {
+            return;
+        };
+        assert!(named[0].contains("merging the manifests"), "{}", named[0]);
+    }
+}

@@ -380,7 +380,7 @@ func (c *Context) Summary(e *Executor) (TableSummary, error) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Run options: progress and cancellation
+// Run options: progress, cancellation and the memory bound
 
 // Progress is one progress report of a running operation.
 type Progress struct {
@@ -396,6 +396,12 @@ type RunOptions struct {
 	// Progress, when set, is called with the progress of the operation. It must return quickly
 	// and must not call an operation of this package.
 	Progress func(Progress)
+	// MaxMemory, when not 0, bounds in bytes what the operation's large structures (candidate
+	// files, protection's reduced manifests, merged live entries, the deletion plan, the report's
+	// paths) may hold at once: an operation whose plan needs more fails with
+	// StatusInvalidArgument while planning, before it deletes or commits anything
+	// (paimon_cleanup_run_options_set_max_memory). 0: no bound.
+	MaxMemory uint64
 }
 
 // runCall is the native run control of one operation: its own cancellation token (cancelled
@@ -420,10 +426,12 @@ func newRunCall(ctx context.Context, opts *RunOptions, needToken bool) (*runCall
 		ctx = context.Background()
 	}
 	r := &runCall{ctx: ctx}
+	var maxMemory uint64
 	if opts != nil {
 		r.progress = opts.Progress
+		maxMemory = opts.MaxMemory
 	}
-	if ctx.Done() == nil && r.progress == nil && !needToken {
+	if ctx.Done() == nil && r.progress == nil && maxMemory == 0 && !needToken {
 		return r, nil // nothing to watch: NULL run options
 	}
 	var cerr *C.PaimonCleanupError
@@ -437,6 +445,12 @@ func newRunCall(ctx context.Context, opts *RunOptions, needToken bool) (*runCall
 	if err := takeError(C.paimon_cleanup_run_options_set_cancel_token(r.options, r.token, &cerr), &cerr); err != nil {
 		r.close()
 		return nil, err
+	}
+	if maxMemory != 0 {
+		if err := takeError(C.paimon_cleanup_run_options_set_max_memory(r.options, C.uint64_t(maxMemory), &cerr), &cerr); err != nil {
+			r.close()
+			return nil, err
+		}
 	}
 	if r.progress != nil {
 		r.handle = cgo.NewHandle(r)

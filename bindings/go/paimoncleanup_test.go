@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -231,6 +234,60 @@ func TestSummaryAndExpireSnapshots(t *testing.T) {
 	after, err := tbl.Summary(exec)
 	if err != nil || after.SnapshotCount != 1 || after.LiveFileCount != before.LiveFileCount {
 		t.Fatalf("after %+v %v", after, err)
+	}
+}
+
+// treeOf lists every file under root (relative path and size), sorted by path.
+func treeOf(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			out = append(out, rel+" "+strconv.FormatInt(info.Size(), 10))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestMaxMemory(t *testing.T) {
+	exec := newExecutor(t)
+	table := copyFixture(t, scenarioFixture)
+	tbl := newContext(t, table)
+	before := treeOf(t, table)
+	for _, bound := range []uint64{1, 512} {
+		_, err := tbl.ExpireSnapshots(context.Background(), exec, expireAll(false), &RunOptions{MaxMemory: bound})
+		wantStatus(t, err, StatusInvalidArgument)
+		if !strings.Contains(err.Error(), "max_memory") {
+			t.Fatalf("bound %d: %v", bound, err)
+		}
+		if after := treeOf(t, table); !reflect.DeepEqual(after, before) {
+			t.Fatalf("bound %d changed the table: %d files before, %d after", bound, len(before), len(after))
+		}
+	}
+	// An ample bound runs as an unbounded run does.
+	free := newContext(t, copyFixture(t, scenarioFixture))
+	want, err := free.ExpireSnapshots(context.Background(), exec, expireAll(false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tbl.ExpireSnapshots(context.Background(), exec, expireAll(false), &RunOptions{MaxMemory: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Expired != want.Expired || got.TotalFiles != want.TotalFiles || got.TotalFiles == 0 {
+		t.Fatalf("bounded %v vs unbounded %v", got, want)
+	}
+	if s, _ := tbl.Summary(exec); s.SnapshotCount != 1 {
+		t.Fatalf("after the bounded run %+v", s)
 	}
 }
 

@@ -303,26 +303,47 @@ JNIEXPORT jlongArray JNICALL JNI_FN(tableSummary)(JNIEnv *env, jclass cls, jlong
     return out;
 }
 
-/* ---- cancellation tokens ------------------------------------------------------------------ */
+/* ---- per-call run handles ----------------------------------------------------------------- */
 
-JNIEXPORT jlong JNICALL JNI_FN(tokenNew)(JNIEnv *env, jclass cls) {
-    PaimonCleanupCancelToken *t = NULL;
+/* What Java holds for one operation call: its native cancellation token (cancelled through the
+ * caller's CancelToken) and the memory bound of RunOptions (0: none). Made by runNew, freed by
+ * runFree once the call returned. */
+typedef struct {
+    PaimonCleanupCancelToken *token;
+    uint64_t max_memory;
+} jni_run;
+
+JNIEXPORT jlong JNICALL JNI_FN(runNew)(JNIEnv *env, jclass cls, jlong max_memory) {
+    jni_run *run;
     PaimonCleanupError *err = NULL;
     (void)cls;
-    if (check(env, paimon_cleanup_cancel_token_new(&t, &err), &err)) return 0;
-    return HANDLE(t);
+    run = calloc(1, sizeof *run);
+    if (run == NULL) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INTERNAL, "out of memory");
+        return 0;
+    }
+    run->max_memory = max_memory > 0 ? (uint64_t)max_memory : 0;
+    if (check(env, paimon_cleanup_cancel_token_new(&run->token, &err), &err)) {
+        free(run);
+        return 0;
+    }
+    return HANDLE(run);
 }
 
-JNIEXPORT void JNICALL JNI_FN(tokenCancel)(JNIEnv *env, jclass cls, jlong h) {
+JNIEXPORT void JNICALL JNI_FN(runCancel)(JNIEnv *env, jclass cls, jlong h) {
+    jni_run *run = PTR(jni_run, h);
     (void)env;
     (void)cls;
-    paimon_cleanup_cancel_token_cancel(PTR(PaimonCleanupCancelToken, h));
+    if (run != NULL) paimon_cleanup_cancel_token_cancel(run->token);
 }
 
-JNIEXPORT void JNICALL JNI_FN(tokenFree)(JNIEnv *env, jclass cls, jlong h) {
+JNIEXPORT void JNICALL JNI_FN(runFree)(JNIEnv *env, jclass cls, jlong h) {
+    jni_run *run = PTR(jni_run, h);
     (void)env;
     (void)cls;
-    paimon_cleanup_cancel_token_free(PTR(PaimonCleanupCancelToken, h));
+    if (run == NULL) return;
+    paimon_cleanup_cancel_token_free(run->token);
+    free(run);
 }
 
 /* ---- configurations (field numbers shared with TableContext.java) -------------------------- */
@@ -542,18 +563,24 @@ static bool veto_trampoline(void *user_data, const char *path) {
     return keep != JNI_FALSE;
 }
 
-/* Prepares a call: run options with the Java-side token and, when given, the progress listener.
- * Returns 0 on success; on failure an exception is pending. */
-static int call_begin(JNIEnv *env, call_state *st, jlong token, jobject progress, jobject veto) {
+/* Prepares a call: run options with the Java-side run handle's token and memory bound and, when
+ * given, the progress listener. Returns 0 on success; on failure an exception is pending. */
+static int call_begin(JNIEnv *env, call_state *st, jlong run, jobject progress, jobject veto) {
     PaimonCleanupError *err = NULL;
+    const jni_run *r = PTR(const jni_run, run);
     memset(st, 0, sizeof *st);
     pthread_mutex_init(&st->lock, NULL);
-    st->token = PTR(PaimonCleanupCancelToken, token);
+    st->token = r != NULL ? r->token : NULL;
     if (progress != NULL) st->progress = (*env)->NewGlobalRef(env, progress);
     if (veto != NULL) st->veto = (*env)->NewGlobalRef(env, veto);
     if (check(env, paimon_cleanup_run_options_new(&st->options, &err), &err)) return 1;
     err = NULL;
     if (check(env, paimon_cleanup_run_options_set_cancel_token(st->options, st->token, &err), &err))
+        return 1;
+    err = NULL;
+    if (r != NULL && r->max_memory != 0 &&
+        check(env, paimon_cleanup_run_options_set_max_memory(st->options, r->max_memory, &err),
+              &err))
         return 1;
     err = NULL;
     if (st->progress != NULL &&

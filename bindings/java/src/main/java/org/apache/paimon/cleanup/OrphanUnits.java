@@ -128,7 +128,7 @@ public final class OrphanUnits {
     private static <T> T withToken(RunOptions run, TokenCall<T> body) {
         CancelToken cancel = run == null ? null : run.cancelToken();
         ProgressListener progress = run == null ? null : run.progress();
-        long token = PaimonCleanup.tokenNew();
+        long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory());
         try {
             if (cancel != null) {
                 cancel.attach(token);
@@ -138,7 +138,7 @@ public final class OrphanUnits {
             if (cancel != null) {
                 cancel.detach(token);
             }
-            PaimonCleanup.tokenFree(token);
+            PaimonCleanup.runFree(token);
         }
     }
 

@@ -109,11 +109,15 @@ public final class PaimonCleanup {
 
     static native long[] tableSummary(long ctx, long exec);
 
-    static native long tokenNew();
+    /**
+     * Returns the native handle of one operation call: its own cancellation token and the memory
+     * bound in bytes (0: none). Passed to the operation as its {@code token}; freed by runFree.
+     */
+    static native long runNew(long maxMemory);
 
-    static native void tokenCancel(long token);
+    static native void runCancel(long run);
 
-    static native void tokenFree(long token);
+    static native void runFree(long run);
 
     static native long expireConfigNew();
 

@@ -117,7 +117,7 @@ public final class TableContext implements AutoCloseable {
         try {
             long e = exec.acquire();
             try {
-                long token = PaimonCleanup.tokenNew();
+                long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory());
                 try {
                     if (cancel != null) {
                         cancel.attach(token);
@@ -132,7 +132,7 @@ public final class TableContext implements AutoCloseable {
                     if (cancel != null) {
                         cancel.detach(token);
                     }
-                    PaimonCleanup.tokenFree(token);
+                    PaimonCleanup.runFree(token);
                 }
             } finally {
                 exec.release();

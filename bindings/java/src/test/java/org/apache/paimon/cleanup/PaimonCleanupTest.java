@@ -108,6 +108,67 @@ public final class PaimonCleanupTest {
         Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() - 72L * 3600 * 1000));
     }
 
+    /** Every file under root: relative path and size, sorted. */
+    private static List<String> tree(final Path root) throws IOException {
+        final List<String> out = new ArrayList<String>();
+        Files.walkFileTree(root, new SimpleFileVisitor<Path>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                out.add(root.relativize(file) + " " + attrs.size());
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        Collections.sort(out);
+        return out;
+    }
+
+    /** The memory bound: past it the run fails with INVALID_ARGUMENT and deletes nothing; an
+     *  ample bound deletes what an unbounded run deletes. */
+    private static void testMaxMemory(Path fixtures, Path tmp) throws Exception {
+        final String rel = "parquet/pk_09.db/pk_09";
+        System.out.println("max memory " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            Path m = copyTable(fixtures, rel, tmp, "max-memory");
+            final TableContext ctx = new TableContext(m.toString());
+            try {
+                List<String> before = tree(m);
+                check(new RunOptions().maxMemory(1).maxMemory() == 1, "maxMemory kept");
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "expiry past a 1-byte bound", new Body() {
+                    @Override
+                    public void run() {
+                        ctx.expireSnapshots(exec, expireAll(false), new RunOptions().maxMemory(1));
+                    }
+                });
+                checks++;
+                try {
+                    ctx.expireSnapshots(exec, expireAll(false), new RunOptions().maxMemory(512));
+                    failures++;
+                    System.err.println("FAIL: a 512-byte bound did not stop the run");
+                } catch (PaimonCleanupException e) {
+                    check(e.status() == PaimonCleanupException.INVALID_ARGUMENT
+                            && e.detail().contains("max_memory"), "bound named: " + e.getMessage());
+                }
+                check(tree(m).equals(before), "a run stopped by its bound deleted nothing");
+                checks++;
+                try {
+                    new RunOptions().maxMemory(-1);
+                    failures++;
+                    System.err.println("FAIL: a negative bound was accepted");
+                } catch (IllegalArgumentException e) {
+                    System.out.println("  negative bound -> " + e.getMessage());
+                }
+                Report r = ctx.expireSnapshots(exec, expireAll(false), new RunOptions().maxMemory(256L << 20));
+                check(r.expiredCount() == 7 && r.totalFiles() > 0, "ample bound " + r);
+                check(!tree(m).equals(before) && ctx.summary(exec).snapshotCount() == 1, "ample bound expired");
+            } finally {
+                ctx.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
     private static ExpireConfig expireAll(boolean dryRun) {
         return new ExpireConfig().retainMin(1).olderThanMs(System.currentTimeMillis()).maxExpires(1000)
                 .dryRun(dryRun);
@@ -597,6 +658,7 @@ public final class PaimonCleanupTest {
                 System.exit(required || failures > 0 ? 1 : 77);
             }
             testFixture(fixtures, tmp);
+            testMaxMemory(fixtures, tmp);
             testBranch(fixtures, tmp);
             testOrphanUnits(fixtures, tmp);
         } finally {
