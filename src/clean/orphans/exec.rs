@@ -86,7 +86,7 @@ async fn delete(
             .copied()
             .unwrap_or("orphan files");
         let r = deleter.delete(name, group).await;
-        for p in deleter.report.paths.get(paths..).unwrap_or(&[]) {
+        for p in deleter.report.paths.iter().skip(paths) {
             out.deleted.push(Deleted {
                 phase,
                 path: p.path.clone(),
