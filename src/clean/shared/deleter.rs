@@ -76,6 +76,13 @@ impl<'a> Deleter<'a> {
         Deleter::new(table.storage(), KindRules::of(table), control, dry_run)
     }
 
+    /// This deleter charges to `memory` (a run's budget shared with its planning) instead of a
+    /// fresh budget of [`RunControl::max_memory`].
+    pub fn with_memory(mut self, memory: MemoryBudget) -> Self {
+        self.memory = memory;
+        self
+    }
+
     /// True in a dry run.
     pub fn dry_run(&self) -> bool {
         self.dry_run
