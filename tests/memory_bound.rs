@@ -9,7 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use paimon_cleanup::clean::{
-    delete_tags, expire_snapshots, ExpireConfig, ExpireReport, RetentionOverrides, RunControl,
+    delete_tags, expire_changelogs, expire_snapshots, ChangelogExpireConfig, ExpireConfig,
+    ExpireReport, RetentionOverrides, RunControl,
 };
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::Table;
@@ -117,6 +118,75 @@ fn tag_deletion_past_a_tiny_bound_fails_cleanly_and_changes_nothing() {
         .unwrap_err();
     assert!(err.to_string().contains("max_memory"), "{err}");
     assert_eq!(common::tree(&table), before);
+}
+
+/// Changelog expiry under a bound (planning and deletions charge one budget): below the
+/// smallest bound its dry run passes with, the real run fails cleanly with nothing deleted; at
+/// it, the real run does all its work (a dry run charges what the real run does).
+#[test]
+fn changelog_expiry_holds_one_bound_for_planning_and_deletion() {
+    let Some((_tmp, table, _)) = common::pypaimon_table("pk_changelog") else {
+        return;
+    };
+    let opts: HashMap<String, String> = [
+        ("changelog.num-retained.max", "100"),
+        ("snapshot.num-retained.max", "1"),
+        ("snapshot.num-retained.min", "1"),
+        ("snapshot.time-retained", "0s"),
+        ("changelog.time-retained", "0s"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let rt = common::rt();
+    let open_with = |o: &HashMap<String, String>| {
+        let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
+        rt.block_on(Table::open(storage, o)).unwrap()
+    };
+    let t = open_with(&opts);
+    rt.block_on(expire_snapshots(
+        &t,
+        &ExpireConfig::default(),
+        &RunControl::default(),
+    ))
+    .unwrap();
+    let cfg = ChangelogExpireConfig {
+        delete_all: true,
+        ..Default::default()
+    };
+    let before = common::tree(&table);
+    // A failed run changes nothing, so the smallest passing bound can be searched on one table.
+    let (mut lo, mut hi) = (0u64, 64u64 << 20);
+    let mut fails_below = None;
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let dry = ChangelogExpireConfig {
+            dry_run: true,
+            ..cfg.clone()
+        };
+        match rt.block_on(expire_changelogs(&t, &dry, &bounded(Some(mid)))) {
+            Ok(_) => hi = mid,
+            Err(e) => {
+                assert!(e.to_string().contains("max_memory"), "{e}");
+                fails_below = Some(mid);
+                lo = mid;
+            }
+        }
+        assert_eq!(common::tree(&table), before, "a dry run changed the table");
+    }
+    assert!(fails_below.is_some(), "even a tiny bound passed");
+    // Just below the smallest passing bound the real run fails cleanly, deleting nothing.
+    let err = rt
+        .block_on(expire_changelogs(&t, &cfg, &bounded(Some(lo))))
+        .unwrap_err();
+    assert!(err.to_string().contains("nothing deleted"), "{err}");
+    assert_eq!(common::tree(&table), before);
+    // At it, the real run does all its work.
+    let done = rt
+        .block_on(expire_changelogs(&t, &cfg, &bounded(Some(hi))))
+        .unwrap();
+    assert!(done.deletion.total_files() > 0, "{done:?}");
+    assert!(!table.join("changelog/changelog-1").exists());
 }
 
 // ---- partition drop, preview and expiry (the live entries merged from the manifests, the plan)

@@ -80,6 +80,10 @@ struct Cli {
     /// mtime, and every metadata file's content (fingerprint before and after, untimed).
     #[arg(long)]
     check_master: bool,
+    /// Do not run the floor (nor make its copy): memory and the operation's times only, for
+    /// runs too long to make twice; the ratios are then `NaN`.
+    #[arg(long)]
+    skip_floor: bool,
     /// Keep the run directories (the generated master and the copies).
     #[arg(long)]
     keep: bool,
@@ -116,6 +120,13 @@ struct Cli {
     /// planning if it needs more.
     #[arg(long)]
     max_memory: Option<u64>,
+    /// `local`, or `s3`: the table on a loopback S3 server behind a latency-injecting proxy,
+    /// against the same requests replayed one after the other (`paimon_bench::s3`).
+    #[arg(long, default_value = "local")]
+    store: String,
+    /// Latency the proxy adds to every request with `--store s3`, ms.
+    #[arg(long, default_value_t = 20)]
+    latency_ms: u64,
     #[arg(long, hide = true)]
     phase: Option<String>,
     #[arg(long, hide = true)]
@@ -458,7 +469,9 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     eprintln!("[{} {}] dry run", op.name(), size.name());
     let plan_m = spawn(cli, op, "plan", &work)?;
     let plan = read_plan(&work.join("plan.json"))?;
-    prepare_mirror(&table, &work.join("floor-copy"), &plan.paths)?;
+    if !cli.skip_floor {
+        prepare_mirror(&table, &work.join("floor-copy"), &plan.paths)?;
+    }
     let mut extra_phases = Vec::new();
     if cli.profile {
         if op == Op::Expire {
@@ -479,7 +492,16 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     }
     settle_disk()?;
     eprintln!("[{} {}] floor", op.name(), size.name());
-    let floor_m = spawn(cli, op, "floor", &work)?;
+    let floor_m = if cli.skip_floor {
+        Measure {
+            phase: "floor (skipped)".into(),
+            wall_ms: f64::NAN,
+            cpu_ms: f64::NAN,
+            ..Default::default()
+        }
+    } else {
+        spawn(cli, op, "floor", &work)?
+    };
     settle_disk()?;
     eprintln!("[{} {}] operation", op.name(), size.name());
     let op_m = spawn(cli, op, "op", &work)?;
@@ -524,13 +546,24 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         None => None,
     };
 
-    let ratio = op_m.wall_ms / floor_m.wall_ms.max(0.001);
+    // NaN when the floor was skipped (`f64::max` would turn a NaN floor into 0.001).
+    let ratio = op_m.wall_ms
+        / if floor_m.wall_ms.is_nan() {
+            f64::NAN
+        } else {
+            floor_m.wall_ms.max(0.001)
+        };
     let per_sec = op_m.files as f64 / (op_m.wall_ms / 1000.0).max(1e-9);
     let referenced = g.referenced_files.max(1);
     let above = (op_m.vmhwm_kb.saturating_sub(baseline.vmhwm_kb) * 1024) as f64;
     let bytes_per_ref = above / referenced as f64;
     let bytes_per_data = above / g.data_files.max(1) as f64;
-    let cpu_ratio = op_m.cpu_ms / floor_m.cpu_ms.max(0.001);
+    let cpu_ratio = op_m.cpu_ms
+        / if floor_m.cpu_ms.is_nan() {
+            f64::NAN
+        } else {
+            floor_m.cpu_ms.max(0.001)
+        };
     println!(
         "\n== {} / {}: {} snapshots, {} data + {} changelog + {} index files referenced, {} orphans; generated in {} s",
         op.name(),
@@ -722,6 +755,17 @@ fn main() -> Res<()> {
         .unwrap_or_else(|| std::env::temp_dir().join("paimon-bench"));
     std::fs::create_dir_all(&base)?;
     let base = base.canonicalize()?;
+    if cli.store == "s3" {
+        let s3 = paimon_bench::s3::S3Args {
+            base,
+            threads: threads(&cli),
+            concurrency: cli.concurrency,
+            latency: std::time::Duration::from_millis(cli.latency_ms),
+            keep: cli.keep,
+            results: cli.results.clone(),
+        };
+        return Ok(paimon_bench::s3::main(&s3, &ops, &sizes)?);
+    }
     if ops.is_empty() {
         let master = cli.table.clone().ok_or("generate needs --table")?;
         if master.exists() {
