@@ -6,14 +6,16 @@
 //! cargo run --release --bin paimon-bench -- all --size all --results bench.jsonl
 //! ```
 //!
-//! For each operation and size: generate the table (not timed), then, each in a fresh process
-//! so that peak memory (`VmHWM`) is clean:
+//! For each operation and size: generate the master table (not timed; or reuse one with
+//! `--table`), make the operation's working copy of it (data files hard-linked, metadata
+//! copied: see `paimon_bench::copy`), then, each in a fresh process so that peak memory
+//! (`VmHWM`) is clean:
 //! 1. `baseline` — start the runtime and open the table (memory baseline);
 //! 2. `plan` — the operation's dry run, profiled by the library's tracing events; it names the
 //!    files the operation will delete (not part of the comparison);
-//! 3. `floor` — list the same directories, read and decode the same metadata with the crate's
-//!    decoders at the same concurrency, and `std::fs::remove_file` a copy of exactly the files
-//!    the operation deletes (drop partition: write the same commit into a scratch directory);
+//! 3. `floor` — list the same directories, read the same metadata, and `std::fs::remove_file`
+//!    a copy of exactly the files the operation deletes (drop partition: write the same commit
+//!    into a scratch directory);
 //! 4. `op` — the operation through the crate's API (`clean::expiry::snapshots` keeping only the
 //!    latest snapshot, `clean::remove_orphan_files` with cut-off now, `clean::drop_partitions`
 //!    of the largest live partition).
@@ -33,25 +35,56 @@ use std::process::{Command, Stdio};
 use clap::Parser;
 use serde_json::json;
 
-use paimon_bench::floor::{floor, prepare_mirror, settle_disk};
+use paimon_bench::copy::{copy_table, prepare_mirror, CopyStats, Fingerprint};
+use paimon_bench::floor::{floor, settle_disk};
 use paimon_bench::measure::{Measure, RESULT_PREFIX};
 use paimon_bench::ops::{self, Op, PlanFile};
-use paimon_gen::{GenConfig, GenSummary, Size};
+use paimon_gen::{GenConfig, GenSummary, Generated, Size};
 
 /// Benchmark cleanup operations against their floor.
+///
+/// Each run works on copies of a master table: the operation on one, the floor on another
+/// (the files the operation deletes). Data files are hard-linked into the copies (no new inode,
+/// no new block), every other file (snapshots, hints, manifests, lists, index files, tags,
+/// branches, schemas, consumers) is copied, so the master is never changed (the library writes
+/// new files by temp file + rename, never into an existing one; `--check-master` proves it per
+/// run). The operations never read data files, so their size (`--data-file-bytes`) changes
+/// only the disk space. Before generating, the free inodes and bytes of `--dir` are checked:
+/// the master (~1.2 inodes and ~370 bytes of metadata per data file, plus the data blocks) and
+/// the copies' metadata (~0.08 inodes and ~370 bytes per data file each) must leave 2 M inodes
+/// and 8 GiB free.
 #[derive(Parser)]
 #[command(name = "paimon-bench")]
 struct Cli {
-    /// expire-snapshots, remove-orphan-files, drop-partition or all.
+    /// expire-snapshots, remove-orphan-files, drop-partition, all, or `generate` (only make
+    /// the master table at `--table`, with orphans, and exit).
     op: String,
-    /// small, medium, large, xlarge (10 M data files, checked against the free inodes and
-    /// space first) or all (small, medium, large).
+    /// small, medium, large, xlarge (10 M data files) or all (small, medium, large).
     #[arg(long, default_value = "small")]
     size: String,
     /// Working directory (default: $PAIMON_BENCH_DIR or the system temp dir).
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Keep the generated tables.
+    /// Reuse this master table (generate it there first if missing): generated once with
+    /// orphans (8 % of the data files) for every operation, kept afterwards, never changed.
+    /// Its generation summary lives next to it (`<table>.paimon-bench.json`). Without it each
+    /// run generates its own master inside `--dir` (orphans only for remove-orphan-files).
+    /// Must be on the file system of `--dir` (hard links).
+    #[arg(long)]
+    table: Option<PathBuf>,
+    /// Bytes of each generated data file (zeros; 0 = empty, the default: an inode and no
+    /// block). Operations never read data files.
+    #[arg(long, default_value_t = 0)]
+    data_file_bytes: u32,
+    /// After each run, check that the master is unchanged: every file's path, size, inode and
+    /// mtime, and every metadata file's content (fingerprint before and after, untimed).
+    #[arg(long)]
+    check_master: bool,
+    /// Do not run the floor (nor make its copy): memory and the operation's times only, for
+    /// runs too long to make twice; the ratios are then `NaN`.
+    #[arg(long)]
+    skip_floor: bool,
+    /// Keep the run directories (the generated master and the copies).
     #[arg(long)]
     keep: bool,
     /// Runtime worker threads (default: number of cores).
@@ -97,7 +130,7 @@ struct Cli {
     #[arg(long, hide = true)]
     phase: Option<String>,
     #[arg(long, hide = true)]
-    table: Option<PathBuf>,
+    work_table: Option<PathBuf>,
     #[arg(long, hide = true)]
     plan: Option<PathBuf>,
     #[arg(long, hide = true)]
@@ -120,7 +153,7 @@ fn read_plan(path: &Path) -> Res<PlanFile> {
 
 /// Child mode: one phase, result on stdout.
 fn child(cli: &Cli, op: Op, phase: &str) -> Res<()> {
-    let table = cli.table.clone().ok_or("--table is required")?;
+    let table = cli.work_table.clone().ok_or("--work-table is required")?;
     let plan_path = cli.plan.clone().ok_or("--plan is required")?;
     let n = threads(cli);
     let m = match phase {
@@ -170,7 +203,7 @@ fn spawn_with(cli: &Cli, op: Op, phase: &str, work: &Path, mirror: &Path) -> Res
     let out = Command::new(exe)
         .arg(op.name())
         .args(["--phase", phase])
-        .arg("--table")
+        .arg("--work-table")
         .arg(work.join("table"))
         .arg("--plan")
         .arg(work.join("plan.json"))
@@ -254,68 +287,94 @@ fn free_space(dir: &Path) -> Res<(u64, u64)> {
     Ok((st.f_favail as u64, st.f_bavail as u64 * st.f_frsize as u64))
 }
 
-/// Refuses a run the file system cannot hold: the table (~1.1 inodes and ~370 bytes per data
-/// file, measured at large: 1.13 M files, 384 MB) plus the floor's copy of the planned files
-/// (expiry: nearly every data file; orphan removal: the 8 % orphans; a second copy with
-/// `--profile`), with a quarter of the free inodes and space left for everyone else.
-fn check_room(cli: &Cli, base: &Path, op: Op, cfg: &GenConfig) -> Res<()> {
+/// Inodes and bytes `paimon-bench` leaves free on the file system of `--dir` for everyone else.
+const RESERVE_INODES: u64 = 2_000_000;
+/// See [`RESERVE_INODES`].
+const RESERVE_BYTES: u64 = 8 << 30;
+
+/// Refuses a run the file system cannot hold with [`RESERVE_INODES`] and [`RESERVE_BYTES`]
+/// left over. Per data file of the table (measured at large: 1.03 M data files, 1.13 M
+/// inodes, 384 MB): the master, when it is generated, ~1.1 inodes (+0.08 with orphans) and
+/// ~370 bytes of metadata and directories, plus each data, changelog and orphan file's blocks
+/// (`--data-file-bytes` rounded up to 4 KiB); the operation's copy ~0.08 inodes (metadata
+/// only: data files are links) and ~370 bytes (metadata and the directory entries of the
+/// links); the floor's copy of the planned files as much for expiry (nearly every file),
+/// a tenth for orphan removal, nothing for drop partition; doubled with `--profile`.
+fn check_room(cli: &Cli, base: &Path, op: Op, cfg: &GenConfig, generating: bool) -> Res<()> {
     let data = u64::from(cfg.snapshots) * u64::from(cfg.files_per_commit) * 81 / 100;
-    let table = data * 11 / 10;
-    let copy = match op {
+    let (mut inodes, mut bytes) = (0u64, 0u64);
+    if generating {
+        let orphans = u64::from(cfg.orphans);
+        let blocks = u64::from(cfg.data_file_bytes).div_ceil(4096) * 4096;
+        inodes += data * 11 / 10 + orphans;
+        bytes += data * 370 + (data * 106 / 100 + orphans) * blocks;
+    }
+    let mirror = match op {
         Op::Expire => data,
         Op::Orphans => data / 10,
         Op::Drop => 0,
     };
-    let copies = if cli.profile && op != Op::Drop { 2 } else { 1 };
-    let inodes = table + copy * copies;
-    let bytes = table * 370;
+    let mirrors = if cli.profile && op != Op::Drop { 2 } else { 1 };
+    inodes += (data + mirror * mirrors) * 8 / 100;
+    bytes += (data + mirror * mirrors) * 370;
     let (free_inodes, free_bytes) = free_space(base)?;
-    if inodes > free_inodes / 4 * 3 || bytes > free_bytes / 4 * 3 {
+    if inodes + RESERVE_INODES > free_inodes || bytes + RESERVE_BYTES > free_bytes {
         return Err(format!(
-            "{} at this size needs about {inodes} inodes and {} MB (table of ~{data} data files \
-             plus the floor's copy of the planned files); {} has {free_inodes} inodes and {} MB \
-             free, and a quarter of both stays free for others: not run",
+            "{} at this size needs about {inodes} inodes and {} MB ({}the copies of the \
+             operation and the floor, data files hard-linked); {} has {free_inodes} inodes \
+             and {} MB free, and {RESERVE_INODES} inodes and {} MB stay free for others: not run",
             op.name(),
             bytes >> 20,
+            if generating {
+                format!("the master table of ~{data} data files, ")
+            } else {
+                String::new()
+            },
             base.display(),
-            free_bytes >> 20
+            free_bytes >> 20,
+            RESERVE_BYTES >> 20
         )
         .into());
     }
     Ok(())
 }
 
-fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value> {
-    let work = base.join(format!("{}-{}", op.name(), size.name()));
-    {
-        let mut probe = GenConfig::sized(work.join("table"), size);
-        if let Some(n) = cli.compact_every {
-            probe.compact_every = n;
-        }
-        check_room(cli, base, op, &probe)?;
-    }
-    fresh_dir(&work)?;
-    let table = work.join("table");
-    let mut cfg = GenConfig::sized(table.clone(), size);
+/// The generation summary kept next to a reusable master table.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Sidecar {
+    /// Preset name.
+    size: String,
+    /// What was generated.
+    summary: GenSummary,
+    /// Main's live data files of the latest snapshot (for the checks after each run).
+    live_latest: Vec<String>,
+}
+
+fn sidecar_path(master: &Path) -> PathBuf {
+    let name = master
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "table".into());
+    master.with_file_name(format!("{name}.paimon-bench.json"))
+}
+
+/// The preset's configuration at `out`, with the command line's overrides.
+fn gen_config(cli: &Cli, out: PathBuf, size: Size, orphans: bool) -> GenConfig {
+    let mut cfg = GenConfig::sized(out, size);
     if let Some(n) = cli.compact_every {
         cfg.compact_every = n;
     }
-    if op == Op::Orphans {
-        // 10 % of the data files are orphans.
+    cfg.data_file_bytes = cli.data_file_bytes;
+    if orphans {
+        // 8 % of the APPEND files, ~10 % of the data files, are orphans.
         cfg.orphans = cfg.snapshots * cfg.files_per_commit * 8 / 100;
     }
+    cfg
+}
+
+fn log_generated(label: &str, g: &GenSummary) {
     eprintln!(
-        "[{} {}] generating {}",
-        op.name(),
-        size.name(),
-        table.display()
-    );
-    let generated = paimon_gen::generate(&cfg)?;
-    let g: &GenSummary = &generated.summary;
-    eprintln!(
-        "[{} {}] generated in {} s: {} snapshots, {} data + {} changelog + {} index files, {} orphans, {} manifests",
-        op.name(),
-        size.name(),
+        "[{label}] generated in {} s: {} snapshots, {} data + {} changelog + {} index files, {} orphans, {} manifests",
         secs(g.elapsed_ms as f64),
         g.snapshots,
         g.data_files,
@@ -324,11 +383,95 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         g.orphan_files,
         g.manifests
     );
+}
+
+/// The shared master at `--table`: read back, or generated (with orphans) and recorded.
+fn shared_master(cli: &Cli, base: &Path, op: Op, size: Size, master: &Path) -> Res<Generated> {
+    let sidecar = sidecar_path(master);
+    if master.exists() {
+        let s: Sidecar = serde_json::from_slice(&std::fs::read(&sidecar).map_err(|e| {
+            format!(
+                "{}: {e} (a master table is reused only with the summary paimon-bench wrote)",
+                sidecar.display()
+            )
+        })?)?;
+        if s.size != size.name() {
+            return Err(format!(
+                "{} was generated at size {}, not {}",
+                master.display(),
+                s.size,
+                size.name()
+            )
+            .into());
+        }
+        return Ok(Generated {
+            summary: s.summary,
+            live_latest: s.live_latest,
+        });
+    }
+    let cfg = gen_config(cli, master.to_path_buf(), size, true);
+    check_room(cli, base, op, &cfg, true)?;
+    eprintln!("[master {}] generating {}", size.name(), master.display());
+    let generated = paimon_gen::generate(&cfg)?;
+    log_generated(&format!("master {}", size.name()), &generated.summary);
+    let s = Sidecar {
+        size: size.name().to_string(),
+        summary: generated.summary.clone(),
+        live_latest: generated.live_latest.clone(),
+    };
+    std::fs::write(&sidecar, serde_json::to_vec(&s)?)?;
+    Ok(generated)
+}
+
+fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value> {
+    let work = base.join(format!("{}-{}", op.name(), size.name()));
+    let (master, generated) = match &cli.table {
+        Some(m) => {
+            let generated = shared_master(cli, base, op, size, m)?;
+            let probe = gen_config(cli, m.clone(), size, true);
+            check_room(cli, base, op, &probe, false)?;
+            fresh_dir(&work)?;
+            (m.clone(), generated)
+        }
+        None => {
+            let m = work.join("master");
+            let cfg = gen_config(cli, m.clone(), size, op == Op::Orphans);
+            check_room(cli, base, op, &cfg, true)?;
+            fresh_dir(&work)?;
+            eprintln!("[{} {}] generating {}", op.name(), size.name(), m.display());
+            let generated = paimon_gen::generate(&cfg)?;
+            log_generated(
+                &format!("{} {}", op.name(), size.name()),
+                &generated.summary,
+            );
+            (m, generated)
+        }
+    };
+    let g: &GenSummary = &generated.summary;
+    let fingerprint = if cli.check_master {
+        eprintln!("[{} {}] fingerprinting the master", op.name(), size.name());
+        Some(Fingerprint::of(&master)?)
+    } else {
+        None
+    };
+    let table = work.join("table");
+    let copied: CopyStats = copy_table(&master, &table)?;
+    eprintln!(
+        "[{} {}] working copy in {} s: {} data files linked, {} files ({} MB) copied",
+        op.name(),
+        size.name(),
+        secs(copied.elapsed_ms as f64),
+        copied.linked,
+        copied.copied,
+        copied.copied_bytes >> 20
+    );
     let baseline = spawn(cli, op, "baseline", &work)?;
     eprintln!("[{} {}] dry run", op.name(), size.name());
     let plan_m = spawn(cli, op, "plan", &work)?;
     let plan = read_plan(&work.join("plan.json"))?;
-    prepare_mirror(&table, &work.join("floor-copy"), &plan.paths)?;
+    if !cli.skip_floor {
+        prepare_mirror(&table, &work.join("floor-copy"), &plan.paths)?;
+    }
     let mut extra_phases = Vec::new();
     if cli.profile {
         if op == Op::Expire {
@@ -349,7 +492,16 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     }
     settle_disk()?;
     eprintln!("[{} {}] floor", op.name(), size.name());
-    let floor_m = spawn(cli, op, "floor", &work)?;
+    let floor_m = if cli.skip_floor {
+        Measure {
+            phase: "floor (skipped)".into(),
+            wall_ms: f64::NAN,
+            cpu_ms: f64::NAN,
+            ..Default::default()
+        }
+    } else {
+        spawn(cli, op, "floor", &work)?
+    };
     settle_disk()?;
     eprintln!("[{} {}] operation", op.name(), size.name());
     let op_m = spawn(cli, op, "op", &work)?;
@@ -381,13 +533,37 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         }
     }
 
-    let ratio = op_m.wall_ms / floor_m.wall_ms.max(0.001);
+    let master_unchanged = match fingerprint {
+        Some(before) => {
+            let after = Fingerprint::of(&master)?;
+            if after != before {
+                problems.push(format!(
+                    "the master changed: {before:?} before the run, {after:?} after"
+                ));
+            }
+            Some(after == before)
+        }
+        None => None,
+    };
+
+    // NaN when the floor was skipped (`f64::max` would turn a NaN floor into 0.001).
+    let ratio = op_m.wall_ms
+        / if floor_m.wall_ms.is_nan() {
+            f64::NAN
+        } else {
+            floor_m.wall_ms.max(0.001)
+        };
     let per_sec = op_m.files as f64 / (op_m.wall_ms / 1000.0).max(1e-9);
     let referenced = g.referenced_files.max(1);
     let above = (op_m.vmhwm_kb.saturating_sub(baseline.vmhwm_kb) * 1024) as f64;
     let bytes_per_ref = above / referenced as f64;
     let bytes_per_data = above / g.data_files.max(1) as f64;
-    let cpu_ratio = op_m.cpu_ms / floor_m.cpu_ms.max(0.001);
+    let cpu_ratio = op_m.cpu_ms
+        / if floor_m.cpu_ms.is_nan() {
+            f64::NAN
+        } else {
+            floor_m.cpu_ms.max(0.001)
+        };
     println!(
         "\n== {} / {}: {} snapshots, {} data + {} changelog + {} index files referenced, {} orphans; generated in {} s",
         op.name(),
@@ -463,6 +639,18 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
             m,
         );
     }
+    println!(
+        "  working copy: {} data files linked, {} metadata files copied ({} MB) in {} s{}",
+        copied.linked,
+        copied.copied,
+        copied.copied_bytes >> 20,
+        secs(copied.elapsed_ms as f64),
+        match master_unchanged {
+            Some(true) => format!("; master {} unchanged (fingerprint)", master.display()),
+            Some(false) => format!("; MASTER {} CHANGED", master.display()),
+            None => String::new(),
+        }
+    );
     if problems.is_empty() {
         println!("  checks: ok");
     } else {
@@ -497,7 +685,9 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         "ratio": ratio, "cpu_ratio": cpu_ratio, "files_per_sec": per_sec,
         "bytes_per_referenced_file": bytes_per_ref, "bytes_per_data_file": bytes_per_data,
         "floor_kind": if op == Op::Drop { "drop" } else { cli.floor.as_str() },
-        "compact_every": cfg.compact_every, "drop": drop_figures,
+        "compact_every": cli.compact_every, "drop": drop_figures,
+        "master": master.display().to_string(), "copy": copied,
+        "master_unchanged": master_unchanged,
     }))
 }
 
@@ -547,10 +737,12 @@ fn main() -> Res<()> {
     let cli = Cli::parse();
     let ops: Vec<Op> = match cli.op.as_str() {
         "all" => Op::ALL.to_vec(),
+        "generate" => Vec::new(),
         o => vec![Op::parse(o).ok_or_else(|| format!("unknown operation {o}"))?],
     };
     if let Some(phase) = cli.phase.clone() {
-        return child(&cli, ops[0], &phase);
+        let op = *ops.first().ok_or("a phase needs an operation")?;
+        return child(&cli, op, &phase);
     }
     let sizes: Vec<Size> = match cli.size.as_str() {
         "all" => vec![Size::Small, Size::Medium, Size::Large],
@@ -573,6 +765,17 @@ fn main() -> Res<()> {
             results: cli.results.clone(),
         };
         return Ok(paimon_bench::s3::main(&s3, &ops, &sizes)?);
+    }
+    if ops.is_empty() {
+        let master = cli.table.clone().ok_or("generate needs --table")?;
+        if master.exists() {
+            return Err(format!("{} exists", master.display()).into());
+        }
+        let [size] = sizes[..] else {
+            return Err("generate makes one size".into());
+        };
+        shared_master(&cli, &base, Op::Orphans, size, &master)?;
+        return Ok(());
     }
     let mut summary = Vec::new();
     for op in ops {

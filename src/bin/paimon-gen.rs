@@ -25,14 +25,14 @@ enum PartitionArg {
     Int,
 }
 
-/// Generate a synthetic Apache Paimon table (empty data files, real metadata).
+/// Generate a synthetic Apache Paimon table (empty or zero-filled data files, real metadata).
 #[derive(Parser)]
 #[command(name = "paimon-gen", version)]
 struct Cli {
     /// Table directory to create.
     table: PathBuf,
     /// Start from a benchmark preset (other flags override it).
-    #[arg(long, value_parser = ["small", "medium", "large"])]
+    #[arg(long, value_parser = ["small", "medium", "large", "xlarge"])]
     size: Option<String>,
     /// Replace an existing table at that directory.
     #[arg(long)]
@@ -88,6 +88,13 @@ struct Cli {
     /// Orphan data files to add.
     #[arg(long)]
     orphans: Option<u32>,
+    /// Bytes of each data, changelog and orphan data file, zeros (default 0: empty files, an
+    /// inode and no data block each; `_FILE_SIZE` in the manifests says the same). The cleanup
+    /// operations never read data files, so the size changes only the disk space the table
+    /// takes (a file of 1..4096 bytes takes a 4 KiB block on ext4: 10 M files of 1 KiB are
+    /// ~41 GB) and the bytes the reports count.
+    #[arg(long)]
+    data_file_bytes: Option<u32>,
     /// Manifests of one tier that trigger a merge (Java manifest.merge-min-count).
     #[arg(long)]
     merge_min: Option<u32>,
@@ -134,6 +141,7 @@ fn config(cli: &Cli) -> GenConfig {
         index,
         index_every,
         orphans,
+        data_file_bytes,
         merge_min,
         roll_entries,
         full_compaction_deletes,

@@ -12,6 +12,8 @@
 //! fields that locate a file) at the operation's concurrency, unlinks on 4 threads.
 //!
 //! Drop partition has one floor: read the latest snapshot's metadata and write the same commit.
+//!
+//! The copy the floor removes is made by `copy::prepare_mirror` (data files hard-linked).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -234,45 +236,6 @@ pub fn settle_disk() -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("sync exited with {status}"))
-    }
-}
-
-/// Copies every planned file into `mirror` (same relative paths): what the floor removes.
-pub fn prepare_mirror(table: &Path, mirror: &Path, paths: &[String]) -> Result<(), String> {
-    let mut dirs = BTreeSet::new();
-    for p in paths {
-        if let Some(parent) = mirror.join(p).parent() {
-            dirs.insert(parent.to_path_buf());
-        }
-    }
-    for d in dirs {
-        std::fs::create_dir_all(&d).map_err(|e| format!("mkdir {}: {e}", d.display()))?;
-    }
-    let next = AtomicUsize::new(0);
-    let failed = std::sync::Mutex::new(None::<String>);
-    std::thread::scope(|s| {
-        for _ in 0..8 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(p) = paths.get(i) else { break };
-                let src = table.join(p);
-                let dst = mirror.join(p);
-                let r = match std::fs::metadata(&src) {
-                    Ok(m) if m.len() == 0 => std::fs::File::create(&dst).map(|_| ()),
-                    Ok(_) => std::fs::copy(&src, &dst).map(|_| ()),
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = r {
-                    if let Ok(mut f) = failed.lock() {
-                        f.get_or_insert(format!("copy {p}: {e}"));
-                    }
-                }
-            });
-        }
-    });
-    match failed.into_inner().ok().flatten() {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Pieces of the `paimon-bench` binary: per-process measurements, the measured operations and
 //! their floors.
 
+pub mod copy;
 pub mod floor;
 pub mod measure;
 pub mod ops;

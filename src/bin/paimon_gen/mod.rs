@@ -24,8 +24,9 @@
 //!   schema copy, the tag, the tagged snapshot and its own commits), consumers, and optional
 //!   orphan files.
 //!
-//! Data files are empty (`_FILE_SIZE` 0): every reader plans them, none can read rows. All
-//! names derive from the seed, so a configuration always generates the same table.
+//! Data files are empty by default (`_FILE_SIZE` 0), or `data_file_bytes` zero bytes each
+//! (`_FILE_SIZE` says so): every reader plans them, none can read rows. Index files are always
+//! empty. All names derive from the seed, so a configuration always generates the same table.
 //!
 //! Work is split in two phases over a pool of writer threads: (A) the simulation creates the
 //! empty files and writes manifests and index manifests; (B) once every manifest's size and
@@ -48,7 +49,7 @@ use paimon_cleanup::spec::schema::TableSchema;
 use paimon_cleanup::spec::snapshot::Snapshot;
 use paimon_cleanup::storage::Location;
 use paimon_cleanup::table::PathFactory;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use model::{kinds, Ctx};
@@ -112,6 +113,9 @@ pub struct GenConfig {
     pub index_every: u32,
     /// Orphan data files to add (plus 1 % orphan manifests and index files, and a temp file).
     pub orphans: u32,
+    /// Bytes of each data, changelog and orphan data file (zeros; 0 = empty files, which take
+    /// an inode and no data block).
+    pub data_file_bytes: u32,
     /// Same-tier manifests at the tail of a base list that trigger a merge (Java's
     /// `manifest.merge-min-count`, 30).
     pub merge_min: u32,
@@ -139,7 +143,8 @@ pub enum Size {
     Medium,
     /// 10,000 snapshots, ~1,000,000 data files.
     Large,
-    /// 100,000 snapshots, ~10,000,000 data files (about 11 M inodes, 4 GB).
+    /// 100,000 snapshots, ~10,000,000 data files (about 11.4 M inodes and 4 GB with empty data
+    /// files, the default).
     XLarge,
 }
 
@@ -199,6 +204,7 @@ impl GenConfig {
             index: true,
             index_every: 2,
             orphans: 0,
+            data_file_bytes: 0,
             merge_min: 30,
             roll_entries: 65_536,
             full_compaction_deletes: 100_000,
@@ -250,7 +256,7 @@ pub fn default_threads() -> usize {
 }
 
 /// What was generated.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct GenSummary {
     /// Table directory.
     pub table: String,
@@ -272,6 +278,9 @@ pub struct GenSummary {
     pub index_files: u64,
     /// Orphan files created.
     pub orphan_files: u64,
+    /// Bytes of each data, changelog and orphan data file.
+    #[serde(default)]
+    pub data_file_bytes: u64,
     /// Manifests written (deltas, changelog manifests and merged ones).
     pub manifests: u64,
     /// Of those, written by merges.
@@ -435,6 +444,7 @@ pub fn generate(cfg: &GenConfig) -> Result<Generated, String> {
         part_rows,
         part_paths,
         partition_fields: parsed.partition_fields(),
+        data_file_bytes: cfg.data_file_bytes,
     });
     for p in 0..cfg.partitions {
         for b in 0..cfg.buckets {
@@ -526,6 +536,7 @@ pub fn generate(cfg: &GenConfig) -> Result<Generated, String> {
         changelog_files: counts.changelog_files,
         index_files: counts.index_files,
         orphan_files: orphans,
+        data_file_bytes: u64::from(cfg.data_file_bytes),
         manifests: counts.manifests,
         merged_manifests: counts.merged_manifests,
         full_compactions: counts.full_compactions,

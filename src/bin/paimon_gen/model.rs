@@ -104,6 +104,8 @@ pub struct Ctx {
     pub part_paths: Vec<String>,
     /// Partition fields, for manifest partition stats.
     pub partition_fields: Vec<DataField>,
+    /// Bytes of every data and changelog file (zeros; `_FILE_SIZE` says the same).
+    pub data_file_bytes: u32,
 }
 
 impl Ctx {
@@ -174,7 +176,7 @@ impl Ctx {
             total_buckets: self.buckets as i32,
             file: DataFileMeta {
                 file_name: f.name(self.seed),
-                file_size: 0,
+                file_size: i64::from(self.data_file_bytes),
                 row_count: f.rows as i64,
                 schema_id: 0,
                 level: f.level as i32,
@@ -281,7 +283,11 @@ impl Ctx {
     }
 }
 
-/// Creates an empty file (truncating an existing one).
-pub fn touch(path: &Path) -> std::io::Result<()> {
-    std::fs::File::create(path).map(|_| ())
+/// Creates a file of `bytes.len()` bytes (truncating an existing one); empty when `bytes` is.
+pub fn touch(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if bytes.is_empty() {
+        std::fs::File::create(path).map(|_| ())
+    } else {
+        std::fs::write(path, bytes)
+    }
 }

@@ -120,7 +120,8 @@ pub struct Sim<'a> {
     lists: u32,
     index_manifests: u32,
     index_files: u32,
-    touch_buf: Vec<PathBuf>,
+    /// Files to create and their sizes (0: empty).
+    touch_buf: Vec<(PathBuf, u32)>,
     /// Every snapshot, main and branch, in commit order.
     pub specs: Vec<SnapSpec>,
     /// Counters.
@@ -256,8 +257,19 @@ impl<'a> Sim<'a> {
         c
     }
 
+    /// Queues an empty file (metadata-side orphans, index files, the temp file).
     fn touch(&mut self, path: PathBuf) -> Result<(), String> {
-        self.touch_buf.push(path);
+        self.touch_sized(path, 0)
+    }
+
+    /// Queues a data-sized file (data, changelog, orphan data files).
+    fn touch_data(&mut self, path: PathBuf) -> Result<(), String> {
+        let n = self.ctx.data_file_bytes;
+        self.touch_sized(path, n)
+    }
+
+    fn touch_sized(&mut self, path: PathBuf, bytes: u32) -> Result<(), String> {
+        self.touch_buf.push((path, bytes));
         if self.touch_buf.len() >= TOUCH_BATCH {
             self.flush_touches()?;
         }
@@ -270,8 +282,10 @@ impl<'a> Sim<'a> {
         }
         let batch = std::mem::replace(&mut self.touch_buf, Vec::with_capacity(TOUCH_BATCH));
         self.pool.submit(Box::new(move |_| {
-            for p in &batch {
-                touch(p).map_err(|e| format!("create {}: {e}", p.display()))?;
+            let zeros = vec![0u8; batch.iter().map(|(_, n)| *n as usize).max().unwrap_or(0)];
+            for (p, n) in &batch {
+                touch(p, &zeros[..*n as usize])
+                    .map_err(|e| format!("create {}: {e}", p.display()))?;
             }
             Ok(())
         }))
@@ -284,7 +298,7 @@ impl<'a> Sim<'a> {
             self.counts.data_files += 1;
         }
         let p = self.ctx.file_path(f);
-        self.touch(p)
+        self.touch_data(p)
     }
 
     fn new_index_file(&mut self, covers: Option<FileMeta>) -> Result<IndexFile, String> {
@@ -687,7 +701,7 @@ impl<'a> Sim<'a> {
                 i % 100
             );
             let p = self.ctx.bucket_dir(part, bucket).join(name);
-            self.touch(p)?;
+            self.touch_data(p)?;
             made += 1;
         }
         let meta = (count / 100).clamp(1, 100);
