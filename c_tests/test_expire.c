@@ -270,6 +270,83 @@ static void check_refuse_if_tags_pin(const char *fixtures, const char *relative,
     free(table);
 }
 
+/* The memory bound (paimon_cleanup_run_options_set_max_memory): a run whose plan needs more
+ * fails with INVALID_ARGUMENT naming max_memory and deletes nothing; 0 removes the bound; an
+ * ample bound deletes what the unbounded run deletes. Uses its own copies. */
+static void check_max_memory(const char *fixtures, const char *relative,
+                             PaimonCleanupExecutor *exec) {
+    char *tmp = NULL, *tmp_free = NULL;
+    char *table = tu_copy_fixture_table(fixtures, relative, &tmp);
+    char *free_table = tu_copy_fixture_table(fixtures, relative, &tmp_free);
+    PaimonCleanupContext *ctx, *free_ctx;
+    PaimonCleanupExpireConfig *cfg;
+    PaimonCleanupRunOptions *opts = NULL;
+    PaimonCleanupReport *report = NULL, *free_report = NULL;
+    PaimonCleanupError *err = NULL;
+    char *before, *after, *after_free;
+    const uint64_t bounds[] = {1, 512};
+    size_t i;
+    if (table == NULL || free_table == NULL) {
+        tu_fail(__FILE__, __LINE__, "cannot copy %s", relative);
+        return;
+    }
+    ctx = make_context(table);
+    free_ctx = make_context(free_table);
+    cfg = make_config(0);
+    before = tu_list_tree(table, 1);
+    CHECK_OK(paimon_cleanup_run_options_new(&opts, &err), err);
+    CHECK_ERROR(paimon_cleanup_run_options_set_max_memory(NULL, 1, &err),
+                PAIMON_CLEANUP_STATUS_NULL_POINTER, err, "options");
+    for (i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+        CHECK_OK(paimon_cleanup_run_options_set_max_memory(opts, bounds[i], &err), err);
+        CHECK_ERROR(paimon_cleanup_expire_snapshots(ctx, exec, cfg, opts, &report, &err),
+                    PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, err, "max_memory");
+        CHECK(report == NULL);
+        after = tu_list_tree(table, 1);
+        CHECK_MSG(before != NULL && after != NULL && strcmp(before, after) == 0,
+                  "a run stopped by a %llu-byte bound changed the table",
+                  (unsigned long long)bounds[i]);
+        if (before != NULL && after != NULL && strcmp(before, after) != 0)
+            tu_print_first_difference(before, after);
+        free(after);
+    }
+    /* 0 removes the bound; an ample one changes nothing about the run. */
+    CHECK_OK(paimon_cleanup_run_options_set_max_memory(opts, 0, &err), err);
+    CHECK_OK(paimon_cleanup_run_options_set_max_memory(opts, (uint64_t)256 << 20, &err), err);
+    CHECK_OK(paimon_cleanup_expire_snapshots(ctx, exec, cfg, opts, &report, &err), err);
+    CHECK_OK(paimon_cleanup_expire_snapshots(free_ctx, exec, cfg, NULL, &free_report, &err), err);
+    CHECK(report != NULL && free_report != NULL);
+    if (report != NULL && free_report != NULL) {
+        CHECK(paimon_cleanup_report_total_files(report) > 0);
+        CHECK_EQ_I64(paimon_cleanup_report_total_files(report),
+                     paimon_cleanup_report_total_files(free_report));
+        CHECK_EQ_I64(paimon_cleanup_report_expired_count(report),
+                     paimon_cleanup_report_expired_count(free_report));
+    }
+    after = tu_list_tree(table, 0);
+    after_free = tu_list_tree(free_table, 0);
+    CHECK_MSG(after != NULL && after_free != NULL && strcmp(after, after_free) == 0,
+              "the bounded run's table differs from the unbounded run's");
+    printf("  max_memory: 1 and 512 bytes refused, table unchanged; 256 MiB deleted %llu files, "
+           "as unbounded\n",
+           report != NULL ? (unsigned long long)paimon_cleanup_report_total_files(report) : 0ULL);
+    paimon_cleanup_report_free(report);
+    paimon_cleanup_report_free(free_report);
+    free(before);
+    free(after);
+    free(after_free);
+    paimon_cleanup_run_options_free(opts);
+    paimon_cleanup_expire_config_free(cfg);
+    paimon_cleanup_context_free(ctx);
+    paimon_cleanup_context_free(free_ctx);
+    tu_remove_tree(tmp);
+    tu_remove_tree(tmp_free);
+    free(tmp);
+    free(tmp_free);
+    free(table);
+    free(free_table);
+}
+
 /* Cancelled from the progress callback during the run, then rerun to completion: the end state
  * equals the CLI copy's. */
 static void check_cancel_during_then_converge(const char *fixtures, const char *relative,
@@ -687,6 +764,7 @@ int main(void) {
     if (exec == NULL) return tu_finish("test_expire");
     for (i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) check_table(fixtures, TABLES[i], exec);
     check_concurrent_dry_runs(fixtures, exec);
+    check_max_memory(fixtures, TABLES[0], exec);
     check_errors(fixtures, exec);
     paimon_cleanup_executor_free(exec);
     return tu_finish("test_expire");

@@ -552,8 +552,8 @@ typedef struct PaimonCleanupPartitionExpireConfig PaimonCleanupPartitionExpireCo
 typedef struct PaimonCleanupReport PaimonCleanupReport;
 
 /**
- * Options of one long operation: a progress callback, a cancellation token and a log callback,
- * all optional.
+ * Options of one long operation: a progress callback, a cancellation token, a log callback and
+ * a memory bound, all optional.
  *
  * Created by `paimon_cleanup_run_options_new`, owned by the caller, released with
  * `paimon_cleanup_run_options_free`. Thread-safe (`Send + Sync`): the setters may be called
@@ -1073,6 +1073,31 @@ PaimonCleanupStatus paimon_cleanup_run_options_set_log(struct PaimonCleanupRunOp
                                                        int32_t min_level,
                                                        void *user_data,
                                                        struct PaimonCleanupError **err);
+
+/**
+ * Sets (or, with `max_memory_bytes` 0, removes) the memory bound of operations run with these
+ * options: a bound, in bytes, on what an operation's large structures (candidate files, the
+ * reduced manifests that protect referenced files, the live entries a partition drop merges,
+ * the deletion plan, the report's paths) may hold at once. It is the CLI's `--max-memory`.
+ *
+ * An operation whose plan needs more than the bound fails with
+ * `PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT` (the message names `max_memory`, the bound and what
+ * needed more) while it plans, before its first deletion or commit: a run stopped by its bound
+ * has deleted and committed nothing, and the process is never left to grow until the system
+ * kills it. A bound the run fits in changes nothing about what it does. The estimate counts
+ * what the structures hold, not the allocator's or the runtime's own overhead, so the process's
+ * resident size stays somewhat above the bound. No bound by default.
+ * Ownership: `options` stays owned by the caller.
+ * Thread-safety: may be called while other threads run operations with the same options; those
+ * keep the bound they started with.
+ * Errors: `NULL_POINTER` if `options` is NULL.
+ *
+ * # Safety
+ * `options` must be NULL or live; `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_run_options_set_max_memory(struct PaimonCleanupRunOptions *options,
+                                                              uint64_t max_memory_bytes,
+                                                              struct PaimonCleanupError **err);
 
 /**
  * Frees run options. NULL is accepted and ignored.

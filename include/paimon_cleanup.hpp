@@ -450,9 +450,9 @@ struct LogEvent {
 using LogCallback = std::function<void(const LogEvent &)>;
 
 /**
- * Options of one long operation: an optional progress callback, an optional cancellation token
- * and an optional log callback (off by default; only the events of the operations run with these
- * options reach it). A plain value: an operation copies what it needs when it starts, so the
+ * Options of one long operation: an optional progress callback, an optional cancellation token,
+ * an optional log callback (off by default; only the events of the operations run with these
+ * options reach it) and an optional memory bound. A plain value: an operation copies what it needs when it starts, so the
  * options may be changed or destroyed while it runs.
  */
 class RunOptions {
@@ -481,17 +481,27 @@ public:
         log_level_ = min_level;
         return *this;
     }
+    /** Sets (or, with 0, removes) the memory bound in bytes: an operation whose plan needs more
+     *  fails with Status::InvalidArgument while planning, before it deletes or commits anything
+     *  (see paimon_cleanup_run_options_set_max_memory). No bound by default. */
+    RunOptions &max_memory(uint64_t bytes) noexcept {
+        max_memory_ = bytes;
+        return *this;
+    }
 
     const ProgressCallback &progress() const noexcept { return progress_; }
     const std::optional<CancelToken> &token() const noexcept { return cancel_; }
     const LogCallback &log() const noexcept { return log_; }
     LogLevel log_level() const noexcept { return log_level_; }
+    /** The memory bound in bytes; 0 when there is none. */
+    uint64_t max_memory() const noexcept { return max_memory_; }
 
 private:
     ProgressCallback progress_;
     std::optional<CancelToken> cancel_;
     LogCallback log_;
     LogLevel log_level_ = LogLevel::Info;
+    uint64_t max_memory_ = 0;
 };
 
 namespace detail {
@@ -504,7 +514,8 @@ namespace detail {
 class RunCall {
 public:
     explicit RunCall(const RunOptions *options) {
-        if (options == nullptr || (!options->progress() && !options->token() && !options->log()))
+        if (options == nullptr || (!options->progress() && !options->token() && !options->log() &&
+                                   options->max_memory() == 0))
             return;
         progress_ = options->progress();
         log_ = options->log();
@@ -528,6 +539,12 @@ public:
                 return paimon_cleanup_run_options_set_log(options_.get(), &RunCall::log_trampoline,
                                                           static_cast<int32_t>(options->log_level()),
                                                           this, err);
+            });
+        }
+        if (options->max_memory() != 0) {
+            check([&](PaimonCleanupError **err) {
+                return paimon_cleanup_run_options_set_max_memory(options_.get(),
+                                                                 options->max_memory(), err);
             });
         }
         if (options->token()) {

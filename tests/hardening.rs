@@ -391,7 +391,7 @@ fn orphan_removal_leaves_a_shared_external_root_alone_unless_declared_owned() {
         ..Default::default()
     };
     let r = remove_orphans(&a, &owned(true));
-    let would: Vec<&str> = r.deletion.paths.iter().map(|p| p.path.as_str()).collect();
+    let would: Vec<String> = r.deletion.paths.iter().map(|p| p.path).collect();
     assert!(
         would.iter().any(|p| p.ends_with(stray.to_str().unwrap())),
         "{would:?}"

@@ -970,3 +970,63 @@ fn progress_ends_with_the_reports_total_bytes() {
         assert_eq!(strays.iter().all(|p| p.exists()), dry_run);
     }
 }
+
+/// The run's memory bound (`RunControl::max_memory`): the reference keys and candidates orphan
+/// removal holds are charged to it; past it the run fails before anything is deleted, and a
+/// bound the run fits in deletes exactly what an unbounded run deletes.
+#[test]
+fn memory_bound_stops_before_any_deletion() {
+    let Some((_t1, a, _)) = common::pypaimon_table("append_fixed_bucket") else {
+        return;
+    };
+    let (_t2, b, _) = common::pypaimon_table("append_fixed_bucket").unwrap();
+    for t in [&a, &b] {
+        for f in [
+            "p=0/bucket-1/data-stray-1.parquet",
+            "p=1/bucket-0/data-stray-2.parquet",
+            "manifest/manifest-stray-3",
+        ] {
+            write(&t.join(f), b"stray");
+        }
+        common::set_tree_mtime(t, two_days_ago());
+    }
+    let bounded = |bytes: u64| RunControl {
+        max_memory: Some(bytes),
+        ..Default::default()
+    };
+    let tree = common::tree(&a);
+    for bytes in [1u64, 64, 4096] {
+        let e = run_with(
+            &a,
+            &OrphanConfig::default(),
+            &HashMap::new(),
+            &bounded(bytes),
+        )
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(e, Error::InvalidArgument(_))
+                && text.contains("max_memory")
+                && text.contains(&bytes.to_string())
+                && text.contains("nothing deleted")
+                && text.contains("orphan removal's"),
+            "bound {bytes}: {text}"
+        );
+        assert_eq!(common::tree(&a), tree, "bound {bytes} changed the table");
+    }
+    let free = run(&a, &OrphanConfig::default()).unwrap();
+    let capped = run_with(
+        &b,
+        &OrphanConfig::default(),
+        &HashMap::new(),
+        &bounded(256 << 20),
+    )
+    .unwrap();
+    assert_eq!(deleted(&free).len(), 3, "{:?}", free.deletion.paths);
+    assert_eq!(deleted(&free), deleted(&capped));
+    assert_eq!(
+        (free.candidates, free.referenced),
+        (capped.candidates, capped.referenced)
+    );
+    assert_eq!(common::tree(&a), common::tree(&b));
+}

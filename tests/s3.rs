@@ -11,6 +11,10 @@
 //! the run fail cleanly; nothing referenced is deleted and a rerun converges.
 
 mod common;
+// The benchmark's latency-injecting, request-counting proxy (standard library only).
+#[allow(dead_code)]
+#[path = "../src/bin/paimon_bench/s3_proxy.rs"]
+mod s3_proxy;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -210,6 +214,95 @@ fn total_faults(stats: &serde_json::Value) -> u64 {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/// The request behaviour of the object-store path, seen at the HTTP level through a proxy that
+/// adds 20 ms to every request and counts requests by kind with the most in flight at once:
+/// listing many prefixes runs `concurrency` listings at once (each paginating on its own) and
+/// never more; deleting 2,520 keys takes three DeleteObjects requests (1,000 + 1,000 + 520
+/// keys), never a single-key DELETE, with at most `concurrency` in flight, and two at once
+/// when two are allowed.
+#[test]
+fn object_store_lists_per_prefix_in_parallel_and_deletes_in_bounded_batches() {
+    use s3_proxy::{Kind, LatencyProxy};
+    let Some(srv) = server() else { return };
+    let proxy = LatencyProxy::start(
+        std::net::SocketAddr::from(([127, 0, 0, 1], srv.port)),
+        Duration::from_millis(20),
+    )
+    .unwrap();
+    let rt = common::rt();
+    let uri = common::s3_table_uri("requests");
+    let storage = Storage::open(&uri, &common::s3_options(&proxy.endpoint())).unwrap();
+    let uploader = Storage::open(&uri, &common::s3_options(&srv.endpoint)).unwrap();
+    let root = storage.root().clone();
+    const PREFIXES: usize = 12;
+    const PER: usize = 210;
+    rt.block_on(async {
+        use futures::StreamExt;
+        let names: Vec<String> = (0..PREFIXES)
+            .flat_map(|p| (0..PER).map(move |i| format!("p-{p:02}/f-{i:04}")))
+            .collect();
+        let puts: Vec<_> = futures::stream::iter(names)
+            .map(|n| {
+                let (storage, root) = (&uploader, &root);
+                async move {
+                    storage
+                        .put(&root.join(&n), bytes::Bytes::from(n.clone()))
+                        .await
+                }
+            })
+            .buffer_unordered(16)
+            .collect()
+            .await;
+        assert!(puts.iter().all(|r| r.is_ok()));
+        assert_eq!(
+            proxy.stats().total(),
+            0,
+            "the upload went straight to the server"
+        );
+
+        // Per-prefix listings, four at a time: every page is one LIST request.
+        let dirs: Vec<Location> = (0..PREFIXES)
+            .map(|p| root.join(&format!("p-{p:02}")))
+            .collect();
+        let listed = storage.list_dirs(&dirs, 4).await.unwrap();
+        let files: Vec<Location> = listed
+            .iter()
+            .flat_map(|(_, l)| l.files.iter().map(|f| f.location.clone()))
+            .collect();
+        assert_eq!(files.len(), PREFIXES * PER);
+        let s = proxy.stats();
+        let pages = (PREFIXES * PER.div_ceil(common::S3_PAGE_SIZE)) as u64;
+        assert!(s.count(Kind::List) >= pages, "{s:?}");
+        assert_eq!(s.total(), s.count(Kind::List), "{s:?}");
+        assert_eq!(s.max_in_flight(Kind::List), 4, "{s:?}");
+
+        // Batched deletes, two requests at a time.
+        proxy.reset();
+        let results = storage.delete_files(files, 2).await;
+        assert!(results.iter().all(|(_, r)| r.is_ok()));
+        let s = proxy.stats();
+        assert_eq!(s.count(Kind::BatchDelete), 3, "{s:?}");
+        assert_eq!(s.count(Kind::Delete), 0, "{s:?}");
+        assert_eq!(s.total(), 3, "{s:?}");
+        let mut keys = s.batch_keys.clone();
+        keys.sort_unstable();
+        assert_eq!(keys, vec![520, 1000, 1000]);
+        assert_eq!(s.max_in_flight(Kind::BatchDelete), 2, "{s:?}");
+
+        // One at a time when so bounded.
+        let more: Vec<Location> = (0..2500)
+            .map(|i| root.join(&format!("absent/f-{i:04}")))
+            .collect();
+        proxy.reset();
+        let results = storage.delete_files(more, 1).await;
+        assert!(results.iter().all(|(_, r)| r.is_ok()));
+        let s = proxy.stats();
+        assert_eq!(s.count(Kind::BatchDelete), 3, "{s:?}");
+        assert_eq!(s.max_in_flight(Kind::BatchDelete), 1, "{s:?}");
+        assert!(storage.list_tree(&root).await.unwrap().is_empty());
+    });
+}
 
 /// The storage layer on the real server: listings that span many pages (files and common
 /// prefixes), batched deletes of more than 1000 keys in requests of at most 1000, conditional

@@ -5,6 +5,7 @@
 //
 // Fixtures: $PAIMON_FIXTURES, else PAIMON_FIXTURES_DEFAULT (set by CMake). Without them the
 // fixture part is skipped (exit 77) unless PAIMON_REQUIRE_FIXTURES=1.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -93,6 +94,15 @@ fs::path copy_table(const std::string &fixtures, const std::string &relative, co
     for (auto &e : fs::recursive_directory_iterator(dst))
         fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
     return dst;
+}
+
+/** Every file under `root`, relative and sorted, with its size. */
+std::vector<std::pair<std::string, uintmax_t>> tree(const fs::path &root) {
+    std::vector<std::pair<std::string, uintmax_t>> out;
+    for (auto &e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file()) out.emplace_back(fs::relative(e.path(), root).string(), e.file_size());
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 pc::ExpireConfig expire_all(bool dry_run) {
@@ -247,6 +257,31 @@ void test_fixture(const std::string &fixtures) {
     pc::TableSummary after_b = ctx_b.summary(exec);
     CHECK(after_b.snapshot_count == after.snapshot_count);
     CHECK(after_b.live_file_count == after.live_file_count);
+
+    // The memory bound: a run whose plan needs more than it fails with INVALID_ARGUMENT and
+    // deletes nothing; an ample bound deletes what the unbounded run deleted.
+    fs::path mem = copy_table(fixtures, rel, tmp, "m");
+    pc::Context ctx_m(mem.string());
+    auto tree_before = tree(mem);
+    pc::RunOptions tiny;
+    tiny.max_memory(1);
+    CHECK(tiny.max_memory() == 1);
+    expect_error(pc::Status::InvalidArgument,
+                 [&] { (void)ctx_m.expire_snapshots(exec, expire_all(false), tiny); },
+                 "expiry past a 1-byte memory bound");
+    pc::Result<pc::Report> bounded = ctx_m.try_expire_snapshots(exec, expire_all(false), tiny);
+    CHECK(!bounded && bounded.status() == pc::Status::InvalidArgument);
+    CHECK(bounded.message().find("max_memory") != std::string::npos);
+    CHECK(tree(mem) == tree_before);
+    pc::RunOptions ample;
+    ample.max_memory(uint64_t(256) << 20);
+    pc::Report fits = ctx_m.expire_snapshots(exec, expire_all(false), ample);
+    CHECK(fits.expired_count() == real.expired_count());
+    CHECK(fits.files_by_class() == real.files_by_class());
+    CHECK(tree(mem) != tree_before);
+    CHECK(ctx_m.summary(exec).snapshot_count == 1);
+    std::printf("  memory bound: 1 byte refused, nothing deleted; 256 MiB deleted %llu files\n",
+                static_cast<unsigned long long>(fits.total_files()));
 
     // An exception from the callback stops the run and reaches the caller unchanged; the
     // non-throwing variant reports it as CANCELLED.

@@ -41,6 +41,26 @@ func paimonCleanupGoProgress(userData unsafe.Pointer, phase *C.char, done, total
 	})
 }
 
+//export paimonCleanupGoLog
+func paimonCleanupGoLog(userData unsafe.Pointer, level C.int32_t, target, message *C.char) {
+	run, ok := cgo.Handle(uintptr(userData)).Value().(*runCall)
+	if !ok || run.log == nil {
+		return
+	}
+	run.mu.Lock()
+	stopping := run.didPanic
+	run.mu.Unlock()
+	if stopping {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			run.recordPanic(v)
+		}
+	}()
+	run.log(LogEvent{Level: LogLevel(level), Target: C.GoString(target), Message: C.GoString(message)})
+}
+
 //export paimonCleanupGoVeto
 func paimonCleanupGoVeto(userData unsafe.Pointer, path *C.char) (keep C.bool) {
 	call, ok := cgo.Handle(uintptr(userData)).Value().(*vetoCall)

@@ -37,12 +37,18 @@ package paimoncleanup
 extern void paimonCleanupGoProgress(void *user_data, char *phase, uint64_t done, uint64_t total,
                                     uint64_t bytes);
 extern _Bool paimonCleanupGoVeto(void *user_data, char *path);
+extern void paimonCleanupGoLog(void *user_data, int32_t level, char *target, char *message);
 
 // The callbacks take a cgo.Handle as user data: passed as an integer so no Go pointer reaches C.
 static PaimonCleanupStatus pcgo_set_progress(PaimonCleanupRunOptions *o, uintptr_t handle,
                                              PaimonCleanupError **err) {
 	return paimon_cleanup_run_options_set_progress(
 		o, (PaimonCleanupProgressFn)paimonCleanupGoProgress, (void *)handle, err);
+}
+static PaimonCleanupStatus pcgo_set_log(PaimonCleanupRunOptions *o, uintptr_t handle,
+                                        int32_t min_level, PaimonCleanupError **err) {
+	return paimon_cleanup_run_options_set_log(o, (PaimonCleanupLogFn)paimonCleanupGoLog, min_level,
+	                                          (void *)handle, err);
 }
 static PaimonCleanupStatus pcgo_set_veto(PaimonCleanupOrphanConfig *c, uintptr_t handle,
                                          PaimonCleanupError **err) {
@@ -380,7 +386,7 @@ func (c *Context) Summary(e *Executor) (TableSummary, error) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Run options: progress and cancellation
+// Run options: progress, cancellation and the memory bound
 
 // Progress is one progress report of a running operation.
 type Progress struct {
@@ -396,6 +402,39 @@ type RunOptions struct {
 	// Progress, when set, is called with the progress of the operation. It must return quickly
 	// and must not call an operation of this package.
 	Progress func(Progress)
+	// Log, when set, receives the library's log events of this operation at LogLevel or more
+	// severe (paimon_cleanup_run_options_set_log; nothing is installed process-wide, so only
+	// this operation's events reach it). Called on library threads, never after the operation
+	// returned; calls never overlap. It must return quickly and must not call an operation of
+	// this package. A panic in it stops the run and is re-raised by the operation.
+	Log func(LogEvent)
+	// LogLevel is the least severe level passed to Log; 0 means LogInfo.
+	LogLevel LogLevel
+	// MaxMemory, when not 0, bounds in bytes what the operation's large structures (candidate
+	// files, protection's reduced manifests, merged live entries, the deletion plan, the report's
+	// paths) may hold at once: an operation whose plan needs more fails with
+	// StatusInvalidArgument while planning, before it deletes or commits anything
+	// (paimon_cleanup_run_options_set_max_memory). 0: no bound.
+	MaxMemory uint64
+}
+
+// LogLevel is the severity of a log event (PaimonCleanupLogLevel).
+type LogLevel int32
+
+// The log levels, most severe first.
+const (
+	LogError LogLevel = 1
+	LogWarn  LogLevel = 2
+	LogInfo  LogLevel = 3 // a few lines per run
+	LogDebug LogLevel = 4 // a line per storage request
+	LogTrace LogLevel = 5
+)
+
+// LogEvent is one log event of a running operation.
+type LogEvent struct {
+	Level   LogLevel
+	Target  string // where it comes from (a Rust module path)
+	Message string // the text, then ` key=value` fields
 }
 
 // runCall is the native run control of one operation: its own cancellation token (cancelled
@@ -403,6 +442,7 @@ type RunOptions struct {
 type runCall struct {
 	ctx      context.Context
 	progress func(Progress)
+	log      func(LogEvent)
 	token    *C.PaimonCleanupCancelToken
 	options  *C.PaimonCleanupRunOptions
 	handle   cgo.Handle
@@ -420,10 +460,17 @@ func newRunCall(ctx context.Context, opts *RunOptions, needToken bool) (*runCall
 		ctx = context.Background()
 	}
 	r := &runCall{ctx: ctx}
+	var maxMemory uint64
+	logLevel := LogInfo
 	if opts != nil {
 		r.progress = opts.Progress
+		r.log = opts.Log
+		maxMemory = opts.MaxMemory
+		if opts.LogLevel != 0 {
+			logLevel = opts.LogLevel
+		}
 	}
-	if ctx.Done() == nil && r.progress == nil && !needToken {
+	if ctx.Done() == nil && r.progress == nil && r.log == nil && maxMemory == 0 && !needToken {
 		return r, nil // nothing to watch: NULL run options
 	}
 	var cerr *C.PaimonCleanupError
@@ -438,9 +485,23 @@ func newRunCall(ctx context.Context, opts *RunOptions, needToken bool) (*runCall
 		r.close()
 		return nil, err
 	}
-	if r.progress != nil {
+	if maxMemory != 0 {
+		if err := takeError(C.paimon_cleanup_run_options_set_max_memory(r.options, C.uint64_t(maxMemory), &cerr), &cerr); err != nil {
+			r.close()
+			return nil, err
+		}
+	}
+	if r.progress != nil || r.log != nil {
 		r.handle = cgo.NewHandle(r)
+	}
+	if r.progress != nil {
 		if err := takeError(C.pcgo_set_progress(r.options, C.uintptr_t(r.handle), &cerr), &cerr); err != nil {
+			r.close()
+			return nil, err
+		}
+	}
+	if r.log != nil {
+		if err := takeError(C.pcgo_set_log(r.options, C.uintptr_t(r.handle), C.int32_t(logLevel), &cerr), &cerr); err != nil {
 			r.close()
 			return nil, err
 		}
@@ -909,6 +970,18 @@ type PartitionSpec map[string]string
 // DropPartitions commits one OVERWRITE snapshot marking every live file of the matching
 // partitions deleted (the files go with a later snapshot expiry). Nothing is committed on error.
 func (c *Context) DropPartitions(ctx context.Context, e *Executor, specs []PartitionSpec, opts *RunOptions) (*Report, error) {
+	return c.dropPartitions(ctx, e, specs, opts, false)
+}
+
+// PreviewDropPartitions reports what DropPartitions would do now, committing nothing: the
+// matching partitions of the latest snapshot and the live files, rows and bytes a drop would mark
+// deleted (a dry-run report without snapshot ids). Specs are checked as by DropPartitions (same
+// errors); a writer that commits in between can change what a later drop commits.
+func (c *Context) PreviewDropPartitions(ctx context.Context, e *Executor, specs []PartitionSpec, opts *RunOptions) (*Report, error) {
+	return c.dropPartitions(ctx, e, specs, opts, true)
+}
+
+func (c *Context) dropPartitions(ctx context.Context, e *Executor, specs []PartitionSpec, opts *RunOptions, preview bool) (*Report, error) {
 	for _, spec := range specs {
 		for k, v := range spec {
 			if err := noNUL("a partition spec", k, v); err != nil {
@@ -944,6 +1017,9 @@ func (c *Context) DropPartitions(ctx context.Context, e *Executor, specs []Parti
 	}
 	return c.runReport(ctx, e, opts, func(cp *C.PaimonCleanupContext, ep *C.PaimonCleanupExecutor,
 		o *C.PaimonCleanupRunOptions, out **C.PaimonCleanupReport, cerr **C.PaimonCleanupError) C.PaimonCleanupStatus {
+		if preview {
+			return C.paimon_cleanup_preview_drop_partitions(cp, ep, cspecs, C.size_t(n), o, out, cerr)
+		}
 		return C.paimon_cleanup_drop_partitions(cp, ep, cspecs, C.size_t(n), o, out, cerr)
 	})
 }

@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -234,6 +237,114 @@ func TestSummaryAndExpireSnapshots(t *testing.T) {
 	}
 }
 
+// treeOf lists every file under root (relative path and size), sorted by path.
+func treeOf(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			out = append(out, rel+" "+strconv.FormatInt(info.Size(), 10))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestMaxMemory(t *testing.T) {
+	exec := newExecutor(t)
+	table := copyFixture(t, scenarioFixture)
+	tbl := newContext(t, table)
+	before := treeOf(t, table)
+	for _, bound := range []uint64{1, 512} {
+		_, err := tbl.ExpireSnapshots(context.Background(), exec, expireAll(false), &RunOptions{MaxMemory: bound})
+		wantStatus(t, err, StatusInvalidArgument)
+		if !strings.Contains(err.Error(), "max_memory") {
+			t.Fatalf("bound %d: %v", bound, err)
+		}
+		if after := treeOf(t, table); !reflect.DeepEqual(after, before) {
+			t.Fatalf("bound %d changed the table: %d files before, %d after", bound, len(before), len(after))
+		}
+	}
+	// An ample bound runs as an unbounded run does.
+	free := newContext(t, copyFixture(t, scenarioFixture))
+	want, err := free.ExpireSnapshots(context.Background(), exec, expireAll(false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tbl.ExpireSnapshots(context.Background(), exec, expireAll(false), &RunOptions{MaxMemory: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Expired != want.Expired || got.TotalFiles != want.TotalFiles || got.TotalFiles == 0 {
+		t.Fatalf("bounded %v vs unbounded %v", got, want)
+	}
+	if s, _ := tbl.Summary(exec); s.SnapshotCount != 1 {
+		t.Fatalf("after the bounded run %+v", s)
+	}
+}
+
+func TestLog(t *testing.T) {
+	exec := newExecutor(t)
+	tbl := newContext(t, copyFixture(t, scenarioFixture))
+	var mu sync.Mutex
+	var info, verbose, expiry int
+	opts := &RunOptions{Log: func(e LogEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case e.Level == LogInfo:
+			info++
+		case e.Level > LogInfo:
+			verbose++
+		}
+		if strings.Contains(e.Message, "expired") && strings.HasPrefix(e.Target, "paimon_cleanup") {
+			expiry++
+		}
+	}}
+	if _, err := tbl.ExpireSnapshots(context.Background(), exec, expireAll(false), opts); err != nil {
+		t.Fatal(err)
+	}
+	if info == 0 || verbose != 0 || expiry == 0 {
+		t.Fatalf("info %d, more verbose %d, about expiry %d", info, verbose, expiry)
+	}
+	// A more verbose level passes debug events; a bad level is an argument error.
+	debug := 0
+	tbl2 := newContext(t, copyFixture(t, scenarioFixture))
+	_, err := tbl2.ExpireSnapshots(context.Background(), exec, expireAll(true), &RunOptions{
+		LogLevel: LogDebug,
+		Log: func(e LogEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			if e.Level == LogDebug {
+				debug++
+			}
+		},
+	})
+	if err != nil || debug == 0 {
+		t.Fatalf("debug events %d, %v", debug, err)
+	}
+	_, err = tbl2.ExpireSnapshots(context.Background(), exec, expireAll(true), &RunOptions{LogLevel: 9, Log: func(LogEvent) {}})
+	wantStatus(t, err, StatusInvalidArgument)
+	// A panic in the log function stops the run and is re-raised.
+	func() {
+		defer func() {
+			if v := recover(); v != "log boom" {
+				t.Fatalf("recovered %v", v)
+			}
+		}()
+		_, _ = tbl2.ExpireSnapshots(context.Background(), exec, expireAll(true), &RunOptions{Log: func(LogEvent) { panic("log boom") }})
+		t.Fatal("no panic")
+	}()
+}
+
 func TestCancelFromProgressAndPanic(t *testing.T) {
 	exec := newExecutor(t)
 	tbl := newContext(t, copyFixture(t, scenarioFixture))
@@ -335,10 +446,30 @@ func TestDropPartitions(t *testing.T) {
 	wantStatus(t, err, StatusInvalidArgument)
 	_, err = tbl.DropPartitions(ctx, exec, nil, nil)
 	wantStatus(t, err, StatusInvalidArgument)
+	_, err = tbl.PreviewDropPartitions(ctx, exec, []PartitionSpec{{"no_such_key": "1"}}, nil)
+	wantStatus(t, err, StatusInvalidArgument)
+
+	// The preview commits nothing and names what the drop then commits.
+	files := treeOf(t, table)
+	preview, err := tbl.PreviewDropPartitions(ctx, exec, []PartitionSpec{{"f1": "20"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !preview.DryRun || preview.Kind != KindDropPartitions || len(preview.Committed) != 0 ||
+		len(preview.Names) != 1 || preview.Names[0] != "f1=20" || preview.MarkedFiles == 0 {
+		t.Fatalf("preview %+v", preview)
+	}
+	if !reflect.DeepEqual(treeOf(t, table), files) {
+		t.Fatal("the preview changed the table")
+	}
 
 	r, err := tbl.DropPartitions(ctx, exec, []PartitionSpec{{"f1": "20"}}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.MarkedFiles != preview.MarkedFiles || r.MarkedRows != preview.MarkedRows || r.MarkedBytes != preview.MarkedBytes ||
+		!reflect.DeepEqual(r.Names, preview.Names) {
+		t.Fatalf("drop %+v differs from its preview %+v", r, preview)
 	}
 	if r.Kind != KindDropPartitions || len(r.Names) != 1 || r.Names[0] != "f1=20" || r.MarkedFiles == 0 ||
 		len(r.Committed) != 1 || r.Committed[0] != before.LatestSnapshotID+1 {

@@ -120,6 +120,13 @@ struct Cli {
     /// planning if it needs more.
     #[arg(long)]
     max_memory: Option<u64>,
+    /// `local`, or `s3`: the table on a loopback S3 server behind a latency-injecting proxy,
+    /// against the same requests replayed one after the other (`paimon_bench::s3`).
+    #[arg(long, default_value = "local")]
+    store: String,
+    /// Latency the proxy adds to every request with `--store s3`, ms.
+    #[arg(long, default_value_t = 20)]
+    latency_ms: u64,
     #[arg(long, hide = true)]
     phase: Option<String>,
     #[arg(long, hide = true)]
@@ -763,6 +770,17 @@ fn main() -> Res<()> {
         .unwrap_or_else(|| std::env::temp_dir().join("paimon-bench"));
     std::fs::create_dir_all(&base)?;
     let base = base.canonicalize()?;
+    if cli.store == "s3" {
+        let s3 = paimon_bench::s3::S3Args {
+            base,
+            threads: threads(&cli),
+            concurrency: cli.concurrency,
+            latency: std::time::Duration::from_millis(cli.latency_ms),
+            keep: cli.keep,
+            results: cli.results.clone(),
+        };
+        return Ok(paimon_bench::s3::main(&s3, &ops, &sizes)?);
+    }
     if ops.is_empty() {
         let master = cli.table.clone().ok_or("generate needs --table")?;
         if master.exists() {

@@ -4,6 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+mod paths;
+
+pub use paths::{DeletedPaths, Iter as DeletedPathsIter, IN_MEMORY as PATHS_IN_MEMORY};
+
 /// What kind of file a deletion removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -90,8 +94,9 @@ pub struct DeletionReport {
     pub failed: Vec<FailedDelete>,
     /// Directories removed.
     pub dirs_removed: u64,
-    /// Every deleted (or deletable) file.
-    pub paths: Vec<DeletedPath>,
+    /// Every deleted (or deletable) file, in the order deleted; past a small in-memory budget
+    /// kept in a temporary file (see [`DeletedPaths`]).
+    pub paths: DeletedPaths,
 }
 
 impl DeletionReport {

@@ -60,16 +60,18 @@ impl ProgressCallback {
     }
 }
 
-/// What run options hold: the progress callback, the cancellation token and the log callback.
+/// What run options hold: the progress callback, the cancellation token, the log callback and
+/// the memory bound.
 #[derive(Clone, Default)]
 pub(crate) struct RunSettings {
     progress: Option<ProgressCallback>,
     cancel: Option<CancelToken>,
     log: Option<LogSettings>,
+    max_memory: Option<u64>,
 }
 
-/// Options of one long operation: a progress callback, a cancellation token and a log callback,
-/// all optional.
+/// Options of one long operation: a progress callback, a cancellation token, a log callback and
+/// a memory bound, all optional.
 ///
 /// Created by `paimon_cleanup_run_options_new`, owned by the caller, released with
 /// `paimon_cleanup_run_options_free`. Thread-safe (`Send + Sync`): the setters may be called
@@ -88,8 +90,8 @@ pub(crate) fn run_log(options: Option<&PaimonCleanupRunOptions>) -> Option<RunLo
         .map(RunLog::new)
 }
 
-/// The [`RunControl`] of one operation: the run options' callback and token (or none) and the
-/// executor's I/O concurrency.
+/// The [`RunControl`] of one operation: the run options' callback, token and memory bound (or
+/// none) and the executor's I/O concurrency.
 pub(crate) fn run_control(
     options: Option<&PaimonCleanupRunOptions>,
     io_concurrency: u32,
@@ -110,7 +112,7 @@ pub(crate) fn run_control(
         progress,
         io_concurrency: io_concurrency.max(1) as usize,
         fail_after_deletes: None,
-        max_memory: None,
+        max_memory: settings.max_memory,
     }
 }
 
@@ -307,6 +309,37 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_set_log(
     let value = LogSettings::new(F, callback, min_level, user_data);
     // SAFETY: forwarded caller guarantees.
     unsafe { set(F, options, err, value, |s, v| s.log = v) }
+}
+
+/// Sets (or, with `max_memory_bytes` 0, removes) the memory bound of operations run with these
+/// options: a bound, in bytes, on what an operation's large structures (candidate files, the
+/// reduced manifests that protect referenced files, the live entries a partition drop merges,
+/// the deletion plan, the report's paths) may hold at once. It is the CLI's `--max-memory`.
+///
+/// An operation whose plan needs more than the bound fails with
+/// `PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT` (the message names `max_memory`, the bound and what
+/// needed more) while it plans, before its first deletion or commit: a run stopped by its bound
+/// has deleted and committed nothing, and the process is never left to grow until the system
+/// kills it. A bound the run fits in changes nothing about what it does. The estimate counts
+/// what the structures hold, not the allocator's or the runtime's own overhead, so the process's
+/// resident size stays somewhat above the bound. No bound by default.
+/// Ownership: `options` stays owned by the caller.
+/// Thread-safety: may be called while other threads run operations with the same options; those
+/// keep the bound they started with.
+/// Errors: `NULL_POINTER` if `options` is NULL.
+///
+/// # Safety
+/// `options` must be NULL or live; `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_run_options_set_max_memory(
+    options: *mut PaimonCleanupRunOptions,
+    max_memory_bytes: u64,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_run_options_set_max_memory";
+    let value = Ok((max_memory_bytes > 0).then_some(max_memory_bytes));
+    // SAFETY: forwarded caller guarantees.
+    unsafe { set(F, options, err, value, |s, v| s.max_memory = v) }
 }
 
 /// Frees run options. NULL is accepted and ignored.

@@ -783,6 +783,25 @@ mod operations {
             let ctl = run_control(opts.as_ref(), 0);
             assert!(ctl.progress.is_none());
             assert_eq!(ctl.io_concurrency, 1);
+            assert_eq!(ctl.max_memory, None);
+            // The memory bound: set, kept by a control made before a change, removed with 0.
+            assert_eq!(
+                paimon_cleanup_run_options_set_max_memory(opts, 4096, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            let bounded = run_control(opts.as_ref(), 1);
+            assert_eq!(bounded.max_memory, Some(4096));
+            assert_eq!(bounded.memory_budget().limit(), Some(4096));
+            paimon_cleanup_run_options_set_max_memory(opts, 0, ptr::null_mut());
+            assert_eq!(bounded.max_memory, Some(4096));
+            assert_eq!(run_control(opts.as_ref(), 1).max_memory, None);
+            let mut err: *mut PaimonCleanupError = ptr::null_mut();
+            assert_eq!(
+                paimon_cleanup_run_options_set_max_memory(ptr::null_mut(), 1, &mut err),
+                PaimonCleanupStatus::NullPointer
+            );
+            assert!(!err.is_null());
+            paimon_cleanup_error_free(err);
             paimon_cleanup_run_options_set_progress(
                 opts,
                 Some(count_progress),

@@ -156,7 +156,38 @@ pub fn rt() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// A warehouse of pypaimon-written tables (tests/py/make_tables.py), built once per test binary.
+/// The prefix of a warehouse's directory in the temp dir: `pypaimon-wh-<pid>-`.
+const WAREHOUSE_PREFIX: &str = "pypaimon-wh-";
+
+/// Removes the warehouses (`pypaimon-wh-<pid>-*`) of test processes that have exited. A test
+/// binary keeps its warehouse for its whole life (a static is never dropped), so the next one
+/// removes it. Only where `/proc` tells which processes live; directories of another shape are
+/// left alone.
+fn reap_dead_warehouses() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(WAREHOUSE_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// A warehouse of pypaimon-written tables (tests/py/make_tables.py), built once per test binary
+/// in `<temp>/pypaimon-wh-<pid>-*` (removed by a later test binary once this one has exited).
 /// Returns (warehouse dir, parsed tables.json) or None when pypaimon is unavailable.
 pub fn pypaimon_warehouse() -> Option<&'static (PathBuf, serde_json::Value)> {
     static WAREHOUSE: std::sync::OnceLock<Option<(PathBuf, serde_json::Value)>> =
@@ -164,8 +195,9 @@ pub fn pypaimon_warehouse() -> Option<&'static (PathBuf, serde_json::Value)> {
     WAREHOUSE
         .get_or_init(|| {
             let py = python()?;
+            reap_dead_warehouses();
             let dir = tempfile::Builder::new()
-                .prefix("pypaimon-wh-")
+                .prefix(&format!("{WAREHOUSE_PREFIX}{}-", std::process::id()))
                 .tempdir()
                 .unwrap()
                 .keep();

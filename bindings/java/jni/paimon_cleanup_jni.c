@@ -34,6 +34,7 @@ static jclass g_binding_class;     /* PaimonCleanup */
 static jmethodID g_decode;         /* static decode(byte[]) -> String */
 static jmethodID g_on_progress;    /* ProgressListener.onProgress(String, long, long, long) */
 static jmethodID g_keep;           /* VetoListener.keep(String) -> boolean */
+static jmethodID g_on_log;         /* LogListener.onLog(int, String, String) */
 static jclass g_bytes_class;       /* byte[] */
 static pthread_key_t g_attached_key;
 
@@ -87,6 +88,11 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     if (cls == NULL) return JNI_ERR;
     g_on_progress = (*env)->GetMethodID(env, cls, "onProgress", "(Ljava/lang/String;JJJ)V");
     if (g_on_progress == NULL) return JNI_ERR;
+
+    cls = (*env)->FindClass(env, "org/apache/paimon/cleanup/LogListener");
+    if (cls == NULL) return JNI_ERR;
+    g_on_log = (*env)->GetMethodID(env, cls, "onLog", "(ILjava/lang/String;Ljava/lang/String;)V");
+    if (g_on_log == NULL) return JNI_ERR;
 
     cls = (*env)->FindClass(env, "org/apache/paimon/cleanup/VetoListener");
     if (cls == NULL) return JNI_ERR;
@@ -303,26 +309,53 @@ JNIEXPORT jlongArray JNICALL JNI_FN(tableSummary)(JNIEnv *env, jclass cls, jlong
     return out;
 }
 
-/* ---- cancellation tokens ------------------------------------------------------------------ */
+/* ---- per-call run handles ----------------------------------------------------------------- */
 
-JNIEXPORT jlong JNICALL JNI_FN(tokenNew)(JNIEnv *env, jclass cls) {
-    PaimonCleanupCancelToken *t = NULL;
+/* What Java holds for one operation call: its native cancellation token (cancelled through the
+ * caller's CancelToken), the memory bound of RunOptions (0: none) and its log listener (a global
+ * ref, or NULL) with the least severe level passed to it. Made by runNew, freed by runFree once
+ * the call returned. */
+typedef struct {
+    PaimonCleanupCancelToken *token;
+    uint64_t max_memory;
+    jobject log;
+    int32_t log_level;
+} jni_run;
+
+JNIEXPORT jlong JNICALL JNI_FN(runNew)(JNIEnv *env, jclass cls, jlong max_memory, jobject log,
+                                       jint log_level) {
+    jni_run *run;
     PaimonCleanupError *err = NULL;
     (void)cls;
-    if (check(env, paimon_cleanup_cancel_token_new(&t, &err), &err)) return 0;
-    return HANDLE(t);
+    run = calloc(1, sizeof *run);
+    if (run == NULL) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INTERNAL, "out of memory");
+        return 0;
+    }
+    run->max_memory = max_memory > 0 ? (uint64_t)max_memory : 0;
+    run->log_level = (int32_t)log_level;
+    if (check(env, paimon_cleanup_cancel_token_new(&run->token, &err), &err)) {
+        free(run);
+        return 0;
+    }
+    if (log != NULL) run->log = (*env)->NewGlobalRef(env, log);
+    return HANDLE(run);
 }
 
-JNIEXPORT void JNICALL JNI_FN(tokenCancel)(JNIEnv *env, jclass cls, jlong h) {
+JNIEXPORT void JNICALL JNI_FN(runCancel)(JNIEnv *env, jclass cls, jlong h) {
+    jni_run *run = PTR(jni_run, h);
     (void)env;
     (void)cls;
-    paimon_cleanup_cancel_token_cancel(PTR(PaimonCleanupCancelToken, h));
+    if (run != NULL) paimon_cleanup_cancel_token_cancel(run->token);
 }
 
-JNIEXPORT void JNICALL JNI_FN(tokenFree)(JNIEnv *env, jclass cls, jlong h) {
-    (void)env;
+JNIEXPORT void JNICALL JNI_FN(runFree)(JNIEnv *env, jclass cls, jlong h) {
+    jni_run *run = PTR(jni_run, h);
     (void)cls;
-    paimon_cleanup_cancel_token_free(PTR(PaimonCleanupCancelToken, h));
+    if (run == NULL) return;
+    if (run->log != NULL) (*env)->DeleteGlobalRef(env, run->log);
+    paimon_cleanup_cancel_token_free(run->token);
+    free(run);
 }
 
 /* ---- configurations (field numbers shared with TableContext.java) -------------------------- */
@@ -469,6 +502,7 @@ JNIEXPORT void JNICALL JNI_FN(partitionExpireConfigFree)(JNIEnv *env, jclass cls
 typedef struct {
     jobject progress; /* global ref or NULL */
     jobject veto;     /* global ref or NULL */
+    jobject log;      /* the run handle's global ref (not owned) or NULL */
     const PaimonCleanupCancelToken *token;
     PaimonCleanupRunOptions *options;
     pthread_mutex_t lock;
@@ -522,6 +556,24 @@ static void progress_trampoline(void *user_data, const char *phase, uint64_t don
     (*env)->PopLocalFrame(env, NULL);
 }
 
+static void log_trampoline(void *user_data, int32_t level, const char *target,
+                           const char *message) {
+    call_state *st = user_data;
+    JNIEnv *env = current_env();
+    jstring jtarget, jmessage;
+    if (env == NULL || stopping(st)) return;
+    if ((*env)->PushLocalFrame(env, 8) != 0) {
+        record_exception(env, st);
+        return;
+    }
+    jtarget = decode(env, target);
+    jmessage = jtarget != NULL ? decode(env, message) : NULL;
+    if (jmessage != NULL)
+        (*env)->CallVoidMethod(env, st->log, g_on_log, (jint)level, jtarget, jmessage);
+    if ((*env)->ExceptionCheck(env)) record_exception(env, st);
+    (*env)->PopLocalFrame(env, NULL);
+}
+
 static bool veto_trampoline(void *user_data, const char *path) {
     call_state *st = user_data;
     JNIEnv *env = current_env();
@@ -542,18 +594,32 @@ static bool veto_trampoline(void *user_data, const char *path) {
     return keep != JNI_FALSE;
 }
 
-/* Prepares a call: run options with the Java-side token and, when given, the progress listener.
- * Returns 0 on success; on failure an exception is pending. */
-static int call_begin(JNIEnv *env, call_state *st, jlong token, jobject progress, jobject veto) {
+/* Prepares a call: run options with the Java-side run handle's token and memory bound and, when
+ * given, the progress listener. Returns 0 on success; on failure an exception is pending. */
+static int call_begin(JNIEnv *env, call_state *st, jlong run, jobject progress, jobject veto) {
     PaimonCleanupError *err = NULL;
+    const jni_run *r = PTR(const jni_run, run);
     memset(st, 0, sizeof *st);
     pthread_mutex_init(&st->lock, NULL);
-    st->token = PTR(PaimonCleanupCancelToken, token);
+    st->token = r != NULL ? r->token : NULL;
     if (progress != NULL) st->progress = (*env)->NewGlobalRef(env, progress);
     if (veto != NULL) st->veto = (*env)->NewGlobalRef(env, veto);
     if (check(env, paimon_cleanup_run_options_new(&st->options, &err), &err)) return 1;
     err = NULL;
     if (check(env, paimon_cleanup_run_options_set_cancel_token(st->options, st->token, &err), &err))
+        return 1;
+    err = NULL;
+    if (r != NULL && r->max_memory != 0 &&
+        check(env, paimon_cleanup_run_options_set_max_memory(st->options, r->max_memory, &err),
+              &err))
+        return 1;
+    err = NULL;
+    st->log = r != NULL ? r->log : NULL;
+    if (st->log != NULL &&
+        check(env,
+              paimon_cleanup_run_options_set_log(st->options, log_trampoline, r->log_level, st,
+                                                 &err),
+              &err))
         return 1;
     err = NULL;
     if (st->progress != NULL &&
@@ -694,8 +760,8 @@ JNIEXPORT jlong JNICALL JNI_FN(removeOrphanFiles)(JNIEnv *env, jclass cls, jlong
 }
 
 JNIEXPORT jlong JNICALL JNI_FN(dropPartitions)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
-                                               jobjectArray keys, jobjectArray values, jlong token,
-                                               jobject progress) {
+                                               jobjectArray keys, jobjectArray values,
+                                               jboolean preview, jlong token, jobject progress) {
     call_state st;
     PaimonCleanupReport *report = NULL;
     PaimonCleanupError *err = NULL;
@@ -725,8 +791,10 @@ JNIEXPORT jlong JNICALL JNI_FN(dropPartitions)(JNIEnv *env, jclass cls, jlong ct
     if (oom) {
         throw_oom(env);
     } else if (call_begin(env, &st, token, progress, NULL) == 0) {
-        s = paimon_cleanup_drop_partitions(CTX(ctx), EXEC(exec), specs, (size_t)n, st.options,
-                                           &report, &err);
+        s = preview ? paimon_cleanup_preview_drop_partitions(CTX(ctx), EXEC(exec), specs,
+                                                             (size_t)n, st.options, &report, &err)
+                    : paimon_cleanup_drop_partitions(CTX(ctx), EXEC(exec), specs, (size_t)n,
+                                                     st.options, &report, &err);
     }
     for (i = 0; ck != NULL && cv != NULL && counts != NULL && i < n; i++) {
         free_strings(ck[i], counts[i]);

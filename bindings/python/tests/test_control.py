@@ -432,3 +432,33 @@ def test_report_copies_share_the_native_report(copy_table):
             }[step.kind]
         ]
     )
+
+
+@pytest.mark.parametrize("bound", [1, 512])
+def test_max_memory_too_small_fails_and_deletes_nothing(copy_table, bound):
+    table_dir = copy_table("pk_fixed")
+    before = listing(table_dir)
+    with pc.Table(table_dir) as table:
+        with pytest.raises(pc.InvalidArgument) as info:
+            table.expire_snapshots(retain_min=1, older_than="0s", max_memory=bound)
+        assert info.value.status == 1 and info.value.status_name == "invalid_argument"
+        assert "max_memory" in str(info.value) and str(bound) in str(info.value)
+    assert listing(table_dir) == before
+
+
+def test_max_memory_ample_runs_as_unbounded(copy_table):
+    bounded_dir = copy_table("pk_fixed", "bounded")
+    free_dir = copy_table("pk_fixed", "free")
+    with pc.Table(bounded_dir) as bounded, pc.Table(free_dir) as free:
+        got = bounded.expire_snapshots(retain_min=1, older_than="0s", max_memory=256 << 20)
+        want = free.expire_snapshots(retain_min=1, older_than="0s")
+    assert got.total_files == want.total_files > 0
+    assert sorted(p.path for p in got.paths) == sorted(p.path for p in want.paths)
+    assert listing(bounded_dir) == listing(free_dir)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "1GiB"])
+def test_max_memory_must_be_a_positive_int(copy_table, bad):
+    with pc.Table(copy_table("pk_fixed")) as table:
+        with pytest.raises(ValueError):
+            table.expire_snapshots(dry_run=True, max_memory=bad)

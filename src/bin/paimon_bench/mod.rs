@@ -5,6 +5,8 @@ pub mod copy;
 pub mod floor;
 pub mod measure;
 pub mod ops;
+pub mod s3;
+pub mod s3_proxy;
 
 /// Current wall-clock time in epoch milliseconds.
 pub fn now_millis() -> i64 {

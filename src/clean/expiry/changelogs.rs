@@ -138,7 +138,10 @@ pub async fn expire_changelogs(
     // last expired changelog, which may have been all that kept them (a decoupled snapshot
     // expiry leaves them for it), and nothing would look at them again while that version
     // lives (never, once it is the latest snapshot). Protection decides about each.
-    let mut rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
+    // The deleter first: planning charges the same budget as the deletions (one bound for
+    // the whole run).
+    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
+    let mut rr = ReferenceReader::new(table).with_memory(deleter.memory());
     let changelog_lists: Vec<String> = expired
         .iter()
         .filter_map(|c| c.changelog_manifest_list.clone())
@@ -190,7 +193,7 @@ pub async fn expire_changelogs(
         &protectors,
     )
     .await?;
-    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
+    drop(rr);
     let files: Vec<Planned> = expired
         .iter()
         .map(|c| Planned {

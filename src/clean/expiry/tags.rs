@@ -170,6 +170,8 @@ async fn delete_listed_tags(
         )
         .await?
     };
+    // Its caches are not needed past planning.
+    drop(rr);
     ctl.cancel.check()?;
 
     // Tag files first, then what they alone kept.

@@ -10,8 +10,9 @@ use crate::error::{Error, Result};
 const MAGIC: &[u8; 4] = b"PCOU";
 
 /// Version of the byte format. Bytes of another version are refused: every unit of a plan must
-/// be executed by the library version that planned it.
-pub const FORMAT_VERSION: u8 = 1;
+/// be executed by the library version that planned it. Version 2: partial results count the
+/// candidates found referenced while listing.
+pub const FORMAT_VERSION: u8 = 2;
 
 /// What a byte string holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

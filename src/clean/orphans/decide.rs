@@ -19,11 +19,12 @@ use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
 use crate::hash::{child_key, name_key};
+use crate::memory::MemoryBudget;
 use crate::storage::Location;
 use crate::table::Table;
 
 use super::codec::{from_json_bytes, to_json_bytes, Kind};
-use super::partial::{merge_all, Deleted, Partial};
+use super::partial::{finish_merge, merge_into, Deleted, Partial};
 use super::planner::{new_plan_id, numbered, read_works, State};
 use super::refs;
 use super::tracker::MAX_ROUNDS;
@@ -155,15 +156,20 @@ fn phase_of(in_data_dir: bool, class: FileClass) -> u8 {
 }
 
 /// Decides. `main` is the main branch, `state` the plan's state and `merged` every plan unit's
-/// result merged. Returns the decision and the delete units (none in a dry run).
+/// result merged; `memory` the run's budget. Returns the decision and the delete units (none
+/// in a dry run).
 pub(crate) async fn decide(
     main: &Table,
     cfg: &OrphanConfig,
     ctl: &RunControl,
+    memory: &MemoryBudget,
     mut state: State,
     merged: Partial,
 ) -> Result<(Decision, Vec<Unit>)> {
     check_complete(&merged, state.plan, state.units, "plan unit")?;
+    // The candidates and keys, held until the deletions are planned.
+    let held = merged.key_bytes() + merged.candidate_bytes();
+    memory.charge("orphan removal's candidates and reference keys", held)?;
     let storage = main.storage().clone();
     let io = ctl.io_concurrency.max(1);
     let mut found = std::mem::take(&mut state.found);
@@ -196,7 +202,10 @@ pub(crate) async fn decide(
             }
         }
     }
-    let refs = merge_all(vec![found, merged])?;
+    // Into the large result, so that its keys and candidates are not copied.
+    let mut refs = merged;
+    merge_into(&mut refs, found)?;
+    finish_merge(&mut refs)?;
 
     // Metadata that could not be read.
     let dropped = tracker.judge(&storage, main, &refs.failures).await?;
@@ -229,6 +238,7 @@ pub(crate) async fn decide(
         older_than_ms: state.cutoff_ms,
         files_listed: refs.files_listed,
         candidates: refs.candidates(),
+        referenced: refs.referenced,
         branches_without_schema: tracker.branches_without_schema.clone(),
         versions_read,
         manifests_read: refs.manifests_read,
@@ -277,6 +287,9 @@ pub(crate) async fn decide(
             }
         }
     }
+    // The keys and candidates are not needed any more.
+    drop(refs);
+    memory.release(held);
     kept_elsewhere.sort();
     base.kept_name_referenced_elsewhere = kept_elsewhere
         .iter()
@@ -296,7 +309,8 @@ pub(crate) async fn decide(
         .map(|r| Location::parse(r))
         .collect::<Result<_>>()?;
     let delete_storage = storage.with_delete_roots(&roots);
-    let checker = Deleter::new(&delete_storage, KindRules::of(main), ctl, true);
+    let checker =
+        Deleter::new(&delete_storage, KindRules::of(main), ctl, true).with_memory(memory.clone());
     checker.check_plan(phases.iter().flatten()).await?;
 
     let mut decision = Decision {
@@ -328,12 +342,15 @@ pub(crate) async fn decide(
         return Ok((decision, Vec::new()));
     }
     let mut works = Vec::new();
-    for (phase, files) in phases.iter().enumerate() {
-        for chunk in files.chunks(FILES_PER_DELETE_UNIT) {
+    for (phase, files) in phases.into_iter().enumerate() {
+        // Consumed as the units are built: the paths are not held twice.
+        let mut files = files.into_iter().peekable();
+        while files.peek().is_some() {
             works.push(Work::Delete {
                 delete_roots: state.delete_roots.clone(),
-                files: chunk
-                    .iter()
+                files: files
+                    .by_ref()
+                    .take(FILES_PER_DELETE_UNIT)
                     .map(|p| DeleteItem {
                         phase: phase as u8,
                         location: p.location.as_str().to_string(),

@@ -24,10 +24,31 @@ pub(crate) async fn execute(
     concurrency: usize,
     ctl: &RunControl,
 ) -> Result<Partial> {
+    execute_against(main, unit, concurrency, ctl, None).await
+}
+
+/// [`execute`]; a list unit only counts the candidates whose location key is in `referenced`
+/// (sorted), see [`listing::list`].
+pub(crate) async fn execute_against(
+    main: &Table,
+    unit: Unit,
+    concurrency: usize,
+    ctl: &RunControl,
+    referenced: Option<&[u64]>,
+) -> Result<Partial> {
     let mut out = Partial::of_unit(unit.plan, unit.id);
     match unit.work {
         Work::List { cutoff_ms, dirs } => {
-            listing::list(main.storage(), dirs, cutoff_ms, concurrency, ctl, &mut out).await?
+            listing::list(
+                main.storage(),
+                dirs,
+                cutoff_ms,
+                concurrency,
+                ctl,
+                referenced,
+                &mut out,
+            )
+            .await?
         }
         Work::Read { branches, items } => {
             refs::read(main, &branches, items, concurrency, ctl, &mut out).await?
@@ -86,7 +107,7 @@ async fn delete(
             .copied()
             .unwrap_or("orphan files");
         let r = deleter.delete(name, group).await;
-        for p in deleter.report.paths.get(paths..).unwrap_or(&[]) {
+        for p in deleter.report.paths.iter().skip(paths) {
             out.deleted.push(Deleted {
                 phase,
                 path: p.path.clone(),

@@ -22,6 +22,7 @@ use futures::stream::{self, StreamExt};
 use crate::clean::control::RunControl;
 use crate::clean::report::FileClass;
 use crate::error::Result;
+use crate::hash::child_key;
 use crate::storage::{DirListing, Location, Storage};
 use crate::table::VersionedDir;
 
@@ -42,12 +43,18 @@ enum DirKind {
 
 /// Executes a list unit: lists `dirs` with at most `concurrency` listings in flight and adds
 /// their candidates older than `cutoff_ms` to `out`.
+///
+/// With `referenced` (sorted keys of referenced locations, [`child_key`] of directory and
+/// name), a candidate whose key is among them is only counted ([`Partial::referenced`]), not
+/// held: the decision would keep it anyway, and references only grow during a run. A key
+/// collision can only keep a file.
 pub(crate) async fn list(
     storage: &Storage,
     dirs: Vec<ListDir>,
     cutoff_ms: i64,
     concurrency: usize,
     ctl: &RunControl,
+    referenced: Option<&[u64]>,
     out: &mut Partial,
 ) -> Result<()> {
     let mut plain: Vec<(Location, DirKind)> = Vec::new();
@@ -87,7 +94,14 @@ pub(crate) async fn list(
                     out.empty_dirs
                         .push((dir.as_str().to_string(), root.as_str().to_string()));
                 }
-                absorb(out, &dir, &DirKind::Data(root), listing, cutoff_ms);
+                absorb(
+                    out,
+                    &dir,
+                    &DirKind::Data(root),
+                    listing,
+                    cutoff_ms,
+                    referenced,
+                );
             }
         } else {
             // A bucket directory reached twice is listed once.
@@ -115,7 +129,7 @@ pub(crate) async fn list(
                             .push((dir.as_str().to_string(), root.as_str().to_string()));
                     }
                 }
-                absorb(out, &dir, &kind, listing, cutoff_ms);
+                absorb(out, &dir, &kind, listing, cutoff_ms, referenced);
             }
             Err(e) => {
                 tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
@@ -128,13 +142,23 @@ pub(crate) async fn list(
 }
 
 /// Adds the candidates of one listing of `dir` to `out`, grouped by the directory each file is
-/// in (its listing location's parent: `dir` unless a store spells keys differently).
-fn absorb(out: &mut Partial, dir: &Location, kind: &DirKind, listing: DirListing, cutoff_ms: i64) {
+/// in (its listing location's parent: `dir` unless a store spells keys differently); those
+/// whose location key is in `referenced` are only counted.
+fn absorb(
+    out: &mut Partial,
+    dir: &Location,
+    kind: &DirKind,
+    listing: DirListing,
+    cutoff_ms: i64,
+    referenced: Option<&[u64]>,
+) {
     let data_root = match kind {
         DirKind::Data(root) => Some(root.as_str().to_string()),
         _ => None,
     };
     let prefix = dir.as_str();
+    // Files directly in `dir` (the usual case), and the others by their parent.
+    let mut own: Vec<Candidate> = Vec::new();
     let mut groups: BTreeMap<String, Vec<Candidate>> = BTreeMap::new();
     for f in listing.files {
         let name = f.location.name();
@@ -146,22 +170,36 @@ fn absorb(out: &mut Partial, dir: &Location, kind: &DirKind, listing: DirListing
             continue;
         }
         let full = f.location.as_str();
-        let at = if full.len() == prefix.len() + 1 + name.len()
+        let in_dir = full.len() == prefix.len() + 1 + name.len()
             && full.starts_with(prefix)
-            && full.as_bytes().get(prefix.len()) == Some(&b'/')
-        {
-            prefix.to_string()
+            && full.as_bytes().get(prefix.len()) == Some(&b'/');
+        let parent = if in_dir {
+            None
         } else {
             match f.location.parent() {
-                Some(p) => p.as_str().to_string(),
+                Some(p) => Some(p.as_str().to_string()),
                 None => continue,
             }
         };
-        groups.entry(at).or_default().push(Candidate {
+        let at = parent.as_deref().unwrap_or(prefix);
+        if let Some(keys) = referenced {
+            if keys.binary_search(&child_key(at, name)).is_ok() {
+                out.referenced += 1;
+                continue;
+            }
+        }
+        let c = Candidate {
             name: name.to_string(),
             size: f.size,
             class,
-        });
+        };
+        match parent {
+            None => own.push(c),
+            Some(p) => groups.entry(p).or_default().push(c),
+        }
+    }
+    if !own.is_empty() {
+        groups.entry(prefix.to_string()).or_default().extend(own);
     }
     out.dirs
         .extend(groups.into_iter().map(|(dir, files)| ListedDir {

@@ -61,10 +61,9 @@ pub mod units;
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use futures::stream::{self, StreamExt, TryStreamExt};
+use futures::stream::{self, StreamExt};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
@@ -72,8 +71,8 @@ use crate::clean::report::DeletionReport;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{Table, MAIN_BRANCH};
-use partial::merge_all;
-use unit::Work;
+use partial::{finish_merge, merge_all, merge_into, Partial};
+use unit::{Unit, Work};
 
 /// One day in milliseconds: the default age of the youngest file that may be deleted.
 pub const DEFAULT_OLDER_THAN_MS: i64 = 24 * 60 * 60 * 1000;
@@ -176,22 +175,61 @@ pub struct OrphanReport {
 /// Plan units run at once by the single-process run (each with its own concurrency).
 const UNITS_IN_FLIGHT: usize = 4;
 
+/// The single-process run sorts and deduplicates the reference keys it folds in once they
+/// grow by half since the last time, and not below this many keys.
+const KEYS_COMPACT_MIN: usize = 1 << 16;
+
+/// What the single-process run has charged to the run's memory budget for one structure.
+struct Charged<'a> {
+    memory: &'a crate::memory::MemoryBudget,
+    what: &'static str,
+    bytes: u64,
+}
+
+impl Charged<'_> {
+    /// Charges or releases the difference to `now` bytes.
+    fn set(&mut self, now: u64) -> Result<()> {
+        if now > self.bytes {
+            self.memory.charge(self.what, now - self.bytes)?;
+        } else {
+            self.memory.release(self.bytes - now);
+        }
+        self.bytes = now;
+        Ok(())
+    }
+}
+
+impl Drop for Charged<'_> {
+    fn drop(&mut self) {
+        self.memory.release(self.bytes);
+    }
+}
+
 /// Removes orphan files of the table `table` belongs to (every branch; `table` may be opened
 /// on any branch). See the module documentation for the rules.
 ///
 /// This is the single-process run of the units ([`units`]): plan, execute every plan unit here,
 /// merge, decide, execute the delete units in order, finish — the same code a distributed run
-/// schedules on an engine's workers.
+/// schedules on an engine's workers. Here the read units run first and their keys are folded
+/// into one sorted set as they come; the list units then list against it, so only the
+/// candidates no location references are held (a distributed run holds every candidate until
+/// the decision). The keys and the candidates are charged to the run's memory bound
+/// ([`RunControl::max_memory`]): past it the run fails before anything is deleted.
 pub async fn remove_orphan_files(
     table: &Table,
     cfg: &OrphanConfig,
     ctl: &RunControl,
 ) -> Result<OrphanReport> {
+    let memory = ctl.memory_budget();
     let main = main_of(table).await?;
     let (state, plan_units) = planner::plan(&main, cfg, ctl).await?;
     ctl.cancel.check()?;
     let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
-    let read_total: u64 = plan_units
+    let io = ctl.io_concurrency.max(1);
+    let (reads, lists): (Vec<Unit>, Vec<Unit>) = plan_units
+        .into_iter()
+        .partition(|u| matches!(u.work, Work::Read { .. }));
+    let read_total: u64 = reads
         .iter()
         .map(|u| match &u.work {
             Work::Read { items, .. } => items.iter().filter(|i| !i.index).count() as u64,
@@ -199,31 +237,77 @@ pub async fn remove_orphan_files(
         })
         .sum();
     ctl.progress(refs::REFERENCES_PHASE, 0, read_total, 0);
-    let read_done = AtomicU64::new(0);
-    let parts: Vec<partial::Partial> = stream::iter(plan_units)
-        .map(|u| {
-            let main = &main;
-            let read_done = &read_done;
-            async move {
+
+    // The references first, folded as they come: only sorted, deduplicated keys stay.
+    let mut keys_charge = Charged {
+        memory: &memory,
+        what: "orphan removal's reference keys",
+        bytes: 0,
+    };
+    let mut merged = Partial::default();
+    let mut compact_at = KEYS_COMPACT_MIN;
+    let mut read_done = 0u64;
+    let mut results = stream::iter(reads)
+        .map(|u| exec::execute(&main, u, io, ctl))
+        .buffer_unordered(UNITS_IN_FLIGHT);
+    while let Some(p) = results.next().await {
+        let p = p?;
+        if p.manifests_read > 0 {
+            read_done += p.manifests_read;
+            ctl.progress(
+                refs::REFERENCES_PHASE,
+                read_done.min(read_total),
+                read_total,
+                0,
+            );
+        }
+        merge_into(&mut merged, p)?;
+        if merged.locations.len() + merged.names.len() > compact_at {
+            merged.compact_keys();
+            let n = merged.locations.len() + merged.names.len();
+            compact_at = (n + n / 2).max(KEYS_COMPACT_MIN);
+        }
+        keys_charge.set(merged.key_bytes())?;
+    }
+    drop(results);
+    merged.compact_keys();
+    merged.locations.shrink_to_fit();
+    merged.names.shrink_to_fit();
+    keys_charge.set(merged.key_bytes())?;
+    ctl.cancel.check()?;
+
+    // Then the listing, against the location keys: referenced files are only counted.
+    let mut candidates_charge = Charged {
+        memory: &memory,
+        what: "orphan removal's candidate files",
+        bytes: 0,
+    };
+    let mut listed = Partial::default();
+    {
+        let referenced: &[u64] = &merged.locations;
+        let mut results = stream::iter(lists)
+            .map(|u| {
                 let conc = match u.work {
                     Work::List { .. } => list_conc,
-                    _ => ctl.io_concurrency.max(1),
+                    _ => io,
                 };
-                let p = exec::execute(main, u, conc, ctl).await?;
-                if p.manifests_read > 0 {
-                    let done =
-                        read_done.fetch_add(p.manifests_read, Ordering::Relaxed) + p.manifests_read;
-                    ctl.progress(refs::REFERENCES_PHASE, done.min(read_total), read_total, 0);
-                }
-                Ok::<_, Error>(p)
-            }
-        })
-        .buffer_unordered(UNITS_IN_FLIGHT)
-        .try_collect()
-        .await?;
+                exec::execute_against(&main, u, conc, ctl, Some(referenced))
+            })
+            .buffer_unordered(UNITS_IN_FLIGHT);
+        while let Some(p) = results.next().await {
+            let p = p?;
+            let bytes = candidates_charge.bytes + p.candidate_bytes();
+            candidates_charge.set(bytes)?;
+            merge_into(&mut listed, p)?;
+        }
+    }
     ctl.cancel.check()?;
-    let merged = merge_all(parts)?;
-    let (decision, delete_units) = decide::decide(&main, cfg, ctl, state, merged).await?;
+    merge_into(&mut merged, listed)?;
+    finish_merge(&mut merged)?;
+    // The decision charges what it holds itself.
+    drop(keys_charge);
+    drop(candidates_charge);
+    let (decision, delete_units) = decide::decide(&main, cfg, ctl, &memory, state, merged).await?;
     ctl.cancel.check()?;
     // Delete units one after the other, in phase order (as the single-process run always did).
     let delete_conc = cfg.delete_concurrency.unwrap_or(ctl.io_concurrency).max(1);

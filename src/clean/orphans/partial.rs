@@ -158,6 +158,9 @@ pub(crate) struct Partial {
     pub dirs: Vec<ListedDir>,
     /// Files seen in candidate directories that would be candidates if old enough.
     pub files_listed: u64,
+    /// Candidates found referenced (by location) while listing, against the references read
+    /// before: counted here, not held in [`Partial::dirs`].
+    pub referenced: u64,
     /// Data directories found empty, with their data root, sorted.
     pub empty_dirs: Vec<(String, String)>,
     /// Directories that could not be listed, sorted.
@@ -242,9 +245,35 @@ impl Partial {
         self.failed.sort_unstable();
     }
 
-    /// Number of candidates.
+    /// Number of candidates (those held and those found referenced while listing).
     pub fn candidates(&self) -> u64 {
-        self.dirs.iter().map(|d| d.files.len() as u64).sum()
+        self.referenced + self.dirs.iter().map(|d| d.files.len() as u64).sum::<u64>()
+    }
+
+    /// Heap bytes the candidates of `dirs` hold (an estimate, for the memory bound).
+    pub fn candidate_bytes(&self) -> u64 {
+        self.dirs
+            .iter()
+            .map(|d| {
+                (std::mem::size_of::<ListedDir>() + d.dir.len()) as u64
+                    + d.files
+                        .iter()
+                        .map(|f| (std::mem::size_of::<Candidate>() + f.name.len()) as u64)
+                        .sum::<u64>()
+            })
+            .sum()
+    }
+
+    /// Heap bytes the reference keys hold (their capacity).
+    pub fn key_bytes(&self) -> u64 {
+        ((self.locations.capacity() + self.names.capacity()) * 8) as u64
+    }
+
+    /// Sorts and deduplicates the reference keys only (cheaper than [`Partial::canonicalize`]
+    /// while results are being folded in).
+    pub fn compact_keys(&mut self) {
+        canon(&mut self.locations);
+        canon(&mut self.names);
     }
 
     /// Serializes.
@@ -273,6 +302,7 @@ impl Partial {
             }
         }
         w.u64(self.files_listed);
+        w.u64(self.referenced);
         w.u64(self.empty_dirs.len() as u64);
         for (d, r) in &self.empty_dirs {
             w.str(d);
@@ -348,6 +378,7 @@ impl Partial {
             });
         }
         p.files_listed = r.u64()?;
+        p.referenced = r.u64()?;
         for _ in 0..r.count()? {
             p.empty_dirs.push((r.str()?, r.str()?));
         }
@@ -390,45 +421,58 @@ impl Partial {
     }
 }
 
-/// Merges partial results: associative and commutative (the result does not depend on the
-/// order or the grouping). Refuses results of different plans and a unit included twice.
-pub(crate) fn merge_all(parts: Vec<Partial>) -> Result<Partial> {
-    let mut out = Partial::default();
-    let mut units: Vec<u32> = Vec::new();
-    for p in parts {
-        if p.plan != 0 {
-            if out.plan != 0 && out.plan != p.plan {
-                return Err(Error::InvalidArgument(
-                    "partial results of two different orphan-removal plans cannot be merged".into(),
-                ));
-            }
-            out.plan = p.plan;
+/// Folds `p` into `out` without putting anything in canonical order (see [`finish_merge`]).
+/// Refuses results of two different plans.
+pub(crate) fn merge_into(out: &mut Partial, p: Partial) -> Result<()> {
+    if p.plan != 0 {
+        if out.plan != 0 && out.plan != p.plan {
+            return Err(Error::InvalidArgument(
+                "partial results of two different orphan-removal plans cannot be merged".into(),
+            ));
         }
-        units.extend(p.units);
-        out.dirs.extend(p.dirs);
-        out.files_listed += p.files_listed;
-        out.empty_dirs.extend(p.empty_dirs);
-        out.errors.extend(p.errors);
-        out.locations.extend(p.locations);
-        out.names.extend(p.names);
-        out.manifests_read += p.manifests_read;
-        out.entries_seen += p.entries_seen;
-        out.unresolved += p.unresolved;
-        out.failures.extend(p.failures);
-        out.deleted.extend(p.deleted);
-        out.failed.extend(p.failed);
-        out.dirs_removed += p.dirs_removed;
+        out.plan = p.plan;
     }
-    units.sort_unstable();
-    if let Some(w) = units.windows(2).find(|w| w[0] == w[1]) {
+    out.units.extend(p.units);
+    out.dirs.extend(p.dirs);
+    out.files_listed += p.files_listed;
+    out.referenced += p.referenced;
+    out.empty_dirs.extend(p.empty_dirs);
+    out.errors.extend(p.errors);
+    out.locations.extend(p.locations);
+    out.names.extend(p.names);
+    out.manifests_read += p.manifests_read;
+    out.entries_seen += p.entries_seen;
+    out.unresolved += p.unresolved;
+    out.failures.extend(p.failures);
+    out.deleted.extend(p.deleted);
+    out.failed.extend(p.failed);
+    out.dirs_removed += p.dirs_removed;
+    Ok(())
+}
+
+/// Ends a sequence of [`merge_into`]: refuses a unit included twice and puts every list in
+/// canonical order.
+pub(crate) fn finish_merge(out: &mut Partial) -> Result<()> {
+    out.units.sort_unstable();
+    if let Some(w) = out.units.windows(2).find(|w| w[0] == w[1]) {
         return Err(Error::InvalidArgument(format!(
             "unit {} is included twice in the partial results being merged (merge each unit's \
              result once)",
             w[0]
         )));
     }
-    out.units = units;
     out.canonicalize();
+    Ok(())
+}
+
+/// Merges partial results: associative and commutative (the result does not depend on the
+/// order or the grouping). Refuses results of different plans and a unit included twice.
+pub(crate) fn merge_all(parts: Vec<Partial>) -> Result<Partial> {
+    let mut out = Partial::default();
+    for p in parts {
+        merge_into(&mut out, p)?;
+    }
+    finish_merge(&mut out)?;
     Ok(out)
 }
 
@@ -454,6 +498,7 @@ mod tests {
             }],
         });
         p.files_listed = seed;
+        p.referenced = seed % 4;
         p.locations = vec![seed, seed * 7 + 1];
         p.names = vec![seed ^ 5];
         p.errors.push(format!("e{}", seed % 2));

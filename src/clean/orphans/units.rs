@@ -130,7 +130,8 @@ pub async fn decide(
     let main = main_of(table).await?;
     let state = State::from_bytes(state)?;
     let merged = Partial::from_bytes(merged)?;
-    let (decision, units) = decide_step::decide(&main, cfg, ctl, state, merged).await?;
+    let memory = ctl.memory_budget();
+    let (decision, units) = decide_step::decide(&main, cfg, ctl, &memory, state, merged).await?;
     Ok(Decided {
         decision: decision.to_bytes()?,
         units: all_bytes(units)?,

@@ -23,6 +23,7 @@
 //! DATE keys, stored as epoch days, are read as `yyyy-MM-dd` dates by `values-time` (Java reads
 //! the epoch-day number, which never parses, so it never expires DATE partitions).
 
+mod budget;
 pub mod filter;
 
 use std::collections::{BTreeMap, HashSet};
@@ -32,6 +33,7 @@ use chrono::{NaiveDateTime, TimeZone};
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
+use crate::clean::partitions::budget::{entry_bytes, partition_set_bytes, Charges};
 use crate::clean::partitions::filter::{describe, PartitionFilter};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::commit::{commit, Changes, CommitIdentity, CommitOutcome};
@@ -126,17 +128,34 @@ pub struct PartitionReport {
 }
 
 /// The changes of a drop: DELETE every live file of the matched partitions (bucket ≥ 0 unless
-/// the table is in postpone-bucket mode), drop their index entries.
+/// the table is in postpone-bucket mode), drop their index entries. What an attempt holds (the
+/// merged live entries, the plan) is charged to `charges` before the commit writes anything.
 struct DropChanges {
     filter: PartitionFilter,
     postpone: bool,
+    charges: Charges,
+}
+
+impl DropChanges {
+    fn new(filter: PartitionFilter, postpone: bool, ctl: &RunControl) -> Self {
+        DropChanges {
+            filter,
+            postpone,
+            charges: Charges::new(ctl.memory_budget()),
+        }
+    }
 }
 
 impl Changes for DropChanges {
     fn delta(&mut self, live: &[ManifestEntry]) -> Result<Vec<ManifestEntry>> {
+        // A retry starts from a fresh merge: what the previous attempt held is gone.
+        self.charges.release_all();
+        self.charges.charge_live(live)?;
         let mut out = Vec::new();
         for e in live {
             if (self.postpone || e.bucket >= 0) && self.filter.matches(&e.partition)? {
+                self.charges
+                    .charge("the drop's DELETE entries", entry_bytes(e))?;
                 let mut d = e.clone();
                 d.kind = FileKind::Delete;
                 out.push(d);
@@ -154,6 +173,19 @@ impl Changes for DropChanges {
             }
         }
     }
+}
+
+/// Charges the floor of the merge the commit is about to do, from the latest snapshot's manifest
+/// lists (none without a snapshot). The commit's own [`Changes::delta`] replaces it with the
+/// exact live entries.
+async fn charge_merge_floor(table: &Table, charges: &mut Charges) -> Result<()> {
+    let storage = table.storage();
+    if let Some(latest) = table.snapshots().latest_id(storage).await? {
+        if let Some(snapshot) = table.snapshots().try_read(storage, latest).await? {
+            charges.charge_merge_floor(table, &snapshot).await?;
+        }
+    }
+    Ok(())
 }
 
 fn computer(table: &Table) -> Result<PartitionComputer> {
@@ -241,12 +273,11 @@ pub async fn drop_partitions(
 ) -> Result<PartitionReport> {
     let started = Instant::now();
     let filter = PartitionFilter::from_specs(computer(table)?, specs)?;
-    let mut changes = DropChanges {
-        filter,
-        postpone: postpone(table)?,
-    };
+    let mut changes = DropChanges::new(filter, postpone(table)?, ctl);
+    charge_merge_floor(table, &mut changes.charges).await?;
     let id = identity(commit_user, commit_identifier);
     let outcome = commit(table, &id, CommitKind::Overwrite, &mut changes, ctl).await?;
+    changes.charges.release_all();
     let mut report = PartitionReport::default();
     add_outcome(&mut report, &changes.filter, &outcome)?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -271,10 +302,8 @@ pub async fn preview_drop_partitions(
     ctl: &RunControl,
 ) -> Result<PartitionReport> {
     let started = Instant::now();
-    let mut changes = DropChanges {
-        filter: PartitionFilter::from_specs(computer(table)?, specs)?,
-        postpone: postpone(table)?,
-    };
+    let filter = PartitionFilter::from_specs(computer(table)?, specs)?;
+    let mut changes = DropChanges::new(filter, postpone(table)?, ctl);
     let mut report = PartitionReport {
         dry_run: true,
         ..Default::default()
@@ -283,7 +312,10 @@ pub async fn preview_drop_partitions(
     if let Some(latest) = table.snapshots().latest_id(storage).await? {
         ctl.cancel.check()?;
         let snapshot = table.snapshots().read(storage, latest).await?;
+        let mut merge = Charges::new(ctl.memory_budget());
+        merge.charge_merge_floor(table, &snapshot).await?;
         let live = table.live_data_files(&snapshot).await?;
+        merge.release_all();
         let mut parts: HashSet<Vec<u8>> = HashSet::new();
         for e in changes.delta(&live)? {
             report.files_marked_deleted += 1;
@@ -438,9 +470,19 @@ pub async fn expire_partitions(
         return Ok(report);
     };
     let snapshot = table.snapshots().read(storage, latest).await?;
+    let mut held = Charges::new(ctl.memory_budget());
+    held.charge_merge_floor(table, &snapshot).await?;
     let live = table.live_data_files(&snapshot).await?;
+    held.release_all();
+    held.charge_live(&live)?;
     let mut stats: BTreeMap<Vec<u8>, PartitionStat> = BTreeMap::new();
     for e in &live {
+        if !stats.contains_key(&e.partition) {
+            held.charge(
+                "per-partition totals",
+                (std::mem::size_of::<PartitionStat>() + 48 + e.partition.len()) as u64,
+            )?;
+        }
         let s = stats.entry(e.partition.clone()).or_default();
         s.files += 1;
         s.rows += e.file.row_count.max(0) as u64;
@@ -508,6 +550,23 @@ pub async fn expire_partitions(
             "partitions whose time cannot be extracted (NULL or unparsable values) never expire"
         );
     }
+    // The live entries are no longer needed: each batch's commit merges its own.
+    drop(live);
+    held.release_all();
+    held.charge(
+        "per-partition totals",
+        stats
+            .keys()
+            .map(|p| (std::mem::size_of::<PartitionStat>() + 48 + p.len()) as u64)
+            .sum(),
+    )?;
+    held.charge(
+        "partitions selected to expire",
+        expired
+            .iter()
+            .map(|(k, p)| (std::mem::size_of::<(String, Vec<u8>)>() + k.len() + p.len()) as u64)
+            .sum(),
+    )?;
     expired.sort();
     expired.truncate(settings.max_num);
     tracing::info!(
@@ -541,11 +600,15 @@ pub async fn expire_partitions(
         ctl.cancel.check()?;
         ctl.progress("expire partitions", i as u64, batches, 0);
         let set: HashSet<Vec<u8>> = chunk.iter().map(|(_, p)| p.clone()).collect();
-        let mut changes = DropChanges {
-            filter: PartitionFilter::exact(computer.clone(), set),
-            postpone,
-        };
+        let set_bytes = partition_set_bytes(set.iter().map(Vec::as_slice));
+        let mut changes =
+            DropChanges::new(PartitionFilter::exact(computer.clone(), set), postpone, ctl);
+        changes
+            .charges
+            .charge("the batch's partitions", set_bytes)?;
+        charge_merge_floor(table, &mut changes.charges).await?;
         let outcome = commit(table, &id, CommitKind::Overwrite, &mut changes, ctl).await?;
+        changes.charges.release_all();
         add_outcome(&mut report, &changes.filter, &outcome)?;
     }
     ctl.progress("expire partitions", batches, batches, 0);

@@ -6,7 +6,7 @@ use std::borrow::Borrow;
 use futures::stream::{self, FuturesOrdered, StreamExt};
 
 use crate::clean::control::RunControl;
-use crate::clean::report::{DeletionReport, FailedDelete, FileClass};
+use crate::clean::report::{DeletionReport, FailedDelete, FileClass, PATHS_IN_MEMORY};
 use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
@@ -76,6 +76,13 @@ impl<'a> Deleter<'a> {
         Deleter::new(table.storage(), KindRules::of(table), control, dry_run)
     }
 
+    /// This deleter charges to `memory` (a run's budget shared with its planning) instead of a
+    /// fresh budget of [`RunControl::max_memory`].
+    pub fn with_memory(mut self, memory: MemoryBudget) -> Self {
+        self.memory = memory;
+        self
+    }
+
     /// True in a dry run.
     pub fn dry_run(&self) -> bool {
         self.dry_run
@@ -115,13 +122,19 @@ impl<'a> Deleter<'a> {
                 per_dir.push(p.location.clone());
             }
         }
-        // The report keeps a path per file (and the run a key per file): charged now, before
-        // the first deletion, so that a bound passed here deletes nothing.
+        // The run keeps a key per file, and the report the first paths in memory (the rest
+        // go to its temporary file, see `DeletedPaths`): charged now, before the first
+        // deletion, so that a bound passed here deletes nothing.
+        let in_memory =
+            files_seen.min(PATHS_IN_MEMORY.saturating_sub(self.report.paths.in_memory()) as u64);
+        let held_path_bytes = path_bytes
+            .checked_mul(in_memory)
+            .map_or(path_bytes, |b| b / files_seen.max(1));
         self.memory.charge(
             "the report's paths",
-            files_seen
-                * (std::mem::size_of::<crate::clean::report::DeletedPath>() as u64 + hashed(8))
-                + path_bytes,
+            files_seen * hashed(8)
+                + in_memory * std::mem::size_of::<crate::clean::report::DeletedPath>() as u64
+                + held_path_bytes,
         )?;
         self.storage.check_beneath(per_dir.iter()).await
     }

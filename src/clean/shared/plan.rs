@@ -288,6 +288,8 @@ impl Candidates {
         }
         entries.shrink_to_fit();
         self.entries = entries;
+        // The arena grew by doubling: give back its slack.
+        self.names.shrink_to_fit();
     }
 }
 
@@ -816,6 +818,8 @@ impl DeletionPlan {
         let protected = rr
             .protected_among(protectors, Arc::new(names), |l| find(l).is_some())
             .await?;
+        // Protection's reduced manifests are not needed again.
+        rr.release_slim();
         // Per slot: may it be deleted?
         let mut deletable = vec![true; slots];
         for l in &protected {
@@ -856,6 +860,8 @@ impl DeletionPlan {
         drop(extra_slots);
         budget.release(index_bytes);
         let referenced = rr.referenced_metadata(protectors).await?;
+        // Nor are the lists it read: the plan holds what it needs.
+        rr.release_caches();
         let mut plan = DeletionPlan::default();
         let kept = Arc::new(KeptCandidates {
             cands,

@@ -183,6 +183,8 @@ pub struct ReferenceReader<'t> {
     /// What the run may hold ([`crate::clean::RunControl::max_memory`]): candidates and the
     /// reduced manifests are charged to it.
     memory: MemoryBudget,
+    /// What the reduced manifests charged to `memory` (released with them).
+    slim_charged: std::sync::atomic::AtomicU64,
 }
 
 /// Up to this many bytes of protectors' manifests are fetched from an object store while the
@@ -255,6 +257,7 @@ impl<'t> ReferenceReader<'t> {
                 content: HashMap::new(),
             }),
             memory: MemoryBudget::default(),
+            slim_charged: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -318,6 +321,30 @@ impl<'t> ReferenceReader<'t> {
     /// confirms each on its exact location.)
     pub(crate) fn cache_slim(&self, name: String, entries: Vec<Slim>) {
         self.slim.insert_all([(name, entries)]);
+    }
+
+    /// Drop what this reader cached (manifest lists, reduced manifests, index manifests,
+    /// fetched manifest bytes) once a plan no longer needs it; a later call reads again what
+    /// it needs.
+    pub fn release_caches(&self) {
+        self.lists.map().clear();
+        self.lists.map().shrink_to_fit();
+        self.release_slim();
+        self.index_files.map().clear();
+        self.index_files.map().shrink_to_fit();
+        let mut fetched = self.fetched.lock().unwrap_or_else(|p| p.into_inner());
+        fetched.content = HashMap::new();
+    }
+
+    /// Drop the reduced manifests of protection ([`ReferenceReader::protected_among`]) once
+    /// its result is taken.
+    pub fn release_slim(&self) {
+        self.slim.map().clear();
+        self.slim.map().shrink_to_fit();
+        let charged = self
+            .slim_charged
+            .swap(0, std::sync::atomic::Ordering::Relaxed);
+        self.memory.release(charged);
     }
 
     /// A loaded list's manifests (empty if never loaded).
@@ -423,6 +450,8 @@ impl<'t> ReferenceReader<'t> {
             .sum();
         self.memory
             .charge("protection's reduced manifests", bytes)?;
+        self.slim_charged
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
         self.slim.insert_all(read);
         Ok(())
     }

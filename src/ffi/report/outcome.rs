@@ -4,7 +4,7 @@
 use std::os::raw::c_char;
 use std::ptr;
 
-use crate::clean::report::{Count, DeletedPath, DeletionReport};
+use crate::clean::report::{Count, DeletedPaths, DeletionReport};
 
 use super::base::*;
 use super::file_class::PaimonCleanupFileClass;
@@ -12,7 +12,7 @@ use super::file_class::PaimonCleanupFileClass;
 impl PaimonCleanupReport {
     /// Takes the deletions of `deletion` into this report. Its path list must already be
     /// detached (`std::mem::take`) into `paths`, so the JSON base is serialized without it.
-    pub(super) fn add_deletion(&mut self, deletion: &DeletionReport, paths: Vec<DeletedPath>) {
+    pub(super) fn add_deletion(&mut self, deletion: &DeletionReport, paths: DeletedPaths) {
         self.dry_run |= deletion.dry_run;
         for (class, count) in &deletion.deleted {
             let slot = &mut self.counts[PaimonCleanupFileClass::from(*class) as usize];
@@ -24,7 +24,7 @@ impl PaimonCleanupReport {
                 path: c_text(f.path.clone()),
                 error: c_text(f.error.clone()),
             }));
-        self.paths.extend(paths.into_iter().map(|p| ReportPath {
+        self.paths.extend(paths.iter().map(|p| ReportPath {
             path: c_text(p.path),
             class: p.class.into(),
         }));

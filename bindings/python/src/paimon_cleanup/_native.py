@@ -80,6 +80,7 @@ PaimonCleanupStatus paimon_cleanup_run_options_new(struct PaimonCleanupRunOption
 PaimonCleanupStatus paimon_cleanup_run_options_set_progress(struct PaimonCleanupRunOptions *options, PaimonCleanupProgressFn callback, void *user_data, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_run_options_set_cancel_token(struct PaimonCleanupRunOptions *options, const struct PaimonCleanupCancelToken *token, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_run_options_set_log(struct PaimonCleanupRunOptions *options, PaimonCleanupLogFn callback, int32_t min_level, void *user_data, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_run_options_set_max_memory(struct PaimonCleanupRunOptions *options, uint64_t max_memory_bytes, struct PaimonCleanupError **err);
 void paimon_cleanup_run_options_free(struct PaimonCleanupRunOptions *options);
 const char *paimon_cleanup_file_class_name(int32_t file_class);
 const char *paimon_cleanup_report_kind_name(int32_t kind);

@@ -139,9 +139,14 @@ class Run:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ):
         if cancel is not None and not isinstance(cancel, CancelToken):
             raise TypeError("cancel must be a paimon_cleanup.CancelToken")
+        if max_memory is not None and (
+            isinstance(max_memory, bool) or not isinstance(max_memory, int) or max_memory < 1
+        ):
+            raise ValueError(f"max_memory must be a positive number of bytes, not {max_memory!r}")
         self.error: Optional[BaseException] = None
         self._lock = threading.Lock()
         self._keep: list = []  # ctypes callback objects, alive for the whole call
@@ -160,6 +165,8 @@ class Run:
                 self._set_progress(progress)
             if log is not None:
                 self._set_log(log, log_level)
+            if max_memory is not None:
+                call(lib.paimon_cleanup_run_options_set_max_memory, self.options, max_memory, None)
         except BaseException:
             self.close()
             raise

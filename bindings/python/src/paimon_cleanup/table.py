@@ -196,8 +196,8 @@ class Table:
     neither: the process-wide :func:`default_executor`.
 
     Thread-safe: many threads may run operations on one table at once. Every operation blocks
-    until done with the GIL released; the keyword arguments ``progress``, ``cancel``, ``log`` and
-    ``log_level`` are described in docs/python.md.
+    until done with the GIL released; the keyword arguments ``progress``, ``cancel``, ``log``,
+    ``log_level`` and ``max_memory`` are described in docs/python.md.
     """
 
     def __init__(
@@ -318,8 +318,10 @@ class Table:
         log_level: Union[str, int],
         veto: Optional[Callable[[str], bool]] = None,
         veto_config: Optional[int] = None,
+        *,
+        max_memory: Optional[int] = None,
     ) -> Report:
-        run = Run(progress, cancel, log, log_level)
+        run = Run(progress, cancel, log, log_level, max_memory)
         out = ctypes.c_void_p()
         try:
             if veto is not None:
@@ -369,6 +371,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Expires old snapshots and deletes every file only they referenced
         (``paimon-cleanup expire-snapshots``).
@@ -388,7 +391,8 @@ class Table:
             if refuse_if_tags_pin:
                 cfg.set(lib.paimon_cleanup_expire_config_set_refuse_if_tags_pin, True)
             return self._run(
-                lib.paimon_cleanup_expire_snapshots, (cfg.ptr,), progress, cancel, log, log_level
+                lib.paimon_cleanup_expire_snapshots, (cfg.ptr,), progress, cancel, log, log_level,
+                max_memory=max_memory,
             )
         finally:
             cfg.free()
@@ -406,6 +410,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Expires long-lived changelogs (decoupled changelog lifecycle;
         ``paimon-cleanup expire-changelogs``). Unset settings take ``changelog.num-retained.*``
@@ -416,7 +421,8 @@ class Table:
             if delete_all:
                 cfg.set(lib.paimon_cleanup_expire_config_set_delete_all_changelogs, True)
             return self._run(
-                lib.paimon_cleanup_expire_changelogs, (cfg.ptr,), progress, cancel, log, log_level
+                lib.paimon_cleanup_expire_changelogs, (cfg.ptr,), progress, cancel, log, log_level,
+                max_memory=max_memory,
             )
         finally:
             cfg.free()
@@ -430,6 +436,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Deletes one tag and the files only it kept (``paimon-cleanup delete-tag``). A missing
         tag is not an error: it is listed in ``report.missing``."""
@@ -440,6 +447,7 @@ class Table:
             cancel,
             log,
             log_level,
+            max_memory=max_memory,
         )
 
     def delete_tags(
@@ -464,6 +472,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Deletes the tags whose own retention passed and, with ``older_than`` (a ``datetime``
         or epoch ms), the tags created before it (``paimon-cleanup expire-tags``)."""
@@ -477,6 +486,7 @@ class Table:
             cancel,
             log,
             log_level,
+            max_memory=max_memory,
         )
 
     def expire_consumers(
@@ -488,6 +498,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Deletes consumers that have not advanced for longer than ``expiration_time`` (a
         ``timedelta`` or duration string; default: the table's ``consumer.expiration-time``)
@@ -504,6 +515,7 @@ class Table:
             cancel,
             log,
             log_level,
+            max_memory=max_memory,
         )
 
     def remove_orphan_files(
@@ -520,6 +532,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Deletes files under the table that no snapshot, tag, branch or changelog references
         and that are older than ``older_than`` (a ``timedelta`` / duration string: that long
@@ -565,6 +578,7 @@ class Table:
                 log,
                 log_level,
                 veto=veto,
+                max_memory=max_memory,
                 veto_config=cfg,
             )
         finally:
@@ -579,6 +593,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Drops partitions with one OVERWRITE commit (``paimon-cleanup drop-partitions``); their
         files go with a later snapshot expiry. Each spec is ``{key: value}``: a prefix of the
@@ -611,7 +626,9 @@ class Table:
             if dry_run
             else lib.paimon_cleanup_drop_partitions
         )
-        return self._run(fn, (array, len(specs)), progress, cancel, log, log_level)
+        return self._run(
+            fn, (array, len(specs)), progress, cancel, log, log_level, max_memory=max_memory
+        )
 
     def expire_partitions(
         self,
@@ -628,6 +645,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Drops the partitions older than ``expiration_time`` (``paimon-cleanup
         expire-partitions``). Unset settings take ``partition.expiration-*`` and
@@ -670,7 +688,8 @@ class Table:
                 call(lib.paimon_cleanup_partition_expire_config_set_now_ms, cfg, now_ms)
             call(lib.paimon_cleanup_partition_expire_config_set_dry_run, cfg, bool(dry_run))
             return self._run(
-                lib.paimon_cleanup_expire_partitions, (cfg,), progress, cancel, log, log_level
+                lib.paimon_cleanup_expire_partitions, (cfg,), progress, cancel, log, log_level,
+                max_memory=max_memory,
             )
         finally:
             lib.paimon_cleanup_partition_expire_config_free(cfg)
@@ -683,6 +702,7 @@ class Table:
         cancel: Optional[CancelToken] = None,
         log: LogArg = None,
         log_level: Union[str, int] = "info",
+        max_memory: Optional[int] = None,
     ) -> Report:
         """Runs what the table's options ask for, in Java's order: partition, tag, consumer,
         snapshot and changelog expiry (``paimon-cleanup maintain``). ``report.steps`` has one
@@ -691,7 +711,15 @@ class Table:
         call(lib.paimon_cleanup_maintain_config_new, ctypes.byref(cfg))
         try:
             call(lib.paimon_cleanup_maintain_config_set_dry_run, cfg, bool(dry_run))
-            return self._run(lib.paimon_cleanup_maintain, (cfg,), progress, cancel, log, log_level)
+            return self._run(
+                lib.paimon_cleanup_maintain,
+                (cfg,),
+                progress,
+                cancel,
+                log,
+                log_level,
+                max_memory=max_memory,
+            )
         finally:
             lib.paimon_cleanup_maintain_config_free(cfg)
 

@@ -18,7 +18,7 @@ public final class CancelToken {
     public synchronized void cancel() {
         cancelled = true;
         for (Long token : running) {
-            PaimonCleanup.tokenCancel(token.longValue());
+            PaimonCleanup.runCancel(token.longValue());
         }
     }
 
@@ -31,7 +31,7 @@ public final class CancelToken {
     synchronized void attach(long nativeToken) {
         running.add(Long.valueOf(nativeToken));
         if (cancelled) {
-            PaimonCleanup.tokenCancel(nativeToken);
+            PaimonCleanup.runCancel(nativeToken);
         }
     }
 

@@ -128,7 +128,8 @@ public final class OrphanUnits {
     private static <T> T withToken(RunOptions run, TokenCall<T> body) {
         CancelToken cancel = run == null ? null : run.cancelToken();
         ProgressListener progress = run == null ? null : run.progress();
-        long token = PaimonCleanup.tokenNew();
+        long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory(),
+                run == null ? null : run.log(), run == null ? 0 : run.logLevel());
         try {
             if (cancel != null) {
                 cancel.attach(token);
@@ -138,7 +139,7 @@ public final class OrphanUnits {
             if (cancel != null) {
                 cancel.detach(token);
             }
-            PaimonCleanup.tokenFree(token);
+            PaimonCleanup.runFree(token);
         }
     }
 

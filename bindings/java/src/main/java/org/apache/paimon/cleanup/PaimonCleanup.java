@@ -109,11 +109,15 @@ public final class PaimonCleanup {
 
     static native long[] tableSummary(long ctx, long exec);
 
-    static native long tokenNew();
+    /**
+     * Returns the native handle of one operation call: its own cancellation token and the memory
+     * bound in bytes (0: none). Passed to the operation as its {@code token}; freed by runFree.
+     */
+    static native long runNew(long maxMemory, LogListener log, int logLevel);
 
-    static native void tokenCancel(long token);
+    static native void runCancel(long run);
 
-    static native void tokenFree(long token);
+    static native void runFree(long run);
 
     static native long expireConfigNew();
 
@@ -168,8 +172,8 @@ public final class PaimonCleanup {
     static native long orphanUnitsFinish(
             long ctx, long exec, byte[] decision, byte[] merged, long token, ProgressListener p);
 
-    static native long dropPartitions(
-            long ctx, long exec, byte[][][] keys, byte[][][] values, long token, ProgressListener p);
+    static native long dropPartitions(long ctx, long exec, byte[][][] keys, byte[][][] values,
+            boolean preview, long token, ProgressListener p);
 
     static native long expirePartitions(long ctx, long exec, long cfg, long token, ProgressListener p);
 

@@ -117,7 +117,8 @@ public final class TableContext implements AutoCloseable {
         try {
             long e = exec.acquire();
             try {
-                long token = PaimonCleanup.tokenNew();
+                long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory(),
+                        run == null ? null : run.log(), run == null ? 0 : run.logLevel());
                 try {
                     if (cancel != null) {
                         cancel.attach(token);
@@ -132,7 +133,7 @@ public final class TableContext implements AutoCloseable {
                     if (cancel != null) {
                         cancel.detach(token);
                     }
-                    PaimonCleanup.tokenFree(token);
+                    PaimonCleanup.runFree(token);
                 }
             } finally {
                 exec.release();
@@ -357,6 +358,26 @@ public final class TableContext implements AutoCloseable {
      * @return the report ({@link ReportKind#DROP_PARTITIONS})
      */
     public Report dropPartitions(Executor exec, List<Map<String, String>> specs, RunOptions run) {
+        return dropPartitions(exec, specs, run, false);
+    }
+
+    /**
+     * Reports what {@link #dropPartitions} would do now, committing nothing: the matching
+     * partitions of the latest snapshot and the live files, rows and bytes a drop would mark
+     * deleted (a dry-run report without snapshot ids). Specs are checked as by dropPartitions
+     * (same errors); a writer that commits in between can change what a later drop commits.
+     *
+     * @param exec the executor
+     * @param specs the partitions, as for {@link #dropPartitions}
+     * @param run may be null
+     * @return the report ({@link ReportKind#DROP_PARTITIONS}, dry run)
+     */
+    public Report previewDropPartitions(Executor exec, List<Map<String, String>> specs, RunOptions run) {
+        return dropPartitions(exec, specs, run, true);
+    }
+
+    private Report dropPartitions(Executor exec, List<Map<String, String>> specs, RunOptions run,
+            final boolean preview) {
         int n = specs == null ? 0 : specs.size();
         final byte[][][] keys = new byte[n][][];
         final byte[][][] values = new byte[n][][];
@@ -378,7 +399,7 @@ public final class TableContext implements AutoCloseable {
         return run(exec, run, new Op() {
             @Override
             public long call(long ctx, long e, long token, ProgressListener p) {
-                return PaimonCleanup.dropPartitions(ctx, e, keys, values, token, p);
+                return PaimonCleanup.dropPartitions(ctx, e, keys, values, preview, token, p);
             }
         });
     }

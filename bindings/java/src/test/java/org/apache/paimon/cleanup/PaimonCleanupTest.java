@@ -108,6 +108,120 @@ public final class PaimonCleanupTest {
         Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() - 72L * 3600 * 1000));
     }
 
+    /** Every file under root: relative path and size, sorted. */
+    private static List<String> tree(final Path root) throws IOException {
+        final List<String> out = new ArrayList<String>();
+        Files.walkFileTree(root, new SimpleFileVisitor<Path>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                out.add(root.relativize(file) + " " + attrs.size());
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        Collections.sort(out);
+        return out;
+    }
+
+    /** The memory bound: past it the run fails with INVALID_ARGUMENT and deletes nothing; an
+     *  ample bound deletes what an unbounded run deletes. */
+    private static void testMaxMemory(Path fixtures, Path tmp) throws Exception {
+        final String rel = "parquet/pk_09.db/pk_09";
+        System.out.println("max memory " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            Path m = copyTable(fixtures, rel, tmp, "max-memory");
+            final TableContext ctx = new TableContext(m.toString());
+            try {
+                List<String> before = tree(m);
+                check(new RunOptions().maxMemory(1).maxMemory() == 1, "maxMemory kept");
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "expiry past a 1-byte bound", new Body() {
+                    @Override
+                    public void run() {
+                        ctx.expireSnapshots(exec, expireAll(false), new RunOptions().maxMemory(1));
+                    }
+                });
+                checks++;
+                try {
+                    ctx.expireSnapshots(exec, expireAll(false), new RunOptions().maxMemory(512));
+                    failures++;
+                    System.err.println("FAIL: a 512-byte bound did not stop the run");
+                } catch (PaimonCleanupException e) {
+                    check(e.status() == PaimonCleanupException.INVALID_ARGUMENT
+                            && e.detail().contains("max_memory"), "bound named: " + e.getMessage());
+                }
+                check(tree(m).equals(before), "a run stopped by its bound deleted nothing");
+                checks++;
+                try {
+                    new RunOptions().maxMemory(-1);
+                    failures++;
+                    System.err.println("FAIL: a negative bound was accepted");
+                } catch (IllegalArgumentException e) {
+                    System.out.println("  negative bound -> " + e.getMessage());
+                }
+                Report r = ctx.expireSnapshots(exec, expireAll(false), new RunOptions().maxMemory(256L << 20));
+                check(r.expiredCount() == 7 && r.totalFiles() > 0, "ample bound " + r);
+                check(!tree(m).equals(before) && ctx.summary(exec).snapshotCount() == 1, "ample bound expired");
+            } finally {
+                ctx.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
+    /** The log listener: INFO events of the run only; a bad level fails; an exception stops it. */
+    private static void testLog(Path fixtures, Path tmp) throws Exception {
+        final String rel = "parquet/pk_09.db/pk_09";
+        System.out.println("log " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            final TableContext ctx = new TableContext(copyTable(fixtures, rel, tmp, "log").toString());
+            try {
+                final List<String> lines = Collections.synchronizedList(new ArrayList<String>());
+                final AtomicInteger verbose = new AtomicInteger();
+                Report r = ctx.expireSnapshots(exec, expireAll(true), new RunOptions().log(new LogListener() {
+                    @Override
+                    public void onLog(int level, String target, String message) {
+                        if (level == LogListener.INFO && target.startsWith("paimon_cleanup")) {
+                            lines.add(message);
+                        } else if (level > LogListener.INFO) {
+                            verbose.incrementAndGet();
+                        }
+                    }
+                }, LogListener.INFO));
+                check(r.dryRun() && !lines.isEmpty() && verbose.get() == 0,
+                        "log: " + lines.size() + " info lines, " + verbose.get() + " more verbose");
+                System.out.println("  log: " + lines.size() + " info lines, e.g. " + lines.get(0));
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "log level 9", new Body() {
+                    @Override
+                    public void run() {
+                        ctx.expireSnapshots(exec, expireAll(true), new RunOptions().log(new LogListener() {
+                            @Override
+                            public void onLog(int level, String target, String message) {}
+                        }, 9));
+                    }
+                });
+                checks++;
+                try {
+                    ctx.expireSnapshots(exec, expireAll(true), new RunOptions().log(new LogListener() {
+                        @Override
+                        public void onLog(int level, String target, String message) {
+                            throw new IllegalStateException("log sink failed");
+                        }
+                    }, LogListener.INFO));
+                    failures++;
+                    System.err.println("FAIL: the log listener's exception was not rethrown");
+                } catch (IllegalStateException e) {
+                    System.out.println("  log listener exception rethrown");
+                }
+            } finally {
+                ctx.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
     private static ExpireConfig expireAll(boolean dryRun) {
         return new ExpireConfig().retainMin(1).olderThanMs(System.currentTimeMillis()).maxExpires(1000)
                 .dryRun(dryRun);
@@ -386,7 +500,16 @@ public final class PaimonCleanupTest {
                 TableSummary before = ctxD.summary(exec);
                 Map<String, String> spec = new HashMap<String, String>();
                 spec.put("f1", "20");
+                List<String> filesBefore = tree(d);
+                Report preview = ctxD.previewDropPartitions(exec, Collections.singletonList(spec), null);
+                check(preview.kind() == ReportKind.DROP_PARTITIONS && preview.dryRun()
+                        && preview.committedSnapshotIds().isEmpty()
+                        && preview.names().equals(Collections.singletonList("f1=20"))
+                        && preview.filesMarkedDeleted() > 0, "preview " + preview);
+                check(tree(d).equals(filesBefore), "the preview changed nothing");
                 Report dp = ctxD.dropPartitions(exec, Collections.singletonList(spec), null);
+                check(dp.filesMarkedDeleted() == preview.filesMarkedDeleted()
+                        && dp.names().equals(preview.names()), "drop as previewed " + dp);
                 check(dp.kind() == ReportKind.DROP_PARTITIONS && dp.names().equals(Collections.singletonList("f1=20"))
                         && dp.filesMarkedDeleted() > 0
                         && dp.committedSnapshotIds().equals(Collections.singletonList(before.latestSnapshotId() + 1)),
@@ -597,6 +720,8 @@ public final class PaimonCleanupTest {
                 System.exit(required || failures > 0 ? 1 : 77);
             }
             testFixture(fixtures, tmp);
+            testMaxMemory(fixtures, tmp);
+            testLog(fixtures, tmp);
             testBranch(fixtures, tmp);
             testOrphanUnits(fixtures, tmp);
         } finally {
