@@ -175,6 +175,11 @@ pub struct OrphanReport {
 /// Plan units run at once by the single-process run (each with its own concurrency).
 const UNITS_IN_FLIGHT: usize = 4;
 
+/// List units the single-process run runs at once: one, each with the list concurrency (a
+/// listing of a bucket directory is held whole until it is filtered, so listings in flight are
+/// what the listing phase holds).
+const LIST_UNITS_IN_FLIGHT: usize = 1;
+
 /// The single-process run sorts and deduplicates the reference keys it folds in once they
 /// grow by half since the last time, and not below this many keys.
 const KEYS_COMPACT_MIN: usize = 1 << 16;
@@ -293,7 +298,7 @@ pub async fn remove_orphan_files(
                 };
                 exec::execute_against(&main, u, conc, ctl, Some(referenced))
             })
-            .buffer_unordered(UNITS_IN_FLIGHT);
+            .buffer_unordered(LIST_UNITS_IN_FLIGHT);
         while let Some(p) = results.next().await {
             let p = p?;
             let bytes = candidates_charge.bytes + p.candidate_bytes();
