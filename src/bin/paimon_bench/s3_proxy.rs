@@ -455,7 +455,11 @@ fn serve(client: TcpStream, shared: &Shared) -> io::Result<()> {
                 });
         }
         std::thread::sleep(shared.latency);
-        let answered = (|| -> io::Result<(u16, bool)> {
+        // The request ends when the server's answer is read, before a byte of it reaches the
+        // client: a client can send its next request (a listing's next page) only after it has
+        // the answer, so counting the end after forwarding would let two requests of one
+        // listing overlap in `in_flight`.
+        let answered = (|| -> io::Result<(Vec<Message>, u16)> {
             let up = match upstream.as_mut() {
                 Some(u) => u,
                 None => upstream.insert(connect(shared.upstream)?),
@@ -463,30 +467,34 @@ fn serve(client: TcpStream, shared: &Shared) -> io::Result<()> {
             up.1.write_all(&req.head)?;
             up.1.write_all(&req.body)?;
             up.1.flush()?;
-            let (msgs, status) = read_answer(&mut up.0, &method)?;
-            let mut close = req.close;
-            for m in &msgs {
-                to_client.write_all(&m.head)?;
-                to_client.write_all(&m.body)?;
-                close |= m.close;
-            }
-            to_client.flush()?;
-            Ok((status, close))
+            read_answer(&mut up.0, &method)
         })();
         let batch = (kind == Kind::BatchDelete).then(|| keys_in(&req.body));
-        match answered {
-            Ok((status, close)) => {
-                shared.end(kind, Some(status), batch);
-                if close {
-                    let _ = to_client.shutdown(Shutdown::Both);
-                    return Ok(());
-                }
-            }
+        let (msgs, status) = match answered {
+            Ok(answer) => answer,
             Err(e) => {
                 shared.end(kind, None, None);
                 let _ = to_client.shutdown(Shutdown::Both);
                 return Err(e);
             }
+        };
+        shared.end(kind, Some(status), batch);
+        let mut close = req.close;
+        let forwarded = (|| -> io::Result<()> {
+            for m in &msgs {
+                to_client.write_all(&m.head)?;
+                to_client.write_all(&m.body)?;
+                close |= m.close;
+            }
+            to_client.flush()
+        })();
+        if let Err(e) = forwarded {
+            let _ = to_client.shutdown(Shutdown::Both);
+            return Err(e);
+        }
+        if close {
+            let _ = to_client.shutdown(Shutdown::Both);
+            return Ok(());
         }
     }
 }
