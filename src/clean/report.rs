@@ -4,57 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+mod class;
 mod paths;
 
+pub use class::{DeletedPath, FileClass};
 pub use paths::{DeletedPaths, Iter as DeletedPathsIter, IN_MEMORY as PATHS_IN_MEMORY};
-
-/// What kind of file a deletion removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileClass {
-    /// Data files (and their extra files).
-    Data,
-    /// Changelog data files.
-    ChangelogData,
-    /// Manifest files.
-    Manifest,
-    /// Manifest lists.
-    ManifestList,
-    /// Index manifests.
-    IndexManifest,
-    /// Index files (hash, deletion vectors, global index).
-    Index,
-    /// Statistics files.
-    Statistics,
-    /// `snapshot/snapshot-N` files.
-    SnapshotMeta,
-    /// `changelog/changelog-N` files.
-    ChangelogMeta,
-    /// Tag files.
-    TagMeta,
-    /// Consumer files.
-    ConsumerMeta,
-    /// Anything else (temp files, unknown leftovers found by orphan cleanup).
-    Other,
-}
-
-impl FileClass {
-    /// Every class, in report order.
-    pub const ALL: [FileClass; 12] = [
-        FileClass::Data,
-        FileClass::ChangelogData,
-        FileClass::Manifest,
-        FileClass::ManifestList,
-        FileClass::IndexManifest,
-        FileClass::Index,
-        FileClass::Statistics,
-        FileClass::SnapshotMeta,
-        FileClass::ChangelogMeta,
-        FileClass::TagMeta,
-        FileClass::ConsumerMeta,
-        FileClass::Other,
-    ];
-}
 
 /// Files and bytes of one class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -72,15 +26,6 @@ pub struct FailedDelete {
     pub path: String,
     /// Error text.
     pub error: String,
-}
-
-/// One deleted (or, in a dry run, deletable) file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DeletedPath {
-    /// Its class.
-    pub class: FileClass,
-    /// Its location, relative to the table root when under it.
-    pub path: String,
 }
 
 /// The outcome of a deletion run, shared by every capability.

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use serde::ser::SerializeSeq;
 use serde::{Serialize, Serializer};
 
-use super::{DeletedPath, FileClass};
+use super::class::{DeletedPath, FileClass};
 
 /// Paths kept in memory before the list spills to a temporary file.
 pub const IN_MEMORY: usize = 4096;
