@@ -280,33 +280,7 @@ pub fn floor(
                 let n = r.as_ref().map(|(_, n)| *n).unwrap_or(0);
                 (r.map(|(v, _)| v), n)
             })?;
-            let first = plan.first_expired.unwrap_or(i64::MAX);
-            let last = plan.last_expired.unwrap_or(i64::MIN);
-            let expired: Vec<&Snapshot> =
-                versions.main.range(first..=last).map(|(_, s)| s).collect();
-            let protectors: Vec<&Snapshot> = versions
-                .main
-                .range(last + 1..)
-                .map(|(_, s)| s)
-                .chain(&versions.main_tags)
-                .chain(&versions.branches)
-                .collect();
-            let mut lists = BTreeSet::new();
-            let mut manifest_lists = BTreeSet::new();
-            let mut index = BTreeSet::new();
-            for s in expired.iter().chain(&protectors) {
-                lists.extend(lists_of(s));
-                index.extend(s.index_manifest.clone());
-            }
-            for s in &protectors {
-                manifest_lists.extend(lists_of(s));
-            }
-            for s in versions.main.range(first + 1..=last + 1).map(|(_, s)| s) {
-                manifest_lists.insert(s.delta_manifest_list.clone());
-            }
-            for s in &expired {
-                manifest_lists.extend(s.changelog_manifest_list.clone());
-            }
+            let (lists, manifest_lists, index) = expiry_metadata(&versions, plan);
             clock.step("decode manifest lists, manifests, index manifests", || {
                 let r = rt.block_on(decode(table, lists, &manifest_lists, index, concurrency));
                 let n = *r.as_ref().unwrap_or(&0);
@@ -464,9 +438,7 @@ fn plain_floor(
 ) -> Result<Measure, String> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     let versions = rt.block_on(read_versions(table, concurrency))?.0;
-    let mut lists = BTreeSet::new();
-    let mut manifest_lists = BTreeSet::new();
-    let mut index = BTreeSet::new();
+    let (lists, manifest_lists, index);
     match op {
         Op::Expire => {
             dirs.extend(
@@ -477,30 +449,7 @@ fn plain_floor(
             for b in subdirs(&table.join("branch")) {
                 dirs.extend(["snapshot", "tag", "schema"].iter().map(|d| b.join(d)));
             }
-            let first = plan.first_expired.unwrap_or(i64::MAX);
-            let last = plan.last_expired.unwrap_or(i64::MIN);
-            let expired: Vec<&Snapshot> =
-                versions.main.range(first..=last).map(|(_, s)| s).collect();
-            let protectors: Vec<&Snapshot> = versions
-                .main
-                .range(last + 1..)
-                .map(|(_, s)| s)
-                .chain(&versions.main_tags)
-                .chain(&versions.branches)
-                .collect();
-            for s in expired.iter().chain(&protectors) {
-                lists.extend(lists_of(s));
-                index.extend(s.index_manifest.clone());
-            }
-            for s in &protectors {
-                manifest_lists.extend(lists_of(s));
-            }
-            for s in versions.main.range(first + 1..=last + 1).map(|(_, s)| s) {
-                manifest_lists.insert(s.delta_manifest_list.clone());
-            }
-            for s in &expired {
-                manifest_lists.extend(s.changelog_manifest_list.clone());
-            }
+            (lists, manifest_lists, index) = expiry_metadata(&versions, plan);
         }
         Op::Orphans => {
             dirs.push(table.to_path_buf());
@@ -528,16 +477,18 @@ fn plain_floor(
                     dirs.extend(subdirs(&p));
                 }
             }
+            let (mut all_lists, mut all_index) = (BTreeSet::new(), BTreeSet::new());
             for s in versions
                 .main
                 .values()
                 .chain(&versions.main_tags)
                 .chain(&versions.branches)
             {
-                lists.extend(lists_of(s));
-                index.extend(s.index_manifest.clone());
+                all_lists.extend(lists_of(s));
+                all_index.extend(s.index_manifest.clone());
             }
-            manifest_lists = lists.clone();
+            manifest_lists = all_lists.clone();
+            (lists, index) = (all_lists, all_index);
         }
         Op::Drop => return Err("drop partition has no plain floor".into()),
     }
@@ -722,4 +673,42 @@ fn drop_floor(
         },
     )?;
     Ok(())
+}
+
+/// The metadata an expiry reads, by what the floors do with it: `lists` (the base and delta
+/// manifest lists of the expired snapshots and of every protector: later snapshots, tags,
+/// branches), `manifest_lists` (the lists whose manifests are decoded or read: the protectors',
+/// the deltas of the snapshots after the first expired one up to the first kept, the expired
+/// changelogs') and `index` (the index manifests of both).
+fn expiry_metadata(
+    versions: &Versions,
+    plan: &PlanFile,
+) -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) {
+    let first = plan.first_expired.unwrap_or(i64::MAX);
+    let last = plan.last_expired.unwrap_or(i64::MIN);
+    let expired: Vec<&Snapshot> = versions.main.range(first..=last).map(|(_, s)| s).collect();
+    let protectors: Vec<&Snapshot> = versions
+        .main
+        .range(last + 1..)
+        .map(|(_, s)| s)
+        .chain(&versions.main_tags)
+        .chain(&versions.branches)
+        .collect();
+    let mut lists = BTreeSet::new();
+    let mut manifest_lists = BTreeSet::new();
+    let mut index = BTreeSet::new();
+    for s in expired.iter().chain(&protectors) {
+        lists.extend(lists_of(s));
+        index.extend(s.index_manifest.clone());
+    }
+    for s in &protectors {
+        manifest_lists.extend(lists_of(s));
+    }
+    for s in versions.main.range(first + 1..=last + 1).map(|(_, s)| s) {
+        manifest_lists.insert(s.delta_manifest_list.clone());
+    }
+    for s in &expired {
+        manifest_lists.extend(s.changelog_manifest_list.clone());
+    }
+    (lists, manifest_lists, index)
 }
