@@ -1,10 +1,12 @@
 //! The machinery the cleanup jobs share: deletion plans ([`plan`]), reading what is still
-//! referenced ([`references`]), the guarded deleter ([`deleter`]), file kinds ([`kinds`]) and the
+//! referenced ([`references`]), sorted location keys ([`keys`]), the guarded deleter ([`deleter`]), file kinds ([`kinds`]) and the
 //! snapshot commit protocol ([`commit`]), and the time helpers ([`clock`]).
 
 pub mod clock;
 pub mod commit;
 pub mod deleter;
+pub mod keys;
 pub mod kinds;
+pub mod names;
 pub mod plan;
 pub mod references;

@@ -10,12 +10,14 @@ use futures::stream::{self, StreamExt};
 
 use crate::clean::report::FileClass;
 use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::keys::SortedKeys;
+use crate::clean::shared::names;
 use crate::clean::shared::references::{
-    read_index_files_sized, CandidateNames, Protector, ReferenceReader, Slim,
+    read_index_files_sized, CandidateKeys, Protector, ReferenceReader, Slim,
 };
 use crate::error::{Error, Result};
-use crate::hash::{child_key, location_key, name_key, FastMap, FastSet};
-use crate::memory::{hashed, MemoryBudget};
+use crate::hash::{child_key, location_key, FastMap, FastSet};
+use crate::memory::MemoryBudget;
 use crate::spec::manifest::FileKind;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
@@ -61,6 +63,9 @@ struct Entry {
     name: u64,
     dir: u32,
     extras: u32,
+    /// Gathering order (of equal locations the first gathered is kept): lets the sort be an
+    /// unstable one, which needs no scratch buffer (a stable sort's takes half the entries).
+    seq: u32,
     class: FileClass,
 }
 
@@ -70,16 +75,17 @@ const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
 /// Candidates with their locations, gathered in order; a location named twice counts once,
 /// as it was first gathered.
 ///
-/// Held compactly (issue 19): an entry is 32 bytes and its file name, where a `Location` with
-/// its record took about 220. Each location is split into its directory, interned (a table has
-/// few partition/bucket directories next to millions of files), and its last segment, kept in
-/// one arena string. A location that does not split back exactly is kept whole (none the table
+/// Held compactly (issue 19): an entry is 32 bytes and its packed file name (about 27 bytes for
+/// a Paimon data file, [`names`]), where a `Location` with its record took about 220. Each
+/// location is split into its directory, interned (a table has few partition/bucket
+/// directories next to millions of files), and its last segment, kept packed in one arena. A location that does not split back exactly is kept whole (none the table
 /// layer makes). What it holds is charged to the run's [`MemoryBudget`], if it has one.
 #[derive(Debug, Default)]
 pub struct Candidates {
     dirs: Vec<Location>,
     dir_ids: FastMap<String, u32>,
-    names: String,
+    /// The names, packed ([`names::pack`]: a Paimon data file name takes about half).
+    names: Vec<u8>,
     entries: Vec<Entry>,
     whole: Vec<Location>,
     extras: Vec<Vec<Location>>,
@@ -106,9 +112,10 @@ impl Candidates {
     /// Add one (an earlier entry of the same location wins). Fails only past the memory bound.
     pub fn push(&mut self, location: Location, candidate: Candidate) -> Result<()> {
         let s = location.as_str();
-        let split = s
-            .rsplit_once('/')
-            .filter(|(_, n)| !n.is_empty() && *n != "." && *n != ".." && n.len() < 1 << 16);
+        let split = s.rsplit_once('/').filter(|(_, n)| {
+            // Packed, a name takes at most one byte more: its length fits 16 bits.
+            !n.is_empty() && *n != "." && *n != ".." && n.len() < (1 << 16) - 1
+        });
         let mut cost = ENTRY_BYTES;
         let mut at = None;
         if let Some((dir, name)) = split {
@@ -128,10 +135,11 @@ impl Candidates {
         }
         let (dir, name) = match at {
             Some((d, name)) => {
-                cost += name.len() as u64;
-                let off = self.names.len() as u64;
-                self.names.push_str(name);
-                (d, (off << 16) | name.len() as u64)
+                let off = self.names.len();
+                names::pack(name, &mut self.names);
+                let len = self.names.len() - off;
+                cost += len as u64;
+                (d, ((off as u64) << 16) | len as u64)
             }
             None => {
                 cost += 24 + s.len() as u64;
@@ -151,11 +159,14 @@ impl Candidates {
             self.extras.push(candidate.extras);
             (self.extras.len() - 1) as u32
         };
+        let seq = u32::try_from(self.entries.len())
+            .map_err(|_| Error::Internal("more than 2^32 candidate files".into()))?;
         self.entries.push(Entry {
             bytes: candidate.bytes,
             name,
             dir,
             extras,
+            seq,
             class: candidate.class,
         });
         if let Some(b) = &self.budget {
@@ -203,20 +214,29 @@ impl Candidates {
         self.entries.iter().map(|e| self.location_of(e))
     }
 
-    /// The last segment of an entry's location.
-    fn name_of(&self, e: &Entry) -> &str {
-        if e.dir == WHOLE {
-            return self.whole[e.name as usize].name();
-        }
+    /// The packed last segment of an entry's location in the arena (not for an entry kept
+    /// whole).
+    fn packed_of(&self, e: &Entry) -> &[u8] {
         let off = (e.name >> 16) as usize;
         let len = (e.name & 0xffff) as usize;
-        &self.names[off..off + len]
+        self.names.get(off..off + len).unwrap_or(&[])
+    }
+
+    /// The last segment of an entry's location, unpacked into `buf` (cleared first).
+    fn name_into<'b>(&self, e: &Entry, buf: &'b mut String) -> &'b str {
+        buf.clear();
+        if e.dir == WHOLE {
+            buf.push_str(self.whole[e.name as usize].name());
+        } else {
+            names::unpack_into(self.packed_of(e), buf);
+        }
+        buf.as_str()
     }
 
     /// An entry's location, rebuilt.
     fn location_of(&self, e: &Entry) -> Location {
         match self.dirs.get(e.dir as usize) {
-            Some(d) => d.join(self.name_of(e)),
+            Some(d) => d.join(&names::unpack(self.packed_of(e))),
             None => self.whole[e.name as usize].clone(),
         }
     }
@@ -225,7 +245,8 @@ impl Candidates {
     fn is_at(&self, e: &Entry, l: &Location) -> bool {
         match self.dirs.get(e.dir as usize) {
             Some(d) => {
-                let name = self.name_of(e);
+                let mut buf = String::new();
+                let name = self.name_into(e, &mut buf);
                 let s = l.as_str();
                 s.len() == d.as_str().len() + 1 + name.len()
                     && s.starts_with(d.as_str())
@@ -236,10 +257,11 @@ impl Candidates {
         }
     }
 
-    /// [`crate::hash::location_key`] of an entry's location, without rebuilding it.
-    fn key_of(&self, e: &Entry) -> u64 {
+    /// [`crate::hash::location_key`] of an entry's location, without rebuilding it (`buf`
+    /// holds its name meanwhile).
+    fn key_of(&self, e: &Entry, buf: &mut String) -> u64 {
         match self.dirs.get(e.dir as usize) {
-            Some(d) => child_key(d.as_str(), self.name_of(e)),
+            Some(d) => child_key(d.as_str(), self.name_into(e, buf)),
             None => location_key(self.whole[e.name as usize].as_str()),
         }
     }
@@ -265,16 +287,17 @@ impl Candidates {
         {
             let this = &*self;
             let rank_of = |e: &Entry| rank.get(e.dir as usize).copied().unwrap_or(WHOLE);
-            // Stable: of equal locations the first gathered stays first and is kept.
-            entries.sort_by(|a, b| {
+            // Of equal locations the first gathered (lowest `seq`) comes first and is kept.
+            entries.sort_unstable_by(|a, b| {
                 rank_of(a)
                     .cmp(&rank_of(b))
                     .then_with(|| match (a.dir, b.dir) {
                         (WHOLE, WHOLE) => {
                             this.whole[a.name as usize].cmp(&this.whole[b.name as usize])
                         }
-                        _ => this.name_of(a).cmp(this.name_of(b)),
+                        _ => names::cmp_packed(this.packed_of(a), this.packed_of(b)),
                     })
+                    .then_with(|| a.seq.cmp(&b.seq))
             });
             entries.dedup_by(|later, earlier| {
                 later.dir == earlier.dir
@@ -282,7 +305,7 @@ impl Candidates {
                         WHOLE => {
                             this.whole[later.name as usize] == this.whole[earlier.name as usize]
                         }
-                        _ => this.name_of(later) == this.name_of(earlier),
+                        _ => this.packed_of(later) == this.packed_of(earlier),
                     }
             });
         }
@@ -770,20 +793,25 @@ impl DeletionPlan {
         }
         let slots = n + extra_slots.len();
         let budget = rr.memory();
-        // The sorted keys, the per-slot flags and the name filter, held until protection ends.
-        let index_bytes = slots as u64 * (16 + 1) + slots as u64 * hashed(8);
+        // The sorted keys with their slots and the per-slot flags, held until protection ends
+        // (the keys are also protection's filter): about 15 bytes a slot.
+        let index_bytes = slots as u64 * (8 + 4 + 2 + 1);
         budget.charge("the candidates' lookup index", index_bytes)?;
-        // (location key, slot), sorted: a key hit is confirmed on the exact location. Keys
-        // instead of the location strings: 16 bytes a slot.
-        let mut keys: Vec<(u64, u32)> = Vec::with_capacity(slots);
-        for (i, e) in cands.entries.iter().enumerate() {
-            keys.push((cands.key_of(e), i as u32));
+        // Every slot's location key, sorted, with the slot of each in a parallel vector: a key
+        // hit is confirmed on the exact location.
+        let mut unsorted: Vec<u64> = Vec::with_capacity(slots);
+        let mut buf = String::new();
+        for e in &cands.entries {
+            unsorted.push(cands.key_of(e, &mut buf));
         }
-        for (k, (x, j)) in extra_slots.iter().enumerate() {
-            let l = &cands.extras[*x as usize][*j as usize];
-            keys.push((location_key(l.as_str()), (n + k) as u32));
+        for (x, j) in &extra_slots {
+            unsorted.push(location_key(
+                cands.extras[*x as usize][*j as usize].as_str(),
+            ));
         }
-        keys.sort_unstable();
+        let (sorted, slot_at) = sort_with_slots(unsorted);
+        let filter = Arc::new(CandidateKeys::new(sorted));
+        let keys = filter.sorted();
         let at_slot = |slot: u32, l: &Location| -> bool {
             match cands.entries.get(slot as usize) {
                 Some(e) => cands.is_at(e, l),
@@ -795,48 +823,37 @@ impl DeletionPlan {
         };
         // The lowest slot at `l`, if any.
         let find = |l: &Location| -> Option<u32> {
-            let k = location_key(l.as_str());
-            let start = keys.partition_point(|(key, _)| *key < k);
-            keys[start..]
+            slot_at[keys.range(location_key(l.as_str()))]
                 .iter()
-                .take_while(|(key, _)| *key == k)
-                .filter(|(_, s)| at_slot(*s, l))
-                .map(|(_, s)| *s)
+                .copied()
+                .filter(|s| at_slot(*s, l))
                 .min()
         };
-        let names = CandidateNames::from_keys(
-            cands
-                .entries
-                .iter()
-                .map(|e| name_key(cands.name_of(e)))
-                .chain(
-                    extra_slots
-                        .iter()
-                        .map(|(x, j)| name_key(cands.extras[*x as usize][*j as usize].name())),
-                ),
-        );
-        let protected = rr
-            .protected_among(protectors, Arc::new(names), |l| find(l).is_some())
-            .await?;
+        // Per slot: may it be deleted? (Protection marks the slots it needs as it goes.)
+        let mut deletable = vec![true; slots];
+        rr.protect_among(
+            protectors,
+            filter.clone(),
+            |l| find(l).is_some(),
+            |l| {
+                if let Some(i) = find(l) {
+                    deletable[i as usize] = false;
+                }
+            },
+        )
+        .await?;
         // Protection's reduced manifests are not needed again.
         rr.release_slim();
-        // Per slot: may it be deleted?
-        let mut deletable = vec![true; slots];
-        for l in &protected {
-            if let Some(i) = find(l) {
-                deletable[i as usize] = false;
-            }
-        }
-        drop(protected);
         // Every slot of a location gathered twice follows the others: slots at one location
         // share a key, so only groups of equal keys are compared.
+        let keys = filter.sorted().keys();
         let mut g = 0;
         while g < keys.len() {
-            let k = keys[g].0;
-            let end = g + keys[g..].iter().take_while(|(key, _)| *key == k).count();
+            let k = keys[g];
+            let end = g + keys[g..].iter().take_while(|key| **key == k).count();
             if end - g > 1 {
                 for a in g..end {
-                    let sa = keys[a].1;
+                    let sa = slot_at[a];
                     if deletable[sa as usize] {
                         continue;
                     }
@@ -847,7 +864,7 @@ impl DeletionPlan {
                             cands.extras[x as usize][j as usize].clone()
                         }
                     };
-                    for (_, sb) in &keys[g..end] {
+                    for sb in &slot_at[g..end] {
                         if at_slot(*sb, &at) {
                             deletable[*sb as usize] = false;
                         }
@@ -856,7 +873,8 @@ impl DeletionPlan {
             }
             g = end;
         }
-        drop(keys);
+        drop(filter);
+        drop(slot_at);
         drop(extra_slots);
         budget.release(index_bytes);
         let referenced = rr.referenced_metadata(protectors).await?;
@@ -996,6 +1014,34 @@ impl DeletionPlan {
         stop_if_failed(deleter)?;
         Ok(())
     }
+}
+
+/// `keys` (indexed by slot) sorted, with the slot of each sorted key (ordered by key, then
+/// slot). The keys are reordered in place: the only other memory is the slots and a flag a
+/// key, where sorting (key, slot) pairs takes 16 bytes a key.
+fn sort_with_slots(mut keys: Vec<u64>) -> (SortedKeys, Vec<u32>) {
+    let mut slots: Vec<u32> = (0..keys.len() as u32).collect();
+    slots.sort_unstable_by_key(|s| (keys[*s as usize], *s));
+    // keys[i] becomes keys[slots[i]], one cycle of the permutation at a time.
+    let mut done = vec![false; keys.len()];
+    for start in 0..keys.len() {
+        if done[start] {
+            continue;
+        }
+        let first = keys[start];
+        let mut at = start;
+        loop {
+            done[at] = true;
+            let from = slots[at] as usize;
+            if from == start {
+                keys[at] = first;
+                break;
+            }
+            keys[at] = keys[from];
+            at = from;
+        }
+    }
+    (SortedKeys::from_sorted(keys), slots)
 }
 
 /// After a phase: if any deletion failed, stop before deleting (or hinting past) the metadata
@@ -1150,7 +1196,7 @@ mod tests {
         for e in &c.entries {
             let l = c.location_of(e);
             assert!(c.is_at(e, &l));
-            assert_eq!(c.key_of(e), location_key(l.as_str()));
+            assert_eq!(c.key_of(e, &mut String::new()), location_key(l.as_str()));
             assert!(!c.is_at(e, &loc("file:///t/dt=1/bucket-0/zz.orc")));
         }
         assert_eq!(
@@ -1160,6 +1206,24 @@ mod tests {
         let used = budget.used();
         drop(c);
         assert!(used > 0 && budget.used() == 0, "released on drop");
+    }
+
+    #[test]
+    fn an_entry_stays_32_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
+    }
+
+    #[test]
+    fn keys_sort_with_their_slots() {
+        let keys = vec![5u64, 3, 9, 3, 0, 5, 5, 1];
+        let (sorted, slots) = sort_with_slots(keys.clone());
+        assert_eq!(sorted.keys(), &[0, 1, 3, 3, 5, 5, 5, 9][..]);
+        assert_eq!(slots, vec![4, 7, 1, 3, 0, 5, 6, 2]);
+        for (i, s) in slots.iter().enumerate() {
+            assert_eq!(sorted.keys()[i], keys[*s as usize]);
+        }
+        assert_eq!(sorted.range(5), 4..7);
+        assert!(sort_with_slots(Vec::new()).1.is_empty());
     }
 
     #[test]

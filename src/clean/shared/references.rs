@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use futures::stream::{self, StreamExt, TryStreamExt};
 
+use crate::clean::shared::keys::SortedKeys;
 use crate::error::Result;
-use crate::hash::{name_key, FastMap, FastSet};
+use crate::hash::{location_key, FastMap, FastSet};
 use crate::memory::MemoryBudget;
 use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
@@ -131,27 +132,36 @@ fn identifier_rest(e: &ManifestEntry) -> Box<[u8]> {
     out.into_boxed_slice()
 }
 
-/// The file names of a candidate set, as 64-bit keys ([`crate::hash::name_key`]): the
-/// pre-filter that keeps protectors' manifests down to the entries that may name a candidate.
-/// A name that shares a key with a candidate's only passes the filter; whether it is a
-/// candidate is then decided on its exact location.
+/// The locations of a candidate set (its files and their extra files), as 64-bit keys
+/// ([`crate::hash::location_key`]): the pre-filter that keeps protectors' manifests down to
+/// the entries that may name a candidate. A location that shares a key with a candidate's only
+/// passes the filter; whether it is a candidate is then decided on its exact location.
+///
+/// Held sorted ([`SortedKeys`], about 10 bytes a location; issue 19).
 #[derive(Debug, Default)]
-pub struct CandidateNames(FastSet<u64>);
+pub struct CandidateKeys(SortedKeys);
 
-impl CandidateNames {
-    /// From the names' keys.
-    pub fn from_keys(keys: impl Iterator<Item = u64>) -> CandidateNames {
-        CandidateNames(keys.collect())
+impl CandidateKeys {
+    /// From the locations' keys.
+    pub fn new(keys: SortedKeys) -> CandidateKeys {
+        CandidateKeys(keys)
     }
 
-    /// From the names.
-    pub fn from_names<'a>(names: impl Iterator<Item = &'a str>) -> CandidateNames {
-        CandidateNames::from_keys(names.map(name_key))
+    /// From the locations.
+    pub fn from_locations<'a>(locations: impl Iterator<Item = &'a Location>) -> CandidateKeys {
+        CandidateKeys(SortedKeys::from_unsorted(
+            locations.map(|l| location_key(l.as_str())).collect(),
+        ))
     }
 
-    /// True if `name` may be a candidate's name.
-    pub fn may_contain(&self, name: &str) -> bool {
-        self.0.contains(&name_key(name))
+    /// The sorted keys.
+    pub fn sorted(&self) -> &SortedKeys {
+        &self.0
+    }
+
+    /// True if a location with this key may be a candidate.
+    pub fn may_contain(&self, key: u64) -> bool {
+        self.0.contains(key)
     }
 
     /// True if there are no candidates.
@@ -169,11 +179,36 @@ pub struct IndexFile {
     pub bytes: u64,
 }
 
+/// A manifest as a manifest list names it, reduced to what expiry reads of it (its name and
+/// size). A decoded [`ManifestFileMeta`] holds its partition statistics as slices of the
+/// decompressed list, so caching those would keep every list's decompressed blocks alive
+/// (issue 19: about 130 bytes per data file at medium size).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedManifest {
+    /// `_FILE_NAME`: name of the manifest file in `manifest/`.
+    pub file_name: String,
+    /// `_FILE_SIZE`.
+    pub file_size: i64,
+}
+
+/// A manifest list reduced to its manifests' names and sizes, in order.
+fn listed(metas: Vec<ManifestFileMeta>) -> Vec<ListedManifest> {
+    let mut out: Vec<ListedManifest> = metas
+        .into_iter()
+        .map(|m| ListedManifest {
+            file_name: m.file_name,
+            file_size: m.file_size,
+        })
+        .collect();
+    out.shrink_to_fit();
+    out
+}
+
 /// Caches and reads for one run.
 pub struct ReferenceReader<'t> {
     table: &'t Table,
     /// Manifest lists read so far (shared by concurrent readers of one run).
-    lists: SharedCache<Vec<ManifestFileMeta>>,
+    lists: SharedCache<Vec<ListedManifest>>,
     /// Protectors' manifests reduced to the entries that may name a candidate.
     slim: SharedCache<Vec<Slim>>,
     /// Index manifests read so far (shared by concurrent readers of one run).
@@ -284,10 +319,10 @@ impl<'t> ReferenceReader<'t> {
     pub async fn load_lists(&self, names: &[String], tolerate_missing: bool) -> Result<()> {
         let todo = self.lists.missing(names);
         let table = self.table;
-        let read: Vec<Option<(String, Vec<ManifestFileMeta>)>> = stream::iter(todo)
+        let read: Vec<Option<(String, Vec<ListedManifest>)>> = stream::iter(todo)
             .map(|n| async move {
                 match table.reader().manifest_list(table.paths(), &n).await {
-                    Ok(v) => Ok(Some((n, v))),
+                    Ok(v) => Ok(Some((n, listed(v)))),
                     Err(e) if tolerate_missing && e.is_not_found() => Ok(None),
                     Err(e) => Err(e),
                 }
@@ -348,7 +383,7 @@ impl<'t> ReferenceReader<'t> {
     }
 
     /// A loaded list's manifests (empty if never loaded).
-    pub fn list(&self, name: &str) -> Arc<Vec<ManifestFileMeta>> {
+    pub fn list(&self, name: &str) -> Arc<Vec<ListedManifest>> {
         self.lists.get(name).unwrap_or_default()
     }
 
@@ -358,7 +393,7 @@ impl<'t> ReferenceReader<'t> {
         &self,
         name: &str,
         tolerate_missing: bool,
-    ) -> Result<Arc<Vec<ManifestFileMeta>>> {
+    ) -> Result<Arc<Vec<ListedManifest>>> {
         if let Some(v) = self.lists.get(name) {
             return Ok(v);
         }
@@ -368,7 +403,7 @@ impl<'t> ReferenceReader<'t> {
             .manifest_list(self.table.paths(), name)
             .await
         {
-            Ok(v) => Ok(Arc::new(v)),
+            Ok(v) => Ok(Arc::new(listed(v))),
             Err(e) if tolerate_missing && e.is_not_found() => Ok(Arc::default()),
             Err(e) => Err(e),
         }
@@ -406,17 +441,13 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
-    async fn load_slim(
-        &self,
-        names: &[String],
-        candidate_names: &Arc<CandidateNames>,
-    ) -> Result<()> {
+    async fn load_slim(&self, names: &[String], candidate_keys: &Arc<CandidateKeys>) -> Result<()> {
         let todo = self.slim.missing(names);
         let paths = self.table.paths_arc();
         let this = self;
         let read: Vec<(String, Vec<Slim>)> = stream::iter(todo)
             .map(|n| {
-                let filter = candidate_names.clone();
+                let filter = candidate_keys.clone();
                 async move {
                     let reduce = move |p: &PathFactory, entries: ManifestFiles<'_>| {
                         slim_of(p, entries, &filter)
@@ -476,12 +507,12 @@ impl<'t> ReferenceReader<'t> {
         protectors: &[Protector],
         candidates: &HashSet<Location>,
     ) -> Result<FastSet<Location>> {
-        let names = CandidateNames::from_names(candidates.iter().map(|l| l.name()));
+        let names = CandidateKeys::from_locations(candidates.iter());
         self.protected_among(protectors, Arc::new(names), |l| candidates.contains(l))
             .await
     }
 
-    /// Of the candidates (files whose names pass `candidate_names`, located where
+    /// Of the candidates (files whose names pass `candidate_keys`, located where
     /// `is_candidate` says), those that some protector still needs. Any metadata a protector
     /// needs that cannot be read is an error (nothing may then be deleted). Slim entries are cached per
     /// manifest for the candidate names of the first call; later calls must pass the same
@@ -489,17 +520,35 @@ impl<'t> ReferenceReader<'t> {
     pub async fn protected_among(
         &mut self,
         protectors: &[Protector],
-        candidate_names: Arc<CandidateNames>,
+        candidate_keys: Arc<CandidateKeys>,
         is_candidate: impl Fn(&Location) -> bool,
     ) -> Result<FastSet<Location>> {
         let mut protected = FastSet::default();
-        if candidate_names.is_empty() {
-            return Ok(protected);
+        self.protect_among(protectors, candidate_keys, is_candidate, |l| {
+            if !protected.contains(l) {
+                protected.insert(l.clone());
+            }
+        })
+        .await?;
+        Ok(protected)
+    }
+
+    /// [`ReferenceReader::protected_among`] without building the set: `protect` is called
+    /// with every candidate location some protector still needs (possibly more than once).
+    pub async fn protect_among(
+        &mut self,
+        protectors: &[Protector],
+        candidate_keys: Arc<CandidateKeys>,
+        is_candidate: impl Fn(&Location) -> bool,
+        mut protect: impl FnMut(&Location),
+    ) -> Result<()> {
+        if candidate_keys.is_empty() {
+            return Ok(());
         }
         let all_lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
         self.load_lists(&all_lists, false).await?;
         let manifests = self.manifests_of_lists(&all_lists);
-        self.load_slim(&manifests, &candidate_names).await?;
+        self.load_slim(&manifests, &candidate_keys).await?;
         // Each manifest's entries that name a candidate, found once per manifest (protectors
         // share most manifests): a slim manifest holds what passed the name filter, which
         // also passes names that only share a key with a candidate's.
@@ -554,9 +603,7 @@ impl<'t> ReferenceReader<'t> {
                     }
                     for e in live.into_values() {
                         for l in e.locations() {
-                            if !protected.contains(l) {
-                                protected.insert(l.clone());
-                            }
+                            protect(l);
                         }
                     }
                     adds_only.extend(s.changelog_manifest_list.clone());
@@ -575,15 +622,13 @@ impl<'t> ReferenceReader<'t> {
                 for m in slim_of_list(&list) {
                     for e in m.iter().filter(|e| e.kind == FileKind::Add) {
                         for l in e.locations() {
-                            if !protected.contains(l) {
-                                protected.insert(l.clone());
-                            }
+                            protect(l);
                         }
                     }
                 }
             }
         }
-        Ok(protected)
+        Ok(())
     }
 
     /// Read (once, concurrently) the given index manifests. With `tolerate_missing` an absent
@@ -804,23 +849,31 @@ pub(crate) async fn read_index_files_sized(
 fn slim_of(
     paths: &PathFactory,
     entries: ManifestFiles<'_>,
-    candidate_names: &CandidateNames,
+    candidate_keys: &CandidateKeys,
 ) -> Result<Vec<Slim>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
     entries.for_each(|e| {
-        // An external path's last segment need not be the file name: such entries always
-        // pass, and their exact location decides. So does an entry one of whose extra files
-        // may be a candidate (extras lie beside the file under their own names).
-        if e.file.external_path.is_none()
-            && !candidate_names.may_contain(&e.file.file_name)
-            && !e
-                .file
-                .extra_files
-                .iter()
-                .any(|x| candidate_names.may_contain(x))
-        {
-            return Ok(());
+        // An entry passes if its location or one of its extra files' (beside it, under their
+        // own names) may be a candidate's. An external path always passes, and so does an
+        // entry that cannot be located: its exact location decides (or its error stops the
+        // run, as any unreadable metadata of a protector does).
+        if e.file.external_path.is_none() {
+            let mut may = |file: &crate::spec::manifest::DataFileMeta| -> bool {
+                locate
+                    .data_file_key(&e.partition, e.bucket, file)
+                    .map_or(true, |k| candidate_keys.may_contain(k))
+            };
+            let passes = may(&e.file)
+                || e.file.extra_files.iter().any(|x| {
+                    may(&crate::spec::manifest::DataFileMeta {
+                        file_name: x.clone(),
+                        ..Default::default()
+                    })
+                });
+            if !passes {
+                return Ok(());
+            }
         }
         let (location, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
         out.push(Slim::of(&e, location, extras));
@@ -855,16 +908,29 @@ mod tests {
     }
 
     #[test]
-    fn the_name_filter_keeps_candidate_names_and_every_external_path() {
+    fn the_key_filter_keeps_candidate_locations_their_extras_and_every_external_path() {
         let root = Location::parse("file:///t").unwrap();
         let options = TableOptions::new(&HashMap::new(), &HashMap::new());
         let paths = PathFactory::new(&root, &options, Vec::new()).unwrap();
-        let names = CandidateNames::from_names(["data-1.orc"].into_iter());
+        let names = CandidateKeys::from_locations(
+            [
+                Location::parse("file:///t/bucket-0/data-1.orc").unwrap(),
+                Location::parse("file:///t/bucket-0/x.index").unwrap(),
+                // Same name, another directory: no key match for `data-9.orc` below.
+                Location::parse("file:///t/other/data-9.orc").unwrap(),
+            ]
+            .iter(),
+        );
+        let mut with_extra = entry("data-4.orc", None);
+        with_extra.file.extra_files = vec!["x.index".into()];
         let entries = vec![
             entry("data-1.orc", None),
             entry("data-2.orc", None),
             // Same location as a candidate could have, under another file name.
             entry("data-3.orc", Some("file:///ext/data-1.orc")),
+            // Its extra file is a candidate.
+            with_extra,
+            entry("data-9.orc", None),
         ];
         let bytes =
             crate::spec::manifest::encode_manifest(&entries, None, Default::default()).unwrap();
@@ -873,7 +939,11 @@ mod tests {
         let kept: Vec<&str> = slim.iter().map(|s| s.location.as_str()).collect();
         assert_eq!(
             kept,
-            vec!["file:///t/bucket-0/data-1.orc", "file:///ext/data-1.orc"]
+            vec![
+                "file:///t/bucket-0/data-1.orc",
+                "file:///ext/data-1.orc",
+                "file:///t/bucket-0/data-4.orc"
+            ]
         );
     }
 }
