@@ -53,7 +53,7 @@ fn expiry_past_a_tiny_bound_fails_cleanly_and_changes_nothing() {
         let err = expire(&table, &bounded(Some(bytes))).unwrap_err();
         let text = err.to_string();
         assert!(
-            matches!(err, paimon_cleanup::Error::InvalidArgument(_))
+            matches!(err, paimon_cleanup::Error::MemoryLimit { .. })
                 && text.contains("max_memory")
                 && text.contains(&bytes.to_string())
                 && text.contains("nothing deleted"),
@@ -265,7 +265,7 @@ mod partitions {
                 Err(e) => {
                     let text = e.to_string();
                     assert!(
-                        matches!(e, paimon_cleanup::Error::InvalidArgument(_))
+                        matches!(e, paimon_cleanup::Error::MemoryLimit { .. })
                             && text.contains("max_memory")
                             && text.contains(&bound.to_string()),
                         "{name} at {bound}: {text}"

@@ -48,6 +48,7 @@ fn status_codes_are_stable() {
         (PaimonCleanupStatus::NullPointer, 10, "null_pointer"),
         (PaimonCleanupStatus::InvalidUtf8, 11, "invalid_utf8"),
         (PaimonCleanupStatus::Panic, 12, "panic"),
+        (PaimonCleanupStatus::MemoryLimit, 13, "memory_limit"),
     ];
     assert_eq!(expected.len(), PaimonCleanupStatus::ALL.len());
     for (status, code, text) in expected {
@@ -55,7 +56,7 @@ fn status_codes_are_stable() {
         assert_eq!(name(code), text);
     }
     assert_eq!(name(-1), "unknown");
-    assert_eq!(name(13), "unknown");
+    assert_eq!(name(14), "unknown");
 }
 
 #[test]
@@ -89,6 +90,13 @@ fn every_error_variant_has_its_own_code() {
         (Error::Conflict("c".into()), PaimonCleanupStatus::Conflict),
         (Error::Internal("i".into()), PaimonCleanupStatus::Internal),
         (Error::Panic("p".into()), PaimonCleanupStatus::Panic),
+        (
+            Error::MemoryLimit {
+                limit: 1,
+                message: "max_memory".into(),
+            },
+            PaimonCleanupStatus::MemoryLimit,
+        ),
     ];
     for (error, status) in cases {
         assert_eq!(status_of(&error), status);
