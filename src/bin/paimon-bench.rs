@@ -84,6 +84,10 @@ struct Cli {
     /// runs too long to make twice; the ratios are then `NaN`.
     #[arg(long)]
     skip_floor: bool,
+    /// Inodes left free for everyone else on the file system of `--dir`: a run (or the
+    /// generation) that would leave fewer is refused before it starts.
+    #[arg(long, default_value_t = 2_000_000)]
+    reserve_inodes: u64,
     /// Keep the run directories (the generated master and the copies).
     #[arg(long)]
     keep: bool,
@@ -287,12 +291,11 @@ fn free_space(dir: &Path) -> Res<(u64, u64)> {
     Ok((st.f_favail as u64, st.f_bavail as u64 * st.f_frsize as u64))
 }
 
-/// Inodes and bytes `paimon-bench` leaves free on the file system of `--dir` for everyone else.
-const RESERVE_INODES: u64 = 2_000_000;
-/// See [`RESERVE_INODES`].
+/// Bytes `paimon-bench` leaves free on the file system of `--dir` for everyone else (the
+/// inodes it leaves are `--reserve-inodes`).
 const RESERVE_BYTES: u64 = 8 << 30;
 
-/// Refuses a run the file system cannot hold with [`RESERVE_INODES`] and [`RESERVE_BYTES`]
+/// Refuses a run the file system cannot hold with `--reserve-inodes` and [`RESERVE_BYTES`]
 /// left over. Per data file of the table (measured at large: 1.03 M data files, 1.13 M
 /// inodes, 384 MB): the master, when it is generated, ~1.1 inodes (+0.08 with orphans) and
 /// ~370 bytes of metadata and directories, plus each data, changelog and orphan file's blocks
@@ -322,16 +325,21 @@ fn check_room(
             Op::Orphans => data / 10,
             Op::Drop => 0,
         };
-        let mirrors = if cli.profile && op != Op::Drop { 2 } else { 1 };
+        let mirrors = match (cli.skip_floor, cli.profile && op != Op::Drop) {
+            (true, false) => 0,
+            (false, true) => 2,
+            _ => 1,
+        };
         inodes += (data + mirror * mirrors) * 8 / 100;
         bytes += (data + mirror * mirrors) * 370;
     }
     let (free_inodes, free_bytes) = free_space(base)?;
-    if inodes + RESERVE_INODES > free_inodes || bytes + RESERVE_BYTES > free_bytes {
+    let reserve_inodes = cli.reserve_inodes;
+    if inodes + reserve_inodes > free_inodes || bytes + RESERVE_BYTES > free_bytes {
         return Err(format!(
             "{} at this size needs about {inodes} inodes and {} MB ({}the copies of the \
              operation and the floor, data files hard-linked); {} has {free_inodes} inodes \
-             and {} MB free, and {RESERVE_INODES} inodes and {} MB stay free for others: not run",
+             and {} MB free, and {reserve_inodes} inodes (--reserve-inodes) and {} MB stay free for others: not run",
             op.map_or("generate", Op::name),
             bytes >> 20,
             if generating {
@@ -706,11 +714,13 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     }))
 }
 
-/// Median of `v` (which must not be empty).
+/// Median of `v`; `NaN` when it is empty (a skipped floor's figures are `null` in the JSON).
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 {
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
