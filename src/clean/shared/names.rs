@@ -74,21 +74,39 @@ fn hex(b: u8) -> Option<u8> {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// The parts of a packed name other than raw: prefix, UUID bytes, count digits, format.
-fn parts(packed: &[u8]) -> Option<(&'static str, &[u8], &[u8], &[u8])> {
+/// The parts of a packed (not raw) name.
+struct Parts<'a> {
+    prefix: &'static str,
+    uuid: &'a [u8],
+    digits: &'a [u8],
+    format: &'a [u8],
+}
+
+/// The parts of a packed name, `None` for a raw one.
+fn parts(packed: &[u8]) -> Option<Parts<'_>> {
     let (&tag, rest) = packed.split_first()?;
     let prefix = *PREFIXES.get(usize::from(tag).checked_sub(1)?)?;
     let uuid = rest.get(..16)?;
     let (&n, rest) = rest.get(16..)?.split_first()?;
     let digits = rest.get(..usize::from(n))?;
     let format = rest.get(usize::from(n)..)?;
-    Some((prefix, uuid, digits, format))
+    Some(Parts {
+        prefix,
+        uuid,
+        digits,
+        format,
+    })
 }
 
 /// Append the name `packed` holds to `out`.
 pub fn unpack_into(packed: &[u8], out: &mut String) {
     match parts(packed) {
-        Some((prefix, uuid, digits, format)) => {
+        Some(Parts {
+            prefix,
+            uuid,
+            digits,
+            format,
+        }) => {
             out.push_str(prefix);
             for (i, b) in uuid.iter().enumerate() {
                 if matches!(i, 4 | 6 | 8 | 10) {
@@ -116,15 +134,16 @@ pub fn unpack(packed: &[u8]) -> String {
 /// Packed names ordered as their names are.
 pub fn cmp_packed(a: &[u8], b: &[u8]) -> Ordering {
     match (parts(a), parts(b)) {
-        (Some((pa, ua, da, fa)), Some((pb, ub, db, fb))) => {
+        (Some(a), Some(b)) => {
             // The same prefix (else the prefixes decide, neither being a prefix of the other).
             // Lower-case hex orders as the nibbles do; the dashes sit at the same places. Then
             // `-<digits>.<format>`: digits compare as text, and a name whose digits end first
             // is smaller ('.' is below every digit), as it is when compared as a byte slice.
-            pa.cmp(pb)
-                .then_with(|| ua.cmp(ub))
-                .then_with(|| da.cmp(db))
-                .then_with(|| fa.cmp(fb))
+            a.prefix
+                .cmp(b.prefix)
+                .then_with(|| a.uuid.cmp(b.uuid))
+                .then_with(|| a.digits.cmp(b.digits))
+                .then_with(|| a.format.cmp(b.format))
         }
         (None, None) => a.get(1..).cmp(&b.get(1..)),
         _ => unpack(a).cmp(&unpack(b)),
