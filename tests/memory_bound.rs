@@ -95,16 +95,8 @@ fn tag_deletion_past_a_tiny_bound_fails_cleanly_and_changes_nothing() {
     };
     // A tag on the earliest snapshot (a tag file is the snapshot's JSON), so that deleting it
     // reads the live entries of a snapshot that is gone.
-    let earliest = std::fs::read_dir(table.join("snapshot"))
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()?
-                .strip_prefix("snapshot-")?
-                .parse::<u64>()
-                .ok()
-        })
+    let earliest = common::snapshot_ids(&table)
+        .into_iter()
         .min()
         .expect("a snapshot");
     std::fs::create_dir_all(table.join("tag")).unwrap();
