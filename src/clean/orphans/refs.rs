@@ -74,12 +74,15 @@ impl Keys {
     }
 }
 
+/// The directories of one partition's buckets, each as resolved for every branch.
+type BucketDirs = HashMap<(i32, DirOf), Vec<Resolved>>;
+
 /// Turns entries into keys for the branches `paths`.
 struct Sink<'a> {
     paths: &'a [Arc<PathFactory>],
     /// Each directory as resolved for each branch, by serialized partition, then bucket and
     /// which directory (looked up by the borrowed partition bytes: no allocation per entry).
-    cache: HashMap<Box<[u8]>, HashMap<(i32, DirOf), Vec<Resolved>>>,
+    cache: HashMap<Box<[u8]>, BucketDirs>,
     keys: Keys,
 }
 
