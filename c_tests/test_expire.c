@@ -271,7 +271,7 @@ static void check_refuse_if_tags_pin(const char *fixtures, const char *relative,
 }
 
 /* The memory bound (paimon_cleanup_run_options_set_max_memory): a run whose plan needs more
- * fails with INVALID_ARGUMENT naming max_memory and deletes nothing; 0 removes the bound; an
+ * fails with MEMORY_LIMIT naming max_memory and deletes nothing; 0 removes the bound; an
  * ample bound deletes what the unbounded run deletes. Uses its own copies. */
 static void check_max_memory(const char *fixtures, const char *relative,
                              PaimonCleanupExecutor *exec) {
@@ -300,7 +300,7 @@ static void check_max_memory(const char *fixtures, const char *relative,
     for (i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
         CHECK_OK(paimon_cleanup_run_options_set_max_memory(opts, bounds[i], &err), err);
         CHECK_ERROR(paimon_cleanup_expire_snapshots(ctx, exec, cfg, opts, &report, &err),
-                    PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, err, "max_memory");
+                    PAIMON_CLEANUP_STATUS_MEMORY_LIMIT, err, "max_memory");
         CHECK(report == NULL);
         after = tu_list_tree(table, 1);
         CHECK_MSG(before != NULL && after != NULL && strcmp(before, after) == 0,

@@ -32,7 +32,7 @@ static void test_status_names(void) {
     static const char *const names[] = {
         "ok",      "invalid_argument", "not_found", "malformed",    "unsupported",
         "storage", "path_refused",     "cancelled", "conflict",     "internal",
-        "null_pointer", "invalid_utf8", "panic",
+        "null_pointer", "invalid_utf8", "panic",  "memory_limit",
     };
     int i;
     CHECK_EQ_I64(PAIMON_CLEANUP_STATUS_OK, 0);
@@ -48,10 +48,11 @@ static void test_status_names(void) {
     CHECK_EQ_I64(PAIMON_CLEANUP_STATUS_NULL_POINTER, 10);
     CHECK_EQ_I64(PAIMON_CLEANUP_STATUS_INVALID_UTF8, 11);
     CHECK_EQ_I64(PAIMON_CLEANUP_STATUS_PANIC, 12);
-    for (i = 0; i < 13; i++)
+    CHECK_EQ_I64(PAIMON_CLEANUP_STATUS_MEMORY_LIMIT, 13);
+    for (i = 0; i < 14; i++)
         CHECK_MSG(strcmp(paimon_cleanup_status_name(i), names[i]) == 0, "name of %d is %s", i,
                   paimon_cleanup_status_name(i));
-    CHECK(strcmp(paimon_cleanup_status_name(13), "unknown") == 0);
+    CHECK(strcmp(paimon_cleanup_status_name(14), "unknown") == 0);
     CHECK(strcmp(paimon_cleanup_status_name(-1), "unknown") == 0);
 }
 

@@ -45,6 +45,7 @@
  *    10  NULL_POINTER        a required pointer argument was NULL
  *    11  INVALID_UTF8        a string argument was not valid UTF-8
  *    12  PANIC               a panic inside the library was caught at the boundary
+ *    13  MEMORY_LIMIT        the run needed more than its memory bound (nothing was changed)
  *   Codes never change meaning; new codes are only appended. Treat an unknown code as an error.
  *   No panic ever unwinds into the caller.
  *
@@ -132,8 +133,8 @@
  * every other value names one kind of failure. The numbers are stable: a code never changes
  * meaning and new codes are only appended (this does not change the ABI version).
  *
- * Codes 1-9 correspond one-to-one to the library's error kinds; 10-12 are raised by the C
- * boundary itself.
+ * Codes 1-9 and 13 correspond one-to-one to the library's error kinds; 10-12 are raised by the
+ * C boundary itself.
  */
 enum PaimonCleanupStatus
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -195,6 +196,12 @@ enum PaimonCleanupStatus
      * call stay valid and may be freed, but a host may prefer to stop using them.
      */
     PAIMON_CLEANUP_STATUS_PANIC = 12,
+    /**
+     * The run needed more memory than the bound set with
+     * `paimon_cleanup_run_options_set_max_memory`; the message names `max_memory`, the bound and
+     * what needed more. The run stopped while planning: nothing was deleted or committed.
+     */
+    PAIMON_CLEANUP_STATUS_MEMORY_LIMIT = 13,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1081,7 +1088,7 @@ PaimonCleanupStatus paimon_cleanup_run_options_set_log(struct PaimonCleanupRunOp
  * the deletion plan, the report's paths) may hold at once. It is the CLI's `--max-memory`.
  *
  * An operation whose plan needs more than the bound fails with
- * `PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT` (the message names `max_memory`, the bound and what
+ * `PAIMON_CLEANUP_STATUS_MEMORY_LIMIT` (the message names `max_memory`, the bound and what
  * needed more) while it plans, before its first deletion or commit: a run stopped by its bound
  * has deleted and committed nothing, and the process is never left to grow until the system
  * kills it. A bound the run fits in changes nothing about what it does. The estimate counts

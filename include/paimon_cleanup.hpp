@@ -87,6 +87,8 @@ enum class Status : int32_t {
     NullPointer = PAIMON_CLEANUP_STATUS_NULL_POINTER,
     InvalidUtf8 = PAIMON_CLEANUP_STATUS_INVALID_UTF8,
     Panic = PAIMON_CLEANUP_STATUS_PANIC,
+    /** The run needed more memory than RunOptions::max_memory; nothing was changed. */
+    MemoryLimit = PAIMON_CLEANUP_STATUS_MEMORY_LIMIT,
 };
 
 /** Kind of file a report counts; the same numbers as PaimonCleanupFileClass. */

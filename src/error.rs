@@ -64,6 +64,17 @@ pub enum Error {
     #[error("internal error: {0}")]
     Internal(String),
 
+    /// The run needs more memory than the bound its caller set
+    /// ([`crate::clean::RunControl::max_memory`]). Raised while the run plans, before its first
+    /// deletion or commit, so nothing was changed; the C ABI reports it as `MEMORY_LIMIT`.
+    #[error("memory limit: {message}")]
+    MemoryLimit {
+        /// The bound, in bytes.
+        limit: u64,
+        /// What needed more (names `max_memory`, the bound and the structure being built).
+        message: String,
+    },
+
     /// A panic inside a spawned or blocking task of the library (a bug), caught before it
     /// reached the caller; the C ABI reports it as `PANIC`.
     #[error("panic: {0}")]

@@ -4,7 +4,7 @@
 //! The large structures of a run (candidate files, protection's reduced manifests, the deletion
 //! plan, the report's paths) are *charged* to a [`MemoryBudget`] before they are built or while
 //! they grow, with an estimate of their heap size. A charge that would pass the bound fails the
-//! run with [`Error::InvalidArgument`] naming the bound and what needed it. Every charge
+//! run with [`Error::MemoryLimit`] naming the bound and what needed it. Every charge
 //! happens while the run plans, before its first deletion, so a run stopped by its bound has
 //! deleted nothing; it is never left to grow until the system kills the process.
 //!
@@ -75,12 +75,15 @@ impl MemoryBudget {
         if let Some(limit) = self.0.limit {
             if now > limit {
                 self.0.used.fetch_sub(bytes, Ordering::Relaxed);
-                return Err(Error::InvalidArgument(format!(
-                    "max_memory: the run needs more than its bound of {limit} bytes ({what}: \
-                     {bytes} more bytes on top of {before}); stopped while planning, nothing \
-                     deleted. Raise the bound, or remove less per run (a lower expiry limit, \
-                     fewer partitions)"
-                )));
+                return Err(Error::MemoryLimit {
+                    limit,
+                    message: format!(
+                        "max_memory: the run needs more than its bound of {limit} bytes ({what}: \
+                         {bytes} more bytes on top of {before}); stopped while planning, nothing \
+                         deleted. Raise the bound, or remove less per run (a lower expiry limit, \
+                         fewer partitions)"
+                    ),
+                });
             }
         }
         self.0.peak.fetch_max(now, Ordering::Relaxed);
@@ -107,7 +110,9 @@ mod tests {
     fn a_charge_past_the_bound_fails_and_is_not_counted() {
         let b = MemoryBudget::new(Some(1000));
         b.charge("a", 600).unwrap();
-        let e = b.charge("candidate files", 500).unwrap_err().to_string();
+        let e = b.charge("candidate files", 500).unwrap_err();
+        assert!(matches!(e, Error::MemoryLimit { limit: 1000, .. }), "{e}");
+        let e = e.to_string();
         assert!(e.contains("max_memory") && e.contains("1000") && e.contains("candidate files"));
         assert_eq!(b.used(), 600);
         b.release(600);

@@ -122,18 +122,7 @@ fn delete_entry_at_another_level_at_a_live_location_frees_nothing() {
 /// Renumber the snapshots of `table` (ids 1..=n) to end at `i64::MAX`, hints included.
 fn renumber_to_max(table: &Path) -> Vec<i64> {
     let dir = table.join("snapshot");
-    let mut ids: Vec<i64> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()?
-                .strip_prefix("snapshot-")?
-                .parse()
-                .ok()
-        })
-        .collect();
-    ids.sort();
+    let ids = common::snapshot_ids(table);
     let n = ids.len() as i64;
     let mut new_ids = Vec::new();
     for (i, id) in ids.iter().enumerate() {

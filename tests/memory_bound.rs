@@ -53,7 +53,7 @@ fn expiry_past_a_tiny_bound_fails_cleanly_and_changes_nothing() {
         let err = expire(&table, &bounded(Some(bytes))).unwrap_err();
         let text = err.to_string();
         assert!(
-            matches!(err, paimon_cleanup::Error::InvalidArgument(_))
+            matches!(err, paimon_cleanup::Error::MemoryLimit { .. })
                 && text.contains("max_memory")
                 && text.contains(&bytes.to_string())
                 && text.contains("nothing deleted"),
@@ -93,8 +93,27 @@ fn tag_deletion_past_a_tiny_bound_fails_cleanly_and_changes_nothing() {
     let Some((_tmp, table, _)) = common::pypaimon_table("pk_changelog") else {
         return;
     };
+    // A tag on the earliest snapshot (a tag file is the snapshot's JSON), so that deleting it
+    // reads the live entries of a snapshot that is gone.
+    let earliest = common::snapshot_ids(&table)
+        .into_iter()
+        .min()
+        .expect("a snapshot");
+    std::fs::create_dir_all(table.join("tag")).unwrap();
+    std::fs::copy(
+        table.join("snapshot").join(format!("snapshot-{earliest}")),
+        table.join("tag").join("tag-bounded"),
+    )
+    .unwrap();
     // Free the tags' files first: expire everything the tags do not pin.
     expire(&table, &RunControl::default()).unwrap();
+    assert!(
+        !table
+            .join("snapshot")
+            .join(format!("snapshot-{earliest}"))
+            .exists(),
+        "the tagged snapshot was not expired"
+    );
     let tags: Vec<String> = std::fs::read_dir(table.join("tag"))
         .map(|rd| {
             rd.flatten()
@@ -107,17 +126,64 @@ fn tag_deletion_past_a_tiny_bound_fails_cleanly_and_changes_nothing() {
                 .collect()
         })
         .unwrap_or_default();
-    if tags.is_empty() {
-        return;
-    }
+    assert!(tags.contains(&"bounded".to_owned()), "{tags:?}");
     let before = common::tree(&table);
     let err = common::rt()
         .block_on(async {
             delete_tags(&open(&table).await?, &tags, false, &bounded(Some(1))).await
         })
         .unwrap_err();
-    assert!(err.to_string().contains("max_memory"), "{err}");
+    // The first charge is the tag's live entries, before its manifests are merged.
+    let text = err.to_string();
+    assert!(
+        matches!(err, paimon_cleanup::Error::MemoryLimit { limit: 1, .. })
+            && text.contains("max_memory")
+            && text.contains("entries held while merging the manifests")
+            && text.contains("nothing deleted"),
+        "{text}"
+    );
     assert_eq!(common::tree(&table), before);
+    // The smallest bound a dry run fits in (it charges what the real run does): one byte less
+    // stops the real run with nothing deleted; at it, the real run deletes the tags.
+    let run = |bound: u64, dry_run: bool| {
+        common::rt().block_on(async {
+            delete_tags(&open(&table).await?, &tags, dry_run, &bounded(Some(bound))).await
+        })
+    };
+    let (mut lo, mut hi) = (1u64, 1u64 << 30);
+    assert!(run(hi, true).is_ok(), "1 GiB is not enough for a dry run");
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match run(mid, true) {
+            Ok(_) => hi = mid,
+            Err(e) => {
+                assert!(
+                    matches!(e, paimon_cleanup::Error::MemoryLimit { .. }),
+                    "{e}"
+                );
+                lo = mid;
+            }
+        }
+    }
+    assert_eq!(common::tree(&table), before, "a dry run changed the table");
+    let err = run(hi - 1, false).unwrap_err();
+    assert!(
+        matches!(err, paimon_cleanup::Error::MemoryLimit { .. }),
+        "{err}"
+    );
+    assert_eq!(
+        common::tree(&table),
+        before,
+        "a run stopped by its bound changed the table"
+    );
+    let done = run(hi, false).unwrap();
+    assert_eq!(done.tags_deleted.len(), tags.len());
+    for t in &tags {
+        assert!(
+            !table.join("tag").join(format!("tag-{t}")).exists(),
+            "tag {t} left"
+        );
+    }
 }
 
 /// Changelog expiry under a bound (planning and deletions charge one budget): below the
@@ -265,7 +331,7 @@ mod partitions {
                 Err(e) => {
                     let text = e.to_string();
                     assert!(
-                        matches!(e, paimon_cleanup::Error::InvalidArgument(_))
+                        matches!(e, paimon_cleanup::Error::MemoryLimit { .. })
                             && text.contains("max_memory")
                             && text.contains(&bound.to_string()),
                         "{name} at {bound}: {text}"

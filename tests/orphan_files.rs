@@ -1005,7 +1005,7 @@ fn memory_bound_stops_before_any_deletion() {
         .unwrap_err();
         let text = e.to_string();
         assert!(
-            matches!(e, Error::InvalidArgument(_))
+            matches!(e, Error::MemoryLimit { .. })
                 && text.contains("max_memory")
                 && text.contains(&bytes.to_string())
                 && text.contains("nothing deleted")

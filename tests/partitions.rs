@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::snapshot_ids;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
@@ -142,23 +144,6 @@ fn without(rows: &[Value], gone: impl Fn(&Value) -> bool) -> Vec<Value> {
 fn sorted(mut v: Vec<Value>) -> Vec<Value> {
     v.sort_by_key(|r| r.to_string());
     v
-}
-
-/// Snapshot ids present on disk, ascending.
-fn snapshot_ids(table: &Path) -> Vec<i64> {
-    let mut ids: Vec<i64> = std::fs::read_dir(table.join("snapshot"))
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()?
-                .strip_prefix("snapshot-")?
-                .parse()
-                .ok()
-        })
-        .collect();
-    ids.sort();
-    ids
 }
 
 fn snapshot_json(table: &Path, id: i64) -> Value {

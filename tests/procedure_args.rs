@@ -188,17 +188,7 @@ fn expire_changelogs_takes_a_timestamp_and_without_arguments_follows_the_table_o
         )
         .unwrap_or_else(|e| panic!("partitions.py run failed: {e}"));
     }
-    let ids: Vec<i64> = std::fs::read_dir(table.join("snapshot"))
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()?
-                .strip_prefix("snapshot-")?
-                .parse()
-                .ok()
-        })
-        .collect();
+    let ids = common::snapshot_ids(&table);
     let latest = *ids.iter().max().unwrap();
     assert!(latest >= 5, "{ids:?}");
     let times: Vec<i64> = (1..=latest)

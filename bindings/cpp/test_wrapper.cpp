@@ -266,11 +266,12 @@ void test_fixture(const std::string &fixtures) {
     pc::RunOptions tiny;
     tiny.max_memory(1);
     CHECK(tiny.max_memory() == 1);
-    expect_error(pc::Status::InvalidArgument,
+    expect_error(pc::Status::MemoryLimit,
                  [&] { (void)ctx_m.expire_snapshots(exec, expire_all(false), tiny); },
                  "expiry past a 1-byte memory bound");
     pc::Result<pc::Report> bounded = ctx_m.try_expire_snapshots(exec, expire_all(false), tiny);
-    CHECK(!bounded && bounded.status() == pc::Status::InvalidArgument);
+    CHECK(!bounded && bounded.status() == pc::Status::MemoryLimit);
+    CHECK(std::string(bounded.status_name()) == "memory_limit");
     CHECK(bounded.message().find("max_memory") != std::string::npos);
     CHECK(tree(mem) == tree_before);
     pc::RunOptions ample;

@@ -100,6 +100,9 @@ const (
 	StatusNullPointer     Status = 10
 	StatusInvalidUTF8     Status = 11
 	StatusPanic           Status = 12
+	// StatusMemoryLimit: the run needed more memory than RunOptions.MaxMemory; it stopped
+	// while planning, so nothing was deleted or committed.
+	StatusMemoryLimit Status = 13
 )
 
 // String is the library's name of the status ("ok", "not_found", ..., "unknown").

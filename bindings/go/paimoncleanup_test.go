@@ -265,8 +265,8 @@ func TestMaxMemory(t *testing.T) {
 	before := treeOf(t, table)
 	for _, bound := range []uint64{1, 512} {
 		_, err := tbl.ExpireSnapshots(context.Background(), exec, expireAll(false), &RunOptions{MaxMemory: bound})
-		wantStatus(t, err, StatusInvalidArgument)
-		if !strings.Contains(err.Error(), "max_memory") {
+		wantStatus(t, err, StatusMemoryLimit)
+		if !strings.Contains(err.Error(), "max_memory") || !strings.HasPrefix(err.Error(), "memory_limit: ") {
 			t.Fatalf("bound %d: %v", bound, err)
 		}
 		if after := treeOf(t, table); !reflect.DeepEqual(after, before) {

@@ -34,15 +34,14 @@ int main(void) {
     {
 /* doc-block docs/c-api.md 5 */
 paimon_cleanup_run_options_set_max_memory(run, (uint64_t)1 << 30, &err);   /* 1 GiB */
-if (paimon_cleanup_expire_snapshots(ctx, exec, cfg, run, &report, &err) == PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT &&
-    strstr(paimon_cleanup_error_message(err), "max_memory") != NULL) {
+if (paimon_cleanup_expire_snapshots(ctx, exec, cfg, run, &report, &err) == PAIMON_CLEANUP_STATUS_MEMORY_LIMIT) {
     /* the plan needs more than 1 GiB: nothing was deleted or committed; raise the bound or
        remove less per run (a lower max_expires, fewer partitions) */
 }
 /* doc-block end */
     }
     /* A 1 GiB bound is far above what this table needs: reaching the bound is a bug. */
-    bounded = err != NULL && strstr(paimon_cleanup_error_message(err), "max_memory") != NULL;
+    bounded = paimon_cleanup_error_status(err) == PAIMON_CLEANUP_STATUS_MEMORY_LIMIT;
     if (report != NULL) {
         printf("expired %llu snapshots within the bound\n",
                (unsigned long long)paimon_cleanup_report_expired_count(report));

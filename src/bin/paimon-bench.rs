@@ -714,11 +714,13 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     }))
 }
 
-/// Median of `v` (which must not be empty).
+/// Median of `v`; `NaN` when it is empty (a skipped floor's figures are `null` in the JSON).
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 {
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0

@@ -54,7 +54,7 @@ pub struct RunControl {
     /// A bound, in bytes, on what the run's large structures (candidate files, protection's
     /// reduced manifests, the deletion plan, the report's paths) may hold at once
     /// ([`crate::memory::MemoryBudget`]). Past it the run fails with
-    /// [`Error::InvalidArgument`] while planning, before its first deletion. `None`: unbounded.
+    /// [`Error::MemoryLimit`] while planning, before its first deletion. `None`: unbounded.
     pub max_memory: Option<u64>,
 }
 

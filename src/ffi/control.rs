@@ -317,7 +317,7 @@ pub unsafe extern "C" fn paimon_cleanup_run_options_set_log(
 /// the deletion plan, the report's paths) may hold at once. It is the CLI's `--max-memory`.
 ///
 /// An operation whose plan needs more than the bound fails with
-/// `PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT` (the message names `max_memory`, the bound and what
+/// `PAIMON_CLEANUP_STATUS_MEMORY_LIMIT` (the message names `max_memory`, the bound and what
 /// needed more) while it plans, before its first deletion or commit: a run stopped by its bound
 /// has deleted and committed nothing, and the process is never left to grow until the system
 /// kills it. A bound the run fits in changes nothing about what it does. The estimate counts

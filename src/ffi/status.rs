@@ -13,8 +13,8 @@ use crate::error::Error;
 /// every other value names one kind of failure. The numbers are stable: a code never changes
 /// meaning and new codes are only appended (this does not change the ABI version).
 ///
-/// Codes 1-9 correspond one-to-one to the library's error kinds; 10-12 are raised by the C
-/// boundary itself.
+/// Codes 1-9 and 13 correspond one-to-one to the library's error kinds; 10-12 are raised by the
+/// C boundary itself.
 #[repr(i32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PaimonCleanupStatus {
@@ -47,6 +47,10 @@ pub enum PaimonCleanupStatus {
     /// The library panicked; the panic was caught at the boundary. Handles used by the failed
     /// call stay valid and may be freed, but a host may prefer to stop using them.
     Panic = 12,
+    /// The run needed more memory than the bound set with
+    /// `paimon_cleanup_run_options_set_max_memory`; the message names `max_memory`, the bound and
+    /// what needed more. The run stopped while planning: nothing was deleted or committed.
+    MemoryLimit = 13,
 }
 
 impl PaimonCleanupStatus {
@@ -66,11 +70,12 @@ impl PaimonCleanupStatus {
             PaimonCleanupStatus::NullPointer => "null_pointer\0",
             PaimonCleanupStatus::InvalidUtf8 => "invalid_utf8\0",
             PaimonCleanupStatus::Panic => "panic\0",
+            PaimonCleanupStatus::MemoryLimit => "memory_limit\0",
         }
     }
 
     /// Every status, in numeric order.
-    pub(crate) const ALL: [PaimonCleanupStatus; 13] = [
+    pub(crate) const ALL: [PaimonCleanupStatus; 14] = [
         PaimonCleanupStatus::Ok,
         PaimonCleanupStatus::InvalidArgument,
         PaimonCleanupStatus::NotFound,
@@ -84,6 +89,7 @@ impl PaimonCleanupStatus {
         PaimonCleanupStatus::NullPointer,
         PaimonCleanupStatus::InvalidUtf8,
         PaimonCleanupStatus::Panic,
+        PaimonCleanupStatus::MemoryLimit,
     ];
 
     /// The status for a raw code, if the code is known.
@@ -106,6 +112,7 @@ pub(crate) fn status_of(error: &Error) -> PaimonCleanupStatus {
         Error::Conflict(_) => PaimonCleanupStatus::Conflict,
         Error::Internal(_) => PaimonCleanupStatus::Internal,
         Error::Panic(_) => PaimonCleanupStatus::Panic,
+        Error::MemoryLimit { .. } => PaimonCleanupStatus::MemoryLimit,
     }
 }
 

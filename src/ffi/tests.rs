@@ -48,6 +48,7 @@ fn status_codes_are_stable() {
         (PaimonCleanupStatus::NullPointer, 10, "null_pointer"),
         (PaimonCleanupStatus::InvalidUtf8, 11, "invalid_utf8"),
         (PaimonCleanupStatus::Panic, 12, "panic"),
+        (PaimonCleanupStatus::MemoryLimit, 13, "memory_limit"),
     ];
     assert_eq!(expected.len(), PaimonCleanupStatus::ALL.len());
     for (status, code, text) in expected {
@@ -55,7 +56,7 @@ fn status_codes_are_stable() {
         assert_eq!(name(code), text);
     }
     assert_eq!(name(-1), "unknown");
-    assert_eq!(name(13), "unknown");
+    assert_eq!(name(14), "unknown");
 }
 
 #[test]
@@ -89,6 +90,13 @@ fn every_error_variant_has_its_own_code() {
         (Error::Conflict("c".into()), PaimonCleanupStatus::Conflict),
         (Error::Internal("i".into()), PaimonCleanupStatus::Internal),
         (Error::Panic("p".into()), PaimonCleanupStatus::Panic),
+        (
+            Error::MemoryLimit {
+                limit: 1,
+                message: "max_memory".into(),
+            },
+            PaimonCleanupStatus::MemoryLimit,
+        ),
     ];
     for (error, status) in cases {
         assert_eq!(status_of(&error), status);
@@ -1049,6 +1057,102 @@ mod operations {
                 serde_json::from_str(&text(paimon_cleanup_report_json(r)).expect("json"))
                     .expect("valid JSON");
             assert_eq!(json, expected_json);
+            paimon_cleanup_report_free(r);
+        }
+    }
+
+    /// Issue 19: a report of more paths than it keeps on the heap gives every path back, in
+    /// deletion order and with its class, through the per-index accessors; each returned
+    /// pointer stays valid (same text) until the report is freed, in any reading order.
+    #[test]
+    fn a_large_path_listing_reads_back_in_order_with_stable_pointers() {
+        let n = crate::ffi::report::PATHS_ON_HEAP * 3 + 123;
+        let expected: Vec<(FileClass, String)> = (0..n)
+            .map(|i| {
+                let class = FileClass::ALL[i % FileClass::ALL.len()];
+                let path = if i == n - 7 {
+                    "odd\0name".to_owned() // an interior NUL is replaced, as on the heap
+                } else {
+                    format!("dt=2024-01-{:02}/bucket-{}/data-{i}-é.orc", i % 28, i % 5)
+                };
+                (class, path)
+            })
+            .collect();
+        let mut snapshots = ExpireReport::default();
+        for (class, path) in &expected {
+            snapshots.deletion.paths.push(DeletedPath {
+                class: *class,
+                path: path.clone(),
+            });
+        }
+        let tags = TagReport {
+            tags_deleted: vec!["t1".into()],
+            tags_not_found: vec![],
+            deletion: deletion(&[(FileClass::TagMeta, "tag/tag-t1", 5)], &[]),
+            elapsed_ms: 1,
+        };
+        let report = MaintainReport {
+            tags: Some(tags),
+            partitions: None,
+            consumers: None,
+            snapshots: Some(snapshots),
+            changelogs: None,
+            elapsed_ms: 9,
+        };
+        let mut all: Vec<(FileClass, String)> = vec![(FileClass::TagMeta, "tag/tag-t1".into())];
+        all.extend(
+            expected
+                .iter()
+                .map(|(c, p)| (*c, p.replace('\0', "\u{FFFD}"))),
+        );
+        let r = boxed(PaimonCleanupReport::from_maintain(report));
+        // SAFETY: a live report, freed once at the end; the pointers are read before that.
+        unsafe {
+            assert_eq!(paimon_cleanup_report_path_count(r), all.len());
+            let step = paimon_cleanup_report_step(r, 1);
+            assert_eq!(paimon_cleanup_report_path_count(step), n);
+            // Backwards first, keeping every pointer, then forwards: same pointer, same text.
+            let mut pointers = vec![ptr::null(); all.len()];
+            for i in (0..all.len()).rev() {
+                pointers[i] = paimon_cleanup_report_path(r, i);
+            }
+            for (i, (class, path)) in all.iter().enumerate() {
+                let p = paimon_cleanup_report_path(r, i);
+                assert_eq!(p, pointers[i], "path {i} moved");
+                assert_eq!(text(p).as_deref(), Some(path.as_str()), "path {i}");
+                assert_eq!(
+                    paimon_cleanup_report_path_class(r, i),
+                    PaimonCleanupFileClass::from(*class),
+                    "class of {i}"
+                );
+            }
+            for (i, (_, path)) in expected.iter().enumerate().step_by(977) {
+                assert_eq!(
+                    text(paimon_cleanup_report_path(step, i)),
+                    Some(path.clone())
+                );
+            }
+            assert!(paimon_cleanup_report_path(r, all.len()).is_null());
+            assert!(paimon_cleanup_report_path(step, n).is_null());
+            assert_eq!(
+                paimon_cleanup_report_path_class(r, all.len()),
+                PaimonCleanupFileClass::Other
+            );
+            // The JSON listing (read sequentially) agrees with the per-index one.
+            let json: serde_json::Value =
+                serde_json::from_str(&text(paimon_cleanup_report_json(r)).expect("json"))
+                    .expect("valid JSON");
+            let listed = json["snapshots"]["deletion"]["paths"]
+                .as_array()
+                .expect("paths");
+            assert_eq!(listed.len(), n);
+            for (i, p) in listed.iter().enumerate() {
+                assert_eq!(p["path"], all[i + 1].1.as_str(), "JSON path {i}");
+            }
+            // Every pointer taken first still reads the same text.
+            for (i, (_, path)) in all.iter().enumerate() {
+                assert_eq!(text(pointers[i]).as_deref(), Some(path.as_str()));
+            }
             paimon_cleanup_report_free(r);
         }
     }

@@ -4,6 +4,24 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Snapshot ids of `table`'s main branch present on disk (`snapshot/snapshot-<id>`),
+/// ascending.
+pub fn snapshot_ids(table: &Path) -> Vec<i64> {
+    let mut ids: Vec<i64> = std::fs::read_dir(table.join("snapshot"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_prefix("snapshot-")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
 /// The Java-written fixture directory, or None (with a visible notice) when absent.
 /// With PAIMON_REQUIRE_FIXTURES=1 a missing directory panics.
 pub fn fixtures_dir() -> Option<PathBuf> {

@@ -439,9 +439,10 @@ def test_max_memory_too_small_fails_and_deletes_nothing(copy_table, bound):
     table_dir = copy_table("pk_fixed")
     before = listing(table_dir)
     with pc.Table(table_dir) as table:
-        with pytest.raises(pc.InvalidArgument) as info:
+        with pytest.raises(pc.MemoryLimit) as info:
             table.expire_snapshots(retain_min=1, older_than="0s", max_memory=bound)
-        assert info.value.status == 1 and info.value.status_name == "invalid_argument"
+        assert info.value.status == 13 and info.value.status_name == "memory_limit"
+        assert isinstance(info.value, MemoryError)
         assert "max_memory" in str(info.value) and str(bound) in str(info.value)
     assert listing(table_dir) == before
 

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::partitions::budget::Charges;
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
@@ -124,7 +125,14 @@ async fn delete_listed_tags(
         if storage.exists(&snapshots.location(t.snapshot.id)).await? {
             continue;
         }
+        // The tag's live entries are held whole while its candidates are built: charged to the
+        // run's bound (a floor from the manifest lists before the merge, then the estimate of
+        // what was merged), released once they are dropped.
+        let mut held = Charges::new(deleter.memory());
+        held.charge_merge_floor(table, &t.snapshot).await?;
         let live = table.live_data_files(&t.snapshot).await?;
+        held.release_all();
+        held.charge_live(&live)?;
         let mut locate = DataFileLocator::new(table.paths());
         for e in &live {
             let (main, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;

@@ -23,7 +23,7 @@
 //! DATE keys, stored as epoch days, are read as `yyyy-MM-dd` dates by `values-time` (Java reads
 //! the epoch-day number, which never parses, so it never expires DATE partitions).
 
-mod budget;
+pub(crate) mod budget;
 pub mod filter;
 
 use std::collections::{BTreeMap, HashSet};

@@ -9,14 +9,8 @@ use crate::clean::report::Count;
 
 use super::file_class::{PaimonCleanupFileClass, PAIMON_CLEANUP_FILE_CLASS_COUNT};
 use super::kind::PaimonCleanupReportKind;
+use super::paths::ReportPaths;
 use crate::ffi::status::boundary_infallible;
-
-/// A path the run deleted (or would delete), with its class.
-#[derive(Debug)]
-pub(super) struct ReportPath {
-    pub(super) path: CString,
-    pub(super) class: PaimonCleanupFileClass,
-}
 
 /// A deletion that failed: the path and the error text.
 #[derive(Debug)]
@@ -55,8 +49,9 @@ pub struct PaimonCleanupReport {
     pub(super) counts: Vec<Count>,
     /// This report's own failures (the steps' follow in the accessors).
     pub(super) failed: Vec<ReportFailure>,
-    /// This report's own paths (the steps' follow in the accessors).
-    pub(super) paths: Vec<ReportPath>,
+    /// This report's own paths (the steps' follow in the accessors), mostly in mapped
+    /// temporary files past a small number (see `paths.rs`).
+    pub(super) paths: ReportPaths,
     /// This report's own warnings (the steps' follow in the accessors).
     pub(super) warnings: Vec<CString>,
     /// Directories removed, including those of the steps.
@@ -111,7 +106,7 @@ impl PaimonCleanupReport {
             changelogs_written: 0,
             counts: vec![Count::default(); PAIMON_CLEANUP_FILE_CLASS_COUNT as usize],
             failed: Vec::new(),
-            paths: Vec::new(),
+            paths: ReportPaths::default(),
             warnings: Vec::new(),
             dirs_removed: 0,
             elapsed_ms: 0,
@@ -140,6 +135,31 @@ impl PaimonCleanupReport {
                 .iter()
                 .map(|(_, s)| s.list_len(own))
                 .sum::<usize>()
+    }
+
+    /// Number of paths of this report and its steps.
+    pub(super) fn path_len(&self) -> usize {
+        self.paths.len() + self.steps.iter().map(|(_, s)| s.path_len()).sum::<usize>()
+    }
+
+    /// Path `index` (with its class) over this report and, after it, its steps. The pointer is
+    /// valid as long as the report.
+    pub(super) fn path_get(
+        &self,
+        mut index: usize,
+    ) -> Option<(*const std::os::raw::c_char, PaimonCleanupFileClass)> {
+        if index < self.paths.len() {
+            return self.paths.get(index);
+        }
+        index -= self.paths.len();
+        for (_, step) in &self.steps {
+            let len = step.path_len();
+            if index < len {
+                return step.path_get(index);
+            }
+            index -= len;
+        }
+        None
     }
 
     /// Element `index` of a list over this report and, after it, its steps.

@@ -15,6 +15,9 @@ mod kind;
 /// The opaque report, its rows and the accessor helpers (no C functions).
 mod base;
 
+/// The path listing of a report, mostly in mapped temporary files (no C functions).
+mod paths;
+
 /// What produced a report: its kind and whether it was a dry run.
 mod identity;
 
@@ -50,4 +53,6 @@ pub use names::*;
 pub use orphans::*;
 pub use outcome::*;
 pub use partitions::*;
+#[cfg(test)]
+pub(crate) use paths::IN_MEMORY as PATHS_ON_HEAP;
 pub use whole::*;

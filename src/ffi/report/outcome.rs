@@ -8,9 +8,10 @@ use crate::clean::report::{Count, DeletedPaths, DeletionReport};
 
 use super::base::*;
 use super::file_class::PaimonCleanupFileClass;
+use super::paths::ReportPaths;
 
 impl PaimonCleanupReport {
-    /// Takes the deletions of `deletion` into this report. Its path list must already be
+    /// Takes the deletions of `deletion` into this report (once per report). Its path list must already be
     /// detached (`std::mem::take`) into `paths`, so the JSON base is serialized without it.
     pub(super) fn add_deletion(&mut self, deletion: &DeletionReport, paths: DeletedPaths) {
         self.dry_run |= deletion.dry_run;
@@ -24,10 +25,7 @@ impl PaimonCleanupReport {
                 path: c_text(f.path.clone()),
                 error: c_text(f.error.clone()),
             }));
-        self.paths.extend(paths.iter().map(|p| ReportPath {
-            path: c_text(p.path),
-            class: p.class.into(),
-        }));
+        self.paths = ReportPaths::new(&paths);
         self.dirs_removed += deletion.dirs_removed;
     }
 
@@ -35,10 +33,6 @@ impl PaimonCleanupReport {
         PaimonCleanupFileClass::from_code(class)
             .and_then(|c| self.counts.get(c as usize).copied())
             .unwrap_or_default()
-    }
-
-    pub(super) fn own_paths(&self) -> &[ReportPath] {
-        &self.paths
     }
 
     pub(super) fn own_failed(&self) -> &[ReportFailure] {
@@ -169,7 +163,7 @@ pub unsafe extern "C" fn paimon_cleanup_report_path_count(
     report: *const PaimonCleanupReport,
 ) -> usize {
     // SAFETY: NULL or live (caller's guarantee).
-    unsafe { read(report, 0, |r| r.list_len(PaimonCleanupReport::own_paths)) }
+    unsafe { read(report, 0, |r| r.path_len()) }
 }
 
 /// Returns path `index` (0-based, below `paimon_cleanup_report_path_count`) of the listing,
@@ -189,8 +183,7 @@ pub unsafe extern "C" fn paimon_cleanup_report_path(
     // SAFETY: NULL or live (caller's guarantee).
     unsafe {
         read(report, ptr::null(), |r| {
-            r.list_get(PaimonCleanupReport::own_paths, index)
-                .map_or(ptr::null(), |p| p.path.as_ptr())
+            r.path_get(index).map_or(ptr::null(), |(path, _)| path)
         })
     }
 }
@@ -209,8 +202,8 @@ pub unsafe extern "C" fn paimon_cleanup_report_path_class(
     // SAFETY: NULL or live (caller's guarantee).
     unsafe {
         read(report, PaimonCleanupFileClass::Other, |r| {
-            r.list_get(PaimonCleanupReport::own_paths, index)
-                .map_or(PaimonCleanupFileClass::Other, |p| p.class)
+            r.path_get(index)
+                .map_or(PaimonCleanupFileClass::Other, |(_, class)| class)
         })
     }
 }

@@ -14,10 +14,10 @@ impl PaimonCleanupReport {
             let paths = self
                 .paths
                 .iter()
-                .map(|p| {
+                .map(|(path, class)| {
                     serde_json::json!({
-                        "class": p.class.name_nul().trim_end_matches('\0'),
-                        "path": p.path.to_string_lossy(),
+                        "class": class.name_nul().trim_end_matches('\0'),
+                        "path": path,
                     })
                 })
                 .collect();

@@ -98,6 +98,12 @@ class Panic(PaimonCleanupError):
     """A panic inside the library, caught at the boundary."""
 
 
+@_status(13, "memory_limit")
+class MemoryLimit(PaimonCleanupError, MemoryError):
+    """The run needed more memory than its ``max_memory=`` bound. It stopped while planning:
+    nothing was deleted or committed. Raise the bound or remove less per run."""
+
+
 ERROR_CLASSES: Dict[int, Type[PaimonCleanupError]] = {
     cls.status: cls
     for cls in (
@@ -113,6 +119,7 @@ ERROR_CLASSES: Dict[int, Type[PaimonCleanupError]] = {
         NullPointer,
         InvalidUtf8,
         Panic,
+        MemoryLimit,
     )
 }
 

@@ -31,6 +31,11 @@ public class PaimonCleanupException extends RuntimeException {
     public static final int INVALID_UTF8 = 11;
     /** A panic inside the library, caught at the boundary. */
     public static final int PANIC = 12;
+    /**
+     * The run needed more memory than {@link RunOptions#maxMemory(long)} allows; it stopped while
+     * planning, so nothing was deleted or committed.
+     */
+    public static final int MEMORY_LIMIT = 13;
 
     private final int status;
     private final String detail;

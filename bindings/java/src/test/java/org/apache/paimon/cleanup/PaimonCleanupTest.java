@@ -134,7 +134,7 @@ public final class PaimonCleanupTest {
             try {
                 List<String> before = tree(m);
                 check(new RunOptions().maxMemory(1).maxMemory() == 1, "maxMemory kept");
-                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "expiry past a 1-byte bound", new Body() {
+                expectStatus(PaimonCleanupException.MEMORY_LIMIT, "expiry past a 1-byte bound", new Body() {
                     @Override
                     public void run() {
                         ctx.expireSnapshots(exec, expireAll(false), new RunOptions().maxMemory(1));
@@ -146,7 +146,8 @@ public final class PaimonCleanupTest {
                     failures++;
                     System.err.println("FAIL: a 512-byte bound did not stop the run");
                 } catch (PaimonCleanupException e) {
-                    check(e.status() == PaimonCleanupException.INVALID_ARGUMENT
+                    check(e.status() == PaimonCleanupException.MEMORY_LIMIT
+                            && e.statusName().equals("memory_limit")
                             && e.detail().contains("max_memory"), "bound named: " + e.getMessage());
                 }
                 check(tree(m).equals(before), "a run stopped by its bound deleted nothing");
