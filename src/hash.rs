@@ -46,6 +46,33 @@ pub fn child_key(dir: &str, name: &str) -> u64 {
     h.finish()
 }
 
+/// [`child_key`] of one directory and many names: the directory is hashed once, each name
+/// then costs only its own bytes.
+#[derive(Clone)]
+pub struct DirKeys(ahash::AHasher);
+
+impl DirKeys {
+    /// For directory `dir` (without a trailing `/`).
+    pub fn new(dir: &str) -> Self {
+        let mut h = KEYS.build_hasher();
+        dir.hash(&mut h);
+        DirKeys(h)
+    }
+
+    /// [`child_key`] of the directory and `name`.
+    pub fn child(&self, name: &str) -> u64 {
+        let mut h = self.0.clone();
+        name.hash(&mut h);
+        h.finish()
+    }
+}
+
+impl std::fmt::Debug for DirKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DirKeys")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +86,8 @@ mod tests {
             location_key("file:///t/a/bc"),
             location_key("file:///t/ab/c")
         );
+        assert_eq!(DirKeys::new(dir).child(name), child_key(dir, name));
+        assert_eq!(DirKeys::new("").child("x"), child_key("", "x"));
         assert_eq!(name_key("x"), name_key("x"));
         assert_ne!(name_key("x"), name_key("y"));
     }

@@ -50,6 +50,7 @@
 mod codec;
 mod decide;
 mod exec;
+mod keyset;
 mod listing;
 mod partial;
 mod planner;
@@ -71,6 +72,7 @@ use crate::clean::report::DeletionReport;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{Table, MAIN_BRANCH};
+use keyset::KeySet;
 use partial::{finish_merge, merge_all, merge_into, Partial};
 use unit::{Unit, Work};
 
@@ -180,10 +182,6 @@ const UNITS_IN_FLIGHT: usize = 4;
 /// what the listing phase holds).
 const LIST_UNITS_IN_FLIGHT: usize = 1;
 
-/// The single-process run sorts and deduplicates the reference keys it folds in once they
-/// grow by half since the last time, and not below this many keys.
-const KEYS_COMPACT_MIN: usize = 1 << 16;
-
 /// What the single-process run has charged to the run's memory budget for one structure.
 struct Charged<'a> {
     memory: &'a crate::memory::MemoryBudget,
@@ -250,13 +248,13 @@ pub async fn remove_orphan_files(
         bytes: 0,
     };
     let mut merged = Partial::default();
-    let mut compact_at = KEYS_COMPACT_MIN;
+    let (mut locations, mut names) = (KeySet::default(), KeySet::default());
     let mut read_done = 0u64;
     let mut results = stream::iter(reads)
         .map(|u| exec::execute(&main, u, io, ctl))
         .buffer_unordered(UNITS_IN_FLIGHT);
     while let Some(p) = results.next().await {
-        let p = p?;
+        let mut p = p?;
         if p.manifests_read > 0 {
             read_done += p.manifests_read;
             ctl.progress(
@@ -266,18 +264,19 @@ pub async fn remove_orphan_files(
                 0,
             );
         }
+        locations.add(&std::mem::take(&mut p.locations));
+        names.add(&std::mem::take(&mut p.names));
         merge_into(&mut merged, p)?;
-        if merged.locations.len() + merged.names.len() > compact_at {
-            merged.compact_keys();
-            let n = merged.locations.len() + merged.names.len();
-            compact_at = (n + n / 2).max(KEYS_COMPACT_MIN);
-        }
-        keys_charge.set(merged.key_bytes())?;
+        keys_charge.set(locations.bytes() + names.bytes())?;
     }
     drop(results);
-    merged.compact_keys();
-    merged.locations.shrink_to_fit();
-    merged.names.shrink_to_fit();
+    // The keys planning found (manifest lists, statistics) too: the decision then finds them
+    // folded in and does not grow the large vectors again.
+    let mut state = state;
+    locations.add(&std::mem::take(&mut state.found.locations));
+    names.add(&std::mem::take(&mut state.found.names));
+    merged.locations = locations.finish();
+    merged.names = names.finish();
     keys_charge.set(merged.key_bytes())?;
     ctl.cancel.check()?;
 

@@ -19,13 +19,17 @@ use futures::stream::{self, StreamExt};
 
 use crate::clean::control::RunControl;
 use crate::error::{Error, Result};
-use crate::hash::{child_key, location_key, name_key};
-use crate::spec::manifest::{self, IndexManifestEntry, ManifestEntry};
+use crate::hash::{location_key, name_key, DirKeys};
+use crate::spec::manifest::{self, FileLocator, IndexManifestEntry};
 use crate::storage::Location;
-use crate::table::{ManifestFiles, PathFactory, Table};
+use crate::table::{PathFactory, Table};
 
 use super::partial::{Partial, ReadFailure};
 use super::unit::{BranchRef, ReadItem};
+
+/// A read unit sorts and deduplicates its keys once they pass this many (then twice as many
+/// as after the last time).
+const UNIT_KEYS_COMPACT_MIN: usize = 1 << 16;
 
 /// The progress phase of reading references.
 pub(crate) const REFERENCES_PHASE: &str = "read references";
@@ -33,8 +37,8 @@ pub(crate) const REFERENCES_PHASE: &str = "read references";
 /// A directory as resolved for one branch.
 #[derive(Debug, Clone)]
 enum Resolved {
-    /// The directory.
-    Dir(String),
+    /// The directory, hashed once for the keys of its files.
+    Dir(DirKeys),
     /// No directory (never expected; nothing to record).
     Nothing,
     /// Cannot be computed: the names are kept wherever they are.
@@ -57,14 +61,28 @@ struct Keys {
     unresolved: u64,
 }
 
-/// A partition (serialized), a bucket and which of its directories.
-type DirKey = (Box<[u8]>, i32, DirOf);
+impl Keys {
+    /// Sorts and deduplicates (a manifest names most files more than once across branches and
+    /// extra files seldom, but the merged result only keeps distinct keys anyway).
+    fn compact(&mut self) {
+        self.locations.sort_unstable();
+        self.locations.dedup();
+        self.locations.shrink_to_fit();
+        self.names.sort_unstable();
+        self.names.dedup();
+        self.names.shrink_to_fit();
+    }
+}
+
+/// The directories of one partition's buckets, each as resolved for every branch.
+type BucketDirs = HashMap<(i32, DirOf), Vec<Resolved>>;
 
 /// Turns entries into keys for the branches `paths`.
 struct Sink<'a> {
     paths: &'a [Arc<PathFactory>],
-    /// Each directory as resolved for each branch.
-    cache: HashMap<DirKey, Vec<Resolved>>,
+    /// Each directory as resolved for each branch, by serialized partition, then bucket and
+    /// which directory (looked up by the borrowed partition bytes: no allocation per entry).
+    cache: HashMap<Box<[u8]>, BucketDirs>,
     keys: Keys,
 }
 
@@ -84,9 +102,14 @@ impl<'a> Sink<'a> {
 
     /// The directory of `partition`/`bucket` for every branch.
     fn dirs(&mut self, partition: &[u8], bucket: i32, of: DirOf) -> &[Resolved] {
-        let key = (Box::<[u8]>::from(partition), bucket, of);
         let paths = self.paths;
-        self.cache.entry(key).or_insert_with(|| {
+        if !self.cache.contains_key(partition) {
+            self.cache.insert(Box::from(partition), HashMap::new());
+        }
+        let Some(by_bucket) = self.cache.get_mut(partition) else {
+            return &[];
+        };
+        by_bucket.entry((bucket, of)).or_insert_with(|| {
             paths
                 .iter()
                 .map(|p| {
@@ -105,35 +128,34 @@ impl<'a> Sink<'a> {
                         }
                     };
                     match r {
-                        Ok(Some(d)) => Resolved::Dir(d.as_str().to_string()),
+                        Ok(Some(d)) => Resolved::Dir(DirKeys::new(d.as_str())),
                         Ok(None) => Resolved::Nothing,
-                        Err(e) => {
-                            tracing::warn!(bucket, error = %e, "cannot resolve the directory of referenced files; kept by name");
-                            Resolved::Unresolvable
-                        }
+                        Err(_) => Resolved::Unresolvable,
                     }
                 })
                 .collect()
         })
     }
 
-    /// Records `names` (plain) in the directory of `partition`/`bucket` of each branch.
-    fn local(&mut self, partition: &[u8], bucket: i32, of: DirOf, names: &[&str]) {
-        let mut locations = Vec::new();
-        let mut unresolved = 0u64;
+    /// Records `name` and `extras` (plain) in the directory of `partition`/`bucket` of each
+    /// branch.
+    fn local(&mut self, partition: &[u8], bucket: i32, of: DirOf, name: &str, extras: &[&str]) {
+        let mut keys = std::mem::take(&mut self.keys);
         for d in self.dirs(partition, bucket, of) {
             match d {
-                Resolved::Dir(dir) => locations.extend(names.iter().map(|n| child_key(dir, n))),
+                Resolved::Dir(dir) => {
+                    keys.locations.push(dir.child(name));
+                    keys.locations.extend(extras.iter().map(|x| dir.child(x)));
+                }
                 Resolved::Nothing => {}
-                Resolved::Unresolvable => unresolved += names.len() as u64,
+                Resolved::Unresolvable => keys.unresolved += 1 + extras.len() as u64,
             }
         }
-        self.keys.locations.extend(locations);
-        self.keys.unresolved += unresolved;
+        self.keys = keys;
     }
 
     /// Records a file at external location `ext` with extra files `extras` beside it.
-    fn external(&mut self, ext: &str, extras: &[String]) {
+    fn external(&mut self, ext: &str, extras: &[&str]) {
         let at = Location::parse(ext)
             .ok()
             .and_then(|l| Some((l.parent()?, l)))
@@ -145,30 +167,33 @@ impl<'a> Sink<'a> {
         // Referenced under its own name too (keeping more is safe).
         self.keys.names.push(name_key(loc.name()));
         self.keys.locations.push(location_key(loc.as_str()));
+        let dir = DirKeys::new(dir.as_str());
         for x in extras {
-            self.keys.locations.push(child_key(dir.as_str(), x));
+            self.keys.locations.push(dir.child(x));
         }
     }
 
-    fn entry(&mut self, e: &ManifestEntry) {
+    fn entry(&mut self, e: &FileLocator<'_>) {
         self.keys.entries += 1;
-        let f = &e.file;
-        self.keys.names.push(name_key(&f.file_name));
+        self.keys.names.push(name_key(e.file_name));
         self.keys
             .names
-            .extend(f.extra_files.iter().map(|x| name_key(x)));
-        if let Some(ext) = &f.external_path {
-            self.external(ext, &f.extra_files);
+            .extend(e.extra_files.iter().map(|x| name_key(x)));
+        if let Some(ext) = e.external_path {
+            self.external(ext, &e.extra_files);
             return;
         }
-        if !plain(&f.file_name) || !f.extra_files.iter().all(|x| plain(x)) {
+        if !plain(e.file_name) || !e.extra_files.iter().all(|x| plain(x)) {
             self.keys.unresolved += 1;
             return;
         }
-        let mut names: Vec<&str> = Vec::with_capacity(1 + f.extra_files.len());
-        names.push(&f.file_name);
-        names.extend(f.extra_files.iter().map(String::as_str));
-        self.local(&e.partition, e.bucket, DirOf::Bucket, &names);
+        self.local(
+            e.partition,
+            e.bucket,
+            DirOf::Bucket,
+            e.file_name,
+            &e.extra_files,
+        );
     }
 
     fn index_entry(&mut self, e: &IndexManifestEntry) {
@@ -181,7 +206,8 @@ impl<'a> Sink<'a> {
                 DirOf::Index {
                     global: e.is_global,
                 },
-                &[&e.file_name],
+                &e.file_name,
+                &[],
             ),
             None => self.keys.unresolved += 1,
         }
@@ -242,12 +268,14 @@ pub(crate) async fn read(
                                         sink.index_entry(e);
                                     }
                                 } else {
-                                    ManifestFiles::new(&bytes, &loc).for_each(|e| {
-                                        sink.entry(&e);
+                                    manifest::for_each_file_locator(&bytes, loc.as_str(), |e| {
+                                        sink.entry(e);
                                         Ok(())
                                     })?;
                                 }
-                                Ok(sink.keys)
+                                let mut keys = sink.keys;
+                                keys.compact();
+                                Ok(keys)
                             })
                             .await
                     }
@@ -257,6 +285,9 @@ pub(crate) async fn read(
             }
         })
         .buffer_unordered(concurrency.max(1));
+    // The unit's keys are sorted and deduplicated whenever they double (manifests of one unit
+    // name many of the same files).
+    let mut compact_at = UNIT_KEYS_COMPACT_MIN;
     while let Some((it, r)) = stream.next().await {
         ctl.cancel.check()?;
         match r {
@@ -268,6 +299,11 @@ pub(crate) async fn read(
                 out.locations.extend(keys.locations);
                 out.names.extend(keys.names);
                 out.unresolved += keys.unresolved;
+                if out.locations.len() + out.names.len() > compact_at {
+                    out.compact_keys();
+                    compact_at =
+                        (2 * (out.locations.len() + out.names.len())).max(UNIT_KEYS_COMPACT_MIN);
+                }
             }
             Err(Error::Cancelled) => return Err(Error::Cancelled),
             Err(e) => {

@@ -294,7 +294,9 @@ impl Tracker {
             .filter(|l| !self.lists.contains_key(*l))
             .cloned()
             .collect();
-        let mut read: Vec<(String, Result<Vec<String>>)> = stream::iter(todo)
+        // Each list's manifests are interned as soon as it is read: only the lists in flight
+        // hold their names.
+        let mut read = stream::iter(todo)
             .map(|l| async move {
                 let r = match paths.manifest(&l) {
                     Ok(loc) => {
@@ -302,7 +304,9 @@ impl Tracker {
                         storage
                             .get_then(&loc, move |b| {
                                 let list = manifest::decode_manifest_list(&b, at.as_str())?;
-                                Ok(list.into_iter().map(|m| m.file_name).collect())
+                                let mut names = Vec::with_capacity(list.len());
+                                names.extend(list.into_iter().map(|m| m.file_name));
+                                Ok(names)
                             })
                             .await
                     }
@@ -310,31 +314,33 @@ impl Tracker {
                 };
                 (l, r)
             })
-            .buffer_unordered(concurrency.max(1))
-            .collect()
-            .await;
-        read.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut dropped: BTreeSet<usize> = BTreeSet::new();
-        for (l, r) in read {
+            .buffer_unordered(concurrency.max(1));
+        let mut failed: Vec<(String, Error)> = Vec::new();
+        while let Some((l, r)) = read.next().await {
             match r {
                 Ok(names) => {
                     let ids = names.into_iter().map(|n| self.manifest_id(n)).collect();
                     self.lists.insert(l, ids);
                 }
-                Err(e) => {
-                    let loc = paths.manifest(&l)?;
-                    let needed_by: Vec<&VersionInfo> = need
-                        .get(&l)
-                        .map(Vec::as_slice)
-                        .unwrap_or(&[])
-                        .iter()
-                        .filter(|i| !dropped.contains(*i))
-                        .filter_map(|i| new.get(*i))
-                        .collect();
-                    if fail_or_drop(storage, e, "manifest list", &loc, &needed_by).await? {
-                        dropped.extend(need.get(&l).into_iter().flatten().copied());
-                    }
-                }
+                Err(e) => failed.push((l, e)),
+            }
+        }
+        drop(read);
+        // Failures in the order of the lists' names, as before.
+        failed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut dropped: BTreeSet<usize> = BTreeSet::new();
+        for (l, e) in failed {
+            let loc = paths.manifest(&l)?;
+            let needed_by: Vec<&VersionInfo> = need
+                .get(&l)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .filter(|i| !dropped.contains(*i))
+                .filter_map(|i| new.get(*i))
+                .collect();
+            if fail_or_drop(storage, e, "manifest list", &loc, &needed_by).await? {
+                dropped.extend(need.get(&l).into_iter().flatten().copied());
             }
         }
         let first = self.versions.len();

@@ -648,6 +648,152 @@ fn read_file_meta(
     Ok(d)
 }
 
+/// [`read_file_meta`] under a [`plan_entry_locating`] plan, borrowing from the block instead of
+/// allocating: the same fields are read and checked the same way, and only what locates the
+/// file is kept.
+fn read_file_locator<'b>(
+    reader: &mut BlockReader<'_, 'b>,
+    plan: &EntryPlan,
+) -> DecodeResult<FileParts<'b>> {
+    let mut name = "";
+    let mut extras = Vec::new();
+    let mut external = None;
+    let mut level = None;
+    for (f, n) in &plan.file.fields {
+        let n = *n;
+        match f {
+            Some(FileField::FileName) => {
+                name = req(reader.opt_str(n, "_FILE_NAME")?, "_FILE_NAME")?
+            }
+            Some(FileField::FileSize) => {
+                req(reader.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?;
+            }
+            Some(FileField::RowCount) => {
+                req(reader.opt_long(n, "_ROW_COUNT")?, "_ROW_COUNT")?;
+            }
+            Some(FileField::MinSeq) => {
+                req(
+                    reader.opt_long(n, "_MIN_SEQUENCE_NUMBER")?,
+                    "_MIN_SEQUENCE_NUMBER",
+                )?;
+            }
+            Some(FileField::MaxSeq) => {
+                req(
+                    reader.opt_long(n, "_MAX_SEQUENCE_NUMBER")?,
+                    "_MAX_SEQUENCE_NUMBER",
+                )?;
+            }
+            Some(FileField::SchemaId) => {
+                req(reader.opt_long(n, "_SCHEMA_ID")?, "_SCHEMA_ID")?;
+            }
+            Some(FileField::Level) => level = Some(req(reader.opt_int(n, "_LEVEL")?, "_LEVEL")?),
+            Some(FileField::ExtraFiles) => {
+                // Null items are dropped, as by the full decode.
+                extras = reader
+                    .opt_array(n, "_EXTRA_FILES", |reader, item| {
+                        reader.opt_str(item, "_EXTRA_FILES")
+                    })?
+                    .unwrap_or_default()
+            }
+            Some(FileField::CreationTime) => {
+                reader.opt_long(n, "_CREATION_TIME")?;
+            }
+            Some(FileField::DeleteRowCount) => {
+                reader.opt_long(n, "_DELETE_ROW_COUNT")?;
+            }
+            Some(FileField::EmbeddedIndex) => {
+                reader.opt_bytes_range(n, "_EMBEDDED_FILE_INDEX")?;
+            }
+            Some(FileField::FileSource) => {
+                reader.opt_int(n, "_FILE_SOURCE")?;
+            }
+            Some(FileField::ExternalPath) => external = reader.opt_str(n, "_EXTERNAL_PATH")?,
+            Some(FileField::FirstRowId) => {
+                reader.opt_long(n, "_FIRST_ROW_ID")?;
+            }
+            // Never planned by `plan_entry_locating`: skipped (and checked) like the rest.
+            None
+            | Some(
+                FileField::MinKey
+                | FileField::MaxKey
+                | FileField::KeyStats
+                | FileField::ValueStats
+                | FileField::ValueStatsCols
+                | FileField::WriteCols
+                | FileField::WriteColsSequences,
+            ) => reader.skip(n)?,
+        }
+    }
+    if name.is_empty() {
+        return Err(DecodeError::malformed("_FILE_NAME is empty"));
+    }
+    Ok(FileParts {
+        name,
+        extras,
+        external,
+        // `plan_entry` requires `_LEVEL`: the writer schema has it, so it was read.
+        level: level.unwrap_or_default(),
+    })
+}
+
+/// What [`read_file_locator`] keeps of a `_FILE` record.
+struct FileParts<'b> {
+    name: &'b str,
+    extras: Vec<&'b str>,
+    external: Option<&'b str>,
+    level: i32,
+}
+
+/// What locates the file of one manifest entry, borrowed from the decoded block: see
+/// [`super::FileLocator`].
+fn read_entry_locator<'b>(
+    reader: &mut BlockReader<'_, 'b>,
+    plan: &EntryPlan,
+) -> DecodeResult<super::FileLocator<'b>> {
+    let mut kind = FileKind::Add;
+    let mut partition: &'b [u8] = &[];
+    let mut bucket = 0;
+    let mut file = None;
+    for (f, n) in &plan.top.fields {
+        let n = *n;
+        match f {
+            None => reader.skip(n)?,
+            Some(EntryField::Version) => {
+                check_version(reader.opt_int(n, "_VERSION")?, 2, "manifest entry")?
+            }
+            Some(EntryField::Kind) => kind = read_kind(reader.opt_long(n, "_KIND")?)?,
+            Some(EntryField::Partition) => {
+                let r = req(reader.opt_bytes_range(n, "_PARTITION")?, "_PARTITION")?;
+                let block: &'b Bytes = reader.block;
+                let block: &'b [u8] = block.as_ref();
+                partition = block
+                    .get(r)
+                    .ok_or_else(|| DecodeError::malformed("_PARTITION lies outside its block"))?;
+            }
+            Some(EntryField::Bucket) => bucket = req(reader.opt_int(n, "_BUCKET")?, "_BUCKET")?,
+            Some(EntryField::TotalBuckets) => {
+                req(reader.opt_int(n, "_TOTAL_BUCKETS")?, "_TOTAL_BUCKETS")?;
+            }
+            Some(EntryField::File) => {
+                if !reader.enter_record(n, plan.file.record, "_FILE")? {
+                    return Err(null_field("_FILE"));
+                }
+                file = Some(read_file_locator(reader, plan)?);
+            }
+        }
+    }
+    let file = req(file, "_FILE")?;
+    Ok(super::FileLocator {
+        kind,
+        partition,
+        bucket,
+        level: file.level,
+        file_name: file.name,
+        extra_files: file.extras,
+        external_path: file.external,
+    })
+}
+
 fn read_kind(v: Option<i64>) -> DecodeResult<FileKind> {
     let v = req(v, "_KIND")?;
     FileKind::from_value(v).ok_or_else(|| {
@@ -950,6 +1096,29 @@ fn each_record<P, T>(
     read: fn(&mut BlockReader<'_, '_>, &P) -> DecodeResult<T>,
     mut f: impl FnMut(T, u64) -> DecodeResult<()>,
 ) -> DecodeResult<()> {
+    let mut stopped = None;
+    let r = each_record_in(bytes, plan, |reader, plan, left| {
+        let value = read(reader, plan)?;
+        f(value, left).map_err(|e| {
+            // The caller's error comes back as is, without the record's context.
+            stopped = Some(e);
+            DecodeError::malformed("stopped")
+        })
+    });
+    match stopped {
+        Some(e) => Err(e),
+        None => r,
+    }
+}
+
+/// Visits the records of a container file one at a time: `visit` reads one record from the
+/// block reader (and may do with it what it likes while it borrows the block), given the
+/// number of records left in its block (itself included). Its errors get the record's context.
+fn each_record_in<P>(
+    bytes: &[u8],
+    plan: impl FnOnce(&Schema, NodeId) -> DecodeResult<P>,
+    mut visit: impl FnMut(&mut BlockReader<'_, '_>, &P, u64) -> DecodeResult<()>,
+) -> DecodeResult<()> {
     let Container {
         schema,
         codec,
@@ -983,8 +1152,7 @@ fn each_record<P, T>(
             {
                 return Err(DecodeError::malformed(format!("{}: record is null", ctx())));
             }
-            let value = read(&mut reader, &plan).map_err(|e| e.context(ctx()))?;
-            f(value, count - i)?;
+            visit(&mut reader, &plan, count - i).map_err(|e| e.context(ctx()))?;
         }
         if reader.cursor.remaining() != 0 {
             return Err(DecodeError::malformed(format!(
@@ -1028,6 +1196,28 @@ pub(crate) fn avro_manifest_locating(
     mut f: impl FnMut(ManifestEntry) -> DecodeResult<()>,
 ) -> DecodeResult<()> {
     each_record(bytes, plan_entry_locating, read_entry, |e, _| f(e))
+}
+
+/// What locates the file of each entry of a manifest, one at a time, borrowed from the
+/// decoded block (nothing is allocated per entry but the list of extra files, when there are
+/// any). The same fields are read and checked as by [`avro_manifest_locating`], so it fails
+/// exactly where that does.
+pub(crate) fn avro_manifest_locators(
+    bytes: &[u8],
+    mut f: impl FnMut(&super::FileLocator<'_>) -> DecodeResult<()>,
+) -> DecodeResult<()> {
+    let mut stopped = None;
+    let r = each_record_in(bytes, plan_entry_locating, |reader, plan, _| {
+        let locator = read_entry_locator(reader, plan)?;
+        f(&locator).map_err(|e| {
+            stopped = Some(e);
+            DecodeError::malformed("stopped")
+        })
+    });
+    match stopped {
+        Some(e) => Err(e),
+        None => r,
+    }
 }
 
 pub(crate) fn avro_index_manifest(bytes: &[u8]) -> DecodeResult<Vec<IndexManifestEntry>> {

@@ -153,6 +153,73 @@ pub fn for_each_manifest_file(
     }
 }
 
+/// What locates the file of one manifest entry ([`for_each_file_locator`]), borrowed from the
+/// decoded content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileLocator<'a> {
+    /// `_KIND`.
+    pub kind: FileKind,
+    /// `_PARTITION` (serialized BinaryRow).
+    pub partition: &'a [u8],
+    /// `_BUCKET`.
+    pub bucket: i32,
+    /// `_FILE._LEVEL`.
+    pub level: i32,
+    /// `_FILE._FILE_NAME` (never empty).
+    pub file_name: &'a str,
+    /// `_FILE._EXTRA_FILES` (null items dropped; empty when absent).
+    pub extra_files: Vec<&'a str>,
+    /// `_FILE._EXTERNAL_PATH`.
+    pub external_path: Option<&'a str>,
+}
+
+impl<'a> FileLocator<'a> {
+    /// The locator of a decoded entry.
+    pub fn of(e: &'a ManifestEntry) -> Self {
+        FileLocator {
+            kind: e.kind,
+            partition: &e.partition,
+            bucket: e.bucket,
+            level: e.file.level,
+            file_name: &e.file.file_name,
+            extra_files: e.file.extra_files.iter().map(String::as_str).collect(),
+            external_path: e.file.external_path.as_deref(),
+        }
+    }
+}
+
+/// Decodes a manifest entry by entry and passes what locates each entry's file to `f`,
+/// borrowed from the decoded content: for Avro nothing is allocated per entry (but the list of
+/// extra files when there are any). Reads and checks every field exactly as
+/// [`for_each_manifest_file`] does, so it fails exactly where that does. Stops at the first
+/// error, of the file or of `f` (returned as is). ORC and Parquet manifests are decoded in full
+/// first.
+pub fn for_each_file_locator(
+    bytes: &[u8],
+    path: &str,
+    mut f: impl FnMut(&FileLocator<'_>) -> Result<()>,
+) -> Result<()> {
+    let t = FileType::Manifest;
+    match format_of(t, bytes, path)? {
+        ManifestFormat::Avro => {
+            let mut stopped: Option<Error> = None;
+            let decoded = decode::avro_manifest_locators(bytes, |e| {
+                f(e).map_err(|err| {
+                    stopped = Some(err);
+                    avro::DecodeError::malformed("stopped by the caller")
+                })
+            });
+            match (stopped, decoded) {
+                (Some(err), _) => Err(err),
+                (None, r) => r.map_err(|e| to_error(t, path, e)),
+            }
+        }
+        format => decode_columnar(t, format, bytes, path, batch_manifest)?
+            .iter()
+            .try_for_each(|e| f(&FileLocator::of(e))),
+    }
+}
+
 /// Decodes an index manifest (`index-manifest-…`) into its [`IndexManifestEntry`] records.
 pub fn decode_index_manifest(bytes: &[u8], path: &str) -> Result<Vec<IndexManifestEntry>> {
     let t = FileType::IndexManifest;

@@ -279,6 +279,53 @@ fn entry_by_entry_decode_keeps_what_locates_files() {
     }
 }
 
+/// The locator decode gives, for every entry, what locates its file exactly as the full decode
+/// has it; it fails where the full decode fails (every truncation, every schema), and an error
+/// of the callback stops it and comes back as is.
+#[test]
+fn locator_decode_matches_the_full_decode() {
+    for schema in [JAVA_MANIFEST, JAVA_08_MANIFEST, PYPAIMON_MANIFEST] {
+        for c in ALL_CODECS {
+            let bytes = write_file(schema, c, &[&entry_a, &entry_b]);
+            let full = decode_manifest(&bytes, "m").unwrap();
+            let mut seen: Vec<String> = Vec::new();
+            for_each_file_locator(&bytes, "m", |l| {
+                seen.push(format!("{l:?}"));
+                Ok(())
+            })
+            .unwrap();
+            let expected: Vec<String> = full
+                .iter()
+                .map(|e| format!("{:?}", FileLocator::of(e)))
+                .collect();
+            assert_eq!(seen, expected, "codec {c}");
+            assert_eq!(seen.len(), 2);
+
+            for cut in 0..bytes.len() {
+                let full = decode_manifest(&bytes[..cut], "manifest/manifest-cut-0");
+                let each =
+                    for_each_file_locator(&bytes[..cut], "manifest/manifest-cut-0", |_| Ok(()));
+                assert_eq!(full.is_ok(), each.is_ok(), "{c} cut {cut}");
+                if let Err(err) = each {
+                    assert!(message(&err).contains("manifest/manifest-cut-0"), "{err}");
+                }
+            }
+
+            let mut calls = 0;
+            let err = for_each_file_locator(&bytes, "m", |_| {
+                calls += 1;
+                Err(Error::Internal("stop here".into()))
+            })
+            .unwrap_err();
+            assert_eq!(calls, 1, "codec {c}");
+            assert!(
+                matches!(&err, Error::Internal(m) if m == "stop here"),
+                "{err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn java_08_union_wrapped_manifest() {
     for c in ["snappy", "null"] {
