@@ -76,18 +76,6 @@ pub struct PaimonCleanupReport {
     pub(super) json: OnceLock<CString>,
 }
 
-/// A C string from report text; an interior NUL (never expected) is replaced, not dropped.
-pub(super) fn c_text(text: String) -> CString {
-    CString::new(text).unwrap_or_else(|e| {
-        let text = String::from_utf8_lossy(&e.into_vec()).replace('\0', "\u{FFFD}");
-        CString::new(text).unwrap_or_default()
-    })
-}
-
-pub(super) fn c_texts(texts: Vec<String>) -> Vec<CString> {
-    texts.into_iter().map(c_text).collect()
-}
-
 /// The JSON of a Rust report, or a JSON string naming the failure (never expected).
 pub(super) fn to_json<T: Serialize>(report: &T) -> serde_json::Value {
     serde_json::to_value(report)

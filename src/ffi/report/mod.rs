@@ -12,6 +12,9 @@ mod file_class;
 /// Report kinds and their names.
 mod kind;
 
+/// Rust text as C strings (no C functions).
+mod text;
+
 /// The opaque report, its rows and the accessor helpers (no C functions).
 mod base;
 

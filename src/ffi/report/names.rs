@@ -7,6 +7,7 @@ use crate::clean::{ConsumerReport, TagReport};
 
 use super::base::*;
 use super::kind::PaimonCleanupReportKind;
+use super::text::c_texts;
 
 impl PaimonCleanupReport {
     /// The report of a tag deletion (`kind` DeleteTag) or tag expiry (`kind` ExpireTags).

@@ -8,6 +8,7 @@ use crate::clean::OrphanReport;
 
 use super::base::*;
 use super::kind::PaimonCleanupReportKind;
+use super::text::c_texts;
 
 impl PaimonCleanupReport {
     /// The report of an orphan-file removal.

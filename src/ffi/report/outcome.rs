@@ -9,6 +9,7 @@ use crate::clean::report::{Count, DeletedPaths, DeletionReport};
 use super::base::*;
 use super::file_class::PaimonCleanupFileClass;
 use super::paths::ReportPaths;
+use super::text::c_text;
 
 impl PaimonCleanupReport {
     /// Takes the deletions of `deletion` into this report (once per report). Its path list must already be

@@ -7,6 +7,7 @@ use crate::clean::PartitionReport;
 
 use super::base::*;
 use super::kind::PaimonCleanupReportKind;
+use super::text::c_text;
 
 impl PaimonCleanupReport {
     /// The report of a partition drop (`kind` DropPartitions) or expiry (`kind`

@@ -25,8 +25,8 @@ use std::ptr::NonNull;
 
 use crate::clean::report::{DeletedPath, DeletedPaths};
 
-use super::base::c_text;
 use super::file_class::PaimonCleanupFileClass;
+use super::text::c_text;
 
 /// Paths of a report kept as heap strings before the rest go to the mapped files.
 pub(crate) const IN_MEMORY: usize = 4096;

@@ -4,6 +4,7 @@ use std::ffi::CString;
 use std::os::raw::c_char;
 
 use super::base::*;
+use super::text::c_text;
 use crate::ffi::status::boundary_infallible;
 
 impl PaimonCleanupReport {

@@ -10,6 +10,7 @@ use bytes::Bytes;
 use super::avro::{
     Container, Cursor, DecodeError, DecodeResult, Node, NodeId, Schema, MAX_EMPTY_ITEMS,
 };
+use super::entry::FileLocator;
 use super::{
     DataFileMeta, DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexManifestEntry, ManifestEntry,
     ManifestFileMeta, SimpleStats,
@@ -745,11 +746,11 @@ struct FileParts<'b> {
 }
 
 /// What locates the file of one manifest entry, borrowed from the decoded block: see
-/// [`super::FileLocator`].
+/// [`FileLocator`].
 fn read_entry_locator<'b>(
     reader: &mut BlockReader<'_, 'b>,
     plan: &EntryPlan,
-) -> DecodeResult<super::FileLocator<'b>> {
+) -> DecodeResult<FileLocator<'b>> {
     let mut kind = FileKind::Add;
     let mut partition: &'b [u8] = &[];
     let mut bucket = 0;
@@ -783,7 +784,7 @@ fn read_entry_locator<'b>(
         }
     }
     let file = req(file, "_FILE")?;
-    Ok(super::FileLocator {
+    Ok(FileLocator {
         kind,
         partition,
         bucket,
@@ -1204,7 +1205,7 @@ pub(crate) fn avro_manifest_locating(
 /// exactly where that does.
 pub(crate) fn avro_manifest_locators(
     bytes: &[u8],
-    mut f: impl FnMut(&super::FileLocator<'_>) -> DecodeResult<()>,
+    mut f: impl FnMut(&FileLocator<'_>) -> DecodeResult<()>,
 ) -> DecodeResult<()> {
     let mut stopped = None;
     let r = each_record_in(bytes, plan_entry_locating, |reader, plan, _| {

@@ -26,8 +26,8 @@ mod value;
 pub mod writer;
 
 pub use entry::{
-    DataFileMeta, DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexManifestEntry, ManifestEntry,
-    ManifestFileMeta, SimpleStats,
+    DataFileMeta, DeletionVectorMeta, FileKind, FileLocator, GlobalIndexMeta, IndexManifestEntry,
+    ManifestEntry, ManifestFileMeta, SimpleStats,
 };
 use format::format_of;
 pub use format::{detect_format, ManifestFormat};
@@ -150,41 +150,6 @@ pub fn for_each_manifest_file(
         format => decode_columnar(t, format, bytes, path, batch_manifest)?
             .into_iter()
             .try_for_each(f),
-    }
-}
-
-/// What locates the file of one manifest entry ([`for_each_file_locator`]), borrowed from the
-/// decoded content.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileLocator<'a> {
-    /// `_KIND`.
-    pub kind: FileKind,
-    /// `_PARTITION` (serialized BinaryRow).
-    pub partition: &'a [u8],
-    /// `_BUCKET`.
-    pub bucket: i32,
-    /// `_FILE._LEVEL`.
-    pub level: i32,
-    /// `_FILE._FILE_NAME` (never empty).
-    pub file_name: &'a str,
-    /// `_FILE._EXTRA_FILES` (null items dropped; empty when absent).
-    pub extra_files: Vec<&'a str>,
-    /// `_FILE._EXTERNAL_PATH`.
-    pub external_path: Option<&'a str>,
-}
-
-impl<'a> FileLocator<'a> {
-    /// The locator of a decoded entry.
-    pub fn of(e: &'a ManifestEntry) -> Self {
-        FileLocator {
-            kind: e.kind,
-            partition: &e.partition,
-            bucket: e.bucket,
-            level: e.file.level,
-            file_name: &e.file.file_name,
-            extra_files: e.file.extra_files.iter().map(String::as_str).collect(),
-            external_path: e.file.external_path.as_deref(),
-        }
     }
 }
 
