@@ -357,11 +357,21 @@ import datetime, os, signal, sys, threading, time
 import paimon_cleanup as pc
 
 first = threading.Event()
+delivered = threading.Event()
+
+def on_sigint(signum, frame):
+    delivered.set()
+    raise KeyboardInterrupt
+
+signal.signal(signal.SIGINT, on_sigint)
 
 def progress(p):
     if not first.is_set():
         first.set()
-        time.sleep(0.5)  # the run cannot finish before the signal arrives
+        # The run cannot go on before the main thread took the signal (however loaded the
+        # machine), and then has time to cancel it.
+        delivered.wait(60)
+        time.sleep(0.5)
 
 def interrupt():
     first.wait(60)
