@@ -121,6 +121,27 @@ pub fn decode_manifest(bytes: &[u8], path: &str) -> Result<Vec<ManifestEntry>> {
     }
 }
 
+/// Runs an Avro decode whose per-entry callback may fail with a crate error: `decode` gets
+/// `stop`, which turns the callback's result into the decoder's; the first callback error is
+/// returned as is (not as a decoding error of the file), any other failure as the file's.
+fn stoppable(
+    t: FileType,
+    path: &str,
+    decode: impl FnOnce(&mut dyn FnMut(Result<()>) -> avro::DecodeResult<()>) -> avro::DecodeResult<()>,
+) -> Result<()> {
+    let mut stopped: Option<Error> = None;
+    let decoded = decode(&mut |r: Result<()>| {
+        r.map_err(|err| {
+            stopped = Some(err);
+            avro::DecodeError::malformed("stopped by the caller")
+        })
+    });
+    match (stopped, decoded) {
+        (Some(err), _) => Err(err),
+        (None, r) => r.map_err(|e| to_error(t, path, e)),
+    }
+}
+
 /// Decodes a manifest entry by entry (no vector of entries is built), calling `f` with each,
 /// with only the fields that locate and identify a file: kind, partition, bucket, total buckets,
 /// and of `_FILE` all but `_MIN_KEY`, `_MAX_KEY`, `_KEY_STATS`, `_VALUE_STATS`,
@@ -134,19 +155,9 @@ pub fn for_each_manifest_file(
 ) -> Result<()> {
     let t = FileType::Manifest;
     match format_of(t, bytes, path)? {
-        ManifestFormat::Avro => {
-            let mut stopped: Option<Error> = None;
-            let decoded = decode::avro_manifest_locating(bytes, |e| {
-                f(e).map_err(|err| {
-                    stopped = Some(err);
-                    avro::DecodeError::malformed("stopped by the caller")
-                })
-            });
-            match (stopped, decoded) {
-                (Some(err), _) => Err(err),
-                (None, r) => r.map_err(|e| to_error(t, path, e)),
-            }
-        }
+        ManifestFormat::Avro => stoppable(t, path, |stop| {
+            decode::avro_manifest_locating(bytes, |e| stop(f(e)))
+        }),
         format => decode_columnar(t, format, bytes, path, batch_manifest)?
             .into_iter()
             .try_for_each(f),
@@ -166,19 +177,9 @@ pub fn for_each_file_locator(
 ) -> Result<()> {
     let t = FileType::Manifest;
     match format_of(t, bytes, path)? {
-        ManifestFormat::Avro => {
-            let mut stopped: Option<Error> = None;
-            let decoded = decode::avro_manifest_locators(bytes, |e| {
-                f(e).map_err(|err| {
-                    stopped = Some(err);
-                    avro::DecodeError::malformed("stopped by the caller")
-                })
-            });
-            match (stopped, decoded) {
-                (Some(err), _) => Err(err),
-                (None, r) => r.map_err(|e| to_error(t, path, e)),
-            }
-        }
+        ManifestFormat::Avro => stoppable(t, path, |stop| {
+            decode::avro_manifest_locators(bytes, |e| stop(f(e)))
+        }),
         format => decode_columnar(t, format, bytes, path, batch_manifest)?
             .iter()
             .try_for_each(|e| f(&FileLocator::of(e))),
