@@ -178,11 +178,12 @@ fn child(cli: &Cli, op: Op, phase: &str) -> Res<()> {
             )?
         }
         "op" => {
-            let plan = read_plan(&plan_path)?;
+            // Not the paths: this process's peak is the operation's figure.
+            let plan = ops::PlanHead::read(&plan_path)?;
             ops::run(op, &table, &plan, n, cli.concurrency, cli.max_memory)?
         }
         "profile" => {
-            let plan = read_plan(&plan_path)?;
+            let plan = ops::PlanHead::read(&plan_path)?;
             ops::profile_expire(&table, &plan, n)?
         }
         "probe-delete" => {
