@@ -18,12 +18,13 @@ use crate::clean::report::FileClass;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
-use crate::hash::{child_key, name_key};
+use crate::hash::{name_key, DirKeys};
 use crate::memory::MemoryBudget;
 use crate::storage::Location;
 use crate::table::Table;
 
 use super::codec::{from_json_bytes, to_json_bytes, Kind};
+use super::keyset::KeyIndex;
 use super::partial::{finish_merge, merge_into, Deleted, Partial};
 use super::planner::{new_plan_id, numbered, read_works, State};
 use super::refs;
@@ -155,6 +156,43 @@ fn phase_of(in_data_dir: bool, class: FileClass) -> u8 {
     }
 }
 
+/// What the keys say of one candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Its location is referenced: kept, counted as referenced.
+    Referenced,
+    /// Only its name is referenced, at another location: kept and reported.
+    NameElsewhere,
+    /// Not referenced: deleted unless the veto keeps it.
+    Unreferenced,
+}
+
+/// The verdict of every candidate of `refs` (directory by directory, file by file), counting
+/// the referenced ones into `referenced`, and how many unreferenced candidates each deletion
+/// phase may get (an upper bound: the veto may keep some).
+fn verdicts(refs: &Partial, referenced: &mut u64) -> (Vec<Verdict>, Vec<usize>) {
+    let locations = KeyIndex::new(&refs.locations);
+    let names = KeyIndex::new(&refs.names);
+    let mut out = Vec::with_capacity(refs.dirs.iter().map(|d| d.files.len()).sum());
+    let mut per_phase = vec![0usize; PHASES.len()];
+    for d in &refs.dirs {
+        let dir = DirKeys::new(&d.dir);
+        for f in &d.files {
+            let v = if locations.contains(dir.child(&f.name)) {
+                *referenced += 1;
+                Verdict::Referenced
+            } else if names.contains(name_key(&f.name)) {
+                Verdict::NameElsewhere
+            } else {
+                per_phase[phase_of(d.data_root.is_some(), f.class) as usize] += 1;
+                Verdict::Unreferenced
+            };
+            out.push(v);
+        }
+    }
+    (out, per_phase)
+}
+
 /// Decides. `main` is the main branch, `state` the plan's state and `merged` every plan unit's
 /// result merged; `memory` the run's budget. Returns the decision and the delete units (none
 /// in a dry run).
@@ -249,47 +287,62 @@ pub(crate) async fn decide(
     base.skipped.extend(refs.errors.iter().cloned());
     ctl.progress("list candidates", base.candidates, base.candidates, 0);
 
-    // Keep what is referenced, by location or by name, and what the veto keeps.
+    // Keep what is referenced, by location or by name, and what the veto keeps. First each
+    // candidate's verdict by the keys alone (one byte each); then the keys go, and only then
+    // are the locations of the files to delete built: the keys and the deletion plan are
+    // never held together.
+    let (verdicts, per_phase) = verdicts(&refs, &mut base.referenced);
+    refs.locations = Vec::new();
+    refs.names = Vec::new();
+    let key_bytes = held.saturating_sub(refs.candidate_bytes());
+    memory.release(key_bytes);
+    let candidates_held = held - key_bytes;
     let mut kept_elsewhere: Vec<Location> = Vec::new();
-    let mut phases: Vec<Vec<Planned>> = vec![Vec::new(); PHASES.len()];
-    let mut prune: Vec<(String, String)> = refs.empty_dirs.clone();
-    for d in &refs.dirs {
+    let mut phases: Vec<Vec<Planned>> = per_phase.iter().map(|n| Vec::with_capacity(*n)).collect();
+    let mut prune: Vec<(String, String)> = std::mem::take(&mut refs.empty_dirs);
+    let mut verdict = verdicts.iter();
+    for d in std::mem::take(&mut refs.dirs) {
         let dir = Location::parse(&d.dir)?;
         let mut any = false;
         for f in &d.files {
-            if refs
-                .locations
-                .binary_search(&child_key(&d.dir, &f.name))
-                .is_ok()
-            {
-                base.referenced += 1;
-                continue;
-            }
-            let loc = dir.child(&f.name);
-            if refs.names.binary_search(&name_key(&f.name)).is_ok() {
-                tracing::warn!(path = %loc, "kept: its name is referenced at another location");
-                kept_elsewhere.push(loc);
-            } else if vetoed(cfg, &loc)? {
-                base.vetoed += 1;
-            } else {
-                any = true;
-                let phase = phase_of(d.data_root.is_some(), f.class);
-                phases[phase as usize].push(Planned {
-                    location: loc,
-                    class: f.class,
-                    bytes: Some(f.size),
-                });
+            match verdict.next() {
+                Some(Verdict::Referenced) => continue,
+                Some(Verdict::NameElsewhere) => {
+                    let loc = dir.child(&f.name);
+                    tracing::warn!(path = %loc, "kept: its name is referenced at another location");
+                    kept_elsewhere.push(loc);
+                }
+                Some(Verdict::Unreferenced) => {
+                    let loc = dir.child(&f.name);
+                    if vetoed(cfg, &loc)? {
+                        base.vetoed += 1;
+                    } else {
+                        any = true;
+                        let phase = phase_of(d.data_root.is_some(), f.class);
+                        phases[phase as usize].push(Planned {
+                            location: loc,
+                            class: f.class,
+                            bytes: Some(f.size),
+                        });
+                    }
+                }
+                None => {
+                    return Err(Error::Internal(
+                        "orphan decision: a candidate without a verdict; nothing deleted".into(),
+                    ))
+                }
             }
         }
         if any {
-            if let Some(root) = &d.data_root {
-                prune.push((d.dir.clone(), root.clone()));
+            if let Some(root) = d.data_root {
+                prune.push((d.dir, root));
             }
         }
     }
-    // The keys and candidates are not needed any more.
+    // The candidates are not needed any more.
+    drop(verdicts);
     drop(refs);
-    memory.release(held);
+    memory.release(candidates_held);
     kept_elsewhere.sort();
     base.kept_name_referenced_elsewhere = kept_elsewhere
         .iter()
@@ -329,7 +382,10 @@ pub(crate) async fn decide(
             .unwrap_or_else(|| l.as_str().to_string())
     };
     if state.dry_run {
-        for (phase, files) in phases.iter().enumerate() {
+        decision
+            .dry_deleted
+            .reserve_exact(phases.iter().map(Vec::len).sum());
+        for (phase, files) in phases.into_iter().enumerate() {
             for p in files {
                 decision.dry_deleted.push((
                     phase as u8,

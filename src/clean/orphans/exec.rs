@@ -12,6 +12,7 @@ use crate::storage::{Location, Storage};
 use crate::table::Table;
 
 use super::decide::{class_of, PHASES};
+use super::keyset::KeyIndex;
 use super::partial::{Deleted, Failed, Partial};
 use super::unit::{DeleteItem, Unit, Work};
 use super::{listing, refs};
@@ -28,13 +29,13 @@ pub(crate) async fn execute(
 }
 
 /// [`execute`]; a list unit only counts the candidates whose location key is in `referenced`
-/// (sorted), see [`listing::list`].
+/// (indexed), see [`listing::list`].
 pub(crate) async fn execute_against(
     main: &Table,
     unit: Unit,
     concurrency: usize,
     ctl: &RunControl,
-    referenced: Option<&[u64]>,
+    referenced: Option<&KeyIndex<'_>>,
 ) -> Result<Partial> {
     let mut out = Partial::of_unit(unit.plan, unit.id);
     match unit.work {

@@ -22,10 +22,11 @@ use futures::stream::{self, StreamExt};
 use crate::clean::control::RunControl;
 use crate::clean::report::FileClass;
 use crate::error::Result;
-use crate::hash::child_key;
+use crate::hash::{child_key, DirKeys};
 use crate::storage::{DirListing, Location, Storage};
 use crate::table::VersionedDir;
 
+use super::keyset::KeyIndex;
 use super::partial::{Candidate, ListedDir, Partial};
 use super::unit::{ListDir, ListKind};
 
@@ -44,7 +45,7 @@ enum DirKind {
 /// Executes a list unit: lists `dirs` with at most `concurrency` listings in flight and adds
 /// their candidates older than `cutoff_ms` to `out`.
 ///
-/// With `referenced` (sorted keys of referenced locations, [`child_key`] of directory and
+/// With `referenced` (the indexed keys of referenced locations, [`child_key`] of directory and
 /// name), a candidate whose key is among them is only counted ([`Partial::referenced`]), not
 /// held: the decision would keep it anyway, and references only grow during a run. A key
 /// collision can only keep a file.
@@ -54,7 +55,7 @@ pub(crate) async fn list(
     cutoff_ms: i64,
     concurrency: usize,
     ctl: &RunControl,
-    referenced: Option<&[u64]>,
+    referenced: Option<&KeyIndex<'_>>,
     out: &mut Partial,
 ) -> Result<()> {
     let mut plain: Vec<(Location, DirKind)> = Vec::new();
@@ -150,13 +151,15 @@ fn absorb(
     kind: &DirKind,
     listing: DirListing,
     cutoff_ms: i64,
-    referenced: Option<&[u64]>,
+    referenced: Option<&KeyIndex<'_>>,
 ) {
     let data_root = match kind {
         DirKind::Data(root) => Some(root.as_str().to_string()),
         _ => None,
     };
     let prefix = dir.as_str();
+    // `dir` hashed once for the keys of its own files.
+    let own_keys = referenced.map(|_| DirKeys::new(prefix));
     // Files directly in `dir` (the usual case), and the others by their parent.
     let mut own: Vec<Candidate> = Vec::new();
     let mut groups: BTreeMap<String, Vec<Candidate>> = BTreeMap::new();
@@ -181,9 +184,12 @@ fn absorb(
                 None => continue,
             }
         };
-        let at = parent.as_deref().unwrap_or(prefix);
         if let Some(keys) = referenced {
-            if keys.binary_search(&child_key(at, name)).is_ok() {
+            let key = match (&parent, &own_keys) {
+                (None, Some(own)) => own.child(name),
+                _ => child_key(parent.as_deref().unwrap_or(prefix), name),
+            };
+            if keys.contains(key) {
                 out.referenced += 1;
                 continue;
             }

@@ -72,7 +72,7 @@ use crate::clean::report::DeletionReport;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{Table, MAIN_BRANCH};
-use keyset::KeySet;
+use keyset::{KeyIndex, KeySet};
 use partial::{finish_merge, merge_all, merge_into, Partial};
 use unit::{Unit, Work};
 
@@ -288,7 +288,9 @@ pub async fn remove_orphan_files(
     };
     let mut listed = Partial::default();
     {
-        let referenced: &[u64] = &merged.locations;
+        let referenced = KeyIndex::new(&merged.locations);
+        keys_charge.set(merged.key_bytes() + referenced.bytes())?;
+        let referenced = &referenced;
         let mut results = stream::iter(lists)
             .map(|u| {
                 let conc = match u.work {

@@ -12,14 +12,13 @@
 //! * A file that cannot be read is not an error here: it is returned as a [`ReadFailure`], and
 //!   the decision (which knows which versions need it and whether they still exist) decides.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
 use crate::clean::control::RunControl;
 use crate::error::{Error, Result};
-use crate::hash::{location_key, name_key, DirKeys};
+use crate::hash::{location_key, name_key, DirKeys, FastMap};
 use crate::spec::manifest::{self, FileLocator, IndexManifestEntry};
 use crate::storage::Location;
 use crate::table::{PathFactory, Table};
@@ -75,14 +74,17 @@ impl Keys {
 }
 
 /// The directories of one partition's buckets, each as resolved for every branch.
-type BucketDirs = HashMap<(i32, DirOf), Vec<Resolved>>;
+type BucketDirs = FastMap<(i32, DirOf), Vec<Resolved>>;
 
 /// Turns entries into keys for the branches `paths`.
 struct Sink<'a> {
     paths: &'a [Arc<PathFactory>],
     /// Each directory as resolved for each branch, by serialized partition, then bucket and
     /// which directory (looked up by the borrowed partition bytes: no allocation per entry).
-    cache: HashMap<Box<[u8]>, BucketDirs>,
+    cache: FastMap<Box<[u8]>, BucketDirs>,
+    /// The partition, bucket and directory of the last lookup and what it found (entries of a
+    /// manifest mostly come in runs of one partition and bucket).
+    last: Option<(Box<[u8]>, i32, DirOf, Vec<Resolved>)>,
     keys: Keys,
 }
 
@@ -95,7 +97,8 @@ impl<'a> Sink<'a> {
     fn new(paths: &'a [Arc<PathFactory>]) -> Self {
         Sink {
             paths,
-            cache: HashMap::new(),
+            cache: FastMap::default(),
+            last: None,
             keys: Keys::default(),
         }
     }
@@ -104,7 +107,7 @@ impl<'a> Sink<'a> {
     fn dirs(&mut self, partition: &[u8], bucket: i32, of: DirOf) -> &[Resolved] {
         let paths = self.paths;
         if !self.cache.contains_key(partition) {
-            self.cache.insert(Box::from(partition), HashMap::new());
+            self.cache.insert(Box::from(partition), FastMap::default());
         }
         let Some(by_bucket) = self.cache.get_mut(partition) else {
             return &[];
@@ -140,8 +143,16 @@ impl<'a> Sink<'a> {
     /// Records `name` and `extras` (plain) in the directory of `partition`/`bucket` of each
     /// branch.
     fn local(&mut self, partition: &[u8], bucket: i32, of: DirOf, name: &str, extras: &[&str]) {
-        let mut keys = std::mem::take(&mut self.keys);
-        for d in self.dirs(partition, bucket, of) {
+        let hit = matches!(&self.last, Some((p, b, o, _)) if **p == *partition && *b == bucket && *o == of);
+        if !hit {
+            let found = self.dirs(partition, bucket, of).to_vec();
+            self.last = Some((Box::from(partition), bucket, of, found));
+        }
+        let Some((_, _, _, dirs)) = &self.last else {
+            return;
+        };
+        let keys = &mut self.keys;
+        for d in dirs {
             match d {
                 Resolved::Dir(dir) => {
                     keys.locations.push(dir.child(name));
@@ -151,7 +162,6 @@ impl<'a> Sink<'a> {
                 Resolved::Unresolvable => keys.unresolved += 1 + extras.len() as u64,
             }
         }
-        self.keys = keys;
     }
 
     /// Records a file at external location `ext` with extra files `extras` beside it.
