@@ -225,6 +225,8 @@ pub async fn remove_orphan_files(
 ) -> Result<OrphanReport> {
     let memory = ctl.memory_budget();
     let main = main_of(table).await?;
+    let local = local_control(&main, ctl);
+    let ctl = &local;
     let (state, plan_units) = planner::plan(&main, cfg, ctl).await?;
     ctl.cancel.check()?;
     let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
@@ -331,6 +333,28 @@ pub async fn remove_orphan_files(
         "orphan cleanup done"
     );
     Ok(report)
+}
+
+/// Reads, listings and decodes in flight on a local disk, per core (at least
+/// [`LOCAL_IO_MIN`]): there each one is system calls and CPU work in a blocking section, so
+/// more of them than a few per core only start more threads (each with its own allocator
+/// arena and decoder state, held to the end of the run) and switch between them more often.
+const LOCAL_IO_PER_CORE: usize = 2;
+
+/// The least [`LOCAL_IO_PER_CORE`] allows.
+const LOCAL_IO_MIN: usize = 4;
+
+/// `ctl` for the single-process run of `main`: on a local table root the I/O concurrency is
+/// capped at [`LOCAL_IO_PER_CORE`] per core (explicit `list_concurrency` and
+/// `delete_concurrency` still apply as given).
+fn local_control(main: &Table, ctl: &RunControl) -> RunControl {
+    let mut out = ctl.clone();
+    if main.storage().root().is_local() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cap = cores.saturating_mul(LOCAL_IO_PER_CORE).max(LOCAL_IO_MIN);
+        out.io_concurrency = out.io_concurrency.clamp(1, cap);
+    }
+    out
 }
 
 /// The main branch of `table`'s table.
