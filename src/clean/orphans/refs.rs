@@ -76,6 +76,10 @@ impl Keys {
 /// The directories of one partition's buckets, each as resolved for every branch.
 type BucketDirs = FastMap<(i32, DirOf), Vec<Resolved>>;
 
+/// The last partition (serialized), bucket and directory looked up, with what each branch
+/// resolved it to.
+type LastDirs = (Box<[u8]>, i32, DirOf, Vec<Resolved>);
+
 /// Turns entries into keys for the branches `paths`.
 struct Sink<'a> {
     paths: &'a [Arc<PathFactory>],
@@ -84,7 +88,7 @@ struct Sink<'a> {
     cache: FastMap<Box<[u8]>, BucketDirs>,
     /// The partition, bucket and directory of the last lookup and what it found (entries of a
     /// manifest mostly come in runs of one partition and bucket).
-    last: Option<(Box<[u8]>, i32, DirOf, Vec<Resolved>)>,
+    last: Option<LastDirs>,
     keys: Keys,
 }
 
