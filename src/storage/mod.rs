@@ -42,6 +42,7 @@ mod listing;
 mod local;
 mod location;
 mod object;
+mod pool;
 mod stop;
 
 use std::collections::HashMap;
