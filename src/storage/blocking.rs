@@ -187,11 +187,15 @@ mod tests {
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
         // A section whose caller stops waiting while it runs: it finishes on its own.
-        let running = tokio::spawn(blocking(&at, move || {
-            started_tx.send(()).unwrap();
-            let _ = release_rx.recv_timeout(std::time::Duration::from_secs(30));
-            Ok(1)
-        }));
+        let first = at.clone();
+        let running = tokio::spawn(async move {
+            blocking(&first, move || {
+                started_tx.send(()).unwrap();
+                let _ = release_rx.recv_timeout(std::time::Duration::from_secs(30));
+                Ok(1)
+            })
+            .await
+        });
         tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
             .await
             .unwrap();
