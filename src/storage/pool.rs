@@ -23,7 +23,8 @@
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::thread::{JoinHandle, ThreadId};
+use std::time::{Duration, Instant};
 
 /// A job: runs once on a pool thread. It must not unwind (`blocking` catches its closure's
 /// panic); the worker catches any unwind anyway so that it survives.
@@ -45,12 +46,20 @@ struct State {
     waiting: usize,
     /// The process these threads belong to (a forked child has none of them).
     pid: u32,
+    /// Waiting threads asked to exit by [`stop_idle_threads`].
+    stop: usize,
+    /// The threads' handles, dropped (detached) or joined once they exited.
+    handles: Vec<(ThreadId, JoinHandle<()>)>,
+    /// Threads that left their loop and whose handle is still in `handles`.
+    exited: Vec<ThreadId>,
 }
 
 struct Pool {
     state: Mutex<State>,
     /// Signalled once per job handed over when a thread waits.
     work: Condvar,
+    /// Signalled when a thread exits.
+    gone: Condvar,
 }
 
 static POOL: Pool = Pool {
@@ -59,8 +68,12 @@ static POOL: Pool = Pool {
         threads: 0,
         waiting: 0,
         pid: 0,
+        stop: 0,
+        handles: Vec::new(),
+        exited: Vec::new(),
     }),
     work: Condvar::new(),
+    gone: Condvar::new(),
 };
 
 impl Pool {
@@ -82,8 +95,13 @@ pub(crate) fn submit(job: Job, max_threads: usize) -> Result<(), Job> {
         st.queue.clear();
         st.threads = 0;
         st.waiting = 0;
+        st.stop = 0;
+        st.exited.clear();
+        // Handles of the parent's threads name nothing here: neither join nor detach them.
+        std::mem::forget(std::mem::take(&mut st.handles));
         st.pid = pid;
     }
+    reap(&mut st);
     st.queue.push_back(job);
     if st.queue.len() <= st.waiting || st.threads >= max_threads {
         drop(st);
@@ -95,19 +113,75 @@ pub(crate) fn submit(job: Job, max_threads: usize) -> Result<(), Job> {
     let started = std::thread::Builder::new()
         .name(THREAD_NAME.to_owned())
         .spawn(work);
-    if let Err(e) = started {
-        let mut st = POOL.lock();
-        st.threads -= 1;
-        tracing::error!(error = %e, threads = st.threads, "cannot start an I/O thread");
-        if st.threads == 0 {
-            // Nobody would ever take it; its caller gets an error instead of waiting forever.
-            // (Another job queued meanwhile started its own thread or also comes back.)
-            if let Some(job) = st.queue.pop_back() {
-                return Err(job);
+    let mut st = POOL.lock();
+    match started {
+        Ok(handle) => st.handles.push((handle.thread().id(), handle)),
+        Err(e) => {
+            st.threads -= 1;
+            tracing::error!(error = %e, threads = st.threads, "cannot start an I/O thread");
+            if st.threads == 0 {
+                // Nobody would ever take it; its caller gets an error instead of waiting
+                // forever. (Another job queued meanwhile started its own thread or also comes
+                // back.)
+                if let Some(job) = st.queue.pop_back() {
+                    return Err(job);
+                }
             }
         }
     }
     Ok(())
+}
+
+/// Detaches the handles of the threads that exited (their resources go as they finish).
+fn reap(st: &mut State) {
+    if st.exited.is_empty() {
+        return;
+    }
+    let exited = std::mem::take(&mut st.exited);
+    st.handles.retain(|(id, _)| !exited.contains(id));
+}
+
+/// Ends the threads that wait for work and joins them, so that none is left behind when the
+/// host releases the library's resources (`paimon_cleanup_executor_free`): a host that exits
+/// right after, or a leak checker, sees no thread of this library that outlived its last
+/// executor. Threads running a job (for another executor) go on; the next job starts threads
+/// again. Waits at most a few seconds.
+pub(crate) fn stop_idle_threads() {
+    let mut st = POOL.lock();
+    if st.pid != std::process::id() {
+        return;
+    }
+    st.stop = st.waiting;
+    POOL.work.notify_all();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while st.stop > 0 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        st = POOL
+            .gone
+            .wait_timeout(st, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+    st.stop = 0;
+    let exited = std::mem::take(&mut st.exited);
+    let mut done = Vec::with_capacity(exited.len());
+    let mut kept = Vec::with_capacity(st.handles.len());
+    for (id, handle) in std::mem::take(&mut st.handles) {
+        if exited.contains(&id) {
+            done.push(handle);
+        } else {
+            kept.push((id, handle));
+        }
+    }
+    st.handles = kept;
+    drop(st);
+    for handle in done {
+        // A thread's job never unwinds out of it (see `work`).
+        let _ = handle.join();
+    }
 }
 
 /// A pool thread: takes queued jobs until none came for [`IDLE_EXIT`].
@@ -129,8 +203,11 @@ fn work() {
             .unwrap_or_else(PoisonError::into_inner);
         st = guard;
         st.waiting -= 1;
-        if wait.timed_out() && st.queue.is_empty() {
+        if st.queue.is_empty() && (wait.timed_out() || st.stop > 0) {
+            st.stop = st.stop.saturating_sub(1);
             st.threads -= 1;
+            st.exited.push(std::thread::current().id());
+            POOL.gone.notify_all();
             return;
         }
     }
@@ -172,6 +249,41 @@ mod tests {
         let name = rx.recv_timeout(Duration::from_secs(30)).unwrap();
         assert_eq!(name.as_deref(), Some(THREAD_NAME));
         drop(tx);
+    }
+
+    #[test]
+    fn stopping_idle_threads_ends_them_before_their_idle_timeout() {
+        /// Sends on its channel when the thread holding it exits.
+        struct OnExit(mpsc::Sender<()>);
+        impl Drop for OnExit {
+            fn drop(&mut self) {
+                let _ = self.0.send(());
+            }
+        }
+        thread_local! {
+            static ON_EXIT: std::cell::RefCell<Option<OnExit>> = const { std::cell::RefCell::new(None) };
+        }
+        let (exit_tx, exit_rx) = mpsc::channel();
+        let (ran_tx, ran_rx) = mpsc::channel();
+        submit(
+            Box::new(move || {
+                ON_EXIT.with(|slot| *slot.borrow_mut() = Some(OnExit(exit_tx)));
+                ran_tx.send(()).unwrap();
+            }),
+            max_threads(),
+        )
+        .map_err(|_| ())
+        .unwrap();
+        ran_rx.recv_timeout(Duration::from_secs(30)).unwrap();
+        // Let the thread reach its wait (the job's `send` comes just before).
+        std::thread::sleep(Duration::from_millis(100));
+        let asked = Instant::now();
+        stop_idle_threads();
+        // Well before IDLE_EXIT: the thread went because it was asked to.
+        exit_rx
+            .recv_timeout(IDLE_EXIT - Duration::from_secs(2))
+            .unwrap();
+        assert!(asked.elapsed() < IDLE_EXIT, "{:?}", asked.elapsed());
     }
 
     #[test]
