@@ -110,6 +110,8 @@ pub struct Candidates {
     /// Per slot: set for the files of a changelog data candidate.
     pub(crate) changelog: Bits,
     records: RecordLog,
+    /// One record while it is built.
+    scratch: Vec<u8>,
     budget: Option<MemoryBudget>,
     charged: u64,
     /// What the records' in-memory part is charged.
@@ -126,6 +128,7 @@ impl Default for Candidates {
             mains: Bits::default(),
             changelog: Bits::default(),
             records: RecordLog::new(RECORDS_IN_MEMORY),
+            scratch: Vec::new(),
             budget: None,
             charged: 0,
             records_charged: 0,
@@ -267,7 +270,8 @@ impl Candidates {
         if self.keys.len() + 1 + candidate.extras.len() > u32::MAX as usize {
             return Err(Error::Internal("more than 2^32 candidate files".into()));
         }
-        let mut record = Vec::with_capacity(64);
+        let mut record = std::mem::take(&mut self.scratch);
+        record.clear();
         record.push(class_code(candidate.class));
         record.extend_from_slice(&(candidate.extras.len() as u32).to_le_bytes());
         record.extend_from_slice(&candidate.bytes.to_le_bytes());
@@ -275,9 +279,9 @@ impl Candidates {
         for x in &candidate.extras {
             cost += self.encode_location(x, &mut record);
         }
-        self.records
-            .push(|b| b.extend_from_slice(&record))
-            .map_err(spill_error)?;
+        let pushed = self.records.push(|b| b.extend_from_slice(&record));
+        self.scratch = record;
+        pushed.map_err(spill_error)?;
         let changelog = candidate.class == FileClass::ChangelogData;
         self.keys.push(location_key(location.as_str()));
         self.mains.push(true);
