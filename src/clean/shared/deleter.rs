@@ -390,3 +390,20 @@ async fn sizes(storage: &Storage, chunk: &[Planned], concurrency: usize) -> Vec<
         .collect()
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_seen_in_any_call_is_seen_once() {
+        let mut seen = Seen::default();
+        assert!(seen.insert(1) && !seen.insert(1));
+        // A `delete_each` phase's keys, sorted.
+        seen.phases.push(SortedKeys::from_sorted(vec![2, 5, 9]));
+        for k in [1, 2, 5, 9] {
+            assert!(seen.contains(k) && !seen.insert(k), "{k}");
+        }
+        assert!(!seen.contains(3) && seen.insert(3) && seen.contains(3));
+    }
+}
