@@ -5,7 +5,6 @@
 //! EARLIEST hint.
 
 use std::collections::{BTreeMap, HashSet};
-use std::ops::Bound;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -100,12 +99,18 @@ pub async fn expire_snapshots(
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     }
-    let Some(end_snapshot) = all.get(&end).cloned() else {
+    if !all.contains_key(&end) {
         return Err(Error::Conflict(format!(
             "snapshot {end}, the first one to keep, is missing; refusing to expire (nothing deleted)"
         )));
-    };
-    let expired: Vec<Snapshot> = all.range(earliest..end).map(|(_, s)| s.clone()).collect();
+    }
+    // The snapshots are split, not copied (10,000 snapshots take about 6 MB): `end` and every
+    // later one are kept, [earliest, end) expire, the older ones are not needed.
+    let mut older = all;
+    let kept_map = older.split_off(&end);
+    let expired_map = older.split_off(&earliest);
+    drop(older);
+    let expired: Vec<Snapshot> = expired_map.into_values().collect();
     let Some(begin) = expired.first().map(|s| s.id) else {
         report.earliest_after = Some(end);
         report.deletion = deleter.report;
@@ -117,16 +122,14 @@ pub async fn expire_snapshots(
     ctl.cancel.check()?;
 
     // Candidates: files deleted by the deltas of (begin, end] and changelog files of
-    // [begin, end); protectors: `end` and every later snapshot, and everything else.
-    let delta_lists: Vec<String> = all
-        .range(begin + 1..=end)
-        .map(|(_, s)| s.delta_manifest_list.clone())
-        .collect();
-    let kept: Vec<Snapshot> = std::iter::once(end_snapshot)
-        .chain(
-            all.range((Bound::Excluded(end), Bound::Unbounded))
-                .map(|(_, s)| s.clone()),
-        )
+    // [begin, end); protectors: `end` and every later snapshot (`end` first), and everything
+    // else.
+    let kept: Vec<Snapshot> = kept_map.into_values().collect();
+    let delta_lists: Vec<String> = expired
+        .iter()
+        .skip(1)
+        .chain(kept.first())
+        .map(|s| s.delta_manifest_list.clone())
         .collect();
     let plan = plan_deletions(
         table,

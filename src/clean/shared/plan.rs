@@ -9,312 +9,19 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt};
 
 use crate::clean::report::FileClass;
+use crate::clean::shared::candidates::{spill_error, Bits};
+pub use crate::clean::shared::candidates::{Candidate, Candidates};
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::keys::SortedKeys;
-use crate::clean::shared::names;
 use crate::clean::shared::references::{
     read_index_files_sized, CandidateKeys, Protector, ReferenceReader, Slim,
 };
 use crate::error::{Error, Result};
-use crate::hash::{child_key, location_key, FastMap, FastSet};
-use crate::memory::MemoryBudget;
+use crate::hash::{location_key, FastMap, FastSet};
 use crate::spec::manifest::FileKind;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
 use crate::table::{DataFileLocator, ManifestFiles, PathFactory, Table};
-
-/// A data or changelog file that may become unreferenced, with its extra files (what
-/// [`Candidates::push`] takes).
-#[derive(Debug, Clone)]
-pub struct Candidate {
-    /// Data or changelog data.
-    pub class: FileClass,
-    /// `_FILE_SIZE`.
-    pub bytes: u64,
-    /// Extra files beside it (`.index`, ...), deleted with it.
-    pub extras: Vec<Location>,
-}
-
-impl Candidate {
-    /// A candidate whose location's last segment is `name` (the name is taken from the
-    /// location when it is pushed; the parameter stays for callers).
-    pub fn new(class: FileClass, bytes: u64, extras: Vec<Location>, _name: &str) -> Candidate {
-        Candidate {
-            class,
-            bytes,
-            extras,
-        }
-    }
-}
-
-/// [`Entry::dir`] of a location kept whole ([`Candidates::whole`], indexed by
-/// [`Entry::name`]).
-const WHOLE: u32 = u32::MAX;
-/// [`Entry::extras`] of a candidate without extra files.
-const NO_EXTRAS: u32 = u32::MAX;
-
-/// One candidate, compact: its interned directory, its name in the arena, size, class and, if
-/// it has extra files, their index in the side table.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    bytes: u64,
-    /// Offset of the name in the arena shifted left by 16, ORed with its length (an index into
-    /// `whole` for a location kept whole).
-    name: u64,
-    dir: u32,
-    extras: u32,
-    /// Gathering order (of equal locations the first gathered is kept): lets the sort be an
-    /// unstable one, which needs no scratch buffer (a stable sort's takes half the entries).
-    seq: u32,
-    class: FileClass,
-}
-
-/// What one entry holds besides its name.
-const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
-
-/// Candidates with their locations, gathered in order; a location named twice counts once,
-/// as it was first gathered.
-///
-/// Held compactly (issue 19): an entry is 32 bytes and its packed file name (about 27 bytes for
-/// a Paimon data file, [`names`]), where a `Location` with its record took about 220. Each
-/// location is split into its directory, interned (a table has few partition/bucket
-/// directories next to millions of files), and its last segment, kept packed in one arena. A location that does not split back exactly is kept whole (none the table
-/// layer makes). What it holds is charged to the run's [`MemoryBudget`], if it has one.
-#[derive(Debug, Default)]
-pub struct Candidates {
-    dirs: Vec<Location>,
-    dir_ids: FastMap<String, u32>,
-    /// The names, packed ([`names::pack`]: a Paimon data file name takes about half).
-    names: Vec<u8>,
-    entries: Vec<Entry>,
-    whole: Vec<Location>,
-    extras: Vec<Vec<Location>>,
-    budget: Option<MemoryBudget>,
-    charged: u64,
-}
-
-impl Drop for Candidates {
-    fn drop(&mut self) {
-        if let Some(b) = &self.budget {
-            b.release(self.charged);
-        }
-    }
-}
-
-impl Candidates {
-    /// Empty, charging what it holds to `budget` (released when dropped).
-    pub fn with_budget(budget: MemoryBudget) -> Candidates {
-        let mut c = Candidates::default();
-        c.budget = Some(budget);
-        c
-    }
-
-    /// Add one (an earlier entry of the same location wins). Fails only past the memory bound.
-    pub fn push(&mut self, location: Location, candidate: Candidate) -> Result<()> {
-        let s = location.as_str();
-        let split = s.rsplit_once('/').filter(|(_, n)| {
-            // Packed, a name takes at most one byte more: its length fits 16 bits.
-            !n.is_empty() && *n != "." && *n != ".." && n.len() < (1 << 16) - 1
-        });
-        let mut cost = ENTRY_BYTES;
-        let mut at = None;
-        if let Some((dir, name)) = split {
-            if let Some(&d) = self.dir_ids.get(dir) {
-                at = Some((d, name));
-            } else if let Some(p) = location.parent() {
-                // `dir + "/" + name` is then `location` exactly for every `name` without a
-                // `/` (`Location::join` appends one segment after a separator).
-                if p.as_str() == dir && self.dirs.len() < (WHOLE - 1) as usize {
-                    let d = self.dirs.len() as u32;
-                    cost += 2 * (dir.len() as u64 + 24) + 16;
-                    self.dir_ids.insert(dir.to_string(), d);
-                    self.dirs.push(p);
-                    at = Some((d, name));
-                }
-            }
-        }
-        let (dir, name) = match at {
-            Some((d, name)) => {
-                let off = self.names.len();
-                names::pack(name, &mut self.names);
-                let len = self.names.len() - off;
-                cost += len as u64;
-                (d, ((off as u64) << 16) | len as u64)
-            }
-            None => {
-                cost += 24 + s.len() as u64;
-                self.whole.push(location.clone());
-                (WHOLE, (self.whole.len() - 1) as u64)
-            }
-        };
-        let extras = if candidate.extras.is_empty() {
-            NO_EXTRAS
-        } else {
-            cost += 24
-                + candidate
-                    .extras
-                    .iter()
-                    .map(|x| 24 + x.as_str().len() as u64)
-                    .sum::<u64>();
-            self.extras.push(candidate.extras);
-            (self.extras.len() - 1) as u32
-        };
-        let seq = u32::try_from(self.entries.len())
-            .map_err(|_| Error::Internal("more than 2^32 candidate files".into()))?;
-        self.entries.push(Entry {
-            bytes: candidate.bytes,
-            name,
-            dir,
-            extras,
-            seq,
-            class: candidate.class,
-        });
-        if let Some(b) = &self.budget {
-            b.charge("candidate files", cost)?;
-            self.charged += cost;
-        }
-        Ok(())
-    }
-
-    /// Add all of `later` after these (entries of these win on the same location). Fails only
-    /// past the memory bound.
-    pub fn append(&mut self, mut later: Candidates) -> Result<()> {
-        let entries = std::mem::take(&mut later.entries);
-        let mut extras = std::mem::take(&mut later.extras);
-        for e in entries {
-            let location = later.location_of(&e);
-            let x = match extras.get_mut(e.extras as usize) {
-                Some(x) => std::mem::take(x),
-                None => Vec::new(),
-            };
-            self.push(
-                location,
-                Candidate {
-                    class: e.class,
-                    bytes: e.bytes,
-                    extras: x,
-                },
-            )?;
-        }
-        Ok(())
-    }
-
-    /// Entries gathered so far (a location named twice counts twice).
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// True if nothing was gathered.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Every gathered location, in order (built one at a time).
-    pub fn locations(&self) -> impl Iterator<Item = Location> + '_ {
-        self.entries.iter().map(|e| self.location_of(e))
-    }
-
-    /// The packed last segment of an entry's location in the arena (not for an entry kept
-    /// whole).
-    fn packed_of(&self, e: &Entry) -> &[u8] {
-        let off = (e.name >> 16) as usize;
-        let len = (e.name & 0xffff) as usize;
-        self.names.get(off..off + len).unwrap_or(&[])
-    }
-
-    /// The last segment of an entry's location, unpacked into `buf` (cleared first).
-    fn name_into<'b>(&self, e: &Entry, buf: &'b mut String) -> &'b str {
-        buf.clear();
-        if e.dir == WHOLE {
-            buf.push_str(self.whole[e.name as usize].name());
-        } else {
-            names::unpack_into(self.packed_of(e), buf);
-        }
-        buf.as_str()
-    }
-
-    /// An entry's location, rebuilt.
-    fn location_of(&self, e: &Entry) -> Location {
-        match self.dirs.get(e.dir as usize) {
-            Some(d) => d.join(&names::unpack(self.packed_of(e))),
-            None => self.whole[e.name as usize].clone(),
-        }
-    }
-
-    /// True if `l` is the location of `e`, compared without rebuilding it.
-    fn is_at(&self, e: &Entry, l: &Location) -> bool {
-        match self.dirs.get(e.dir as usize) {
-            Some(d) => {
-                let mut buf = String::new();
-                let name = self.name_into(e, &mut buf);
-                let s = l.as_str();
-                s.len() == d.as_str().len() + 1 + name.len()
-                    && s.starts_with(d.as_str())
-                    && s.ends_with(name)
-                    && s.as_bytes()[d.as_str().len()] == b'/'
-            }
-            None => self.whole[e.name as usize] == *l,
-        }
-    }
-
-    /// [`crate::hash::location_key`] of an entry's location, without rebuilding it (`buf`
-    /// holds its name meanwhile).
-    fn key_of(&self, e: &Entry, buf: &mut String) -> u64 {
-        match self.dirs.get(e.dir as usize) {
-            Some(d) => child_key(d.as_str(), self.name_into(e, buf)),
-            None => location_key(self.whole[e.name as usize].as_str()),
-        }
-    }
-
-    /// The extra files of an entry.
-    fn extras_of(&self, e: &Entry) -> &[Location] {
-        self.extras
-            .get(e.extras as usize)
-            .map_or(&[][..], Vec::as_slice)
-    }
-
-    /// Sort by directory, then name, and keep each location once (the first gathered). The
-    /// order is fixed by the locations alone, so a dry run and the real run plan alike.
-    fn sort_dedup(&mut self) {
-        // Directories ranked by their strings: entries compare by (rank, name).
-        let mut order: Vec<u32> = (0..self.dirs.len() as u32).collect();
-        order.sort_by(|a, b| self.dirs[*a as usize].cmp(&self.dirs[*b as usize]));
-        let mut rank = vec![0u32; self.dirs.len()];
-        for (r, d) in order.into_iter().enumerate() {
-            rank[d as usize] = r as u32;
-        }
-        let mut entries = std::mem::take(&mut self.entries);
-        {
-            let this = &*self;
-            let rank_of = |e: &Entry| rank.get(e.dir as usize).copied().unwrap_or(WHOLE);
-            // Of equal locations the first gathered (lowest `seq`) comes first and is kept.
-            entries.sort_unstable_by(|a, b| {
-                rank_of(a)
-                    .cmp(&rank_of(b))
-                    .then_with(|| match (a.dir, b.dir) {
-                        (WHOLE, WHOLE) => {
-                            this.whole[a.name as usize].cmp(&this.whole[b.name as usize])
-                        }
-                        _ => names::cmp_packed(this.packed_of(a), this.packed_of(b)),
-                    })
-                    .then_with(|| a.seq.cmp(&b.seq))
-            });
-            entries.dedup_by(|later, earlier| {
-                later.dir == earlier.dir
-                    && match later.dir {
-                        WHOLE => {
-                            this.whole[later.name as usize] == this.whole[earlier.name as usize]
-                        }
-                        _ => this.packed_of(later) == this.packed_of(earlier),
-                    }
-            });
-        }
-        entries.shrink_to_fit();
-        self.entries = entries;
-        // The arena grew by doubling: give back its slack.
-        self.names.shrink_to_fit();
-    }
-}
 
 /// One entry of a manifest read for candidates, reduced on the blocking pool.
 enum Reduced {
@@ -445,42 +152,63 @@ pub async fn deleted_by_deltas(
         })
         .buffered(rr.concurrency());
     let mut out = Candidates::with_budget(rr.memory());
-    // This list's DELETEs by location key, in the order they came.
-    let mut per_list: FastMap<u64, (Location, Candidate)> = FastMap::default();
+    let mut per_list = ListDeletes::default();
     let mut current = None;
     while let Some(next) = read.next().await {
         let (i, reduced) = next?;
         if current != Some(i) {
-            take_list(&mut out, &mut per_list)?;
+            per_list.take(&mut out)?;
             current = Some(i);
         }
         for r in reduced {
             match r {
-                Reduced::Candidate(key, loc, c) => {
-                    per_list.insert(key, (loc, c));
-                }
-                Reduced::Added(key) => {
-                    if !per_list.is_empty() {
-                        per_list.remove(&key);
-                    }
-                }
+                Reduced::Candidate(key, loc, c) => per_list.insert(key, loc, c),
+                Reduced::Added(key) => per_list.cancel(key),
             }
         }
     }
-    take_list(&mut out, &mut per_list)?;
+    per_list.take(&mut out)?;
     Ok(out)
 }
 
-/// Move one list's remaining DELETEs into `out`. Their order among themselves does not matter:
-/// they are distinct locations, and between lists the earlier list's entry wins.
-fn take_list(
-    out: &mut Candidates,
-    per_list: &mut FastMap<u64, (Location, Candidate)>,
-) -> Result<()> {
-    for (_, (l, c)) in per_list.drain() {
-        out.push(l, c)?;
+/// One delta list's DELETEs by location key, in the order they came (the plan deletes in
+/// gathering order, which must not depend on a hash map's seed: a dry run and the real run
+/// report alike).
+#[derive(Default)]
+struct ListDeletes {
+    /// Index in `order` by location key.
+    at: FastMap<u64, usize>,
+    /// In arrival order; `None` once cancelled (or replaced by a later DELETE of the same
+    /// location, which takes its place at the end).
+    order: Vec<Option<(Location, Candidate)>>,
+}
+
+impl ListDeletes {
+    fn insert(&mut self, key: u64, l: Location, c: Candidate) {
+        if let Some(i) = self.at.insert(key, self.order.len()) {
+            self.order[i] = None;
+        }
+        self.order.push(Some((l, c)));
     }
-    Ok(())
+
+    fn cancel(&mut self, key: u64) {
+        if self.at.is_empty() {
+            return;
+        }
+        if let Some(i) = self.at.remove(&key) {
+            self.order[i] = None;
+        }
+    }
+
+    /// Move the remaining DELETEs into `out`, in arrival order (between lists the earlier
+    /// list's entry wins).
+    fn take(&mut self, out: &mut Candidates) -> Result<()> {
+        self.at.clear();
+        for (l, c) in self.order.drain(..).flatten() {
+            out.push(l, c)?;
+        }
+        Ok(())
+    }
 }
 
 /// Files the given lists ADD (changelog lists; Java deletes changelog files without extras).
@@ -622,49 +350,91 @@ impl RemovedMetadata {
     }
 }
 
-/// The sorted candidates of a plan with, per slot (see [`DeletionPlan::from_parts`]), whether
-/// it may be deleted.
+/// The candidates of a plan with, per slot (see [`Candidates::decide`]), whether it goes.
 #[derive(Debug)]
 struct KeptCandidates {
     cands: Candidates,
-    deletable: Vec<bool>,
-    /// First slot of each side-table entry of extra files.
-    extra_base: Vec<u32>,
+    /// Per slot: set if its location is deleted (by this slot).
+    ok: Bits,
+    /// The first error reading the records back (an iteration ends early on one).
+    failed: std::sync::Mutex<Option<String>>,
 }
 
-impl KeptCandidates {
-    /// The planned files of entry `e` (at index `i`): none if the file is protected (its
-    /// extra files then stay too), else the file and its deletable extra files.
-    fn planned(&self, i: usize, e: &Entry) -> impl Iterator<Item = Planned> + '_ {
-        let keep = self.deletable.get(i).copied().unwrap_or(false);
-        let base = self
-            .extra_base
-            .get(e.extras as usize)
-            .map_or(0, |b| *b as usize);
-        let class = e.class;
-        let main = keep.then(|| Planned {
-            location: self.cands.location_of(e),
-            class,
-            bytes: Some(e.bytes),
-        });
-        let extras = if keep { self.cands.extras_of(e) } else { &[] };
-        main.into_iter().chain(
-            extras
-                .iter()
-                .enumerate()
-                .filter(move |(j, _)| self.deletable.get(base + j).copied().unwrap_or(false))
-                .map(move |(_, x)| Planned {
-                    location: x.clone(),
-                    class,
-                    bytes: None,
-                }),
-        )
+/// Reads a plan's data or changelog data files back from the candidates' records, in
+/// gathering order: each candidate's own file, then its extra files, those whose slot goes.
+struct PlanIter<'a> {
+    kept: &'a KeptCandidates,
+    records: crate::clean::shared::spill::RecordReader<'a>,
+    changelog: bool,
+    /// The slot of the next record's own file.
+    slot: usize,
+    /// Files of the current record still to yield (reversed).
+    ready: Vec<Planned>,
+}
+
+impl PlanIter<'_> {
+    fn fail(&self, e: std::io::Error) {
+        tracing::error!(error = %e, "plan: the candidates' temporary file could not be read");
+        let mut f = self.kept.failed.lock().unwrap_or_else(|p| p.into_inner());
+        if f.is_none() {
+            *f = Some(e.to_string());
+        }
     }
 }
 
-/// Data or changelog data files of a plan, held as the compact candidates they came from
-/// (about 32 bytes and the name per file, see [`Candidates`]): each file's [`Planned`] is
-/// built as it is read, so a plan of millions of files never holds their locations at once.
+impl Iterator for PlanIter<'_> {
+    type Item = Planned;
+
+    fn next(&mut self) -> Option<Planned> {
+        loop {
+            if let Some(p) = self.ready.pop() {
+                return Some(p);
+            }
+            let k = self.kept;
+            let rec = match self.records.next_record()? {
+                Ok(rec) => rec,
+                Err(e) => {
+                    self.fail(e);
+                    return None;
+                }
+            };
+            let Some(n) = Candidates::extras_in(rec) else {
+                self.fail(std::io::Error::other("malformed record"));
+                return None;
+            };
+            let s = self.slot;
+            self.slot += 1 + n;
+            if k.cands.changelog.get(s) != self.changelog || !(s..s + 1 + n).any(|i| k.ok.get(i)) {
+                continue;
+            }
+            let Some(r) = k.cands.decode(rec) else {
+                self.fail(std::io::Error::other("malformed record"));
+                return None;
+            };
+            // An extra file goes only with its candidate's own file ([`Candidates::decide`]).
+            for (j, x) in r.extras.into_iter().enumerate().rev() {
+                if k.ok.get(s + 1 + j) {
+                    self.ready.push(Planned {
+                        location: x,
+                        class: r.class,
+                        bytes: None,
+                    });
+                }
+            }
+            if k.ok.get(s) {
+                self.ready.push(Planned {
+                    location: r.location,
+                    class: r.class,
+                    bytes: Some(r.bytes),
+                });
+            }
+        }
+    }
+}
+
+/// Data or changelog data files of a plan, held as the candidates they came from (their
+/// records, see [`Candidates`], and a bit a location): each file's [`Planned`] is built as it
+/// is read, so a plan of millions of files never holds their locations at once.
 #[derive(Debug, Clone, Default)]
 pub struct PlannedFiles {
     from: Option<Arc<KeptCandidates>>,
@@ -674,26 +444,10 @@ pub struct PlannedFiles {
 
 impl PlannedFiles {
     fn of(kept: &Arc<KeptCandidates>, changelog: bool) -> PlannedFiles {
-        // Counted without building the locations.
-        let len = kept
-            .cands
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(i, e)| {
-                (e.class == FileClass::ChangelogData) == changelog
-                    && kept.deletable.get(*i).copied().unwrap_or(false)
-            })
-            .map(|(_, e)| {
-                let base = kept
-                    .extra_base
-                    .get(e.extras as usize)
-                    .map_or(0, |b| *b as usize);
-                1 + (0..kept.cands.extras_of(e).len())
-                    .filter(|j| kept.deletable.get(base + j).copied().unwrap_or(false))
-                    .count()
-            })
-            .sum();
+        // Counted without reading the records.
+        let len = (0..kept.cands.slots())
+            .filter(|i| kept.ok.get(*i) && kept.cands.changelog.get(*i) == changelog)
+            .count();
         PlannedFiles {
             from: Some(kept.clone()),
             changelog,
@@ -711,17 +465,36 @@ impl PlannedFiles {
         self.len == 0
     }
 
-    /// The planned files in order: each file, then its extra files.
+    /// The planned files in gathering order: each file, then its extra files. Each location
+    /// comes at most once (and not in both a plan's data and changelog data files). If the
+    /// candidates' temporary file cannot be read the iteration ends early:
+    /// [`PlannedFiles::read_error`] then says so.
     pub fn iter(&self) -> impl Iterator<Item = Planned> + Send + '_ {
         let changelog = self.changelog;
-        self.from.iter().flat_map(move |k| {
-            k.cands
-                .entries
-                .iter()
-                .enumerate()
-                .filter(move |(_, e)| (e.class == FileClass::ChangelogData) == changelog)
-                .flat_map(move |(i, e)| k.planned(i, e))
-        })
+        let len = self.len;
+        self.from
+            .iter()
+            .filter(move |_| len > 0)
+            .flat_map(move |k| PlanIter {
+                kept: k,
+                records: k.cands.reader(),
+                changelog,
+                slot: 0,
+                ready: Vec::new(),
+            })
+    }
+
+    /// An error if an iteration ended early because the candidates' temporary file could not
+    /// be read.
+    pub fn read_error(&self) -> Result<()> {
+        let Some(k) = &self.from else {
+            return Ok(());
+        };
+        let failed = k.failed.lock().unwrap_or_else(|p| p.into_inner());
+        match failed.as_ref() {
+            None => Ok(()),
+            Some(e) => Err(spill_error(std::io::Error::other(e.clone()))),
+        }
     }
 }
 
@@ -776,106 +549,39 @@ impl DeletionPlan {
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
         let mut cands = candidates;
-        cands.sort_dedup();
-        let n = cands.entries.len();
-        // Every location a candidate would delete has a slot: entry i's file is slot i, the
-        // extra files of all entries follow; protection may name any of them (a crafted
-        // entry's "extra file" can be a file some version reads).
-        let mut extra_base = vec![u32::MAX; cands.extras.len()];
-        let mut extra_slots: Vec<(u32, u32)> = Vec::new();
-        for e in &cands.entries {
-            if e.extras != NO_EXTRAS {
-                extra_base[e.extras as usize] = (n + extra_slots.len()) as u32;
-                for j in 0..cands.extras_of(e).len() {
-                    extra_slots.push((e.extras, j as u32));
-                }
-            }
-        }
-        let slots = n + extra_slots.len();
+        cands.finish()?;
+        let slots = cands.slots();
         let budget = rr.memory();
-        // The sorted keys with their slots and the per-slot flags, held until protection ends
-        // (the keys are also protection's filter): about 15 bytes a slot.
-        let index_bytes = slots as u64 * (8 + 4 + 2 + 1);
+        // Besides the keys (charged with the candidates): the slot of each sorted key, the
+        // keys' radix directory and the per-slot flags, held until protection ends.
+        let index_bytes = slots as u64 * (4 + 2) + (slots as u64).div_ceil(8) * 2;
         budget.charge("the candidates' lookup index", index_bytes)?;
-        // Every slot's location key, sorted, with the slot of each in a parallel vector: a key
-        // hit is confirmed on the exact location.
-        let mut unsorted: Vec<u64> = Vec::with_capacity(slots);
-        let mut buf = String::new();
-        for e in &cands.entries {
-            unsorted.push(cands.key_of(e, &mut buf));
-        }
-        for (x, j) in &extra_slots {
-            unsorted.push(location_key(
-                cands.extras[*x as usize][*j as usize].as_str(),
-            ));
-        }
-        let (sorted, slot_at) = sort_with_slots(unsorted);
+        // Every slot's location key, sorted in place, with the slot of each in a parallel
+        // vector. Protection works on keys alone: a location that shares a key with a
+        // candidate's keeps it (a 64-bit collision only ever keeps a file).
+        let (sorted, slot_at) = sort_with_slots(std::mem::take(&mut cands.keys));
         let filter = Arc::new(CandidateKeys::new(sorted));
         let keys = filter.sorted();
-        let at_slot = |slot: u32, l: &Location| -> bool {
-            match cands.entries.get(slot as usize) {
-                Some(e) => cands.is_at(e, l),
-                None => {
-                    let (x, j) = extra_slots[slot as usize - n];
-                    cands.extras[x as usize][j as usize] == *l
-                }
-            }
-        };
-        // The lowest slot at `l`, if any.
-        let find = |l: &Location| -> Option<u32> {
-            slot_at[keys.range(location_key(l.as_str()))]
-                .iter()
-                .copied()
-                .filter(|s| at_slot(*s, l))
-                .min()
-        };
-        // Per slot: may it be deleted? (Protection marks the slots it needs as it goes.)
-        let mut deletable = vec![true; slots];
+        // Per sorted position (the first of each run of equal keys): protected?
+        let mut protected = Bits::zeros(slots);
         rr.protect_among(
             protectors,
             filter.clone(),
-            |l| find(l).is_some(),
+            |l| keys.contains(location_key(l.as_str())),
             |l| {
-                if let Some(i) = find(l) {
-                    deletable[i as usize] = false;
+                let r = keys.range(location_key(l.as_str()));
+                if !r.is_empty() {
+                    protected.set(r.start);
                 }
             },
         )
         .await?;
         // Protection's reduced manifests are not needed again.
         rr.release_slim();
-        // Every slot of a location gathered twice follows the others: slots at one location
-        // share a key, so only groups of equal keys are compared.
-        let keys = filter.sorted().keys();
-        let mut g = 0;
-        while g < keys.len() {
-            let k = keys[g];
-            let end = g + keys[g..].iter().take_while(|key| **key == k).count();
-            if end - g > 1 {
-                for a in g..end {
-                    let sa = slot_at[a];
-                    if deletable[sa as usize] {
-                        continue;
-                    }
-                    let at = match cands.entries.get(sa as usize) {
-                        Some(e) => cands.location_of(e),
-                        None => {
-                            let (x, j) = extra_slots[sa as usize - n];
-                            cands.extras[x as usize][j as usize].clone()
-                        }
-                    };
-                    for sb in &slot_at[g..end] {
-                        if at_slot(*sb, &at) {
-                            deletable[*sb as usize] = false;
-                        }
-                    }
-                }
-            }
-            g = end;
-        }
-        drop(filter);
+        let ok = cands.decide(keys.keys(), &slot_at, &protected);
+        drop(protected);
         drop(slot_at);
-        drop(extra_slots);
+        drop(filter);
         budget.release(index_bytes);
         let referenced = rr.referenced_metadata(protectors).await?;
         // Nor are the lists it read: the plan holds what it needs.
@@ -883,8 +589,8 @@ impl DeletionPlan {
         let mut plan = DeletionPlan::default();
         let kept = Arc::new(KeptCandidates {
             cands,
-            deletable,
-            extra_base,
+            ok,
+            failed: std::sync::Mutex::new(None),
         });
         plan.data = PlannedFiles::of(&kept, false);
         plan.changelog_data = PlannedFiles::of(&kept, true);
@@ -980,6 +686,9 @@ impl DeletionPlan {
         // outside the table's roots, or names a file as a class it is not, or a directory
         // reached through a symlink stops the run with nothing deleted.
         deleter.check_plan(self.files()).await?;
+        // A plan read short (its candidates' temporary file failed) was not checked whole.
+        self.data.read_error()?;
+        self.changelog_data.read_error()?;
         let touched: Vec<Location> = if clean_empty_dirs {
             let mut dirs: FastSet<Location> = FastSet::default();
             for p in self.data.iter().chain(self.changelog_data.iter()) {
@@ -991,9 +700,11 @@ impl DeletionPlan {
         } else {
             Vec::new()
         };
+        // Each location comes once from the plan's files (`PlannedFiles::iter`).
         deleter
             .delete_each("data files", self.data.len() as u64, self.data.iter())
             .await?;
+        self.data.read_error()?;
         deleter
             .delete_each(
                 "changelog files",
@@ -1001,6 +712,7 @@ impl DeletionPlan {
                 self.changelog_data.iter(),
             )
             .await?;
+        self.changelog_data.read_error()?;
         stop_if_failed(deleter)?;
         if clean_empty_dirs {
             remove_empty_dirs(table, deleter, touched).await;
@@ -1017,21 +729,21 @@ impl DeletionPlan {
 }
 
 /// `keys` (indexed by slot) sorted, with the slot of each sorted key (ordered by key, then
-/// slot). The keys are reordered in place: the only other memory is the slots and a flag a
+/// slot). The keys are reordered in place: the only other memory is the slots and a bit a
 /// key, where sorting (key, slot) pairs takes 16 bytes a key.
 fn sort_with_slots(mut keys: Vec<u64>) -> (SortedKeys, Vec<u32>) {
     let mut slots: Vec<u32> = (0..keys.len() as u32).collect();
     slots.sort_unstable_by_key(|s| (keys[*s as usize], *s));
     // keys[i] becomes keys[slots[i]], one cycle of the permutation at a time.
-    let mut done = vec![false; keys.len()];
+    let mut done = Bits::zeros(keys.len());
     for start in 0..keys.len() {
-        if done[start] {
+        if done.get(start) {
             continue;
         }
         let first = keys[start];
         let mut at = start;
         loop {
-            done[at] = true;
+            done.set(at);
             let from = slots[at] as usize;
             if from == start {
                 keys[at] = first;
@@ -1142,78 +854,6 @@ mod tests {
     }
 
     #[test]
-    fn compact_candidates_give_back_exact_locations_sorted_once_first_wins() {
-        let budget = MemoryBudget::default();
-        let mut c = Candidates::with_budget(budget.clone());
-        c.push(
-            loc("file:///t/dt=2/bucket-0/b.orc"),
-            cand(FileClass::Data, 2, &[]),
-        )
-        .unwrap();
-        c.push(
-            loc("file:///t/dt=1/bucket-0/a.orc"),
-            cand(FileClass::Data, 1, &["file:///t/dt=1/bucket-0/a.orc.index"]),
-        )
-        .unwrap();
-        // The same location again: the first gathered wins.
-        c.push(
-            loc("file:///t/dt=2/bucket-0/b.orc"),
-            cand(FileClass::ChangelogData, 99, &[]),
-        )
-        .unwrap();
-        // A store root has no directory to intern: kept whole.
-        c.push(loc("memory:///x"), cand(FileClass::Data, 3, &[]))
-            .unwrap();
-        assert_eq!(c.len(), 4);
-        assert!(budget.used() > 0);
-        let mut later = Candidates::default();
-        later
-            .push(
-                loc("file:///t/dt=1/bucket-0/c.orc"),
-                cand(FileClass::ChangelogData, 4, &[]),
-            )
-            .unwrap();
-        c.append(later).unwrap();
-        c.sort_dedup();
-        let got: Vec<(String, FileClass, u64)> = c
-            .entries
-            .iter()
-            .map(|e| (c.location_of(e).as_str().to_string(), e.class, e.bytes))
-            .collect();
-        assert_eq!(
-            got,
-            vec![
-                ("file:///t/dt=1/bucket-0/a.orc".into(), FileClass::Data, 1),
-                (
-                    "file:///t/dt=1/bucket-0/c.orc".into(),
-                    FileClass::ChangelogData,
-                    4
-                ),
-                ("file:///t/dt=2/bucket-0/b.orc".into(), FileClass::Data, 2),
-                ("memory:///x".into(), FileClass::Data, 3),
-            ]
-        );
-        for e in &c.entries {
-            let l = c.location_of(e);
-            assert!(c.is_at(e, &l));
-            assert_eq!(c.key_of(e, &mut String::new()), location_key(l.as_str()));
-            assert!(!c.is_at(e, &loc("file:///t/dt=1/bucket-0/zz.orc")));
-        }
-        assert_eq!(
-            c.extras_of(&c.entries[0]),
-            &[loc("file:///t/dt=1/bucket-0/a.orc.index")][..]
-        );
-        let used = budget.used();
-        drop(c);
-        assert!(used > 0 && budget.used() == 0, "released on drop");
-    }
-
-    #[test]
-    fn an_entry_stays_32_bytes() {
-        assert_eq!(std::mem::size_of::<Entry>(), 32);
-    }
-
-    #[test]
     fn keys_sort_with_their_slots() {
         let keys = vec![5u64, 3, 9, 3, 0, 5, 5, 1];
         let (sorted, slots) = sort_with_slots(keys.clone());
@@ -1226,15 +866,138 @@ mod tests {
         assert!(sort_with_slots(Vec::new()).1.is_empty());
     }
 
+    /// The planned files of `c` with the locations in `protect` protected, as `from_parts`
+    /// decides them.
+    fn plan_of(mut c: Candidates, protect: &[&str]) -> (Vec<Planned>, Vec<Planned>) {
+        c.finish().unwrap();
+        let slots = c.slots();
+        let (sorted, slot_at) = sort_with_slots(std::mem::take(&mut c.keys));
+        let mut protected = Bits::zeros(slots);
+        for l in protect {
+            let r = sorted.range(location_key(l));
+            if !r.is_empty() {
+                protected.set(r.start);
+            }
+        }
+        let ok = c.decide(sorted.keys(), &slot_at, &protected);
+        let kept = Arc::new(KeptCandidates {
+            cands: c,
+            ok,
+            failed: std::sync::Mutex::new(None),
+        });
+        let data = PlannedFiles::of(&kept, false);
+        let changelog = PlannedFiles::of(&kept, true);
+        let d: Vec<Planned> = data.iter().collect();
+        let cl: Vec<Planned> = changelog.iter().collect();
+        assert_eq!((d.len(), cl.len()), (data.len(), changelog.len()));
+        data.read_error().unwrap();
+        (d, cl)
+    }
+
+    fn names(p: &[Planned]) -> Vec<(&str, FileClass, Option<u64>)> {
+        p.iter()
+            .map(|p| (p.location.as_str(), p.class, p.bytes))
+            .collect()
+    }
+
     #[test]
-    fn candidates_past_the_bound_fail() {
-        let mut c = Candidates::with_budget(MemoryBudget::new(Some(40)));
-        let e = c
-            .push(
-                loc("file:///t/dt=1/bucket-0/a-long-enough-name.orc"),
-                cand(FileClass::Data, 1, &[]),
-            )
-            .unwrap_err();
-        assert!(e.to_string().contains("candidate files"), "{e}");
+    fn first_gathered_of_a_location_goes_once_protected_ones_and_their_extras_stay() {
+        for spill in [false, true] {
+            let mut c = Candidates::default();
+            let many = if spill { 30_000 } else { 0 };
+            let push = |c: &mut Candidates, l: &str, class, bytes, extras: &[&str]| {
+                c.push(loc(l), cand(class, bytes, extras)).unwrap()
+            };
+            push(&mut c, "file:///t/b/2.orc", FileClass::Data, 2, &[]);
+            push(
+                &mut c,
+                "file:///t/b/1.orc",
+                FileClass::Data,
+                1,
+                &["file:///t/b/1.orc.index"],
+            );
+            // Again, as changelog data: the first gathered wins.
+            push(
+                &mut c,
+                "file:///t/b/2.orc",
+                FileClass::ChangelogData,
+                9,
+                &[],
+            );
+            // Protected, so its extra file stays too.
+            push(
+                &mut c,
+                "file:///t/b/p.orc",
+                FileClass::Data,
+                3,
+                &["file:///t/b/p.orc.index"],
+            );
+            // Its extra file is protected.
+            push(
+                &mut c,
+                "file:///t/b/4.orc",
+                FileClass::Data,
+                4,
+                &["file:///t/b/x.index", "file:///t/b/4.orc.index"],
+            );
+            // Shares an extra file with a candidate that goes: deleted once.
+            push(
+                &mut c,
+                "file:///t/b/5.orc",
+                FileClass::ChangelogData,
+                5,
+                &["file:///t/b/1.orc.index"],
+            );
+            for i in 0..many {
+                push(
+                    &mut c,
+                    &format!("file:///t/c/{i}.orc"),
+                    FileClass::Data,
+                    i,
+                    &[],
+                );
+            }
+            let (d, cl) = plan_of(c, &["file:///t/b/p.orc", "file:///t/b/x.index"]);
+            assert_eq!(
+                names(&d[..5]),
+                vec![
+                    ("file:///t/b/2.orc", FileClass::Data, Some(2)),
+                    ("file:///t/b/1.orc", FileClass::Data, Some(1)),
+                    ("file:///t/b/1.orc.index", FileClass::Data, None),
+                    ("file:///t/b/4.orc", FileClass::Data, Some(4)),
+                    ("file:///t/b/4.orc.index", FileClass::Data, None),
+                ]
+            );
+            assert_eq!(d.len() as u64, 5 + many);
+            assert_eq!(
+                names(&cl),
+                vec![("file:///t/b/5.orc", FileClass::ChangelogData, Some(5))]
+            );
+        }
+    }
+
+    #[test]
+    fn a_planned_file_comes_at_most_once_whatever_the_repeats() {
+        // Repeats across candidates' own files and extra files, in any roles.
+        let l = |i: u64| format!("file:///t/b/{}.orc", i % 13);
+        let mut c = Candidates::default();
+        for i in 0..200u64 {
+            let extras: Vec<String> = (1..(i % 4)).map(|j| l(i * 7 + j)).collect();
+            let extras: Vec<&str> = extras.iter().map(String::as_str).collect();
+            let class = if i % 3 == 0 {
+                FileClass::ChangelogData
+            } else {
+                FileClass::Data
+            };
+            c.push(loc(&l(i * 5)), cand(class, i, &extras)).unwrap();
+        }
+        let (d, cl) = plan_of(c, &[&l(3)]);
+        let mut all: Vec<&str> = d.iter().chain(&cl).map(|p| p.location.as_str()).collect();
+        assert!(!all.contains(&l(3).as_str()));
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n, "a location planned twice");
+        assert_eq!(n, 12);
     }
 }
