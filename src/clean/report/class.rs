@@ -33,6 +33,21 @@ pub enum FileClass {
 }
 
 impl FileClass {
+    /// This class's position in [`FileClass::ALL`]: one byte, for records in temporary files
+    /// (the report's spilled paths, spilled candidates).
+    pub(crate) fn code(self) -> u8 {
+        FileClass::ALL.iter().position(|x| *x == self).unwrap_or(0) as u8
+    }
+
+    /// The class at `code` in [`FileClass::ALL`] ([`FileClass::code`]); `Other` for a code
+    /// out of range.
+    pub(crate) fn from_code(code: u8) -> FileClass {
+        FileClass::ALL
+            .get(code as usize)
+            .copied()
+            .unwrap_or(FileClass::Other)
+    }
+
     /// Every class, in report order.
     pub const ALL: [FileClass; 12] = [
         FileClass::Data,

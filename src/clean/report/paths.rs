@@ -49,7 +49,7 @@ impl Spill {
 
     fn push(&mut self, class: FileClass, path: &str) -> std::io::Result<()> {
         let len = u32::try_from(path.len()).map_err(std::io::Error::other)?;
-        self.pending.push(class_code(class));
+        self.pending.push(class.code());
         self.pending.extend_from_slice(&len.to_le_bytes());
         self.pending.extend_from_slice(path.as_bytes());
         if self.pending.len() >= WRITE_BUFFER {
@@ -224,7 +224,7 @@ impl Iter<'_> {
             if rest.len() >= 5 {
                 let len = u32::from_le_bytes([rest[1], rest[2], rest[3], rest[4]]) as usize;
                 if rest.len() >= 5 + len {
-                    let class = class_of(rest[0]);
+                    let class = FileClass::from_code(rest[0]);
                     let path = String::from_utf8_lossy(&rest[5..5 + len]).into_owned();
                     self.buf_at += 5 + len;
                     return Some(DeletedPath { class, path });
@@ -330,17 +330,6 @@ impl Serialize for DeletedPaths {
         }
         seq.end()
     }
-}
-
-fn class_code(c: FileClass) -> u8 {
-    FileClass::ALL.iter().position(|x| *x == c).unwrap_or(0) as u8
-}
-
-fn class_of(code: u8) -> FileClass {
-    FileClass::ALL
-        .get(code as usize)
-        .copied()
-        .unwrap_or(FileClass::Other)
 }
 
 #[cfg(test)]

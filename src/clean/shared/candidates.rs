@@ -152,17 +152,6 @@ pub(crate) struct Record {
     pub(crate) extras: Vec<Location>,
 }
 
-fn class_code(c: FileClass) -> u8 {
-    FileClass::ALL.iter().position(|x| *x == c).unwrap_or(0) as u8
-}
-
-fn class_of(code: u8) -> FileClass {
-    FileClass::ALL
-        .get(code as usize)
-        .copied()
-        .unwrap_or(FileClass::Other)
-}
-
 /// The error of a temporary file of the candidates.
 pub(crate) fn spill_error(e: std::io::Error) -> Error {
     Error::storage(
@@ -272,7 +261,7 @@ impl Candidates {
         }
         let mut record = std::mem::take(&mut self.scratch);
         record.clear();
-        record.push(class_code(candidate.class));
+        record.push(candidate.class.code());
         record.extend_from_slice(&(candidate.extras.len() as u32).to_le_bytes());
         record.extend_from_slice(&candidate.bytes.to_le_bytes());
         let mut cost = self.encode_location(&location, &mut record);
@@ -363,7 +352,7 @@ impl Candidates {
     /// [`Candidates::header`]).
     pub(crate) fn decode(&self, rec: &[u8]) -> Option<Record> {
         let mut c = Cursor(rec);
-        let class = class_of(c.u8()?);
+        let class = FileClass::from_code(c.u8()?);
         let n = c.u32()?;
         let bytes = c.u64()?;
         let location = self.decode_location(&mut c)?;
