@@ -141,17 +141,20 @@ fn reap(st: &mut State) {
     st.handles.retain(|(id, _)| !exited.contains(id));
 }
 
-/// Ends the threads that wait for work and joins them, so that none is left behind when the
-/// host releases the library's resources (`paimon_cleanup_executor_free`): a host that exits
-/// right after, or a leak checker, sees no thread of this library that outlived its last
-/// executor. Threads running a job (for another executor) go on; the next job starts threads
-/// again. Waits at most a few seconds.
+/// Ends the pool's threads as soon as no job is queued for them and joins them, so that none
+/// is left behind when the host releases the library's resources
+/// (`paimon_cleanup_executor_free`): a host that exits right after, or a leak checker, sees no
+/// thread of this library that outlived its last executor. A thread running a job (for another
+/// executor) ends after it if nothing is queued then; the next job starts threads again. Waits
+/// at most 5 s.
 pub(crate) fn stop_idle_threads() {
     let mut st = POOL.lock();
     if st.pid != std::process::id() {
         return;
     }
-    st.stop = st.waiting;
+    // Every thread, not only those waiting now: one that just ran the last job of a run is
+    // about to wait (its caller may already be freeing the executor) and must end too.
+    st.stop = st.threads;
     POOL.work.notify_all();
     let deadline = Instant::now() + Duration::from_secs(5);
     while st.stop > 0 {
@@ -196,6 +199,10 @@ fn work() {
             st = POOL.lock();
             continue;
         }
+        if st.stop > 0 {
+            exit(&mut st);
+            return;
+        }
         st.waiting += 1;
         let (guard, wait) = POOL
             .work
@@ -204,13 +211,18 @@ fn work() {
         st = guard;
         st.waiting -= 1;
         if st.queue.is_empty() && (wait.timed_out() || st.stop > 0) {
-            st.stop = st.stop.saturating_sub(1);
-            st.threads -= 1;
-            st.exited.push(std::thread::current().id());
-            POOL.gone.notify_all();
+            exit(&mut st);
             return;
         }
     }
+}
+
+/// The bookkeeping of a pool thread that leaves its loop (the caller returns right after).
+fn exit(st: &mut State) {
+    st.stop = st.stop.saturating_sub(1);
+    st.threads -= 1;
+    st.exited.push(std::thread::current().id());
+    POOL.gone.notify_all();
 }
 
 /// Threads the pool runs now (started and not exited).
