@@ -46,7 +46,8 @@ struct State {
     waiting: usize,
     /// The process these threads belong to (a forked child has none of them).
     pid: u32,
-    /// Waiting threads asked to exit by [`stop_idle_threads`].
+    /// Calls of [`stop_idle_threads`] in progress: while any is, a thread that finds no job
+    /// queued exits (a count, so that concurrent calls do not end each other's request).
     stop: usize,
     /// The threads' handles, dropped (detached) or joined once they exited.
     handles: Vec<(ThreadId, JoinHandle<()>)>,
@@ -132,13 +133,22 @@ pub(crate) fn submit(job: Job, max_threads: usize) -> Result<(), Job> {
     Ok(())
 }
 
-/// Detaches the handles of the threads that exited (their resources go as they finish).
+/// Joins the threads that exited (none is left running detached, to be caught alive at process
+/// exit). An exited thread released the lock when it left its loop, so joining it here waits
+/// only for its teardown.
 fn reap(st: &mut State) {
     if st.exited.is_empty() {
         return;
     }
     let exited = std::mem::take(&mut st.exited);
-    st.handles.retain(|(id, _)| !exited.contains(id));
+    let (done, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut st.handles)
+        .into_iter()
+        .partition(|(id, _)| exited.contains(id));
+    st.handles = kept;
+    for (_, handle) in done {
+        // A thread's job never unwinds out of it (see `work`).
+        let _ = handle.join();
+    }
 }
 
 /// Ends the pool's threads as soon as no job is queued for them and joins them, so that none
@@ -154,10 +164,10 @@ pub(crate) fn stop_idle_threads() {
     }
     // Every thread, not only those waiting now: one that just ran the last job of a run is
     // about to wait (its caller may already be freeing the executor) and must end too.
-    st.stop = st.threads;
+    st.stop += 1;
     POOL.work.notify_all();
     let deadline = Instant::now() + Duration::from_secs(5);
-    while st.stop > 0 {
+    while st.threads > 0 {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             break;
@@ -168,7 +178,7 @@ pub(crate) fn stop_idle_threads() {
             .unwrap_or_else(PoisonError::into_inner)
             .0;
     }
-    st.stop = 0;
+    st.stop -= 1;
     let exited = std::mem::take(&mut st.exited);
     let mut done = Vec::with_capacity(exited.len());
     let mut kept = Vec::with_capacity(st.handles.len());
@@ -219,7 +229,6 @@ fn work() {
 
 /// The bookkeeping of a pool thread that leaves its loop (the caller returns right after).
 fn exit(st: &mut State) {
-    st.stop = st.stop.saturating_sub(1);
     st.threads -= 1;
     st.exited.push(std::thread::current().id());
     POOL.gone.notify_all();
