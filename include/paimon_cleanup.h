@@ -843,8 +843,7 @@ uint32_t paimon_cleanup_executor_io_concurrency(const struct PaimonCleanupExecut
 /**
  * Shuts the executor down and frees it. NULL is accepted and ignored.
  *
- * Blocks until the executor's worker threads, and the library's I/O threads that wait for work,
- * have exited (I/O threads busy for another executor go on). Every call that uses the executor must
+ * Blocks until the executor's worker threads have exited. Every call that uses the executor must
  * have returned before it is freed, and no thread may use it afterwards.
  * Ownership: takes back ownership of `executor`. Free each executor exactly once.
  * Thread-safety: may be called from any thread, but not concurrently with any other use of the

@@ -115,10 +115,6 @@ impl Drop for PaimonCleanupExecutor {
                 runtime.shutdown_background();
             } else {
                 drop(runtime);
-                // The library's I/O threads are process-wide, not the runtime's: end the idle
-                // ones too, so that freeing the last executor leaves no thread of this library
-                // behind (as tokio's own blocking threads, which ran that I/O before, were).
-                crate::storage::stop_idle_threads();
             }
         }
     }
@@ -228,8 +224,7 @@ pub unsafe extern "C" fn paimon_cleanup_executor_io_concurrency(
 
 /// Shuts the executor down and frees it. NULL is accepted and ignored.
 ///
-/// Blocks until the executor's worker threads, and the library's I/O threads that wait for work,
-/// have exited (I/O threads busy for another executor go on). Every call that uses the executor must
+/// Blocks until the executor's worker threads have exited. Every call that uses the executor must
 /// have returned before it is freed, and no thread may use it afterwards.
 /// Ownership: takes back ownership of `executor`. Free each executor exactly once.
 /// Thread-safety: may be called from any thread, but not concurrently with any other use of the

@@ -5,73 +5,50 @@ use std::any::Any;
 
 use crate::error::{Error, Result};
 
-use super::{pool, Location};
+use super::Location;
 
 /// Wraps `f` so that it runs with the calling thread's current `tracing` dispatcher (a C host's
 /// per-operation log callback) wherever it is called: for work handed to other threads
-/// (the I/O pool of [`blocking`]), whose events would otherwise go to that thread's default.
+/// (`tokio::task::spawn_blocking`), whose events would otherwise go to that thread's default.
 pub(crate) fn in_current_dispatch<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
     let dispatch = tracing::dispatcher::get_default(tracing::Dispatch::clone);
     move || tracing::dispatcher::with_default(&dispatch, f)
 }
 
-/// Runs blocking local I/O (and the decoding that follows a read) on the library's pool of I/O
-/// threads ([`super::pool`], `paimon-cleanup-io`), with the caller's `tracing` dispatcher (a C
-/// host's per-operation log callback), so its events reach the same place as the caller's.
+/// Runs blocking local I/O on tokio's blocking pool, with the caller's `tracing` dispatcher (a
+/// C host's per-operation log callback), so its events reach the same place as the caller's.
 ///
-/// At most [`max_blocking_sections`] such sections are handed over at once in the process;
-/// further callers wait for a slot. The slot goes with the section: it is released when the
-/// section has run (or was skipped), not when the caller stops waiting, so a dropped caller
-/// never lets more sections run than the bound.
+/// At most [`max_blocking_sections`] such sections run at once in the process; further callers
+/// wait for a slot. Without the bound, the concurrent readers of one run (each with its own
+/// `io_concurrency` window) and the delete batches in flight make tokio start a thread for
+/// almost every section (about 200 for a small expiry), and creating and tearing down those
+/// threads cost more CPU than the work they did.
 ///
-/// The pool runs no more threads than sections may be in flight, and starts one only when no
-/// thread is free: tokio's blocking pool, which ran these sections before, started a new
-/// thread for almost every hand-over (about 100 at a 309 k-file table), each with its own
-/// stack, malloc arena and zstd context.
-///
-/// If the caller's future is dropped before a thread takes the section, `f` does not run.
 /// A panic inside `f` is [`Error::Panic`] (the C ABI's `PANIC` status), never a success and
-/// never a plain internal error; the thread that ran it goes on.
-///
-/// Works from any runtime flavour (current-thread, multi-thread, the C ABI's executor) and
-/// from none: the section's result comes back through a oneshot channel. `f` runs without a
-/// tokio runtime context.
+/// never a plain internal error.
 pub(crate) async fn blocking<T, F>(what: &Location, f: F) -> Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Result<T> + Send + 'static,
 {
-    let slot = BLOCKING_SLOTS
-        .acquire()
-        .await
-        .map_err(|e| Error::Internal(format!("I/O slots for {what}: {e}")))?;
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let f = in_current_dispatch(f);
-    let job = move || {
-        let _slot = slot;
-        if tx.is_closed() {
-            return;
-        }
-        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        // The caller may have gone meanwhile: then nobody wants the result.
-        let _ = tx.send(out);
+    let slot = BLOCKING_SLOTS.acquire().await;
+    let out = match tokio::task::spawn_blocking(in_current_dispatch(f)).await {
+        Ok(r) => r,
+        Err(e) => Err(task_failed(&format!("I/O task for {what}"), e)),
     };
-    if pool::submit(Box::new(job), max_blocking_sections()).is_err() {
-        return Err(Error::Internal(format!(
-            "I/O task for {what}: cannot start an I/O thread"
-        )));
-    }
-    match rx.await {
-        Ok(Ok(r)) => r,
-        Ok(Err(payload)) => {
-            let message = panic_message(payload.as_ref());
-            let task = format!("I/O task for {what}");
-            tracing::error!(task, panic = %message, "task panicked");
-            Err(Error::Panic(format!("{task} panicked: {message}")))
-        }
-        Err(_) => Err(Error::Internal(format!(
-            "I/O task for {what} ended without a result"
-        ))),
+    drop(slot);
+    out
+}
+
+/// The error for a spawned or blocking task that did not finish: [`Error::Panic`] with the
+/// panic's message if it panicked, else [`Error::Internal`] (the runtime cancelled it).
+pub(crate) fn task_failed(task: &str, e: tokio::task::JoinError) -> Error {
+    if e.is_panic() {
+        let message = panic_message(e.into_panic().as_ref());
+        tracing::error!(task, panic = %message, "task panicked");
+        Error::Panic(format!("{task} panicked: {message}"))
+    } else {
+        Error::Internal(format!("{task} failed: {e}"))
     }
 }
 
@@ -120,92 +97,14 @@ mod tests {
         assert_eq!(ok, 7);
     }
 
-    #[test]
-    fn runs_on_a_current_thread_runtime_a_multi_thread_runtime_and_none() {
-        let at = Location::parse("/w/t/manifest/manifest-1").unwrap();
-        let on_io_thread =
-            || -> Result<String> { Ok(std::thread::current().name().unwrap_or("").to_owned()) };
-        let current = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        assert_eq!(
-            current.block_on(blocking(&at, on_io_thread)).unwrap(),
-            "paimon-cleanup-io"
-        );
-        let multi = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .build()
-            .unwrap();
-        let many = multi.block_on(async {
-            let all = (0..64).map(|i| blocking(&at, move || Ok(i * 2)));
-            futures::future::try_join_all(all).await
-        });
-        assert_eq!(many.unwrap(), (0..64).map(|i| i * 2).collect::<Vec<_>>());
-        // No runtime at all: the result comes back through a oneshot channel.
-        let plain = futures::executor::block_on(blocking(&at, on_io_thread)).unwrap();
-        assert_eq!(plain, "paimon-cleanup-io");
-    }
-
     #[tokio::test]
-    async fn a_section_logs_to_the_callers_dispatcher() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        use std::sync::Arc;
-
-        /// Counts the events it receives.
-        struct Count(Arc<AtomicUsize>);
-        impl tracing::Subscriber for Count {
-            fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-                true
-            }
-            fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-                tracing::span::Id::from_u64(1)
-            }
-            fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-            fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-            fn event(&self, _: &tracing::Event<'_>) {
-                self.0.fetch_add(1, Ordering::SeqCst);
-            }
-            fn enter(&self, _: &tracing::span::Id) {}
-            fn exit(&self, _: &tracing::span::Id) {}
-        }
-        let seen = Arc::new(AtomicUsize::new(0));
-        let dispatch = tracing::Dispatch::new(Count(seen.clone()));
-        let at = Location::parse("/w/t/manifest/manifest-1").unwrap();
-        let _guard = tracing::dispatcher::set_default(&dispatch);
-        blocking(&at, || {
-            tracing::warn!("from the I/O thread");
-            Ok(())
-        })
-        .await
-        .unwrap();
-        assert_eq!(seen.load(Ordering::SeqCst), 1);
-    }
-
-    #[tokio::test]
-    async fn a_dropped_caller_does_not_break_the_pool() {
-        let at = Location::parse("/w/t/manifest/manifest-1").unwrap();
-        let (started_tx, started_rx) = std::sync::mpsc::channel();
-        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-        // A section whose caller stops waiting while it runs: it finishes on its own.
-        let first = at.clone();
-        let running = tokio::spawn(async move {
-            blocking(&first, move || {
-                started_tx.send(()).unwrap();
-                let _ = release_rx.recv_timeout(std::time::Duration::from_secs(30));
-                Ok(1)
-            })
-            .await
+    async fn a_cancelled_task_is_internal_not_panic() {
+        let handle = tokio::spawn(async {
+            tokio::time::sleep(std::time::Duration::from_secs(60)).await;
         });
-        tokio::task::spawn_blocking(move || started_rx.recv().unwrap())
-            .await
-            .unwrap();
-        running.abort();
-        assert!(running.await.unwrap_err().is_cancelled());
-        release_tx.send(()).unwrap();
-        // Every slot is usable afterwards: as many sections as the bound, all at once.
-        let all = (0..max_blocking_sections()).map(|i| blocking(&at, move || Ok(i)));
-        let done = futures::future::try_join_all(all).await.unwrap();
-        assert_eq!(done.len(), max_blocking_sections());
+        handle.abort();
+        let e = handle.await.unwrap_err();
+        assert!(matches!(task_failed("t", e), Error::Internal(_)));
     }
 
     #[test]

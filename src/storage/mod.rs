@@ -42,7 +42,6 @@ mod listing;
 mod local;
 mod location;
 mod object;
-mod pool;
 mod stop;
 
 use std::collections::HashMap;
@@ -63,7 +62,6 @@ use guard::DeleteGuard;
 pub use listing::{DirListing, FileStatus};
 pub use location::Location;
 use object::ObjectBackend;
-pub(crate) use pool::stop_idle_threads;
 use stop::ReadStop;
 pub use stop::StopReads;
 
