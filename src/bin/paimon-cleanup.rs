@@ -394,7 +394,11 @@ fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
         }
         b.worker_threads(n);
     }
-    b.enable_all()
+    // No more blocking threads than blocking sections in flight: tokio would otherwise start a
+    // thread for nearly every hand-over between sections (each with a stack, an arena, a zstd
+    // context).
+    b.max_blocking_threads(paimon_cleanup::storage::max_blocking_sections())
+        .enable_all()
         .build()
         .map_err(|e| Error::Internal(format!("cannot start runtime: {e}")))
 }

@@ -50,6 +50,7 @@ impl PaimonCleanupExecutor {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(resolved as usize)
             .thread_name("paimon-cleanup-worker")
+            .max_blocking_threads(crate::storage::max_blocking_sections())
             .enable_all()
             .build()
             .map_err(|e| {

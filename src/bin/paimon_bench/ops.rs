@@ -159,6 +159,7 @@ fn metadata_written(
 pub fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads.max(1))
+        .max_blocking_threads(paimon_cleanup::storage::max_blocking_sections())
         .enable_all()
         .build()
         .map_err(|e| e.to_string())
