@@ -2,6 +2,7 @@
 
 pub mod binary_row;
 pub mod consumer;
+pub mod extra;
 pub mod manifest;
 pub mod options;
 pub mod partition;

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+pub use crate::spec::extra::Extra;
 
 /// Commit kind of a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,7 +69,7 @@ pub struct Snapshot {
     pub statistics: Option<String>,
     /// Every other key, verbatim (sizes, watermark, properties, tag keys, ...).
     #[serde(flatten)]
-    pub extra: serde_json::Map<String, Value>,
+    pub extra: Extra,
 }
 
 impl Snapshot {

@@ -581,7 +581,7 @@ fn write_snapshot(
         (Some(l), Some(m)) => Some(list(ctx.list_name(l), &[m])?),
         _ => None,
     };
-    let mut extra = serde_json::Map::new();
+    let mut extra = paimon_cleanup::spec::snapshot::Extra::new();
     extra.insert("baseManifestListSize".into(), json!(base_size));
     extra.insert("deltaManifestListSize".into(), json!(delta_size));
     if let Some((_, size)) = &changelog {

@@ -713,7 +713,7 @@ async fn new_snapshot(
         Some(t) => t,
         None => live.iter().map(|e| e.file.row_count).sum(),
     };
-    let mut extra = serde_json::Map::new();
+    let mut extra = crate::spec::snapshot::Extra::new();
     extra.insert("baseManifestListSize".into(), n.base.1.into());
     extra.insert("deltaManifestListSize".into(), n.delta.1.into());
     if let Some(w) = prev

@@ -41,7 +41,7 @@ fn reduce_delta(
     keep_slim: bool,
 ) -> Result<(Vec<Reduced>, Option<Vec<Slim>>)> {
     let mut locate = DataFileLocator::new(paths);
-    let mut out = Vec::new();
+    let mut out = take_reduced();
     let mut slim = Vec::new();
     entries.for_each(|e| {
         out.push(match e.kind {
@@ -73,6 +73,39 @@ fn reduce_delta(
         Ok(())
     })?;
     Ok((out, keep_slim.then_some(slim)))
+}
+
+/// Emptied vectors of [`Reduced`] entries, reused by later manifests (issue 19): a fresh one
+/// per manifest, grown on a blocking thread and freed on another, left every thread's
+/// allocator arena fragmented.
+static REDUCED_VECS: std::sync::Mutex<Vec<Vec<Reduced>>> = std::sync::Mutex::new(Vec::new());
+
+/// At most this many idle vectors are kept ...
+const MAX_IDLE_REDUCED: usize = 32;
+
+/// ... each of at most this many entries.
+const MAX_KEPT_REDUCED: usize = 4096;
+
+/// An empty vector for a manifest's reduced entries (an idle one if any).
+fn take_reduced() -> Vec<Reduced> {
+    REDUCED_VECS
+        .lock()
+        .ok()
+        .and_then(|mut idle| idle.pop())
+        .unwrap_or_default()
+}
+
+/// Keep `v` (emptied) for [`take_reduced`] unless enough are kept or it is large.
+fn give_back_reduced(mut v: Vec<Reduced>) {
+    v.clear();
+    if v.capacity() == 0 || v.capacity() > MAX_KEPT_REDUCED {
+        return;
+    }
+    if let Ok(mut idle) = REDUCED_VECS.lock() {
+        if idle.len() < MAX_IDLE_REDUCED {
+            idle.push(v);
+        }
+    }
 }
 
 /// Reduce a manifest to the candidates its ADD entries name (extras only for data files).
@@ -155,17 +188,18 @@ pub async fn deleted_by_deltas(
     let mut per_list = ListDeletes::default();
     let mut current = None;
     while let Some(next) = read.next().await {
-        let (i, reduced) = next?;
+        let (i, mut reduced) = next?;
         if current != Some(i) {
             per_list.take(&mut out)?;
             current = Some(i);
         }
-        for r in reduced {
+        for r in reduced.drain(..) {
             match r {
                 Reduced::Candidate(key, loc, c) => per_list.insert(key, loc, c),
                 Reduced::Added(key) => per_list.cancel(key),
             }
         }
+        give_back_reduced(reduced);
     }
     per_list.take(&mut out)?;
     Ok(out)

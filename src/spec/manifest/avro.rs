@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use std::cell::RefCell;
 
@@ -274,7 +274,7 @@ impl SchemaParser {
 thread_local! {
     /// Writer schemas this thread has parsed, by their JSON text: every manifest of a table
     /// usually carries the same one, and parsing it costs more than decoding a small manifest.
-    /// Per thread (like the zstd context), so it is freed with the thread and needs no lock; a
+    /// Per thread, so it is freed with the thread and needs no lock; a
     /// short list rather than a hash map (a table has two or three schemas), which also keeps
     /// every block it holds reachable from its start for leak checkers.
     static PARSED_SCHEMAS: RefCell<Vec<(Vec<u8>, Arc<Schema>)>> = const { RefCell::new(Vec::new()) };
@@ -617,10 +617,22 @@ impl BlockCodec {
 
     /// Decompresses one block into an owned buffer.
     pub(crate) fn decompress(self, data: &[u8]) -> DecodeResult<Bytes> {
+        let mut out = Vec::new();
+        self.decompress_into(data, &mut out)?;
+        Ok(Bytes::from(out))
+    }
+
+    /// Decompresses one block into `out`, replacing its content (its allocation is reused
+    /// when large enough: see [`BlockBuffer`]).
+    pub(crate) fn decompress_into(self, data: &[u8], out: &mut Vec<u8>) -> DecodeResult<()> {
         let codec = match self {
-            BlockCodec::Null => return Ok(Bytes::copy_from_slice(data)),
+            BlockCodec::Null => {
+                out.clear();
+                out.extend_from_slice(data);
+                return Ok(());
+            }
             BlockCodec::Deflate => Codec::Deflate(DeflateSettings::default()),
-            BlockCodec::Zstandard => return zstd_decompress(data).map(Bytes::from),
+            BlockCodec::Zstandard => return zstd_decompress(data, out),
             BlockCodec::Snappy => {
                 if data.len() < 4 {
                     return Err(DecodeError::malformed("snappy block shorter than its CRC"));
@@ -641,18 +653,27 @@ impl BlockCodec {
         codec.decompress(&mut buf).map_err(|e| {
             DecodeError::malformed(format!("{self:?} block does not decompress: {e}"))
         })?;
-        Ok(Bytes::from(buf))
+        *out = buf;
+        Ok(())
     }
 }
 
 /// Largest decompressed block accepted (real manifest blocks are ~64 KiB).
 const MAX_BLOCK_BYTES: usize = 256 << 20;
 
-thread_local! {
-    /// One zstd decompression context per thread, reused for every block: creating a context
-    /// costs more than decompressing a typical 64 KiB manifest block.
-    static ZSTD_DCTX: RefCell<Option<zstd::zstd_safe::DCtx<'static>>> = const { RefCell::new(None) };
-}
+/// First capacity tried for a zstd block: four times its compressed size, at least this (Java
+/// and this library write blocks of about 64,000 bytes plus one record).
+const MIN_BLOCK_CAPACITY: usize = 128 << 10;
+
+/// Idle zstd decompression contexts, shared by every thread (issue 19). A context costs about
+/// 100 KiB and creating one more than decompressing a typical 64 KiB manifest block, so a few
+/// are kept; one per thread (16 and more blocking threads) cost about 1.5 MiB, and their
+/// streaming window buffers as much again. Blocks are decompressed in one shot (the whole
+/// compressed block is in memory), which needs no window buffer.
+static ZSTD_CONTEXTS: Mutex<Vec<zstd::zstd_safe::DCtx<'static>>> = Mutex::new(Vec::new());
+
+/// At most this many idle contexts are kept.
+const MAX_IDLE_CONTEXTS: usize = 4;
 
 fn zstd_err(code: usize) -> DecodeError {
     DecodeError::malformed(format!(
@@ -661,57 +682,110 @@ fn zstd_err(code: usize) -> DecodeError {
     ))
 }
 
-/// Streaming zstd decompression of one Avro block (one or more frames, content size usually
-/// unknown) with the thread's reusable context.
-fn zstd_decompress(data: &[u8]) -> DecodeResult<Vec<u8>> {
-    let run = |dctx: &mut zstd::zstd_safe::DCtx<'static>| -> DecodeResult<Vec<u8>> {
-        dctx.reset(zstd::zstd_safe::ResetDirective::SessionOnly)
-            .map_err(zstd_err)?;
-        let mut out: Vec<u8> =
-            Vec::with_capacity(data.len().saturating_mul(4).clamp(4096, 1 << 20));
-        let mut input = zstd::zstd_safe::InBuffer::around(data);
-        loop {
-            if out.len() == out.capacity() {
-                if out.len() >= MAX_BLOCK_BYTES {
+/// Whether a zstd error code says that the output buffer is too small.
+fn zstd_needs_room(code: usize) -> bool {
+    zstd::zstd_safe::get_error_name(code) == "Destination buffer is too small"
+}
+
+/// Runs `f` with an idle shared context (or a new one), kept afterwards if few are idle.
+fn with_zstd_context<T>(
+    f: impl FnOnce(&mut zstd::zstd_safe::DCtx<'static>) -> DecodeResult<T>,
+) -> DecodeResult<T> {
+    let idle = ZSTD_CONTEXTS.lock().ok().and_then(|mut idle| idle.pop());
+    let mut dctx = match idle {
+        Some(d) => d,
+        None => zstd::zstd_safe::DCtx::try_create()
+            .ok_or_else(|| DecodeError::malformed("cannot allocate a zstd context"))?,
+    };
+    let result = f(&mut dctx);
+    if let Ok(mut idle) = ZSTD_CONTEXTS.lock() {
+        if idle.len() < MAX_IDLE_CONTEXTS {
+            idle.push(dctx);
+        }
+    }
+    result
+}
+
+/// One-shot zstd decompression of one Avro block (one or more frames, content size usually
+/// unknown) into `out`: tried at `out`'s capacity (at least four times the compressed size),
+/// doubled while zstd reports the output does not fit, up to [`MAX_BLOCK_BYTES`].
+fn zstd_decompress(data: &[u8], out: &mut Vec<u8>) -> DecodeResult<()> {
+    if data.is_empty() {
+        return Err(DecodeError::malformed(
+            "zstandard block is empty (truncated file?)",
+        ));
+    }
+    out.clear();
+    let first = data
+        .len()
+        .saturating_mul(4)
+        .clamp(MIN_BLOCK_CAPACITY, MAX_BLOCK_BYTES);
+    if out.capacity() < first {
+        out.reserve_exact(first);
+    }
+    with_zstd_context(|dctx| loop {
+        match dctx.decompress(&mut *out, data) {
+            Ok(_) => return Ok(()),
+            Err(code) if zstd_needs_room(code) => {
+                let capacity = out.capacity();
+                if capacity >= MAX_BLOCK_BYTES {
                     return Err(DecodeError::malformed(format!(
                         "zstandard block decompresses to more than {MAX_BLOCK_BYTES} bytes"
                     )));
                 }
-                let grow = out.capacity().max(64 * 1024);
-                out.reserve(grow);
+                out.clear();
+                out.reserve_exact(capacity.saturating_mul(2).min(MAX_BLOCK_BYTES));
             }
-            let len = out.len();
-            let hint = {
-                let mut ob = zstd::zstd_safe::OutBuffer::around_pos(&mut out, len);
-                dctx.decompress_stream(&mut ob, &mut input)
-                    .map_err(zstd_err)?
-            };
-            let input_done = input.pos >= data.len();
-            if hint == 0 && input_done {
-                return Ok(out);
-            }
-            if hint != 0 && input_done && out.len() < out.capacity() {
-                return Err(DecodeError::malformed(
-                    "zstandard block ends inside a frame (truncated file?)",
-                ));
-            }
+            Err(code) => return Err(zstd_err(code)),
         }
-    };
-    let cached = ZSTD_DCTX.try_with(|cell| {
-        let mut slot = cell.try_borrow_mut().ok()?;
-        if slot.is_none() {
-            *slot = zstd::zstd_safe::DCtx::try_create();
+    })
+}
+
+/// Idle decompressed-block buffers, shared by every thread (issue 19): decoding a manifest
+/// reuses one instead of allocating (and growing) a fresh buffer per block, which on many
+/// blocking threads left each thread's allocator arena fragmented by block-sized holes.
+static BLOCK_BUFFERS: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+/// At most this many idle buffers are kept (as many as blocking sections run at once on a
+/// small machine: fewer, and buffers were freed and allocated again all the time) ...
+const MAX_IDLE_BUFFERS: usize = 16;
+
+/// ... each of at most this capacity (a larger one is freed).
+const MAX_KEPT_BUFFER: usize = 1 << 20;
+
+/// A buffer for decompressed blocks, taken from the shared idle ones (or new) and given back
+/// when dropped.
+#[derive(Debug, Default)]
+pub(crate) struct BlockBuffer(Vec<u8>);
+
+impl BlockBuffer {
+    /// An idle buffer, or a new empty one.
+    pub(crate) fn take() -> BlockBuffer {
+        let idle = BLOCK_BUFFERS.lock().ok().and_then(|mut idle| idle.pop());
+        BlockBuffer(idle.unwrap_or_default())
+    }
+
+    /// The buffer.
+    pub(crate) fn vec(&mut self) -> &mut Vec<u8> {
+        &mut self.0
+    }
+
+    /// Its content.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Drop for BlockBuffer {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.0);
+        if buf.capacity() == 0 || buf.capacity() > MAX_KEPT_BUFFER {
+            return;
         }
-        slot.as_mut().map(&run)
-    });
-    match cached {
-        Ok(Some(result)) => result,
-        // No thread-local context available (thread teardown, re-entrancy, allocation
-        // failure): use a fresh one.
-        _ => {
-            let mut dctx = zstd::zstd_safe::DCtx::try_create()
-                .ok_or_else(|| DecodeError::malformed("cannot allocate a zstd context"))?;
-            run(&mut dctx)
+        if let Ok(mut idle) = BLOCK_BUFFERS.lock() {
+            if idle.len() < MAX_IDLE_BUFFERS {
+                idle.push(buf);
+            }
         }
     }
 }

@@ -8,7 +8,8 @@
 use bytes::Bytes;
 
 use super::avro::{
-    Container, Cursor, DecodeError, DecodeResult, Node, NodeId, Schema, MAX_EMPTY_ITEMS,
+    BlockBuffer, Container, Cursor, DecodeError, DecodeResult, Node, NodeId, Schema,
+    MAX_EMPTY_ITEMS,
 };
 use super::entry::FileLocator;
 use super::{
@@ -31,17 +32,17 @@ fn req<T>(v: Option<T>, name: &str) -> DecodeResult<T> {
 /// Reads values of one decompressed block.
 struct BlockReader<'s, 'b> {
     schema: &'s Schema,
-    block: &'b Bytes,
+    block: &'b [u8],
     cursor: Cursor<'b>,
 }
 
 impl<'s, 'b> BlockReader<'s, 'b> {
     /// A reader of `block` allowed `empty_items` zero-byte array items (the file's budget).
-    fn new(schema: &'s Schema, block: &'b Bytes, empty_items: u64) -> Self {
+    fn new(schema: &'s Schema, block: &'b [u8], empty_items: u64) -> Self {
         BlockReader {
             schema,
             block,
-            cursor: Cursor::with_empty_items(block.as_ref(), empty_items),
+            cursor: Cursor::with_empty_items(block, empty_items),
         }
     }
 
@@ -112,7 +113,7 @@ impl<'s, 'b> BlockReader<'s, 'b> {
     fn opt_bytes(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<Bytes>> {
         Ok(self
             .opt_bytes_range(node, name)?
-            .map(|r| self.block.slice(r)))
+            .map(|r| Bytes::copy_from_slice(&self.block[r])))
     }
 
     fn opt_vec(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<Vec<u8>>> {
@@ -765,8 +766,7 @@ fn read_entry_locator<'b>(
             Some(EntryField::Kind) => kind = read_kind(reader.opt_long(n, "_KIND")?)?,
             Some(EntryField::Partition) => {
                 let r = req(reader.opt_bytes_range(n, "_PARTITION")?, "_PARTITION")?;
-                let block: &'b Bytes = reader.block;
-                let block: &'b [u8] = block.as_ref();
+                let block: &'b [u8] = reader.block;
                 partition = block
                     .get(r)
                     .ok_or_else(|| DecodeError::malformed("_PARTITION lies outside its block"))?;
@@ -1131,20 +1131,24 @@ fn each_record_in<P>(
     let plan = plan(&schema, record).map_err(|e| e.context("writer schema"))?;
     let mut block_no = 0usize;
     let mut empty_items = MAX_EMPTY_ITEMS;
+    // One buffer for every block of the file, reused from earlier files (nothing decoded
+    // borrows from it past its block: byte fields are copied out).
+    let mut buffer = BlockBuffer::take();
     while let Some((count, raw)) = blocks
         .next_raw_block()
         .map_err(|e| e.context(format!("block #{block_no}")))?
     {
-        let data = codec
-            .decompress(raw)
+        codec
+            .decompress_into(raw, buffer.vec())
             .map_err(|e| e.context(format!("block #{block_no}")))?;
+        let data = buffer.bytes();
         if count > data.len() as u64 {
             return Err(DecodeError::malformed(format!(
                 "block #{block_no} claims {count} records in {} bytes",
                 data.len()
             )));
         }
-        let mut reader = BlockReader::new(&schema, &data, empty_items);
+        let mut reader = BlockReader::new(&schema, data, empty_items);
         for i in 0..count {
             let ctx = || format!("block #{block_no} record #{i}");
             if !reader

@@ -6,8 +6,9 @@
 //! (Avro `Obj\x01`, ORC `ORC`, Parquet `PAR1`). Every failure is an [`Error::Malformed`] naming
 //! the file (or [`Error::Unsupported`] for a valid file this library refuses), never a panic.
 //!
-//! Byte fields (`_MIN_KEY`, stats rows) are [`bytes::Bytes`] slices of the decompressed Avro block, so
-//! decoding them costs no allocation; they keep that block alive while referenced.
+//! Byte fields (`_MIN_KEY`, stats rows) are [`bytes::Bytes`] copied out of the decompressed
+//! Avro block (issue 19: a slice would keep the whole block alive while one small field is
+//! referenced); blocks are decompressed into buffers reused across files.
 //!
 //! Writing (Avro only) is in [`writer`]: records are encoded by field name in a writer schema
 //! copied from the table's own files, or in the built-in Java 2.x schema; [`meta`] computes the
