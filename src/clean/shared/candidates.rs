@@ -74,6 +74,15 @@ impl Bits {
         self.len += 1;
     }
 
+    /// Room for `more` bits.
+    fn reserve(&mut self, more: usize) {
+        self.words.reserve_exact(
+            (self.len + more)
+                .div_ceil(64)
+                .saturating_sub(self.words.len()),
+        );
+    }
+
     /// The bit at `i` (clear past the end).
     pub(crate) fn get(&self, i: usize) -> bool {
         self.words
@@ -253,6 +262,23 @@ impl Candidates {
         Some(self.dirs.get(d as usize)?.join(&name))
     }
 
+    /// Make room for `slots` more slots (files and extra files) at once, so that the keys
+    /// grow once rather than by doubling. Past the memory bound it reserves nothing (the
+    /// pushes then fail as they would have).
+    pub fn reserve(&mut self, slots: usize) {
+        if let Some(b) = &self.budget {
+            // Only a hint: never reserve more than the run may hold.
+            if let Some(limit) = b.limit() {
+                if b.used().saturating_add(8 * slots as u64) > limit {
+                    return;
+                }
+            }
+        }
+        self.keys.reserve_exact(slots);
+        self.mains.reserve(slots);
+        self.changelog.reserve(slots);
+    }
+
     /// Add one (an earlier entry of the same location wins). Fails past the memory bound or
     /// if the temporary file of the records cannot be created or written.
     pub fn push(&mut self, location: Location, candidate: Candidate) -> Result<()> {
@@ -308,6 +334,7 @@ impl Candidates {
     /// Add all of `later` after these (entries of these win on the same location). Fails only
     /// past the memory bound or on a temporary file's error.
     pub fn append(&mut self, later: Candidates) -> Result<()> {
+        self.reserve(later.slots());
         let mut r = later.records.reader();
         while let Some(rec) = r.next_record() {
             let rec = later
@@ -479,6 +506,37 @@ mod tests {
             ));
         }
         out
+    }
+
+    #[test]
+    fn reserving_changes_nothing_but_capacity_and_respects_the_bound() {
+        let mut plain = Candidates::default();
+        let mut sized = Candidates::default();
+        sized.reserve(1000);
+        assert!(sized.keys.capacity() >= 1000);
+        for c in [&mut plain, &mut sized] {
+            c.push(
+                loc("file:///t/dt=1/bucket-0/a.orc"),
+                cand(FileClass::Data, 1, &["file:///t/dt=1/bucket-0/a.orc.index"]),
+            )
+            .unwrap();
+            c.push(
+                loc("file:///t/dt=1/bucket-0/b.orc"),
+                cand(FileClass::ChangelogData, 2, &[]),
+            )
+            .unwrap();
+        }
+        assert_eq!(records(&plain), records(&sized));
+        assert_eq!(plain.keys, sized.keys);
+        assert_eq!(plain.slots(), sized.slots());
+        for i in 0..plain.slots() {
+            assert_eq!(plain.mains.get(i), sized.mains.get(i));
+            assert_eq!(plain.changelog.get(i), sized.changelog.get(i));
+        }
+        // A hint past the memory bound reserves nothing.
+        let mut bounded = Candidates::with_budget(MemoryBudget::new(Some(1 << 20)));
+        bounded.reserve(1 << 20);
+        assert_eq!(bounded.keys.capacity(), 0);
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub use crate::clean::shared::candidates::{Candidate, Candidates};
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::keys::SortedKeys;
 use crate::clean::shared::references::{
-    read_index_files_sized, CandidateKeys, Protector, ReferenceReader, Slim,
+    read_index_files_sized, CandidateKeys, ListedManifest, Protector, ReferenceReader, Slim,
 };
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastMap, FastSet};
@@ -63,7 +63,9 @@ fn reduce_delta(
                 let (location, extras) =
                     locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
                 let key = location_key(location.as_str());
-                slim.push(Slim::of(&e, location, extras));
+                // Cached until protection ends: an exact-size copy of the location (a joined
+                // one has room to spare).
+                slim.push(Slim::of(&e, location.clone(), extras));
                 Reduced::Added(key)
             }
             FileKind::Add => {
@@ -72,6 +74,7 @@ fn reduce_delta(
         });
         Ok(())
     })?;
+    slim.shrink_to_fit();
     Ok((out, keep_slim.then_some(slim)))
 }
 
@@ -133,6 +136,33 @@ fn reduce_adds(
     Ok(out)
 }
 
+/// How many candidates loaded `lists` name, by their manifests' counts (`count`), as a hint
+/// for [`Candidates::reserve`]. The counts are not trusted: a manifest counts for at most one
+/// entry a byte, and the total is capped.
+fn slots_hint(
+    rr: &ReferenceReader,
+    lists: &[String],
+    count: impl Fn(&ListedManifest) -> u32,
+) -> usize {
+    const MAX_HINT: u64 = 1 << 26;
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut total: u64 = 0;
+    for l in lists {
+        if !seen.insert(l.as_str()) {
+            continue;
+        }
+        total += rr
+            .list(l)
+            .iter()
+            .map(|m| (count(m) as u64).min(m.file_size.max(0) as u64))
+            .sum::<u64>();
+        if total >= MAX_HINT {
+            return MAX_HINT as usize;
+        }
+    }
+    total as usize
+}
+
 /// The manifests of `lists` in list order, each with the index of the list naming it.
 pub(crate) fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(usize, String)> {
     lists
@@ -185,6 +215,9 @@ pub async fn deleted_by_deltas(
         })
         .buffered(rr.concurrency());
     let mut out = Candidates::with_budget(rr.memory());
+    // Sized once from the lists' DELETE counts (a hint: growth by doubling left the earlier,
+    // smaller copies as holes in the heap).
+    out.reserve(slots_hint(rr, delta_lists, |m| m.deleted_files));
     let mut per_list = ListDeletes::default();
     let mut current = None;
     while let Some(next) = read.next().await {
@@ -266,6 +299,7 @@ pub async fn added_by_lists(
         })
         .buffered(rr.concurrency());
     let mut out = Candidates::with_budget(rr.memory());
+    out.reserve(slots_hint(rr, lists, |m| m.added_files));
     while let Some(reduced) = read.next().await {
         for (l, c) in reduced? {
             out.push(l, c)?;

@@ -189,6 +189,10 @@ pub struct ListedManifest {
     pub file_name: String,
     /// `_FILE_SIZE`.
     pub file_size: i64,
+    /// `_NUM_ADDED_FILES` (clamped to `0..=u32::MAX`): a hint for sizing, never trusted.
+    pub added_files: u32,
+    /// `_NUM_DELETED_FILES` (clamped likewise): a hint for sizing, never trusted.
+    pub deleted_files: u32,
 }
 
 /// A manifest list reduced to its manifests' names and sizes, in order.
@@ -198,6 +202,8 @@ fn listed(metas: Vec<ManifestFileMeta>) -> Vec<ListedManifest> {
         .map(|m| ListedManifest {
             file_name: m.file_name,
             file_size: m.file_size,
+            added_files: m.num_added_files.clamp(0, u32::MAX as i64) as u32,
+            deleted_files: m.num_deleted_files.clamp(0, u32::MAX as i64) as u32,
         })
         .collect();
     out.shrink_to_fit();
@@ -876,9 +882,12 @@ fn slim_of(
             }
         }
         let (location, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
-        out.push(Slim::of(&e, location, extras));
+        // Held until protection ends: an exact-size copy of the location (a joined one has
+        // room to spare).
+        out.push(Slim::of(&e, location.clone(), extras));
         Ok(())
     })?;
+    out.shrink_to_fit();
     Ok(out)
 }
 

@@ -759,7 +759,7 @@ const MAX_KEPT_BUFFER: usize = 1 << 20;
 pub(crate) struct BlockBuffer(Vec<u8>);
 
 impl BlockBuffer {
-    /// An idle buffer, or a new empty one.
+    /// An idle buffer (emptied), or a new empty one.
     pub(crate) fn take() -> BlockBuffer {
         let idle = BLOCK_BUFFERS.lock().ok().and_then(|mut idle| idle.pop());
         BlockBuffer(idle.unwrap_or_default())
@@ -778,10 +778,11 @@ impl BlockBuffer {
 
 impl Drop for BlockBuffer {
     fn drop(&mut self) {
-        let buf = std::mem::take(&mut self.0);
+        let mut buf = std::mem::take(&mut self.0);
         if buf.capacity() == 0 || buf.capacity() > MAX_KEPT_BUFFER {
             return;
         }
+        buf.clear();
         if let Ok(mut idle) = BLOCK_BUFFERS.lock() {
             if idle.len() < MAX_IDLE_BUFFERS {
                 idle.push(buf);
@@ -1055,6 +1056,49 @@ mod tests {
             Schema::parse(br#"{"type":"record","name":"r","fields":[{"name":"a","type":"r"}]}"#)
                 .unwrap();
         assert!(Cursor::new(&[]).skip_value(&s, s.root, 0).is_err());
+    }
+
+    #[test]
+    fn zstd_blocks_of_any_size_and_several_frames_decompress() {
+        // Far past the first capacity tried: the output buffer is grown and the block
+        // decompressed again.
+        let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let one = zstd::stream::encode_all(&big[..], 1).unwrap();
+        let mut out = vec![7u8; 10];
+        BlockCodec::Zstandard
+            .decompress_into(&one, &mut out)
+            .unwrap();
+        assert_eq!(out, big);
+        // Two frames in one block, into a buffer that held a larger block before.
+        let small = b"manifest entry ".repeat(1000);
+        let mut two = zstd::stream::encode_all(&small[..], 3).unwrap();
+        two.extend(zstd::stream::encode_all(&small[..], 3).unwrap());
+        BlockCodec::Zstandard
+            .decompress_into(&two, &mut out)
+            .unwrap();
+        assert_eq!(out, [small.clone(), small].concat());
+        // Truncated, empty or garbage blocks fail.
+        assert!(BlockCodec::Zstandard
+            .decompress_into(&one[..one.len() - 3], &mut out)
+            .is_err());
+        assert!(BlockCodec::Zstandard.decompress(&[]).is_err());
+        let e = BlockCodec::Zstandard.decompress(b"garbage").unwrap_err();
+        assert!(format!("{e:?}").contains("does not decompress"), "{e:?}");
+    }
+
+    #[test]
+    fn block_buffers_are_reused_and_start_empty() {
+        let mut b = BlockBuffer::take();
+        assert!(b.bytes().is_empty());
+        b.vec().extend_from_slice(b"abc");
+        assert_eq!(b.bytes(), b"abc");
+        drop(b);
+        let mut again = BlockBuffer::take();
+        assert!(again.bytes().is_empty());
+        BlockCodec::Null
+            .decompress_into(b"xy", again.vec())
+            .unwrap();
+        assert_eq!(again.bytes(), b"xy");
     }
 
     #[test]
