@@ -87,7 +87,7 @@ static REDUCED_VECS: std::sync::Mutex<Vec<Vec<Reduced>>> = std::sync::Mutex::new
 const MAX_IDLE_REDUCED: usize = 32;
 
 /// ... each of at most this many entries.
-const MAX_KEPT_REDUCED: usize = 4096;
+const MAX_KEPT_REDUCED: usize = 2048;
 
 /// An empty vector for a manifest's reduced entries (an idle one if any).
 fn take_reduced() -> Vec<Reduced> {
@@ -108,6 +108,14 @@ fn give_back_reduced(mut v: Vec<Reduced>) {
         if idle.len() < MAX_IDLE_REDUCED {
             idle.push(v);
         }
+    }
+}
+
+/// Free the idle vectors of [`take_reduced`] once the candidates are read (the plan's peak
+/// comes later).
+fn release_reduced() {
+    if let Ok(mut idle) = REDUCED_VECS.lock() {
+        *idle = Vec::new();
     }
 }
 
@@ -234,6 +242,8 @@ pub async fn deleted_by_deltas(
         }
         give_back_reduced(reduced);
     }
+    drop(read);
+    release_reduced();
     per_list.take(&mut out)?;
     Ok(out)
 }
