@@ -76,6 +76,12 @@ impl Extra {
         self.position(key).ok().map(|i| self.0.remove(i).1)
     }
 
+    /// Keeps only the keys `keep` accepts (and gives back the room of the others).
+    pub fn retain(&mut self, mut keep: impl FnMut(&str, &Value) -> bool) {
+        self.0.retain(|(k, v)| keep(k, v));
+        self.0.shrink_to_fit();
+    }
+
     /// The keys and values, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.0.iter().map(|(k, v)| (k.as_ref(), v))
@@ -204,5 +210,8 @@ mod tests {
         assert_eq!(e.remove("k"), Some(json!(1)));
         assert_eq!(e.remove("k"), None);
         assert_eq!(e.len(), 1);
+        e.insert("a".into(), json!(2));
+        e.retain(|k, _| k == "a");
+        assert_eq!(e.iter().collect::<Vec<_>>(), vec![("a", &json!(2))]);
     }
 }

@@ -110,7 +110,15 @@ pub async fn expire_snapshots(
     let kept_map = older.split_off(&end);
     let expired_map = older.split_off(&earliest);
     drop(older);
-    let expired: Vec<Snapshot> = expired_map.into_values().collect();
+    let mut expired: Vec<Snapshot> = expired_map.into_values().collect();
+    if !decoupled {
+        // Held until the run ends, and only their ids and manifest names are needed then,
+        // with the sizes of their lists (reported): the other keys go (issue 19). A decoupled
+        // run copies them whole into long-lived changelogs.
+        for s in &mut expired {
+            s.extra.retain(|k, _| LIST_SIZE_KEYS.contains(&k));
+        }
+    }
     let Some(begin) = expired.first().map(|s| s.id) else {
         report.earliest_after = Some(end);
         report.deletion = deleter.report;
@@ -172,6 +180,13 @@ pub async fn expire_snapshots(
 }
 
 /// What a snapshot expiry runs with: the caller's settings over the table's options.
+/// The keys of a snapshot that record the sizes of its manifest lists.
+const LIST_SIZE_KEYS: [&str; 3] = [
+    "baseManifestListSize",
+    "deltaManifestListSize",
+    "changelogManifestListSize",
+];
+
 struct Settings {
     /// Resolved retention (it also says whether the changelog lifecycle is decoupled).
     retention: Retention,
