@@ -4,6 +4,8 @@
 //! set are dropped, and the rest is merged into the set in place (from the back), so the set
 //! never exists twice and is never re-sorted whole.
 
+use crate::clean::shared::keys::SortedKeys;
+
 /// Keys buffered before a merge: at least this many, else a quarter of the set.
 const PENDING_MIN: usize = 1 << 16;
 
@@ -74,76 +76,10 @@ impl KeySet {
     }
 }
 
-/// Sorted, deduplicated keys with a bucket index on their top bits, for membership tests of
-/// millions of keys: a plain binary search over a set of many megabytes misses the cache at
-/// almost every step, the index finds the few keys sharing a bucket in one or two lines.
-///
-/// The keys are hashes (uniform), so a bucket holds a handful of them; any other distribution
-/// is answered correctly too, only more slowly.
-#[derive(Debug)]
-pub(crate) struct KeyIndex<'a> {
-    keys: &'a [u64],
-    /// `starts[b]`: the first key whose bucket is `b` or later; one more entry than buckets.
-    /// Empty when the keys are too few (or too many for `u32` positions) for an index.
-    starts: Vec<u32>,
-    /// Right shift from a key to its bucket.
-    shift: u32,
-}
-
-/// Keys per bucket the index aims at (at least).
-const KEYS_PER_BUCKET: usize = 4;
-
-/// Most index bits (16 M buckets, 64 MiB of positions, for 64 M keys or more).
-const MAX_INDEX_BITS: u32 = 24;
-
-impl<'a> KeyIndex<'a> {
-    /// Indexes `keys`, which must be sorted ascending (as [`KeySet::finish`] returns them).
-    pub fn new(keys: &'a [u64]) -> Self {
-        let buckets = keys.len() / KEYS_PER_BUCKET;
-        if buckets < 2 || u32::try_from(keys.len()).is_err() {
-            return KeyIndex {
-                keys,
-                starts: Vec::new(),
-                shift: 0,
-            };
-        }
-        let bits = (usize::BITS - 1 - buckets.leading_zeros()).min(MAX_INDEX_BITS);
-        let shift = 64 - bits;
-        let mut starts = Vec::with_capacity((1usize << bits) + 1);
-        let mut at = 0usize;
-        for b in 0..(1u64 << bits) {
-            while at < keys.len() && (keys[at] >> shift) < b {
-                at += 1;
-            }
-            starts.push(at as u32);
-        }
-        starts.push(keys.len() as u32);
-        KeyIndex {
-            keys,
-            starts,
-            shift,
-        }
-    }
-
-    /// True if `key` is one of the keys.
-    pub fn contains(&self, key: u64) -> bool {
-        if self.starts.is_empty() {
-            return self.keys.binary_search(&key).is_ok();
-        }
-        let b = (key >> self.shift) as usize;
-        let (Some(&lo), Some(&hi)) = (self.starts.get(b), self.starts.get(b + 1)) else {
-            return self.keys.binary_search(&key).is_ok();
-        };
-        self.keys
-            .get(lo as usize..hi as usize)
-            .is_some_and(|run| run.contains(&key))
-    }
-
-    /// Heap bytes of the index (not of the keys).
-    pub fn bytes(&self) -> u64 {
-        (self.starts.capacity() * 4) as u64
-    }
-}
+/// Membership tests of millions of sorted, deduplicated keys held elsewhere (as
+/// [`KeySet::finish`] returns them): the shared sorted-key directory
+/// ([`crate::clean::shared::keys::SortedKeys`]) over a borrowed slice.
+pub(crate) type KeyIndex<'a> = SortedKeys<&'a [u64]>;
 
 #[cfg(test)]
 mod tests {
@@ -171,39 +107,5 @@ mod tests {
         all.dedup();
         assert_eq!(set.finish(), all);
         assert!(KeySet::default().finish().is_empty());
-    }
-
-    #[test]
-    fn index_answers_as_a_binary_search() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut keys: Vec<u64> = (0..50_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            })
-            .collect();
-        // Skewed keys too: small values crowd the first bucket.
-        keys.extend(0..3_000u64);
-        keys.extend([u64::MAX, u64::MAX - 1, 1 << 63]);
-        keys.sort_unstable();
-        keys.dedup();
-        for n in [0, 1, 7, 8, 9, 100, keys.len()] {
-            let set = &keys[..n];
-            let index = KeyIndex::new(set);
-            for probe in keys.iter().copied().chain([5_000, 1 << 40, u64::MAX - 2]) {
-                assert_eq!(
-                    index.contains(probe),
-                    set.binary_search(&probe).is_ok(),
-                    "{n} keys, probe {probe}"
-                );
-                // Neighbours that are not keys.
-                for p in [probe.wrapping_add(1), probe.wrapping_sub(1)] {
-                    assert_eq!(index.contains(p), set.binary_search(&p).is_ok());
-                }
-            }
-        }
-        assert!(KeyIndex::new(&keys).bytes() > 0);
     }
 }
