@@ -5,6 +5,8 @@
 //! never exists twice and is never re-sorted whole.
 
 use crate::clean::shared::keys::SortedKeys;
+use crate::clean::shared::spill::RecordLog;
+use crate::error::{Error, Result};
 
 /// Keys buffered before a merge: at least this many, else a quarter of the set.
 const PENDING_MIN: usize = 1 << 16;
@@ -81,6 +83,97 @@ impl KeySet {
 /// ([`crate::clean::shared::keys::SortedKeys`]) over a borrowed slice.
 pub(crate) type KeyIndex<'a> = SortedKeys<&'a [u64]>;
 
+/// The error of a [`KeyLog`]'s temporary file.
+fn spill_error(e: std::io::Error) -> Error {
+    Error::storage(
+        std::env::temp_dir().display().to_string(),
+        format!("the temporary file of the reference names failed: {e}"),
+    )
+}
+
+/// Bytes of keys a [`KeyLog`] keeps in memory before it moves to a temporary file.
+const LOG_IN_MEMORY: usize = 1 << 20;
+
+/// Keys per record of a [`KeyLog`].
+const KEYS_PER_RECORD: usize = 8192;
+
+/// Keys looked up only once, at the end (the names of the references: only candidates that
+/// no location references are checked against them): appended as they come, in any order
+/// and with repeats, to a log that moves to an anonymous temporary file past 1 MiB
+/// ([`RecordLog`]), and read back once ([`KeyLog::for_each`]). Orphan removal thus never
+/// holds the name keys (8 bytes a referenced file) while it lists the table.
+#[derive(Debug)]
+pub(crate) struct KeyLog {
+    log: RecordLog,
+    keys: u64,
+}
+
+impl Default for KeyLog {
+    fn default() -> Self {
+        KeyLog {
+            log: RecordLog::new(LOG_IN_MEMORY),
+            keys: 0,
+        }
+    }
+}
+
+impl KeyLog {
+    /// Appends `keys`. Fails if the temporary file cannot be created or written.
+    pub fn add(&mut self, keys: &[u64]) -> Result<()> {
+        for chunk in keys.chunks(KEYS_PER_RECORD) {
+            self.log
+                .push(|buf| {
+                    buf.reserve(chunk.len() * 8);
+                    for k in chunk {
+                        buf.extend_from_slice(&k.to_le_bytes());
+                    }
+                })
+                .map_err(spill_error)?;
+            self.keys += chunk.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Keys appended (repeats counted).
+    pub fn len(&self) -> u64 {
+        self.keys
+    }
+
+    /// Heap bytes held (the in-memory part or the write buffer).
+    pub fn bytes(&self) -> u64 {
+        self.log.heap_bytes()
+    }
+
+    /// Done appending: the write buffer goes to the file.
+    pub fn finish(mut self) -> Result<KeyLog> {
+        self.log.finish().map_err(spill_error)?;
+        Ok(self)
+    }
+
+    /// Calls `f` with the keys, a run at a time, in the order appended. A record cut short or
+    /// a file that cannot be read is an error.
+    pub fn for_each(&self, mut f: impl FnMut(&[u64])) -> Result<()> {
+        let mut reader = self.log.reader();
+        let mut keys = Vec::with_capacity(KEYS_PER_RECORD);
+        while let Some(record) = reader.next_record() {
+            let record = record.map_err(spill_error)?;
+            if record.len() % 8 != 0 {
+                return Err(spill_error(std::io::Error::other(
+                    "a record of keys is cut short",
+                )));
+            }
+            keys.clear();
+            keys.extend(record.chunks_exact(8).map(|b| {
+                let mut k = [0u8; 8];
+                k.copy_from_slice(b);
+                u64::from_le_bytes(k)
+            }));
+            f(&keys);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +200,27 @@ mod tests {
         all.dedup();
         assert_eq!(set.finish(), all);
         assert!(KeySet::default().finish().is_empty());
+    }
+
+    #[test]
+    fn a_key_log_gives_back_every_key_in_order_in_memory_and_spilled() {
+        for n in [0usize, 5, 20_000, 300_000] {
+            let keys: Vec<u64> = (0..n as u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let mut log = KeyLog::default();
+            for part in keys.chunks(7_777) {
+                log.add(part).unwrap();
+            }
+            let log = log.finish().unwrap();
+            assert_eq!(log.len(), n as u64);
+            // Past 1 MiB the keys live in the file: only a write buffer stays.
+            if n * 8 > LOG_IN_MEMORY {
+                assert!(log.bytes() < LOG_IN_MEMORY as u64);
+            }
+            let mut back = Vec::new();
+            log.for_each(|run| back.extend_from_slice(run)).unwrap();
+            assert_eq!(back, keys);
+        }
     }
 }
