@@ -364,7 +364,9 @@ pub(crate) async fn decide(
                     kept_elsewhere.push(loc);
                 }
                 Some(Verdict::Unreferenced) => {
-                    let loc = dir.child(&f.name);
+                    // Copied at its exact length: a child's buffer grew by doubling, and
+                    // every planned deletion holds its location until the deletions.
+                    let loc = dir.child(&f.name).clone();
                     if vetoed(cfg, &loc)? {
                         base.vetoed += 1;
                     } else {
@@ -400,7 +402,11 @@ pub(crate) async fn decide(
         .map(|l| main.paths().display(l))
         .collect();
     for p in &mut phases {
-        p.sort_by(|a, b| a.location.cmp(&b.location));
+        // In place (a stable sort would take a buffer of half the plan); ties broken by class
+        // and size, so the order depends on the values alone (dry run and real run alike).
+        p.sort_unstable_by(|a, b| {
+            (&a.location, a.class, a.bytes).cmp(&(&b.location, b.class, b.bytes))
+        });
     }
     prune.sort();
     prune.dedup();

@@ -513,6 +513,7 @@ impl Tracker {
             }
             self.versions.push(v);
         }
+        self.versions.shrink_to_fit();
         Ok(first)
     }
 
