@@ -600,4 +600,26 @@ mod tests {
         let f = &all.failures[0];
         assert!(f.error().is_not_found());
     }
+
+    #[test]
+    fn logged_names_are_serialized_with_the_others() {
+        let mut p = part(1, 0, 3);
+        let mut log = KeyLog::default();
+        log.add(&[9, 1, 9]).unwrap();
+        p.add_name_log(log.finish().unwrap());
+        // An empty log adds nothing.
+        p.add_name_log(KeyLog::default().finish().unwrap());
+        assert_eq!(p.name_logs.0.len(), 1);
+        let back = Partial::from_bytes(&p.to_bytes()).unwrap();
+        let mut expected = p.names.clone();
+        expected.extend([1, 9]);
+        canon(&mut expected);
+        assert_eq!(back.names, expected);
+        assert!(back.name_logs.is_empty());
+        // Merged results keep the logs.
+        let mut merged = Partial::default();
+        merge_into(&mut merged, p.clone()).unwrap();
+        assert_eq!(merged.name_logs, p.name_logs);
+        assert_ne!(merged.name_logs, NameLogs::default());
+    }
 }
