@@ -232,7 +232,7 @@ fn verdicts(refs: &Partial, referenced: &mut u64) -> Result<(Vec<Verdict>, Vec<u
             }
             if logged {
                 let r = open.range(name_key(&f.name));
-                if found.get(r.start).copied().unwrap_or(false) {
+                if !r.is_empty() && found.get(r.start).copied().unwrap_or(false) {
                     *v = Verdict::NameElsewhere;
                     continue;
                 }
