@@ -28,6 +28,12 @@ use crate::storage::{FileStatus, Location, Storage};
 /// Default concurrency for metadata reads.
 pub const DEFAULT_READ_CONCURRENCY: usize = 16;
 
+/// Default concurrency for metadata reads of a table on a local filesystem: there reads are
+/// bound by the cores, not by latency, and each read in flight holds a blocking thread whose
+/// allocator arena keeps what it once held (issue 19: at 1 M data files, 8 instead of 16
+/// took about 4 MB off expiry's peak and was faster on 2 cores).
+pub const LOCAL_READ_CONCURRENCY: usize = 8;
+
 /// One branch of a table, opened: its schema, options, path factory and metadata directories.
 /// Manifests, index files, statistics and data are shared by all branches (spec §1.1).
 #[derive(Debug, Clone)]
@@ -105,7 +111,12 @@ impl Table {
         let options = TableOptions::new(&schema.options, overrides);
         let storage = with_external_roots(storage, &options);
         let paths = PathFactory::new(&root, &options, schema.partition_fields())?;
-        let reader = MetadataReader::new(storage.clone(), DEFAULT_READ_CONCURRENCY);
+        let concurrency = if root.is_local() {
+            LOCAL_READ_CONCURRENCY
+        } else {
+            DEFAULT_READ_CONCURRENCY
+        };
+        let reader = MetadataReader::new(storage.clone(), concurrency);
         Ok(Table {
             storage,
             overrides: overrides.clone(),
