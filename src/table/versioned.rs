@@ -2,11 +2,27 @@
 //! hints (spec §1.2, pitfall P16): hints are trusted only when the files agree with them.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use futures::StreamExt;
 
 use crate::error::{Error, Result};
 use crate::spec::consumer::parse_hint;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::{Location, Storage};
+
+/// Parses version `id` of a directory of `kind` from `bytes` read at `at` (the id inside must
+/// match the name).
+fn parse_version(kind: &'static str, bytes: &[u8], at: &str, id: i64) -> Result<Snapshot> {
+    Snapshot::parse_expecting_id(bytes, at, id).map_err(|e| match e {
+        Error::Malformed { path, message, .. } => Error::Malformed {
+            kind,
+            path,
+            message,
+        },
+        other => other,
+    })
+}
 
 /// One directory of `<prefix><id>` JSON files plus hints.
 #[derive(Debug, Clone)]
@@ -121,14 +137,51 @@ impl VersionedDir {
     pub async fn read(&self, storage: &Storage, id: i64) -> Result<Snapshot> {
         let loc = self.location(id);
         let bytes = storage.get(&loc).await?;
-        Snapshot::parse_expecting_id(&bytes, loc.as_str(), id).map_err(|e| match e {
-            Error::Malformed { path, message, .. } => Error::Malformed {
-                kind: self.kind,
-                path,
-                message,
-            },
-            other => other,
-        })
+        parse_version(self.kind, &bytes, loc.as_str(), id)
+    }
+
+    /// [`VersionedDir::try_read`] of every id of `ids`, with at most `concurrency` reads in
+    /// flight, several files read and parsed in one blocking section
+    /// ([`Storage::get_many_then`]). One result per id, in the order of `ids`.
+    pub async fn try_read_many(
+        &self,
+        storage: &Storage,
+        ids: &[i64],
+        concurrency: usize,
+    ) -> Vec<(i64, Result<Option<Snapshot>>)> {
+        let locs: Vec<Location> = ids.iter().map(|id| self.location(*id)).collect();
+        let at: Arc<Vec<(i64, String)>> = Arc::new(
+            ids.iter()
+                .zip(&locs)
+                .map(|(id, l)| (*id, l.as_str().to_string()))
+                .collect(),
+        );
+        let kind = self.kind;
+        let mut out: Vec<Option<Result<Option<Snapshot>>>> = (0..ids.len()).map(|_| None).collect();
+        let mut read = storage.get_many_then(&locs, concurrency, move |i, bytes| {
+            let Some((id, at)) = at.get(i) else {
+                return Err(Error::Internal("a version read without its id".into()));
+            };
+            parse_version(kind, &bytes, at, *id)
+        });
+        while let Some((i, r)) = read.next().await {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(match r {
+                    Ok(s) => Ok(Some(s)),
+                    Err(e) if e.is_not_found() => Ok(None),
+                    Err(e) => Err(e),
+                });
+            }
+        }
+        ids.iter()
+            .zip(out)
+            .map(|(id, r)| {
+                let r = r.unwrap_or_else(|| {
+                    Err(Error::Internal(format!("no read result for version {id}")))
+                });
+                (*id, r)
+            })
+            .collect()
     }
 
     /// Read version `id` if it exists.

@@ -258,52 +258,62 @@ pub(crate) async fn read(
             out.locations.push(location_key(loc.as_str()));
         }
     }
-    let tables = Arc::new(tables);
-    let mut stream = stream::iter(items)
-        .map(|it| {
-            let tables = Arc::clone(&tables);
-            async move {
+    // Every manifest's location, and what decoding it needs (its branches' path factories);
+    // read several to a blocking section.
+    let mut locs: Vec<Location> = Vec::with_capacity(items.len());
+    let mut jobs: Vec<(bool, Vec<Arc<PathFactory>>)> = Vec::with_capacity(items.len());
+    let mut of_loc: Vec<usize> = Vec::with_capacity(items.len());
+    let mut unlocated: Vec<(usize, Error)> = Vec::new();
+    for (n, it) in items.iter().enumerate() {
+        match paths.manifest(&it.name) {
+            Ok(loc) => {
                 let used: Vec<Arc<PathFactory>> = it
                     .branches
                     .iter()
                     .filter_map(|b| tables.get(*b as usize).cloned())
                     .collect();
-                let r = match paths.manifest(&it.name) {
-                    Ok(loc) => {
-                        let index = it.index;
-                        let at = loc.clone();
-                        storage
-                            .get_then(&at, move |bytes| {
-                                let mut sink = Sink::new(&used);
-                                if index {
-                                    let all =
-                                        manifest::decode_index_manifest(&bytes, loc.as_str())?;
-                                    for e in &all {
-                                        sink.index_entry(e);
-                                    }
-                                } else {
-                                    manifest::for_each_file_locator(&bytes, loc.as_str(), |e| {
-                                        sink.entry(e);
-                                        Ok(())
-                                    })?;
-                                }
-                                let mut keys = sink.keys;
-                                keys.compact();
-                                Ok(keys)
-                            })
-                            .await
-                    }
-                    Err(e) => Err(e),
-                };
-                (it, r)
+                locs.push(loc);
+                jobs.push((it.index, used));
+                of_loc.push(n);
             }
+            Err(e) => unlocated.push((n, e)),
+        }
+    }
+    let at: Arc<Vec<String>> = Arc::new(locs.iter().map(|l| l.as_str().to_string()).collect());
+    let jobs = Arc::new(jobs);
+    let decoded = storage
+        .get_many_then(&locs, concurrency, move |i, bytes| {
+            let (Some((index, used)), Some(at)) = (jobs.get(i), at.get(i)) else {
+                return Err(Error::Internal("a manifest read without its job".into()));
+            };
+            let mut sink = Sink::new(used);
+            if *index {
+                let all = manifest::decode_index_manifest(&bytes, at)?;
+                for e in &all {
+                    sink.index_entry(e);
+                }
+            } else {
+                manifest::for_each_file_locator(&bytes, at, |e| {
+                    sink.entry(e);
+                    Ok(())
+                })?;
+            }
+            let mut keys = sink.keys;
+            keys.compact();
+            Ok(keys)
         })
-        .buffer_unordered(concurrency.max(1));
+        .map(|(i, r)| (of_loc.get(i).copied().unwrap_or(usize::MAX), r));
+    let mut stream = stream::iter(unlocated.into_iter().map(|(n, e)| (n, Err(e)))).chain(decoded);
     // The unit's keys are sorted and deduplicated whenever they double (manifests of one unit
     // name many of the same files).
     let mut compact_at = UNIT_KEYS_COMPACT_MIN;
-    while let Some((it, r)) = stream.next().await {
+    while let Some((n, r)) = stream.next().await {
         ctl.cancel.check()?;
+        let Some(it) = items.get(n) else {
+            return Err(Error::Internal(
+                "a manifest read without its item; nothing deleted".into(),
+            ));
+        };
         match r {
             Ok(keys) => {
                 if !it.index {
