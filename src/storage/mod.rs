@@ -810,6 +810,97 @@ mod tests {
         assert!(format!("{s:?}").contains("file:///w/t"));
     }
 
+    #[tokio::test]
+    async fn batched_listings_and_reads_match_the_single_ones() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Location::from_local_path(tmp.path()).unwrap();
+        let s = Storage::open(root.as_str(), &HashMap::new()).unwrap();
+        let mut dirs = Vec::new();
+        for d in 0..7 {
+            let dir = root.join(&format!("p={d}"));
+            for f in 0..d {
+                s.put(
+                    &dir.join(&format!("f-{f}")),
+                    bytes::Bytes::from(vec![b'x'; f]),
+                )
+                .await
+                .unwrap();
+            }
+            s.put(&dir.join("sub/inner"), bytes::Bytes::new())
+                .await
+                .unwrap();
+            dirs.push(dir);
+        }
+        dirs.push(root.join("missing"));
+        for conc in [1, 3, 16] {
+            let mut seen = vec![false; dirs.len()];
+            let mut listed = s.list_dirs_by_name(&dirs, conc);
+            while let Some((i, r)) = listed.next().await {
+                assert!(!std::mem::replace(&mut seen[i], true), "{i} twice");
+                let by_name = r.unwrap();
+                let plain = s.list_dir(&dirs[i]).await.unwrap();
+                let mut names: Vec<(String, u64, i64)> = by_name
+                    .files()
+                    .map(|f| {
+                        (
+                            dirs[i].join(f.name).as_str().to_string(),
+                            f.size,
+                            f.last_modified_ms,
+                        )
+                    })
+                    .collect();
+                names.sort();
+                let want: Vec<(String, u64, i64)> = plain
+                    .files
+                    .iter()
+                    .map(|f| (f.location.as_str().to_string(), f.size, f.last_modified_ms))
+                    .collect();
+                assert_eq!(names, want);
+                assert_eq!(by_name.dirs, plain.dirs);
+                assert!(by_name.elsewhere.is_empty());
+            }
+            assert!(seen.iter().all(|x| *x));
+        }
+        // Reads: a missing file and a failing decode fail only themselves.
+        let mut locs: Vec<Location> = (1..7).map(|d| dirs[d].join("f-0")).collect();
+        locs.push(root.join("p=1/absent"));
+        for conc in [1, 2, 16] {
+            let mut got: Vec<Option<Result<usize>>> = (0..locs.len()).map(|_| None).collect();
+            let mut read = s.get_many_then(&locs, conc, |i, b| {
+                if i == 2 {
+                    Err(Error::Internal("refused".into()))
+                } else {
+                    Ok(b.len() + i)
+                }
+            });
+            while let Some((i, r)) = read.next().await {
+                assert!(got[i].replace(r).is_none());
+            }
+            for (i, r) in got.into_iter().enumerate() {
+                match (i, r.unwrap()) {
+                    (2, Err(Error::Internal(_))) => {}
+                    (6, Err(e)) => assert!(e.is_not_found(), "{e}"),
+                    (i, Ok(n)) => assert_eq!(n, i),
+                    (i, other) => panic!("{i}: {other:?}"),
+                }
+            }
+        }
+        // A stopped storage fails every read of a batch as cancelled.
+        let stopped = Storage::open(root.as_str(), &HashMap::new())
+            .unwrap()
+            .stop_reads_when(Arc::new(|| true));
+        let all: Vec<(usize, Result<NameListing>)> =
+            stopped.list_dirs_by_name(&dirs, 2).collect().await;
+        assert_eq!(all.len(), dirs.len());
+        assert!(all.iter().all(|(_, r)| matches!(r, Err(Error::Cancelled))));
+        let all: Vec<(usize, Result<bytes::Bytes>)> = stopped
+            .get_many_then(&locs, 2, |_, b| Ok(b))
+            .collect()
+            .await;
+        assert_eq!(all.len(), locs.len());
+        assert!(all.iter().all(|(_, r)| matches!(r, Err(Error::Cancelled))));
+    }
+
     #[test]
     fn storage_is_send_sync() {
         fn check<T: Send + Sync + 'static>() {}
