@@ -2,7 +2,6 @@
 //! hints (spec §1.2, pitfall P16): hints are trusted only when the files agree with them.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use futures::StreamExt;
 
@@ -141,8 +140,10 @@ impl VersionedDir {
     }
 
     /// [`VersionedDir::try_read`] of every id of `ids`, with at most `concurrency` reads in
-    /// flight, several files read and parsed in one blocking section
-    /// ([`Storage::get_many_then`]). One result per id, in the order of `ids`.
+    /// flight, several files read in one blocking section ([`Storage::get_many_then`]). One
+    /// result per id, in the order of `ids`. The files are parsed here, on the calling thread:
+    /// parsed versions are held until the caller is done with them, and when blocking threads
+    /// build them, each thread's allocator arena keeps the memory they leave behind.
     pub async fn try_read_many(
         &self,
         storage: &Storage,
@@ -150,29 +151,19 @@ impl VersionedDir {
         concurrency: usize,
     ) -> Vec<(i64, Result<Option<Snapshot>>)> {
         let locs: Vec<Location> = ids.iter().map(|id| self.location(*id)).collect();
-        let at: Arc<Vec<(i64, String)>> = Arc::new(
-            ids.iter()
-                .zip(&locs)
-                .map(|(id, l)| (*id, l.as_str().to_string()))
-                .collect(),
-        );
-        let kind = self.kind;
         let mut out: Vec<Option<Result<Option<Snapshot>>>> = (0..ids.len()).map(|_| None).collect();
-        let mut read = storage.get_many_then(&locs, concurrency, move |i, bytes| {
-            let Some((id, at)) = at.get(i) else {
-                return Err(Error::Internal("a version read without its id".into()));
-            };
-            parse_version(kind, &bytes, at, *id)
-        });
+        let mut read = storage.get_many_then(&locs, concurrency, |_, bytes| Ok(bytes));
         while let Some((i, r)) = read.next().await {
-            if let Some(slot) = out.get_mut(i) {
-                *slot = Some(match r {
-                    Ok(s) => Ok(Some(s)),
-                    Err(e) if e.is_not_found() => Ok(None),
-                    Err(e) => Err(e),
-                });
-            }
+            let (Some(slot), Some(id), Some(at)) = (out.get_mut(i), ids.get(i), locs.get(i)) else {
+                continue;
+            };
+            *slot = Some(match r {
+                Ok(bytes) => parse_version(self.kind, &bytes, at.as_str(), *id).map(Some),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => Err(e),
+            });
         }
+        drop(read);
         ids.iter()
             .zip(out)
             .map(|(id, r)| {
