@@ -169,28 +169,78 @@ enum Verdict {
 
 /// The verdict of every candidate of `refs` (directory by directory, file by file), counting
 /// the referenced ones into `referenced`, and how many unreferenced candidates each deletion
-/// phase may get (an upper bound: the veto may keep some).
-fn verdicts(refs: &Partial, referenced: &mut u64) -> (Vec<Verdict>, Vec<usize>) {
+/// phase may get (an upper bound: the veto may keep some). Names in temporary files
+/// ([`Partial::name_logs`]) are read once, against the names of the candidates no location
+/// references (sorted in memory; a few per cent of the candidates).
+fn verdicts(refs: &Partial, referenced: &mut u64) -> Result<(Vec<Verdict>, Vec<usize>)> {
     let locations = KeyIndex::new(&refs.locations);
     let names = KeyIndex::new(&refs.names);
+    let logged = !refs.name_logs.is_empty();
     let mut out = Vec::with_capacity(refs.dirs.iter().map(|d| d.files.len()).sum());
-    let mut per_phase = vec![0usize; PHASES.len()];
+    let mut open: Vec<u64> = Vec::new();
     for d in &refs.dirs {
         let dir = DirKeys::new(&d.dir);
         for f in &d.files {
             let v = if locations.contains(dir.child(&f.name)) {
                 *referenced += 1;
                 Verdict::Referenced
-            } else if names.contains(name_key(&f.name)) {
-                Verdict::NameElsewhere
             } else {
-                per_phase[phase_of(d.data_root.is_some(), f.class) as usize] += 1;
-                Verdict::Unreferenced
+                let name = name_key(&f.name);
+                if names.contains(name) {
+                    Verdict::NameElsewhere
+                } else {
+                    if logged {
+                        open.push(name);
+                    }
+                    Verdict::Unreferenced
+                }
             };
             out.push(v);
         }
     }
-    (out, per_phase)
+    // The logged names: which of the open names they hold.
+    let mut found = Vec::new();
+    let open = if logged {
+        open.sort_unstable();
+        open.dedup();
+        found = vec![false; open.len()];
+        let index = KeyIndex::new(&open);
+        refs.name_logs.for_each(|run| {
+            for k in run {
+                let r = index.range(*k);
+                if let Some(hit) = found.get_mut(r.start..r.end) {
+                    hit.iter_mut().for_each(|h| *h = true);
+                }
+            }
+        })?;
+        open
+    } else {
+        Vec::new()
+    };
+    let open = KeyIndex::new(&open);
+    let mut per_phase = vec![0usize; PHASES.len()];
+    let mut verdict = out.iter_mut();
+    for d in &refs.dirs {
+        for f in &d.files {
+            let Some(v) = verdict.next() else {
+                return Err(Error::Internal(
+                    "orphan decision: a candidate without a verdict; nothing deleted".into(),
+                ));
+            };
+            if *v != Verdict::Unreferenced {
+                continue;
+            }
+            if logged {
+                let r = open.range(name_key(&f.name));
+                if !r.is_empty() && found.get(r.start).copied().unwrap_or(false) {
+                    *v = Verdict::NameElsewhere;
+                    continue;
+                }
+            }
+            per_phase[phase_of(d.data_root.is_some(), f.class) as usize] += 1;
+        }
+    }
+    Ok((out, per_phase))
 }
 
 /// Decides. `main` is the main branch, `state` the plan's state and `merged` every plan unit's
@@ -291,9 +341,10 @@ pub(crate) async fn decide(
     // candidate's verdict by the keys alone (one byte each); then the keys go, and only then
     // are the locations of the files to delete built: the keys and the deletion plan are
     // never held together.
-    let (verdicts, per_phase) = verdicts(&refs, &mut base.referenced);
+    let (verdicts, per_phase) = verdicts(&refs, &mut base.referenced)?;
     refs.locations = Vec::new();
     refs.names = Vec::new();
+    refs.name_logs = Default::default();
     let key_bytes = held.saturating_sub(refs.candidate_bytes());
     memory.release(key_bytes);
     let candidates_held = held - key_bytes;
@@ -313,7 +364,9 @@ pub(crate) async fn decide(
                     kept_elsewhere.push(loc);
                 }
                 Some(Verdict::Unreferenced) => {
-                    let loc = dir.child(&f.name);
+                    // Copied at its exact length: a child's buffer grew by doubling, and
+                    // every planned deletion holds its location until the deletions.
+                    let loc = dir.child(&f.name).clone();
                     if vetoed(cfg, &loc)? {
                         base.vetoed += 1;
                     } else {
@@ -349,7 +402,11 @@ pub(crate) async fn decide(
         .map(|l| main.paths().display(l))
         .collect();
     for p in &mut phases {
-        p.sort_by(|a, b| a.location.cmp(&b.location));
+        // In place (a stable sort would take a buffer of half the plan); ties broken by class
+        // and size, so the order depends on the values alone (dry run and real run alike).
+        p.sort_unstable_by(|a, b| {
+            (&a.location, a.class, a.bytes).cmp(&(&b.location, b.class, b.bytes))
+        });
     }
     prune.sort();
     prune.dedup();

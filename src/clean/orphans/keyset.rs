@@ -4,6 +4,10 @@
 //! set are dropped, and the rest is merged into the set in place (from the back), so the set
 //! never exists twice and is never re-sorted whole.
 
+use crate::clean::shared::keys::SortedKeys;
+use crate::clean::shared::spill::RecordLog;
+use crate::error::{Error, Result};
+
 /// Keys buffered before a merge: at least this many, else a quarter of the set.
 const PENDING_MIN: usize = 1 << 16;
 
@@ -74,74 +78,99 @@ impl KeySet {
     }
 }
 
-/// Sorted, deduplicated keys with a bucket index on their top bits, for membership tests of
-/// millions of keys: a plain binary search over a set of many megabytes misses the cache at
-/// almost every step, the index finds the few keys sharing a bucket in one or two lines.
-///
-/// The keys are hashes (uniform), so a bucket holds a handful of them; any other distribution
-/// is answered correctly too, only more slowly.
-#[derive(Debug)]
-pub(crate) struct KeyIndex<'a> {
-    keys: &'a [u64],
-    /// `starts[b]`: the first key whose bucket is `b` or later; one more entry than buckets.
-    /// Empty when the keys are too few (or too many for `u32` positions) for an index.
-    starts: Vec<u32>,
-    /// Right shift from a key to its bucket.
-    shift: u32,
+/// Membership tests of millions of sorted, deduplicated keys held elsewhere (as
+/// [`KeySet::finish`] returns them): the shared sorted-key directory
+/// ([`crate::clean::shared::keys::SortedKeys`]) over a borrowed slice.
+pub(crate) type KeyIndex<'a> = SortedKeys<&'a [u64]>;
+
+/// The error of a [`KeyLog`]'s temporary file.
+fn spill_error(e: std::io::Error) -> Error {
+    Error::storage(
+        std::env::temp_dir().display().to_string(),
+        format!("the temporary file of the reference names failed: {e}"),
+    )
 }
 
-/// Keys per bucket the index aims at (at least).
-const KEYS_PER_BUCKET: usize = 4;
+/// Bytes of keys a [`KeyLog`] keeps in memory before it moves to a temporary file.
+const LOG_IN_MEMORY: usize = 1 << 20;
 
-/// Most index bits (16 M buckets, 64 MiB of positions, for 64 M keys or more).
-const MAX_INDEX_BITS: u32 = 24;
+/// Keys per record of a [`KeyLog`].
+const KEYS_PER_RECORD: usize = 8192;
 
-impl<'a> KeyIndex<'a> {
-    /// Indexes `keys`, which must be sorted ascending (as [`KeySet::finish`] returns them).
-    pub fn new(keys: &'a [u64]) -> Self {
-        let buckets = keys.len() / KEYS_PER_BUCKET;
-        if buckets < 2 || u32::try_from(keys.len()).is_err() {
-            return KeyIndex {
-                keys,
-                starts: Vec::new(),
-                shift: 0,
-            };
-        }
-        let bits = (usize::BITS - 1 - buckets.leading_zeros()).min(MAX_INDEX_BITS);
-        let shift = 64 - bits;
-        let mut starts = Vec::with_capacity((1usize << bits) + 1);
-        let mut at = 0usize;
-        for b in 0..(1u64 << bits) {
-            while at < keys.len() && (keys[at] >> shift) < b {
-                at += 1;
-            }
-            starts.push(at as u32);
-        }
-        starts.push(keys.len() as u32);
-        KeyIndex {
-            keys,
-            starts,
-            shift,
+/// Keys looked up only once, at the end (the names of the references: only candidates that
+/// no location references are checked against them): appended as they come, in any order
+/// and with repeats, to a log that moves to an anonymous temporary file past 1 MiB
+/// ([`RecordLog`]), and read back once ([`KeyLog::for_each`]). Orphan removal thus never
+/// holds the name keys (8 bytes a referenced file) while it lists the table.
+#[derive(Debug)]
+pub(crate) struct KeyLog {
+    log: RecordLog,
+    keys: u64,
+}
+
+impl Default for KeyLog {
+    fn default() -> Self {
+        KeyLog {
+            log: RecordLog::new(LOG_IN_MEMORY),
+            keys: 0,
         }
     }
+}
 
-    /// True if `key` is one of the keys.
-    pub fn contains(&self, key: u64) -> bool {
-        if self.starts.is_empty() {
-            return self.keys.binary_search(&key).is_ok();
+impl KeyLog {
+    /// Appends `keys`. Fails if the temporary file cannot be created or written.
+    pub fn add(&mut self, keys: &[u64]) -> Result<()> {
+        for chunk in keys.chunks(KEYS_PER_RECORD) {
+            self.log
+                .push(|buf| {
+                    buf.reserve(chunk.len() * 8);
+                    for k in chunk {
+                        buf.extend_from_slice(&k.to_le_bytes());
+                    }
+                })
+                .map_err(spill_error)?;
+            self.keys += chunk.len() as u64;
         }
-        let b = (key >> self.shift) as usize;
-        let (Some(&lo), Some(&hi)) = (self.starts.get(b), self.starts.get(b + 1)) else {
-            return self.keys.binary_search(&key).is_ok();
-        };
+        Ok(())
+    }
+
+    /// Keys appended (repeats counted).
+    pub fn len(&self) -> u64 {
         self.keys
-            .get(lo as usize..hi as usize)
-            .is_some_and(|run| run.contains(&key))
     }
 
-    /// Heap bytes of the index (not of the keys).
+    /// Heap bytes held (the in-memory part or the write buffer).
     pub fn bytes(&self) -> u64 {
-        (self.starts.capacity() * 4) as u64
+        self.log.heap_bytes()
+    }
+
+    /// Done appending: the write buffer goes to the file.
+    pub fn finish(mut self) -> Result<KeyLog> {
+        self.log.finish().map_err(spill_error)?;
+        Ok(self)
+    }
+
+    /// Calls `f` with the keys, a run at a time, in the order appended. A record cut short or
+    /// a file that cannot be read is an error.
+    pub fn for_each(&self, mut f: impl FnMut(&[u64])) -> Result<()> {
+        let mut reader = self.log.reader();
+        let mut keys = Vec::with_capacity(KEYS_PER_RECORD);
+        while let Some(record) = reader.next_record() {
+            let record = record.map_err(spill_error)?;
+            if record.len() % 8 != 0 {
+                return Err(spill_error(std::io::Error::other(
+                    "a record of keys is cut short",
+                )));
+            }
+            keys.clear();
+            keys.extend(record.chunks_exact(8).map(|b| {
+                let mut k = [0u8; 8];
+                k.copy_from_slice(b);
+                u64::from_le_bytes(k)
+            }));
+            f(&keys);
+        }
+        Ok(())
     }
 }
 
@@ -174,36 +203,24 @@ mod tests {
     }
 
     #[test]
-    fn index_answers_as_a_binary_search() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut keys: Vec<u64> = (0..50_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            })
-            .collect();
-        // Skewed keys too: small values crowd the first bucket.
-        keys.extend(0..3_000u64);
-        keys.extend([u64::MAX, u64::MAX - 1, 1 << 63]);
-        keys.sort_unstable();
-        keys.dedup();
-        for n in [0, 1, 7, 8, 9, 100, keys.len()] {
-            let set = &keys[..n];
-            let index = KeyIndex::new(set);
-            for probe in keys.iter().copied().chain([5_000, 1 << 40, u64::MAX - 2]) {
-                assert_eq!(
-                    index.contains(probe),
-                    set.binary_search(&probe).is_ok(),
-                    "{n} keys, probe {probe}"
-                );
-                // Neighbours that are not keys.
-                for p in [probe.wrapping_add(1), probe.wrapping_sub(1)] {
-                    assert_eq!(index.contains(p), set.binary_search(&p).is_ok());
-                }
+    fn a_key_log_gives_back_every_key_in_order_in_memory_and_spilled() {
+        for n in [0usize, 5, 20_000, 300_000] {
+            let keys: Vec<u64> = (0..n as u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let mut log = KeyLog::default();
+            for part in keys.chunks(7_777) {
+                log.add(part).unwrap();
             }
+            let log = log.finish().unwrap();
+            assert_eq!(log.len(), n as u64);
+            // Past 1 MiB the keys live in the file: only a write buffer stays.
+            if n * 8 > LOG_IN_MEMORY {
+                assert!(log.bytes() < LOG_IN_MEMORY as u64);
+            }
+            let mut back = Vec::new();
+            log.for_each(|run| back.extend_from_slice(run)).unwrap();
+            assert_eq!(back, keys);
         }
-        assert!(KeyIndex::new(&keys).bytes() > 0);
     }
 }

@@ -72,7 +72,7 @@ use crate::clean::report::DeletionReport;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{Table, MAIN_BRANCH};
-use keyset::{KeyIndex, KeySet};
+use keyset::{KeyIndex, KeyLog, KeySet};
 use partial::{finish_merge, merge_all, merge_into, Partial};
 use unit::{Unit, Work};
 
@@ -256,7 +256,9 @@ pub async fn remove_orphan_files(
         bytes: 0,
     };
     let mut merged = Partial::default();
-    let (mut locations, mut names) = (KeySet::default(), KeySet::default());
+    // The names only at the decision, against the few candidates no location references:
+    // logged to a temporary file meanwhile.
+    let (mut locations, mut names) = (KeySet::default(), KeyLog::default());
     let mut read_done = 0u64;
     let units_in_flight = if main.storage().root().is_local() {
         LOCAL_UNITS_IN_FLIGHT
@@ -278,7 +280,7 @@ pub async fn remove_orphan_files(
             );
         }
         locations.add(&std::mem::take(&mut p.locations));
-        names.add(&std::mem::take(&mut p.names));
+        names.add(&std::mem::take(&mut p.names))?;
         merge_into(&mut merged, p)?;
         keys_charge.set(locations.bytes() + names.bytes())?;
     }
@@ -287,9 +289,9 @@ pub async fn remove_orphan_files(
     // folded in and does not grow the large vectors again.
     let mut state = state;
     locations.add(&std::mem::take(&mut state.found.locations));
-    names.add(&std::mem::take(&mut state.found.names));
+    names.add(&std::mem::take(&mut state.found.names))?;
     merged.locations = locations.finish();
-    merged.names = names.finish();
+    merged.add_name_log(names.finish()?);
     keys_charge.set(merged.key_bytes())?;
     ctl.cancel.check()?;
 

@@ -11,10 +11,13 @@
 //! fixed seed, identical in every process. A key collision can only make an orphan look
 //! referenced (it is then kept), never the reverse.
 
+use std::sync::Arc;
+
 use crate::clean::report::FileClass;
 use crate::error::{Error, Result};
 
 use super::codec::{Kind, Reader, Writer};
+use super::keyset::KeyLog;
 
 /// One candidate file of a listed directory.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -147,6 +150,42 @@ pub(crate) struct Failed {
     pub error: String,
 }
 
+/// Name keys held in temporary files ([`KeyLog`]) rather than in [`Partial::names`]: the
+/// single-process run's references. Results are equal when they share the same logs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NameLogs(Vec<Arc<KeyLog>>);
+
+impl PartialEq for NameLogs {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| Arc::ptr_eq(a, b))
+    }
+}
+
+impl Eq for NameLogs {}
+
+impl NameLogs {
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Calls `f` with every logged key, a run at a time.
+    pub fn for_each(&self, mut f: impl FnMut(&[u64])) -> Result<()> {
+        for log in &self.0 {
+            log.for_each(&mut f)?;
+        }
+        Ok(())
+    }
+
+    /// Every logged key and `names`, sorted and deduplicated.
+    fn with(&self, names: &[u64]) -> Result<Vec<u64>> {
+        let mut all = names.to_vec();
+        self.for_each(|run| all.extend_from_slice(run))?;
+        canon(&mut all);
+        Ok(all)
+    }
+}
+
 /// The result of one or more units, merged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Partial {
@@ -169,6 +208,9 @@ pub(crate) struct Partial {
     pub locations: Vec<u64>,
     /// Keys of referenced names, sorted.
     pub names: Vec<u64>,
+    /// More keys of referenced names, in temporary files (only ever in the single-process
+    /// run's merged result; serialized into [`Partial::names`]).
+    pub name_logs: NameLogs,
     /// Manifests read.
     pub manifests_read: u64,
     /// Manifest entries decoded.
@@ -264,6 +306,13 @@ impl Partial {
             .sum()
     }
 
+    /// Adds `log`'s keys to the referenced names.
+    pub fn add_name_log(&mut self, log: KeyLog) {
+        if log.len() > 0 {
+            self.name_logs.0.push(Arc::new(log));
+        }
+    }
+
     /// Heap bytes the reference keys hold (their capacity).
     pub fn key_bytes(&self) -> u64 {
         ((self.locations.capacity() + self.names.capacity()) * 8) as u64
@@ -313,7 +362,20 @@ impl Partial {
             w.str(e);
         }
         w.keys(&self.locations);
-        w.keys(&self.names);
+        if self.name_logs.is_empty() {
+            w.keys(&self.names);
+        } else {
+            match self.name_logs.with(&self.names) {
+                Ok(all) => w.keys(&all),
+                Err(e) => {
+                    // Never a result without names it had: one that cannot be read back.
+                    tracing::error!(error = %e, "the reference names could not be read back");
+                    w.u64(2);
+                    w.u64(1);
+                    w.u64(u64::MAX);
+                }
+            }
+        }
         w.u64(self.manifests_read);
         w.u64(self.entries_seen);
         w.u64(self.unresolved);
@@ -440,6 +502,7 @@ pub(crate) fn merge_into(out: &mut Partial, p: Partial) -> Result<()> {
     out.errors.extend(p.errors);
     out.locations.extend(p.locations);
     out.names.extend(p.names);
+    out.name_logs.0.extend(p.name_logs.0);
     out.manifests_read += p.manifests_read;
     out.entries_seen += p.entries_seen;
     out.unresolved += p.unresolved;
@@ -536,5 +599,27 @@ mod tests {
         assert!(merge_all(vec![parts[0].clone(), part(8, 1, 1)]).is_err());
         let f = &all.failures[0];
         assert!(f.error().is_not_found());
+    }
+
+    #[test]
+    fn logged_names_are_serialized_with_the_others() {
+        let mut p = part(1, 0, 3);
+        let mut log = KeyLog::default();
+        log.add(&[9, 1, 9]).unwrap();
+        p.add_name_log(log.finish().unwrap());
+        // An empty log adds nothing.
+        p.add_name_log(KeyLog::default().finish().unwrap());
+        assert_eq!(p.name_logs.0.len(), 1);
+        let back = Partial::from_bytes(&p.to_bytes()).unwrap();
+        let mut expected = p.names.clone();
+        expected.extend([1, 9]);
+        canon(&mut expected);
+        assert_eq!(back.names, expected);
+        assert!(back.name_logs.is_empty());
+        // Merged results keep the logs.
+        let mut merged = Partial::default();
+        merge_into(&mut merged, p.clone()).unwrap();
+        assert_eq!(merged.name_logs, p.name_logs);
+        assert_ne!(merged.name_logs, NameLogs::default());
     }
 }

@@ -30,58 +30,131 @@ use crate::table::{branch_root, list_branches, Table, VersionedDir, MAIN_BRANCH}
 use super::partial::{Partial, ReadFailure};
 use super::unit::{BranchRef, ReadItem};
 
-/// Identity of a version, so each is read once even when the table is listed again.
+/// Which version of a branch: its kind and id (a tag keeps its file's location too).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-enum VersionKey {
-    Snapshot(String, i64),
-    Tag(String, String),
-    Changelog(String, i64),
+enum Version {
+    Snapshot(i64),
+    Changelog(i64),
+    Tag { tag: String, file: String },
 }
 
-/// A version that references files.
+/// Identity of a version (branch index, kind and id), so each is read once even when the
+/// table is listed again.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+enum VersionKey {
+    Snapshot(u32, i64),
+    Tag(u32, String),
+    Changelog(u32, i64),
+}
+
+/// A version that references files. Its names are ids in the tracker's name tables, its label
+/// and file are rebuilt when an error or a log needs them ([`Tracker::describe`]): 10 k
+/// versions hold about 1 MB where strings of their own held several (issue 19).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct VersionInfo {
-    /// For logs and errors, e.g. "snapshot 5 of branch main".
-    pub label: String,
-    /// The version's own file (to tell "expired meanwhile" from "metadata missing").
-    pub file: String,
     /// Index into [`Tracker::branches`].
-    pub branch: u32,
-    /// A long-lived changelog.
-    pub changelog: bool,
-    /// Its manifest lists, each with whether the version needs it.
-    pub lists: Vec<(String, bool)>,
-    /// Its index manifest.
-    pub index_manifest: Option<String>,
+    branch: u32,
+    /// Kind and id.
+    version: Version,
+    /// Its manifest lists (ids in the list names), each with whether the version needs it.
+    lists: Box<[(u32, bool)]>,
+    /// Its index manifest (an id in the manifest names).
+    index_manifest: Option<u32>,
     /// Its statistics file.
-    pub statistics: Option<String>,
+    statistics: Option<Box<str>>,
     /// It claims live records.
     pub records: bool,
 }
 
 impl VersionInfo {
-    fn new(label: String, file: &Location, branch: u32, changelog: bool, s: &Snapshot) -> Self {
-        let lists = s
-            .manifest_lists()
-            .map(|l| {
-                // A changelog with a changelog list needs only that one.
-                let required = match (&s.changelog_manifest_list, changelog) {
-                    (Some(c), true) => c == l,
-                    _ => true,
-                };
-                (l.to_string(), required)
-            })
-            .collect();
-        VersionInfo {
-            label,
-            file: file.as_str().to_string(),
-            branch,
-            changelog,
-            lists,
-            index_manifest: s.index_manifest.clone(),
-            statistics: s.statistics.clone(),
-            records: s.total_record_count.unwrap_or(0) > 0,
+    /// A long-lived changelog.
+    fn changelog(&self) -> bool {
+        matches!(self.version, Version::Changelog(_))
+    }
+}
+
+/// Distinct names, each stored once in one string, with an exact lookup: the lookup goes
+/// through a name's 64-bit key, and a name whose key another name already holds is found in
+/// a side map, so two names never share an id.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Names {
+    /// Every name, one after the other.
+    text: String,
+    /// `ends[i]`: where name `i` ends in `text`.
+    ends: Vec<u32>,
+    /// Key of a name → its id (the first name with that key).
+    #[serde(skip)]
+    by_key: HashMap<u64, u32>,
+    /// Names whose key an earlier name holds in `by_key`.
+    #[serde(skip)]
+    clashes: HashMap<String, u32>,
+}
+
+impl Names {
+    /// Name `id` ("" if there is none).
+    fn get(&self, id: u32) -> &str {
+        let i = id as usize;
+        let end = self.ends.get(i).map_or(0, |e| *e as usize);
+        let start = match i.checked_sub(1) {
+            Some(p) => self.ends.get(p).map_or(0, |e| *e as usize),
+            None => 0,
+        };
+        self.text.get(start..end).unwrap_or("")
+    }
+
+    /// The id of `name`, if it has one.
+    fn find(&self, name: &str) -> Option<u32> {
+        match self.by_key.get(&name_key(name)) {
+            Some(&id) if self.get(id) == name => Some(id),
+            Some(_) => self.clashes.get(name).copied(),
+            None => None,
         }
+    }
+
+    /// The id of `name`, given one if it has none yet.
+    fn intern(&mut self, name: &str) -> Result<u32> {
+        if let Some(id) = self.find(name) {
+            return Ok(id);
+        }
+        let too_many = || Error::Unsupported("more than 4 GiB of metadata file names".into());
+        let id = u32::try_from(self.ends.len()).map_err(|_| too_many())?;
+        let end = u32::try_from(self.text.len() + name.len()).map_err(|_| too_many())?;
+        self.text.push_str(name);
+        self.ends.push(end);
+        self.index(name, id);
+        Ok(id)
+    }
+
+    fn index(&mut self, name: &str, id: u32) {
+        match self.by_key.entry(name_key(name)) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.clashes.insert(name.to_string(), id);
+            }
+        }
+    }
+
+    /// Number of names.
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Rebuilds the lookup after deserialization.
+    fn rebuild(&mut self) {
+        self.by_key = HashMap::with_capacity(self.len());
+        self.clashes = HashMap::new();
+        for id in 0..self.len() as u32 {
+            let name = self.get(id).to_string();
+            self.index(&name, id);
+        }
+    }
+
+    /// Releases the spare capacity of the growing buffers.
+    fn shrink(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
     }
 }
 
@@ -98,16 +171,18 @@ pub(crate) struct Tracker {
     seen: BTreeSet<VersionKey>,
     /// Versions whose manifest lists were read (or not needed).
     pub versions: Vec<VersionInfo>,
-    /// Manifest names, interned (lists hold ids).
-    manifest_names: Vec<String>,
-    #[serde(skip)]
-    manifest_ids: HashMap<String, u32>,
-    /// Manifest list name → manifest ids.
-    lists: BTreeMap<String, Vec<u32>>,
+    /// Manifest list names, interned (versions hold ids).
+    list_names: Names,
+    /// Manifest and index manifest names, interned (lists and versions hold ids).
+    manifest_names: Names,
+    /// For each manifest list id: its manifests, a range of `list_manifests` (`None`: not read).
+    list_spans: Vec<Option<(u32, u32)>>,
+    /// The manifest ids of every list read, list after list.
+    list_manifests: Vec<u32>,
     /// (manifest id, branch) pairs planned for reading.
     planned: BTreeSet<(u32, u32)>,
-    /// (index manifest, branch) pairs planned for reading.
-    planned_index: BTreeSet<(String, u32)>,
+    /// (index manifest id, branch) pairs planned for reading.
+    planned_index: BTreeSet<(u32, u32)>,
     /// Most snapshot files seen in one branch's listing.
     pub snapshots_listed: u64,
     /// Listings after the first.
@@ -117,22 +192,78 @@ pub(crate) struct Tracker {
 impl Tracker {
     /// Rebuilds the lookup maps after deserialization.
     pub fn rebuild(&mut self) {
-        self.manifest_ids = self
-            .manifest_names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), i as u32))
-            .collect();
+        self.list_names.rebuild();
+        self.manifest_names.rebuild();
     }
 
-    fn manifest_id(&mut self, name: String) -> u32 {
-        if let Some(id) = self.manifest_ids.get(&name) {
-            return *id;
+    /// The manifest ids of list `list` (empty if it was not read).
+    fn manifests_of(&self, list: u32) -> &[u32] {
+        match self.list_spans.get(list as usize) {
+            Some(Some((start, end))) => self
+                .list_manifests
+                .get(*start as usize..*end as usize)
+                .unwrap_or(&[]),
+            _ => &[],
         }
-        let id = self.manifest_names.len() as u32;
-        self.manifest_ids.insert(name.clone(), id);
-        self.manifest_names.push(name);
-        id
+    }
+
+    /// True once list `list` was read.
+    fn list_read(&self, list: u32) -> bool {
+        matches!(self.list_spans.get(list as usize), Some(Some(_)))
+    }
+
+    /// A version's label for logs and errors (e.g. "snapshot 5 of branch main") and its own
+    /// file (to tell "expired meanwhile" from "metadata missing").
+    fn describe(&self, root: &Location, v: &VersionInfo) -> Result<(String, Location)> {
+        let branch = self
+            .branches
+            .get(v.branch as usize)
+            .map_or(MAIN_BRANCH, |b| b.name.as_str());
+        let broot = branch_root(root, branch);
+        Ok(match &v.version {
+            Version::Snapshot(id) => (
+                format!("snapshot {id} of branch {branch}"),
+                VersionedDir::snapshots(&broot).location(*id),
+            ),
+            Version::Changelog(id) => (
+                format!("changelog {id} of branch {branch}"),
+                VersionedDir::changelogs(&broot).location(*id),
+            ),
+            Version::Tag { tag, file } => (
+                format!("tag {tag} of branch {branch}"),
+                Location::parse(file)?,
+            ),
+        })
+    }
+
+    /// The version read from `s`.
+    fn version_info(&mut self, branch: u32, version: Version, s: &Snapshot) -> Result<VersionInfo> {
+        let changelog = matches!(version, Version::Changelog(_));
+        let mut lists = Vec::with_capacity(3);
+        for l in s.manifest_lists() {
+            // A changelog with a changelog list needs only that one.
+            let required = match (&s.changelog_manifest_list, changelog) {
+                (Some(c), true) => c == l,
+                _ => true,
+            };
+            let id = self.list_names.intern(l)?;
+            if self.list_spans.len() <= id as usize {
+                self.list_spans.resize(id as usize + 1, None);
+            }
+            lists.push((id, required));
+        }
+        let index_manifest = match &s.index_manifest {
+            Some(im) => Some(self.manifest_names.intern(im)?),
+            None => None,
+        };
+        Ok(VersionInfo {
+            branch,
+            version,
+            lists: lists.into_boxed_slice(),
+            index_manifest,
+            statistics: s.statistics.as_deref().map(Box::from),
+            records: s.total_record_count.unwrap_or(0) > 0,
+        })
     }
 
     /// The index of branch `name`, checking its schema on first use.
@@ -179,9 +310,9 @@ impl Tracker {
                 }
                 let key = |id| {
                     if snapshots {
-                        VersionKey::Snapshot(name.clone(), id)
+                        VersionKey::Snapshot(b, id)
                     } else {
-                        VersionKey::Changelog(name.clone(), id)
+                        VersionKey::Changelog(b, id)
                     }
                 };
                 let todo: Vec<i64> = ids
@@ -194,13 +325,14 @@ impl Tracker {
                     self.seen.insert(key(id));
                     let what = if snapshots { "snapshot" } else { "changelog" };
                     match r? {
-                        Some(s) => out.push(VersionInfo::new(
-                            format!("{what} {id} of branch {name}"),
-                            &dir.location(id),
-                            b,
-                            !snapshots,
-                            &s,
-                        )),
+                        Some(s) => {
+                            let version = if snapshots {
+                                Version::Snapshot(id)
+                            } else {
+                                Version::Changelog(id)
+                            };
+                            out.push(self.version_info(b, version, &s)?);
+                        }
                         None => {
                             tracing::info!(branch = %name, id, "{what} vanished while listed (expired); skipped")
                         }
@@ -217,11 +349,7 @@ impl Tracker {
                     let tag = f.location.name().strip_prefix("tag-")?.to_string();
                     Some((tag, f.location))
                 })
-                .filter(|(tag, _)| {
-                    !self
-                        .seen
-                        .contains(&VersionKey::Tag(name.clone(), tag.clone()))
-                })
+                .filter(|(tag, _)| !self.seen.contains(&VersionKey::Tag(b, tag.clone())))
                 .collect();
             let mut read: Vec<(String, Location, Result<bytes::Bytes>)> = stream::iter(tag_files)
                 .map(|(tag, loc)| {
@@ -236,7 +364,7 @@ impl Tracker {
                 .await;
             read.sort_by(|a, b| a.0.cmp(&b.0));
             for (tag, loc, r) in read {
-                self.seen.insert(VersionKey::Tag(name.clone(), tag.clone()));
+                self.seen.insert(VersionKey::Tag(b, tag.clone()));
                 let bytes = match r {
                     Ok(b) => b,
                     Err(e) if e.is_not_found() => {
@@ -247,13 +375,11 @@ impl Tracker {
                 };
                 // Only the snapshot part matters here; tag-only keys stay in `extra`.
                 let snapshot = Snapshot::parse(&bytes, loc.as_str())?;
-                out.push(VersionInfo::new(
-                    format!("tag {tag} of branch {name}"),
-                    &loc,
-                    b,
-                    false,
-                    &snapshot,
-                ));
+                let version = Version::Tag {
+                    tag,
+                    file: loc.as_str().to_string(),
+                };
+                out.push(self.version_info(b, version, &snapshot)?);
             }
         }
         Ok(out)
@@ -273,27 +399,29 @@ impl Tracker {
     ) -> Result<usize> {
         let paths = main.paths();
         let storage = main.storage();
-        let mut need: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        // List id → the new versions that need it.
+        let mut need: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
         for (i, v) in new.iter().enumerate() {
-            for (l, required) in &v.lists {
-                let users = need.entry(l.clone()).or_default();
+            for (l, required) in v.lists.iter() {
+                let users = need.entry(*l).or_default();
                 if *required {
                     users.push(i);
                 }
             }
         }
-        let todo: Vec<String> = need
+        let todo: Vec<u32> = need
             .keys()
-            .filter(|l| !self.lists.contains_key(*l))
-            .cloned()
+            .copied()
+            .filter(|l| !self.list_read(*l))
             .collect();
         // Each list's manifests are interned as soon as it is read: only the lists in flight
         // hold their names. Several lists are read to a blocking section.
+        let list_names = &self.list_names;
         let mut locs: Vec<Location> = Vec::with_capacity(todo.len());
         let mut of_loc: Vec<usize> = Vec::with_capacity(todo.len());
         let mut unlocated: Vec<(usize, Result<Vec<String>>)> = Vec::new();
         for (n, l) in todo.iter().enumerate() {
-            match paths.manifest(l) {
+            match paths.manifest(list_names.get(*l)) {
                 Ok(loc) => {
                     locs.push(loc);
                     of_loc.push(n);
@@ -312,35 +440,51 @@ impl Tracker {
             })
             .map(|(i, r)| (of_loc.get(i).copied().unwrap_or(usize::MAX), r));
         let mut read = stream::iter(unlocated).chain(decoded);
-        let mut failed: Vec<(String, Error)> = Vec::new();
+        let mut failed: Vec<(u32, Error)> = Vec::new();
         while let Some((n, r)) = read.next().await {
-            let Some(l) = todo.get(n).cloned() else {
+            let Some(l) = todo.get(n).copied() else {
                 return Err(Error::Internal(
                     "a manifest list read without its name; nothing deleted".into(),
                 ));
             };
             match r {
                 Ok(names) => {
-                    let ids = names.into_iter().map(|n| self.manifest_id(n)).collect();
-                    self.lists.insert(l, ids);
+                    let start = u32::try_from(self.list_manifests.len()).map_err(|_| {
+                        Error::Unsupported("more than 2^32 manifest list entries".into())
+                    })?;
+                    for n in names {
+                        let id = self.manifest_names.intern(&n)?;
+                        self.list_manifests.push(id);
+                    }
+                    let end = u32::try_from(self.list_manifests.len()).map_err(|_| {
+                        Error::Unsupported("more than 2^32 manifest list entries".into())
+                    })?;
+                    if let Some(span) = self.list_spans.get_mut(l as usize) {
+                        *span = Some((start, end));
+                    }
                 }
                 Err(e) => failed.push((l, e)),
             }
         }
         drop(read);
+        self.list_manifests.shrink_to_fit();
+        self.manifest_names.shrink();
+        self.list_names.shrink();
         // Failures in the order of the lists' names, as before.
-        failed.sort_by(|a, b| a.0.cmp(&b.0));
+        failed.sort_by(|a, b| self.list_names.get(a.0).cmp(self.list_names.get(b.0)));
+        let root = storage.root().clone();
         let mut dropped: BTreeSet<usize> = BTreeSet::new();
         for (l, e) in failed {
-            let loc = paths.manifest(&l)?;
-            let needed_by: Vec<&VersionInfo> = need
-                .get(&l)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-                .iter()
-                .filter(|i| !dropped.contains(*i))
-                .filter_map(|i| new.get(*i))
-                .collect();
+            let loc = paths.manifest(self.list_names.get(l))?;
+            let mut needed_by = Vec::new();
+            for i in need.get(&l).map(Vec::as_slice).unwrap_or(&[]) {
+                if dropped.contains(i) {
+                    continue;
+                }
+                if let Some(v) = new.get(*i) {
+                    needed_by.push(self.describe(&root, v)?);
+                }
+            }
             if fail_or_drop(storage, e, "manifest list", &loc, &needed_by).await? {
                 dropped.extend(need.get(&l).into_iter().flatten().copied());
             }
@@ -358,10 +502,12 @@ impl Tracker {
                     refs.locations.push(location_key(loc.as_str()));
                 }
             };
-            for (l, _) in &v.lists {
+            for (l, _) in v.lists.iter() {
+                let l = self.list_names.get(*l);
                 note(l, manifest_dir(l));
             }
-            if let Some(im) = &v.index_manifest {
+            if let Some(im) = v.index_manifest {
+                let im = self.manifest_names.get(im);
                 note(im, manifest_dir(im));
             }
             if let Some(st) = &v.statistics {
@@ -369,31 +515,37 @@ impl Tracker {
             }
             self.versions.push(v);
         }
+        self.versions.shrink_to_fit();
         Ok(first)
     }
 
     /// The manifests and index manifests the versions from index `from` on need read, for
     /// their branches, that are not planned yet; sorted by name.
     pub fn plan_reads(&mut self, from: usize) -> Vec<ReadItem> {
-        let mut items: BTreeMap<(bool, String), BTreeSet<u32>> = BTreeMap::new();
+        let mut items: BTreeMap<(bool, &str), BTreeSet<u32>> = BTreeMap::new();
         let versions = self.versions.get(from..).unwrap_or(&[]);
         for v in versions {
-            for (l, _) in &v.lists {
-                for &id in self.lists.get(l).map(Vec::as_slice).unwrap_or(&[]) {
+            for (l, _) in v.lists.iter() {
+                let ids = match self.list_spans.get(*l as usize) {
+                    Some(Some((start, end))) => self
+                        .list_manifests
+                        .get(*start as usize..*end as usize)
+                        .unwrap_or(&[]),
+                    _ => &[],
+                };
+                for &id in ids {
                     if self.planned.insert((id, v.branch)) {
-                        if let Some(name) = self.manifest_names.get(id as usize) {
-                            items
-                                .entry((false, name.clone()))
-                                .or_default()
-                                .insert(v.branch);
-                        }
+                        items
+                            .entry((false, self.manifest_names.get(id)))
+                            .or_default()
+                            .insert(v.branch);
                     }
                 }
             }
-            if let Some(im) = &v.index_manifest {
-                if self.planned_index.insert((im.clone(), v.branch)) {
+            if let Some(im) = v.index_manifest {
+                if self.planned_index.insert((im, v.branch)) {
                     items
-                        .entry((true, im.clone()))
+                        .entry((true, self.manifest_names.get(im)))
                         .or_default()
                         .insert(v.branch);
                 }
@@ -402,7 +554,7 @@ impl Tracker {
         items
             .into_iter()
             .map(|((index, name), branches)| ReadItem {
-                name,
+                name: name.to_string(),
                 index,
                 branches: branches.into_iter().collect(),
             })
@@ -419,6 +571,7 @@ impl Tracker {
         failures: &[ReadFailure],
     ) -> Result<BTreeSet<usize>> {
         let mut dropped: BTreeSet<usize> = BTreeSet::new();
+        let root = storage.root().clone();
         // Manifests first, then index manifests (a version dropped for a manifest does not
         // need its index manifest any more).
         let mut ordered: Vec<&ReadFailure> = failures.iter().collect();
@@ -426,6 +579,7 @@ impl Tracker {
         for f in ordered {
             let loc = main.paths().manifest(&f.name)?;
             let err = f.error();
+            let id = self.manifest_names.find(&f.name);
             let needed: Vec<usize> = if f.index {
                 // A long-lived changelog does not need its index manifest (no changelog reader
                 // reads deletion vectors or indexes of it): absent, it names nothing for it.
@@ -434,21 +588,15 @@ impl Tracker {
                     .filter(|i| !dropped.contains(i))
                     .filter(|i| {
                         let v = &self.versions[*i];
-                        v.index_manifest.as_deref() == Some(f.name.as_str())
-                            && !(absent && v.changelog)
+                        id.is_some() && v.index_manifest == id && !(absent && v.changelog())
                     })
                     .collect()
             } else {
-                let id = self.manifest_ids.get(&f.name).copied();
                 (0..self.versions.len())
                     .filter(|i| !dropped.contains(i))
                     .filter(|i| {
                         self.versions[*i].lists.iter().any(|(l, required)| {
-                            *required
-                                && self
-                                    .lists
-                                    .get(l)
-                                    .is_some_and(|ids| id.is_some_and(|id| ids.contains(&id)))
+                            *required && id.is_some_and(|id| self.manifests_of(*l).contains(&id))
                         })
                     })
                     .collect()
@@ -462,10 +610,12 @@ impl Tracker {
             } else {
                 "manifest"
             };
-            let users: Vec<&VersionInfo> = needed
-                .iter()
-                .filter_map(|i| self.versions.get(*i))
-                .collect();
+            let mut users = Vec::with_capacity(needed.len());
+            for i in &needed {
+                if let Some(v) = self.versions.get(*i) {
+                    users.push(self.describe(&root, v)?);
+                }
+            }
             if fail_or_drop(storage, err, what, &loc, &users).await? {
                 dropped.extend(needed);
             }
@@ -482,10 +632,12 @@ async fn fail_or_drop(
     err: Error,
     what: &str,
     loc: &Location,
-    needed_by: &[&VersionInfo],
+    needed_by: &[(String, Location)],
 ) -> Result<bool> {
     if !err.is_not_found() {
-        let by = needed_by.first().map_or("a version", |v| v.label.as_str());
+        let by = needed_by
+            .first()
+            .map_or("a version", |(label, _)| label.as_str());
         let context = |message: String| format!("{message} (needed by {by}); nothing deleted");
         return Err(match err {
             Error::Malformed {
@@ -504,19 +656,58 @@ async fn fail_or_drop(
             other => other,
         });
     }
-    for v in needed_by {
-        let file = Location::parse(&v.file)?;
-        if storage.exists(&file).await? {
+    for (label, file) in needed_by {
+        if storage.exists(file).await? {
             return Err(Error::NotFound {
                 path: format!(
-                    "{loc} ({what} needed by {}, which still exists); nothing deleted",
-                    v.label
+                    "{loc} ({what} needed by {label}, which still exists); nothing deleted"
                 ),
             });
         }
     }
-    for v in needed_by {
-        tracing::info!(version = %v.label, missing = %loc, "version expired while being read; skipped");
+    for (label, _) in needed_by {
+        tracing::info!(version = %label, missing = %loc, "version expired while being read; skipped");
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_interned_once_and_found_exactly() {
+        let mut names = Names::default();
+        let all: Vec<String> = (0..500).map(|i| format!("manifest-{i:04x}-0")).collect();
+        let ids: Vec<u32> = all.iter().map(|n| names.intern(n).unwrap()).collect();
+        for (n, id) in all.iter().zip(&ids) {
+            assert_eq!(names.intern(n).unwrap(), *id);
+            assert_eq!(names.find(n), Some(*id));
+            assert_eq!(names.get(*id), n);
+        }
+        assert_eq!(names.len(), all.len());
+        assert_eq!(names.find("manifest-absent"), None);
+        // Through serialization: the lookup is rebuilt.
+        let json = serde_json::to_string(&names).unwrap();
+        let mut back: Names = serde_json::from_str(&json).unwrap();
+        back.rebuild();
+        for (n, id) in all.iter().zip(&ids) {
+            assert_eq!(back.find(n), Some(*id));
+        }
+    }
+
+    #[test]
+    fn names_whose_keys_clash_keep_their_own_ids() {
+        let mut names = Names::default();
+        let a = names.intern("a").unwrap();
+        // As if "b" had the key of "a": the key's slot is taken by another name.
+        names.by_key.insert(name_key("b"), a);
+        assert_eq!(names.find("b"), None);
+        let b = names.intern("b").unwrap();
+        assert_ne!(a, b);
+        assert_eq!(names.find("a"), Some(a));
+        assert_eq!(names.find("b"), Some(b));
+        assert_eq!(names.intern("b").unwrap(), b);
+        assert_eq!(names.get(b), "b");
+    }
 }

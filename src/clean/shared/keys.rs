@@ -1,47 +1,38 @@
-//! A sorted set of 64-bit location keys ([`crate::hash::location_key`]) with a radix
-//! directory: about 10 bytes a key, where a hash set of them takes 17–19 (issue 19), with a
-//! lookup that touches one or two cache lines.
+//! A sorted set of 64-bit keys ([`crate::hash::location_key`], [`crate::hash::name_key`]) with
+//! a radix directory: about 9 bytes a key, where a hash set of them takes 17–19 (issue 19),
+//! with a lookup that touches one or two cache lines. Expiry owns its keys
+//! ([`SortedKeys`]); orphan removal indexes keys it holds elsewhere (`SortedKeys<&[u64]>`,
+//! [`SortedKeys::new`]), through the same code.
 //!
 //! Keys come from a fixed-seed hash, so they are spread evenly: the top bits of a key say in
-//! which short run of the sorted keys it would be.
+//! which short run of the sorted keys it would be. Any other distribution is answered
+//! correctly too, only more slowly.
 
-/// Sorted location keys (repeats kept, so that a caller can keep a value per key in a parallel
-/// vector) with, for every value of their top bits, where its run starts.
+/// Keys per run the directory aims at (at least): four keys share a cache line, and the
+/// directory costs about one byte a key.
+const KEYS_PER_RUN: usize = 4;
+
+/// Most directory bits (16 M runs, 64 MiB of positions, for 64 M keys or more).
+const MAX_BITS: u32 = 24;
+
+/// Sorted keys (repeats kept, so that a caller can keep a value per key in a parallel
+/// vector) with, for every value of their top bits, where its run starts. `K` holds the keys:
+/// a `Vec<u64>` owned here, or a `&[u64]` borrowed.
 #[derive(Debug, Default)]
-pub struct SortedKeys {
-    keys: Vec<u64>,
-    /// `starts[b]..starts[b + 1]`: the keys whose top bits are `b`.
+pub struct SortedKeys<K = Vec<u64>> {
+    keys: K,
+    /// `starts[b]..starts[b + 1]`: the keys whose top bits are `b`. Empty when the keys are
+    /// too few for a directory, or too many for `u32` positions (then a lookup is a binary
+    /// search).
     starts: Vec<u32>,
-    /// `64 - bits` (a key's run is `key >> shift`); 64 when `starts` has one run.
+    /// `64 - bits` (a key's run is `key >> shift`).
     shift: u32,
 }
 
-impl SortedKeys {
+impl<K: AsRef<[u64]>> SortedKeys<K> {
     /// From keys already sorted ascending.
-    pub fn from_sorted(keys: Vec<u64>) -> SortedKeys {
-        // About two keys a run: the directory costs about 2 bytes a key.
-        let bits = match keys.len() {
-            0..=3 => 0,
-            n => (usize::BITS - 1 - (n / 2).leading_zeros()).min(26),
-        };
-        let runs = 1usize << bits;
-        let shift = 64 - bits;
-        let run_of = |k: u64| -> usize {
-            if bits == 0 {
-                0
-            } else {
-                (k >> shift) as usize
-            }
-        };
-        let mut starts = Vec::with_capacity(runs + 1);
-        let mut at = 0usize;
-        for r in 0..runs {
-            while at < keys.len() && run_of(keys[at]) < r {
-                at += 1;
-            }
-            starts.push(at as u32);
-        }
-        starts.push(keys.len() as u32);
+    pub fn from_sorted(keys: K) -> SortedKeys<K> {
+        let (starts, shift) = directory(keys.as_ref());
         SortedKeys {
             keys,
             starts,
@@ -49,46 +40,36 @@ impl SortedKeys {
         }
     }
 
-    /// From keys in any order (sorted here; repeats kept). More than `u32::MAX` keys cannot
-    /// be indexed: callers bound their candidates well below that.
-    pub fn from_unsorted(mut keys: Vec<u64>) -> SortedKeys {
-        keys.sort_unstable();
-        keys.shrink_to_fit();
-        SortedKeys::from_sorted(keys)
-    }
-
     /// The sorted keys.
     pub fn keys(&self) -> &[u64] {
-        &self.keys
+        self.keys.as_ref()
     }
 
     /// Number of keys (repeats counted).
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.keys().len()
     }
 
     /// True if there are none.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.keys().is_empty()
     }
 
     /// The positions (in [`SortedKeys::keys`]) of the keys equal to `key`.
     pub fn range(&self, key: u64) -> std::ops::Range<usize> {
-        let run = if self.shift >= 64 {
-            0
-        } else {
-            (key >> self.shift) as usize
+        let keys = self.keys();
+        let (lo, hi) = match self.run(key) {
+            Some(bounds) => bounds,
+            None => (0, keys.len()),
         };
-        let (Some(&lo), Some(&hi)) = (self.starts.get(run), self.starts.get(run + 1)) else {
-            return 0..0;
-        };
-        let (lo, hi) = (lo as usize, hi as usize);
-        let Some(run_keys) = self.keys.get(lo..hi) else {
+        let Some(run_keys) = keys.get(lo..hi) else {
             return 0..0;
         };
         let first = lo + run_keys.partition_point(|k| *k < key);
         let end = first
-            + self.keys[first..hi]
+            + keys
+                .get(first..hi)
+                .unwrap_or(&[])
                 .iter()
                 .take_while(|k| **k == key)
                 .count();
@@ -97,13 +78,77 @@ impl SortedKeys {
 
     /// True if `key` is one of the keys.
     pub fn contains(&self, key: u64) -> bool {
-        !self.range(key).is_empty()
+        let keys = self.keys();
+        match self.run(key) {
+            // A run holds a handful of keys: a scan beats a search.
+            Some((lo, hi)) => keys.get(lo..hi).is_some_and(|run| run.contains(&key)),
+            None => keys.binary_search(&key).is_ok(),
+        }
     }
 
-    /// About the bytes held.
-    pub fn heap_bytes(&self) -> u64 {
-        (self.keys.capacity() * 8 + self.starts.capacity() * 4) as u64
+    /// Bounds of the run `key` would be in; `None` without a directory.
+    fn run(&self, key: u64) -> Option<(usize, usize)> {
+        if self.starts.is_empty() {
+            return None;
+        }
+        let b = (key >> self.shift) as usize;
+        let (Some(&lo), Some(&hi)) = (self.starts.get(b), self.starts.get(b + 1)) else {
+            return None;
+        };
+        Some((lo as usize, hi as usize))
     }
+
+    /// Heap bytes of the directory (not of the keys).
+    pub fn directory_bytes(&self) -> u64 {
+        (self.starts.capacity() * 4) as u64
+    }
+}
+
+impl SortedKeys {
+    /// From keys in any order (sorted here; repeats kept).
+    pub fn from_unsorted(mut keys: Vec<u64>) -> SortedKeys {
+        keys.sort_unstable();
+        keys.shrink_to_fit();
+        SortedKeys::from_sorted(keys)
+    }
+
+    /// About the bytes held: the keys and the directory.
+    pub fn heap_bytes(&self) -> u64 {
+        self.keys.capacity() as u64 * 8 + self.directory_bytes()
+    }
+}
+
+impl<'a> SortedKeys<&'a [u64]> {
+    /// Indexes `keys`, held elsewhere, which must be sorted ascending.
+    pub fn new(keys: &'a [u64]) -> Self {
+        SortedKeys::from_sorted(keys)
+    }
+
+    /// Heap bytes of the directory (the keys are held elsewhere).
+    pub fn bytes(&self) -> u64 {
+        self.directory_bytes()
+    }
+}
+
+/// The run directory of sorted `keys` and its shift: no directory for fewer than two runs'
+/// worth of keys or more keys than `u32` positions can address.
+fn directory(keys: &[u64]) -> (Vec<u32>, u32) {
+    let runs = keys.len() / KEYS_PER_RUN;
+    if runs < 2 || u32::try_from(keys.len()).is_err() {
+        return (Vec::new(), 64);
+    }
+    let bits = (usize::BITS - 1 - runs.leading_zeros()).min(MAX_BITS);
+    let shift = 64 - bits;
+    let mut starts = Vec::with_capacity((1usize << bits) + 1);
+    let mut at = 0usize;
+    for b in 0..(1u64 << bits) {
+        while at < keys.len() && (keys[at] >> shift) < b {
+            at += 1;
+        }
+        starts.push(at as u32);
+    }
+    starts.push(keys.len() as u32);
+    (starts, shift)
 }
 
 #[cfg(test)]
@@ -132,7 +177,45 @@ mod tests {
             for i in 0..200u64 {
                 let k = crate::hash::name_key(&format!("absent-{i}"));
                 assert_eq!(set.contains(k), keys.contains(&k));
+                assert!(set.range(k).is_empty() || keys.contains(&k));
+            }
+            assert!(set.heap_bytes() >= set.len() as u64 * 8);
+        }
+    }
+
+    #[test]
+    fn a_borrowed_view_answers_as_a_binary_search() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut keys: Vec<u64> = (0..50_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect();
+        // Skewed keys too: small values crowd the first run.
+        keys.extend(0..3_000u64);
+        keys.extend([u64::MAX, u64::MAX - 1, 1 << 63]);
+        keys.sort_unstable();
+        keys.dedup();
+        for n in [0, 1, 7, 8, 9, 100, keys.len()] {
+            let set = &keys[..n];
+            let index = SortedKeys::new(set);
+            for probe in keys.iter().copied().chain([5_000, 1 << 40, u64::MAX - 2]) {
+                assert_eq!(
+                    index.contains(probe),
+                    set.binary_search(&probe).is_ok(),
+                    "{n} keys, probe {probe}"
+                );
+                assert_eq!(index.range(probe).len(), usize::from(set.contains(&probe)));
+                // Neighbours that are not keys.
+                for p in [probe.wrapping_add(1), probe.wrapping_sub(1)] {
+                    assert_eq!(index.contains(p), set.binary_search(&p).is_ok());
+                }
             }
         }
+        assert!(SortedKeys::new(&keys).bytes() > 0);
+        assert_eq!(SortedKeys::new(&keys[..3]).bytes(), 0);
     }
 }
