@@ -1,7 +1,8 @@
-//! Expiry keeps the records of its candidate files in a temporary file once they pass ~1 MiB
-//! (`clean/shared/spill.rs`, issue 19). When that file cannot be created the run must stop
-//! with a clear error before deleting anything; with a working temp dir the same run deletes
-//! what it should and leaves nothing behind in the temp dir.
+//! Expiry keeps the records of its candidate files, and orphan removal the keys of its
+//! reference names, in a temporary file once they pass ~1 MiB (`clean/shared/spill.rs`, issue
+//! 19). When that file cannot be created the run must stop with a clear error before deleting
+//! anything; with a working temp dir the same run deletes what it should (and nothing any
+//! version references) and leaves nothing behind in the temp dir.
 //!
 //! The temp dir is redirected with `TMPDIR` for a CLI child process only (never in this test
 //! process, whose other threads read the environment).
@@ -13,9 +14,9 @@ use std::process::{Command, Output};
 
 /// A generated table with ~26k data files removed by compactions: enough candidates to spill.
 fn generate(table: &Path) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_paimon-gen"))
-        .arg(table)
-        .args([
+    paimon_gen(
+        table,
+        &[
             "--snapshots",
             "200",
             "--files-per-commit",
@@ -28,7 +29,14 @@ fn generate(table: &Path) -> serde_json::Value {
             "none",
             "--consumers",
             "0",
-        ])
+        ],
+    )
+}
+
+fn paimon_gen(table: &Path, args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_paimon-gen"))
+        .arg(table)
+        .args(args)
         .output()
         .expect("run paimon-gen");
     assert!(
@@ -39,18 +47,21 @@ fn generate(table: &Path) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("paimon-gen prints a JSON summary")
 }
 
-/// Expire every snapshot but the latest, with `TMPDIR` set to `tmpdir`.
-fn expire_all_but_latest(table: &Path, tmpdir: &Path, dry_run: bool) -> Output {
-    let now_ms = std::time::SystemTime::now()
+fn now_ms() -> String {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis()
-        .to_string();
+        .to_string()
+}
+
+/// Runs the CLI `command` on `table` with `args`, `TMPDIR` set to `tmpdir`, JSON output.
+fn cli(command: &str, table: &Path, args: &[&str], tmpdir: &Path, dry_run: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
-    cmd.arg("expire-snapshots")
+    cmd.arg(command)
         .arg(table)
-        .args(["--retain-min", "1", "--max-deletes", "100000000"])
-        .args(["--older-than-ms", &now_ms, "--threads", "2", "--json"])
+        .args(args)
+        .args(["--threads", "2", "--json"])
         .env("TMPDIR", tmpdir);
     if dry_run {
         cmd.arg("--dry-run");
@@ -58,35 +69,64 @@ fn expire_all_but_latest(table: &Path, tmpdir: &Path, dry_run: bool) -> Output {
     cmd.output().expect("run paimon-cleanup")
 }
 
+/// Expire every snapshot but the latest, with `TMPDIR` set to `tmpdir`.
+fn expire_all_but_latest(table: &Path, tmpdir: &Path, dry_run: bool) -> Output {
+    let now = now_ms();
+    let args = ["--retain-min", "1", "--max-deletes", "100000000"];
+    let args = [&args[..], &["--older-than-ms", &now]].concat();
+    cli("expire-snapshots", table, &args, tmpdir, dry_run)
+}
+
+/// Remove orphan files up to now (no writer runs), with `TMPDIR` set to `tmpdir`.
+fn remove_orphans(table: &Path, tmpdir: &Path, dry_run: bool) -> Output {
+    let now = now_ms();
+    let args = ["--older-than-ms", &now, "--no-writers-running"];
+    cli("remove-orphan-files", table, &args, tmpdir, dry_run)
+}
+
+/// A regular file where the temp dir should be: creating a spill file under it fails.
+fn not_a_dir(work: &Path) -> std::path::PathBuf {
+    let p = work.join("not-a-dir");
+    std::fs::write(&p, b"x").unwrap();
+    p
+}
+
+/// Runs `run` (dry and real) with `TMPDIR` not a directory: each must fail naming `what` and
+/// the temp dir, and leave the table's files exactly as they were.
+fn fails_cleanly(table: &Path, work: &Path, what: &str, run: fn(&Path, &Path, bool) -> Output) {
+    let before = common::tree(table);
+    let bad = not_a_dir(work);
+    for dry_run in [true, false] {
+        let out = run(table, &bad, dry_run);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "dry_run {dry_run}: the run succeeded without a temp dir: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            stderr.contains(what) && stderr.contains(bad.to_str().unwrap()),
+            "dry_run {dry_run}: unclear error: {stderr}"
+        );
+        assert_eq!(
+            common::tree(table),
+            before,
+            "dry_run {dry_run}: a failed run changed the table"
+        );
+    }
+}
+
 #[test]
 fn expiry_whose_candidates_cannot_spill_fails_cleanly_and_deletes_nothing() {
     let work = tempfile::tempdir().unwrap();
     let table = work.path().join("t");
     let summary = generate(&table);
-    let before = common::tree(&table);
-
-    // A regular file where the temp dir should be: creating the spill file fails.
-    let not_a_dir = work.path().join("not-a-dir");
-    std::fs::write(&not_a_dir, b"x").unwrap();
-    for dry_run in [true, false] {
-        let out = expire_all_but_latest(&table, &not_a_dir, dry_run);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success(),
-            "dry_run {dry_run}: expiry succeeded without a temp dir: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        assert!(
-            stderr.contains("temporary file of the candidate files")
-                && stderr.contains(not_a_dir.to_str().unwrap()),
-            "dry_run {dry_run}: unclear error: {stderr}"
-        );
-        assert_eq!(
-            common::tree(&table),
-            before,
-            "dry_run {dry_run}: a failed run changed the table"
-        );
-    }
+    fails_cleanly(
+        &table,
+        work.path(),
+        "temporary file of the candidate files",
+        expire_all_but_latest,
+    );
 
     // The same run with a working temp dir spills, deletes, and leaves the temp dir empty.
     let tmp = work.path().join("tmp");
@@ -117,5 +157,67 @@ fn expiry_whose_candidates_cannot_spill_fails_cleanly_and_deletes_nothing() {
         common::data_files_on_disk(&table).len() as u64,
         summary["live_files_latest"].as_u64().unwrap(),
         "data files left differ from the latest snapshot's live files"
+    );
+}
+
+#[test]
+fn orphan_removal_whose_reference_names_cannot_spill_fails_cleanly_and_deletes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let table = work.path().join("t");
+    // The medium preset (~103k data files, tags, a branch, consumers): its reference names
+    // pass the in-memory part of the name log. 50 planted orphan data files.
+    paimon_gen(&table, &["--size", "medium", "--orphans", "50"]);
+    fails_cleanly(
+        &table,
+        work.path(),
+        "temporary file of the reference names",
+        remove_orphans,
+    );
+
+    // With a working temp dir: the orphans go, nothing any version references does, and the
+    // temp dir is left empty.
+    let Some(_) = common::python() else {
+        common::skip(
+            "no pypaimon environment for the reference oracle",
+            "set PAIMON_PYTHON",
+        );
+        return;
+    };
+    let referenced = &common::referenced_files(&[&table])[&table];
+    let referenced: std::collections::BTreeSet<String> =
+        ["manifest_dir", "index", "statistics", "data"]
+            .iter()
+            .flat_map(|k| referenced[*k].as_array().unwrap().iter())
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+    let before = common::tree(&table);
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = remove_orphans(&table, &tmp, false);
+    assert!(
+        out.status.success(),
+        "orphan removal failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        report["deletion"]["deleted"]["data"]["files"].as_u64() >= Some(50),
+        "the planted orphans were not deleted: {}",
+        report["deletion"]["deleted"]
+    );
+    let after = common::tree(&table);
+    let gone: Vec<&String> = before.keys().filter(|p| !after.contains_key(*p)).collect();
+    assert!(gone.len() >= 50, "only {} files deleted", gone.len());
+    for p in gone {
+        let name = p.rsplit('/').next().unwrap();
+        assert!(
+            !referenced.contains(name),
+            "{p} is referenced by a version and was deleted"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the spill file outlived the run"
     );
 }
