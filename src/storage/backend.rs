@@ -11,7 +11,7 @@
 use bytes::Bytes;
 use futures::future::BoxFuture;
 
-use super::{DirHook, DirListing, FileStatus, Location};
+use super::{DirHook, DirListing, FileStatus, Location, NameListing};
 use crate::error::Result;
 
 /// What a batch of deletes may touch, handed to the backend by the delete guard after it
@@ -38,6 +38,15 @@ pub(crate) type BlockingRead = fn(&Location) -> Result<Bytes>;
 pub(crate) trait Backend: Send + Sync {
     /// Immediate children of `dir`, as `Storage::list_dir` documents.
     fn list_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>>;
+
+    /// Immediate children of each of `dirs`, files by name, as `Storage::list_dirs_by_name`
+    /// documents; one result per input, in input order. The local disk lists them all in one
+    /// blocking section; object stores one request after the other (the storage hands them one
+    /// directory per call, so that their requests run concurrently).
+    fn list_dirs_by_name<'a>(
+        &'a self,
+        dirs: &'a [Location],
+    ) -> BoxFuture<'a, Vec<Result<NameListing>>>;
 
     /// Immediate children of a metadata directory, as `Storage::list_metadata_dir` documents.
     fn list_metadata_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>>;

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use super::backend::{Backend, BlockingRead, DeleteScope};
 use super::beneath::Beneath;
 use super::blocking::blocking;
-use super::{local, DirListing, FileStatus, Location};
+use super::{local, DirListing, FileStatus, Location, NameListing};
 use crate::error::{Error, Result};
 
 /// Local deletes of one batch (and directory checks of one plan) run in at most this many
@@ -39,15 +39,49 @@ async fn on_pool<T: Send + 'static>(
 
 /// The error each file of a delete group gets when its blocking section failed as a whole.
 fn group_failed(e: &Error) -> Error {
+    failed_as_part("local delete task", e)
+}
+
+/// The error each member of a group gets when the group's blocking section (`what`) failed as
+/// a whole: a panic stays a panic, a cancellation a cancellation.
+pub(crate) fn failed_as_part(what: &str, e: &Error) -> Error {
     match e {
         Error::Panic(m) => Error::Panic(m.clone()),
-        other => Error::Internal(format!("local delete task failed: {other}")),
+        Error::Cancelled => Error::Cancelled,
+        other => Error::Internal(format!("{what} failed: {other}")),
     }
 }
 
 impl Backend for LocalDisk {
     fn list_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>> {
         Box::pin(on_pool(dir, local::list_dir))
+    }
+
+    /// Every directory in one blocking section (a section per directory costs a thread
+    /// hand-off each); a section that fails as a whole fails every directory.
+    fn list_dirs_by_name<'a>(
+        &'a self,
+        dirs: &'a [Location],
+    ) -> BoxFuture<'a, Vec<Result<NameListing>>> {
+        Box::pin(async move {
+            let Some(first) = dirs.first() else {
+                return Vec::new();
+            };
+            let owned = dirs.to_vec();
+            match blocking(first, move || {
+                Ok(owned.iter().map(local::list_dir_names).collect())
+            })
+            .await
+            {
+                Ok(all) => all,
+                Err(e) => {
+                    tracing::warn!(error = %e, "local listing task failed");
+                    dirs.iter()
+                        .map(|_| Err(failed_as_part("local listing task", &e)))
+                        .collect()
+                }
+            }
+        })
     }
 
     fn list_metadata_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>> {

@@ -8,7 +8,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::{DirListing, FileStatus, Location};
+use super::{DirListing, FileStatus, Location, NameListing};
 use crate::error::{Error, Result};
 
 /// The filesystem path of a `file://` location.
@@ -121,15 +121,21 @@ fn classify(entry: &fs::DirEntry) -> Result<Entry> {
     Err(not_regular(&entry.path().display().to_string(), &ft))
 }
 
-/// Immediate children of `dir`; a missing directory (or a file) gives an empty listing.
-pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
+/// Walks the immediate children of `dir`, calling `on_file` with each file's name and metadata
+/// and `on_dir` with each sub-directory's name (symlinked directories skipped, names that are
+/// not UTF-8 skipped with a warning, entries removed while listed left out, a FIFO, socket or
+/// device an error). A missing directory (or a file) has no children.
+fn scan(
+    dir: &Location,
+    mut on_file: impl FnMut(&str, &fs::Metadata) -> Result<()>,
+    mut on_dir: impl FnMut(&str),
+) -> Result<()> {
     let path = path_of(dir)?;
     let rd = match fs::read_dir(path) {
         Ok(rd) => rd,
-        Err(e) if is_missing_dir(&e) => return Ok(DirListing::default()),
+        Err(e) if is_missing_dir(&e) => return Ok(()),
         Err(e) => return Err(io_error(dir, e)),
     };
-    let mut out = DirListing::default();
     for entry in rd {
         let entry = entry.map_err(|e| Error::storage(dir.as_str(), e))?;
         let os_name = entry.file_name();
@@ -137,21 +143,36 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
             tracing::warn!(dir = %dir, name = ?os_name, "skipping entry whose name is not UTF-8");
             continue;
         };
-        let child = dir.child(name);
         match classify(&entry) {
-            Ok(Entry::File(meta)) => out.files.push(status(child, &meta)),
-            Ok(Entry::Dir) => out.dirs.push(child),
+            Ok(Entry::File(meta)) => on_file(name, &meta)?,
+            Ok(Entry::Dir) => on_dir(name),
             Ok(Entry::Skip) => {}
             Err(Error::Storage { message, .. }) if is_vanished(&entry) => {
                 // Removed between readdir and stat: it is simply not there any more.
-                tracing::debug!(path = %child, error = %message, "entry vanished while listed");
+                tracing::debug!(path = %dir.child(name), error = %message, "entry vanished while listed");
             }
             Err(Error::Storage { message, .. }) => {
-                return Err(Error::storage(child.as_str(), message))
+                return Err(Error::storage(dir.child(name).as_str(), message))
             }
             Err(e) => return Err(e),
         }
     }
+    Ok(())
+}
+
+/// Immediate children of `dir`; a missing directory (or a file) gives an empty listing.
+pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    scan(
+        dir,
+        |name, meta| {
+            files.push(status(dir.child(name), meta));
+            Ok(())
+        },
+        |name| dirs.push(dir.child(name)),
+    )?;
+    let mut out = DirListing { files, dirs };
     // Every entry is `dir` + `/name`: comparing what follows the shared prefix gives the same
     // order as comparing whole locations, without rescanning the prefix.
     let prefix = dir.as_str();
@@ -167,6 +188,21 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
         out.files.sort_by(|a, b| a.location.cmp(&b.location));
     }
     out.dirs.sort();
+    Ok(out)
+}
+
+/// [`list_dir`] with the files by name ([`NameListing`]), in the order the directory gives
+/// them: no location is built per file.
+pub(crate) fn list_dir_names(dir: &Location) -> Result<NameListing> {
+    let mut out = NameListing::default();
+    let mut dirs = Vec::new();
+    scan(
+        dir,
+        |name, meta| out.push(name, meta.len(), mtime_ms(meta)),
+        |name| dirs.push(dir.child(name)),
+    )?;
+    dirs.sort();
+    out.dirs = dirs;
     Ok(out)
 }
 

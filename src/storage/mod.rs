@@ -48,6 +48,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use futures::stream::BoxStream;
 use futures::StreamExt;
 use object_store::ObjectStore;
 
@@ -59,7 +60,7 @@ pub use blocking::max_blocking_sections;
 use config::StoreConfig;
 use disk::LocalDisk;
 use guard::DeleteGuard;
-pub use listing::{DirListing, FileStatus};
+pub use listing::{DirListing, FileStatus, NameListing, NamedStatus};
 pub use location::Location;
 use object::ObjectBackend;
 use stop::ReadStop;
@@ -91,6 +92,14 @@ impl fmt::Debug for Storage {
             .finish()
     }
 }
+
+/// Directories one blocking section lists at most ([`Storage::list_dirs_by_name`]): few, since
+/// a section holds every listing it made until the caller takes them, and candidate
+/// directories hold thousands of files.
+pub const DIRS_PER_SECTION: usize = 2;
+
+/// Files one blocking section reads at most ([`Storage::get_many_then`]).
+pub const FILES_PER_SECTION: usize = 16;
 
 /// The local-disk backend, shared by every storage.
 static LOCAL_DISK: once_cell::sync::Lazy<Arc<dyn Backend>> =
@@ -293,6 +302,68 @@ impl Storage {
         Ok(out.into_iter().map(|(_, d, l)| (d, l)).collect())
     }
 
+    /// Lists many directories as [`Storage::list_dir`] does, the files of each by name
+    /// ([`NameListing`]: no [`Location`] per file), with at most `concurrency` listings in
+    /// flight (0 is taken as 1). On a local disk several directories are listed in one blocking
+    /// section (at most [`DIRS_PER_SECTION`], fewer when there are few directories, so that
+    /// `concurrency` sections still run at once); object stores list each directory in its own
+    /// request, `concurrency` at once. Results come as they are ready, in no particular order,
+    /// one per directory; a failed listing fails only its directory (a section that fails as a
+    /// whole, e.g. cancelled by [`Storage::stop_reads_when`], fails each of its directories).
+    /// Each result comes with the index of its directory in `dirs`.
+    pub fn list_dirs_by_name<'a>(
+        &'a self,
+        dirs: &'a [Location],
+        concurrency: usize,
+    ) -> BoxStream<'a, (usize, Result<NameListing>)> {
+        let concurrency = concurrency.max(1);
+        let locals = dirs.iter().filter(|d| d.is_local()).count();
+        let per_section = locals.div_ceil(concurrency).clamp(1, DIRS_PER_SECTION);
+        // Runs of consecutive directories: (first index, length).
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for (i, d) in dirs.iter().enumerate() {
+            match groups.last_mut() {
+                Some((first, n)) if d.is_local() && *n < per_section && dirs[*first].is_local() => {
+                    *n += 1
+                }
+                _ => groups.push((i, 1)),
+            }
+        }
+        futures::stream::iter(groups)
+            .map(move |(first, n)| async move {
+                let group = &dirs[first..first + n];
+                let listed = match group.first().map(|d| self.backend(d)) {
+                    Some(Ok(backend)) => {
+                        self.reads
+                            .run(async {
+                                tracing::debug!(dirs = group.len(), first = %group[0], "list_dirs_by_name");
+                                Ok(backend.list_dirs_by_name(group).await)
+                            })
+                            .await
+                    }
+                    Some(Err(e)) => Err(e),
+                    None => Ok(Vec::new()),
+                };
+                let results: Vec<Result<NameListing>> = match listed {
+                    Ok(all) if all.len() == n => all,
+                    Ok(_) => (0..n)
+                        .map(|_| Err(Error::Internal("a listing result is missing".into())))
+                        .collect(),
+                    Err(e) => {
+                        let mut all: Vec<Result<NameListing>> = (1..group.len())
+                            .map(|_| Err(disk::failed_as_part("listing", &e)))
+                            .collect();
+                        all.insert(0, Err(e));
+                        all
+                    }
+                };
+                futures::stream::iter((first..first + n).zip(results))
+            })
+            .buffer_unordered(concurrency)
+            .flatten()
+            .boxed()
+    }
+
     /// Size and modification time of a file; `None` if absent (a local directory also gives
     /// `None`: this is about files).
     pub async fn head(&self, loc: &Location) -> Result<Option<FileStatus>> {
@@ -340,6 +411,115 @@ impl Storage {
                 }
             })
             .await
+    }
+
+    /// Reads many whole files and hands each one's content, with its index in `locs`, to
+    /// `then` on the blocking pool, as [`Storage::get_then`] does for one file, with at most
+    /// `concurrency` reads in flight (0 is taken as 1). On a local disk several files are read
+    /// and handed on in one blocking section (at most [`FILES_PER_SECTION`], fewer when there
+    /// are few files, so that `concurrency` sections still run at once); from an object store
+    /// each file is fetched in its own request, `concurrency` at once. Results come as they are
+    /// ready, in no particular order, one per location with its index; [`Error::NotFound`] for
+    /// an absent file. A failure fails only its file, except a blocking section that fails as a
+    /// whole (a panic in `then`, a cancellation by [`Storage::stop_reads_when`]): then each of
+    /// its files gets the error.
+    pub fn get_many_then<'a, T, F>(
+        &'a self,
+        locs: &'a [Location],
+        concurrency: usize,
+        then: F,
+    ) -> BoxStream<'a, (usize, Result<T>)>
+    where
+        T: Send + 'static,
+        F: Fn(usize, bytes::Bytes) -> Result<T> + Send + Sync + 'static,
+    {
+        let concurrency = concurrency.max(1);
+        let then = Arc::new(then);
+        let locals = locs.iter().filter(|d| d.is_local()).count();
+        let per_section = locals.div_ceil(concurrency).clamp(1, FILES_PER_SECTION);
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for (i, l) in locs.iter().enumerate() {
+            match groups.last_mut() {
+                Some((first, n)) if l.is_local() && *n < per_section && locs[*first].is_local() => {
+                    *n += 1
+                }
+                _ => groups.push((i, 1)),
+            }
+        }
+        futures::stream::iter(groups)
+            .map(move |(first, n)| {
+                let then = Arc::clone(&then);
+                async move {
+                    let group = &locs[first..first + n];
+                    let read = self
+                        .reads
+                        .run(self.get_group_then(first, group, then))
+                        .await;
+                    let results: Vec<Result<T>> = match read {
+                        Ok(all) if all.len() == n => all,
+                        Ok(_) => (0..n)
+                            .map(|_| Err(Error::Internal("a read result is missing".into())))
+                            .collect(),
+                        Err(e) => {
+                            let mut all: Vec<Result<T>> = (1..n)
+                                .map(|_| Err(disk::failed_as_part("reading", &e)))
+                                .collect();
+                            all.insert(0, Err(e));
+                            all
+                        }
+                    };
+                    futures::stream::iter((first..first + n).zip(results))
+                }
+            })
+            .buffer_unordered(concurrency)
+            .flatten()
+            .boxed()
+    }
+
+    /// One group of [`Storage::get_many_then`]: the files `group` (indices from `first` on), all
+    /// served by one backend. One result per file, in order.
+    async fn get_group_then<T, F>(
+        &self,
+        first: usize,
+        group: &[Location],
+        then: Arc<F>,
+    ) -> Result<Vec<Result<T>>>
+    where
+        T: Send + 'static,
+        F: Fn(usize, bytes::Bytes) -> Result<T> + Send + Sync + 'static,
+    {
+        let Some(at) = group.first() else {
+            return Ok(Vec::new());
+        };
+        tracing::debug!(files = group.len(), first = %at, "get_many");
+        let backend = self.backend(at)?;
+        match backend.blocking_get() {
+            Some(read) => {
+                let owned = group.to_vec();
+                blocking(at, move || {
+                    Ok(owned
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| read(l).and_then(|b| then(first + i, b)))
+                        .collect())
+                })
+                .await
+            }
+            None => {
+                let mut out = Vec::with_capacity(group.len());
+                for (i, l) in group.iter().enumerate() {
+                    let r = match backend.get(l).await {
+                        Ok(bytes) => {
+                            let then = Arc::clone(&then);
+                            blocking(l, move || then(first + i, bytes)).await
+                        }
+                        Err(e) => Err(e),
+                    };
+                    out.push(r);
+                }
+                Ok(out)
+            }
+        }
     }
 
     /// Writes `data`, replacing any existing file (hint files). Atomic where the backend allows:
@@ -628,6 +808,97 @@ mod tests {
         let s = storage("FILE:/w/t/");
         assert_eq!(s.root().as_str(), "file:///w/t");
         assert!(format!("{s:?}").contains("file:///w/t"));
+    }
+
+    #[tokio::test]
+    async fn batched_listings_and_reads_match_the_single_ones() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Location::from_local_path(tmp.path()).unwrap();
+        let s = Storage::open(root.as_str(), &HashMap::new()).unwrap();
+        let mut dirs = Vec::new();
+        for d in 0..7 {
+            let dir = root.join(&format!("p={d}"));
+            for f in 0..d {
+                s.put(
+                    &dir.join(&format!("f-{f}")),
+                    bytes::Bytes::from(vec![b'x'; f]),
+                )
+                .await
+                .unwrap();
+            }
+            s.put(&dir.join("sub/inner"), bytes::Bytes::new())
+                .await
+                .unwrap();
+            dirs.push(dir);
+        }
+        dirs.push(root.join("missing"));
+        for conc in [1, 3, 16] {
+            let mut seen = vec![false; dirs.len()];
+            let mut listed = s.list_dirs_by_name(&dirs, conc);
+            while let Some((i, r)) = listed.next().await {
+                assert!(!std::mem::replace(&mut seen[i], true), "{i} twice");
+                let by_name = r.unwrap();
+                let plain = s.list_dir(&dirs[i]).await.unwrap();
+                let mut names: Vec<(String, u64, i64)> = by_name
+                    .files()
+                    .map(|f| {
+                        (
+                            dirs[i].join(f.name).as_str().to_string(),
+                            f.size,
+                            f.last_modified_ms,
+                        )
+                    })
+                    .collect();
+                names.sort();
+                let want: Vec<(String, u64, i64)> = plain
+                    .files
+                    .iter()
+                    .map(|f| (f.location.as_str().to_string(), f.size, f.last_modified_ms))
+                    .collect();
+                assert_eq!(names, want);
+                assert_eq!(by_name.dirs, plain.dirs);
+                assert!(by_name.elsewhere.is_empty());
+            }
+            assert!(seen.iter().all(|x| *x));
+        }
+        // Reads: a missing file and a failing decode fail only themselves.
+        let mut locs: Vec<Location> = (1..7).map(|d| dirs[d].join("f-0")).collect();
+        locs.push(root.join("p=1/absent"));
+        for conc in [1, 2, 16] {
+            let mut got: Vec<Option<Result<usize>>> = (0..locs.len()).map(|_| None).collect();
+            let mut read = s.get_many_then(&locs, conc, |i, b| {
+                if i == 2 {
+                    Err(Error::Internal("refused".into()))
+                } else {
+                    Ok(b.len() + i)
+                }
+            });
+            while let Some((i, r)) = read.next().await {
+                assert!(got[i].replace(r).is_none());
+            }
+            for (i, r) in got.into_iter().enumerate() {
+                match (i, r.unwrap()) {
+                    (2, Err(Error::Internal(_))) => {}
+                    (6, Err(e)) => assert!(e.is_not_found(), "{e}"),
+                    (i, Ok(n)) => assert_eq!(n, i),
+                    (i, other) => panic!("{i}: {other:?}"),
+                }
+            }
+        }
+        // A stopped storage fails every read of a batch as cancelled.
+        let stopped = Storage::open(root.as_str(), &HashMap::new())
+            .unwrap()
+            .stop_reads_when(Arc::new(|| true));
+        let all: Vec<(usize, Result<NameListing>)> =
+            stopped.list_dirs_by_name(&dirs, 2).collect().await;
+        assert_eq!(all.len(), dirs.len());
+        assert!(all.iter().all(|(_, r)| matches!(r, Err(Error::Cancelled))));
+        let all: Vec<(usize, Result<bytes::Bytes>)> = stopped
+            .get_many_then(&locs, 2, |_, b| Ok(b))
+            .collect()
+            .await;
+        assert_eq!(all.len(), locs.len());
+        assert!(all.iter().all(|(_, r)| matches!(r, Err(Error::Cancelled))));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStore, PutMode, PutOptions, PutPayload};
 
 use super::backend::{Backend, BlockingRead, DeleteScope};
-use super::{DirListing, FileStatus, Location};
+use super::{DirListing, FileStatus, Location, NameListing};
 use crate::error::{Error, Result};
 
 /// Objects per batched delete request (the S3 DeleteObjects limit).
@@ -259,6 +259,23 @@ impl ObjectBackend {
 impl Backend for ObjectBackend {
     fn list_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>> {
         Box::pin(list_dir(self.store.as_ref(), dir))
+    }
+
+    fn list_dirs_by_name<'a>(
+        &'a self,
+        dirs: &'a [Location],
+    ) -> BoxFuture<'a, Vec<Result<NameListing>>> {
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(dirs.len());
+            for d in dirs {
+                out.push(
+                    list_dir(self.store.as_ref(), d)
+                        .await
+                        .and_then(|l| NameListing::from_listing(d, l)),
+                );
+            }
+            out
+        })
     }
 
     /// Object stores have no symlinks or special files: as [`Backend::list_dir`].

@@ -3,10 +3,25 @@
 
 use std::collections::BTreeMap;
 
+use futures::StreamExt;
+
 use crate::error::{Error, Result};
 use crate::spec::consumer::parse_hint;
 use crate::spec::snapshot::Snapshot;
 use crate::storage::{Location, Storage};
+
+/// Parses version `id` of a directory of `kind` from `bytes` read at `at` (the id inside must
+/// match the name).
+fn parse_version(kind: &'static str, bytes: &[u8], at: &str, id: i64) -> Result<Snapshot> {
+    Snapshot::parse_expecting_id(bytes, at, id).map_err(|e| match e {
+        Error::Malformed { path, message, .. } => Error::Malformed {
+            kind,
+            path,
+            message,
+        },
+        other => other,
+    })
+}
 
 /// One directory of `<prefix><id>` JSON files plus hints.
 #[derive(Debug, Clone)]
@@ -121,14 +136,43 @@ impl VersionedDir {
     pub async fn read(&self, storage: &Storage, id: i64) -> Result<Snapshot> {
         let loc = self.location(id);
         let bytes = storage.get(&loc).await?;
-        Snapshot::parse_expecting_id(&bytes, loc.as_str(), id).map_err(|e| match e {
-            Error::Malformed { path, message, .. } => Error::Malformed {
-                kind: self.kind,
-                path,
-                message,
-            },
-            other => other,
-        })
+        parse_version(self.kind, &bytes, loc.as_str(), id)
+    }
+
+    /// [`VersionedDir::try_read`] of every id of `ids`, with at most `concurrency` reads in
+    /// flight, several files read in one blocking section ([`Storage::get_many_then`]). One
+    /// result per id, in the order of `ids`. The files are parsed here, on the calling thread:
+    /// parsed versions are held until the caller is done with them, and when blocking threads
+    /// build them, each thread's allocator arena keeps the memory they leave behind.
+    pub async fn try_read_many(
+        &self,
+        storage: &Storage,
+        ids: &[i64],
+        concurrency: usize,
+    ) -> Vec<(i64, Result<Option<Snapshot>>)> {
+        let locs: Vec<Location> = ids.iter().map(|id| self.location(*id)).collect();
+        let mut out: Vec<Option<Result<Option<Snapshot>>>> = (0..ids.len()).map(|_| None).collect();
+        let mut read = storage.get_many_then(&locs, concurrency, |_, bytes| Ok(bytes));
+        while let Some((i, r)) = read.next().await {
+            let (Some(slot), Some(id), Some(at)) = (out.get_mut(i), ids.get(i), locs.get(i)) else {
+                continue;
+            };
+            *slot = Some(match r {
+                Ok(bytes) => parse_version(self.kind, &bytes, at.as_str(), *id).map(Some),
+                Err(e) if e.is_not_found() => Ok(None),
+                Err(e) => Err(e),
+            });
+        }
+        drop(read);
+        ids.iter()
+            .zip(out)
+            .map(|(id, r)| {
+                let r = r.unwrap_or_else(|| {
+                    Err(Error::Internal(format!("no read result for version {id}")))
+                });
+                (*id, r)
+            })
+            .collect()
     }
 
     /// Read version `id` if it exists.

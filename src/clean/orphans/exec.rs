@@ -37,6 +37,21 @@ pub(crate) async fn execute_against(
     ctl: &RunControl,
     referenced: Option<&KeyIndex<'_>>,
 ) -> Result<Partial> {
+    let mut out = execute_unordered(main, unit, concurrency, ctl, referenced).await?;
+    out.canonicalize();
+    Ok(out)
+}
+
+/// [`execute_against`] without putting the result in canonical order: for a caller that folds
+/// it into a merge that does ([`super::partial::finish_merge`]), so its keys are not sorted
+/// twice.
+pub(crate) async fn execute_unordered(
+    main: &Table,
+    unit: Unit,
+    concurrency: usize,
+    ctl: &RunControl,
+    referenced: Option<&KeyIndex<'_>>,
+) -> Result<Partial> {
     let mut out = Partial::of_unit(unit.plan, unit.id);
     match unit.work {
         Work::List { cutoff_ms, dirs } => {
@@ -59,7 +74,6 @@ pub(crate) async fn execute_against(
             files,
         } => delete(main, &delete_roots, files, concurrency, ctl, &mut out).await?,
     }
-    out.canonicalize();
     Ok(out)
 }
 

@@ -23,7 +23,7 @@ use crate::clean::control::RunControl;
 use crate::clean::report::FileClass;
 use crate::error::Result;
 use crate::hash::{child_key, DirKeys};
-use crate::storage::{DirListing, Location, Storage};
+use crate::storage::{DirListing, Location, NameListing, NamedStatus, Storage};
 use crate::table::VersionedDir;
 
 use super::keyset::KeyIndex;
@@ -78,10 +78,21 @@ pub(crate) async fn list(
         }
     }
     // Last-level partition directories: their buckets, or themselves.
-    let listed = list_tolerant(storage, partitions, concurrency, &mut out.errors).await;
-    ctl.cancel.check()?;
+    let part_dirs: Vec<Location> = partitions.iter().map(|(d, _)| d.clone()).collect();
+    let mut listed = storage.list_dirs_by_name(&part_dirs, concurrency);
     let mut seen: HashSet<Location> = HashSet::new();
-    for ((dir, root), listing) in listed {
+    while let Some((i, r)) = listed.next().await {
+        let (Some(dir), Some((_, root))) = (part_dirs.get(i), partitions.get(i)) else {
+            continue;
+        };
+        let listing = match r {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
+                out.errors.push(format!("{dir}: {e}"));
+                continue;
+            }
+        };
         let buckets: Vec<Location> = listing
             .dirs
             .iter()
@@ -91,14 +102,14 @@ pub(crate) async fn list(
         if buckets.is_empty() {
             // A partition directory without buckets holds candidates itself; a data root never.
             if dir != root {
-                if listing.files.is_empty() && listing.dirs.is_empty() {
+                if listing.is_empty() {
                     out.empty_dirs
                         .push((dir.as_str().to_string(), root.as_str().to_string()));
                 }
                 absorb(
                     out,
-                    &dir,
-                    &DirKind::Data(root),
+                    dir,
+                    &DirKind::Data(root.clone()),
                     listing,
                     cutoff_ms,
                     referenced,
@@ -114,23 +125,24 @@ pub(crate) async fn list(
             );
         }
     }
-    let mut stream = stream::iter(plain)
-        .map(|(dir, kind)| async move {
-            let r = storage.list_dir(&dir).await;
-            (dir, kind, r)
-        })
-        .buffer_unordered(concurrency.max(1));
-    while let Some((dir, kind, r)) = stream.next().await {
+    drop(listed);
+    ctl.cancel.check()?;
+    let (plain_dirs, kinds): (Vec<Location>, Vec<DirKind>) = plain.into_iter().unzip();
+    let mut stream = storage.list_dirs_by_name(&plain_dirs, concurrency);
+    while let Some((i, r)) = stream.next().await {
         ctl.cancel.check()?;
+        let (Some(dir), Some(kind)) = (plain_dirs.get(i), kinds.get(i)) else {
+            continue;
+        };
         match r {
             Ok(listing) => {
-                if let DirKind::Data(root) = &kind {
-                    if listing.files.is_empty() && listing.dirs.is_empty() {
+                if let DirKind::Data(root) = kind {
+                    if listing.is_empty() {
                         out.empty_dirs
                             .push((dir.as_str().to_string(), root.as_str().to_string()));
                     }
                 }
-                absorb(out, &dir, &kind, listing, cutoff_ms, referenced);
+                absorb(out, dir, kind, listing, cutoff_ms, referenced);
             }
             Err(e) => {
                 tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
@@ -143,13 +155,16 @@ pub(crate) async fn list(
 }
 
 /// Adds the candidates of one listing of `dir` to `out`, grouped by the directory each file is
-/// in (its listing location's parent: `dir` unless a store spells keys differently); those
-/// whose location key is in `referenced` are only counted.
+/// in (`dir`, unless a store spells keys differently: those files are grouped by their
+/// listing location's parent); those whose location key is in `referenced` are only counted.
+///
+/// The keys of one listing are looked up together, in ascending order: lookups of a set of
+/// many megabytes then walk it forwards instead of missing the cache at random.
 fn absorb(
     out: &mut Partial,
     dir: &Location,
     kind: &DirKind,
-    listing: DirListing,
+    listing: NameListing,
     cutoff_ms: i64,
     referenced: Option<&KeyIndex<'_>>,
 ) {
@@ -158,12 +173,51 @@ fn absorb(
         _ => None,
     };
     let prefix = dir.as_str();
-    // `dir` hashed once for the keys of its own files.
-    let own_keys = referenced.map(|_| DirKeys::new(prefix));
-    // Files directly in `dir` (the usual case), and the others by their parent.
-    let mut own: Vec<Candidate> = Vec::new();
+    // Files directly in `dir` (the usual case): the old enough ones, by name.
+    let mut old: Vec<(NamedStatus<'_>, FileClass)> = Vec::with_capacity(listing.file_count());
+    for f in listing.files() {
+        let Some(class) = classify(kind, f.name) else {
+            continue;
+        };
+        out.files_listed += 1;
+        if f.last_modified_ms >= cutoff_ms || f.name.ends_with(".managed.blob") {
+            continue;
+        }
+        old.push((f, class));
+    }
+    let mut held = vec![true; old.len()];
+    if let Some(keys) = referenced {
+        // `dir` hashed once for the keys of its own files.
+        let own = DirKeys::new(prefix);
+        let mut probes: Vec<(u64, u32)> = old
+            .iter()
+            .enumerate()
+            .map(|(i, (f, _))| (own.child(f.name), i as u32))
+            .collect();
+        probes.sort_unstable_by_key(|p| p.0);
+        for (key, i) in probes {
+            if keys.contains(key) {
+                if let Some(h) = held.get_mut(i as usize) {
+                    *h = false;
+                }
+                out.referenced += 1;
+            }
+        }
+    }
+    let mut own: Vec<Candidate> = old
+        .iter()
+        .zip(&held)
+        .filter(|(_, h)| **h)
+        .map(|((f, class), _)| Candidate {
+            name: f.name.to_string(),
+            size: f.size,
+            class: *class,
+        })
+        .collect();
+    drop(old);
+    // The others by their parent.
     let mut groups: BTreeMap<String, Vec<Candidate>> = BTreeMap::new();
-    for f in listing.files {
+    for f in listing.elsewhere {
         let name = f.location.name();
         let Some(class) = classify(kind, name) else {
             continue;
@@ -172,39 +226,26 @@ fn absorb(
         if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
             continue;
         }
-        let full = f.location.as_str();
-        let in_dir = full.len() == prefix.len() + 1 + name.len()
-            && full.starts_with(prefix)
-            && full.as_bytes().get(prefix.len()) == Some(&b'/');
-        let parent = if in_dir {
-            None
-        } else {
-            match f.location.parent() {
-                Some(p) => Some(p.as_str().to_string()),
-                None => continue,
-            }
+        let Some(parent) = f.location.parent() else {
+            continue;
         };
         if let Some(keys) = referenced {
-            let key = match (&parent, &own_keys) {
-                (None, Some(own)) => own.child(name),
-                _ => child_key(parent.as_deref().unwrap_or(prefix), name),
-            };
-            if keys.contains(key) {
+            if keys.contains(child_key(parent.as_str(), name)) {
                 out.referenced += 1;
                 continue;
             }
         }
-        let c = Candidate {
-            name: name.to_string(),
-            size: f.size,
-            class,
-        };
-        match parent {
-            None => own.push(c),
-            Some(p) => groups.entry(p).or_default().push(c),
-        }
+        groups
+            .entry(parent.as_str().to_string())
+            .or_default()
+            .push(Candidate {
+                name: name.to_string(),
+                size: f.size,
+                class,
+            });
     }
     if !own.is_empty() {
+        own.shrink_to_fit();
         groups.entry(prefix.to_string()).or_default().extend(own);
     }
     out.dirs

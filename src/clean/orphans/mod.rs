@@ -177,6 +177,12 @@ pub struct OrphanReport {
 /// Plan units run at once by the single-process run (each with its own concurrency).
 const UNITS_IN_FLIGHT: usize = 4;
 
+/// [`UNITS_IN_FLIGHT`] on a local table root: there a read unit's reads are blocking sections
+/// (several manifests each, [`crate::storage::Storage::get_many_then`]), and two units keep
+/// the cores busy while one finishes its last section; more only start more threads, each with
+/// its own allocator arena and decoder state.
+const LOCAL_UNITS_IN_FLIGHT: usize = 2;
+
 /// List units the single-process run runs at once: one, each with the list concurrency (a
 /// listing of a bucket directory is held whole until it is filtered, so listings in flight are
 /// what the listing phase holds).
@@ -254,9 +260,14 @@ pub async fn remove_orphan_files(
     // logged to a temporary file meanwhile.
     let (mut locations, mut names) = (KeySet::default(), KeyLog::default());
     let mut read_done = 0u64;
+    let units_in_flight = if main.storage().root().is_local() {
+        LOCAL_UNITS_IN_FLIGHT
+    } else {
+        UNITS_IN_FLIGHT
+    };
     let mut results = stream::iter(reads)
-        .map(|u| exec::execute(&main, u, io, ctl))
-        .buffer_unordered(UNITS_IN_FLIGHT);
+        .map(|u| exec::execute_unordered(&main, u, io, ctl, None))
+        .buffer_unordered(units_in_flight);
     while let Some(p) = results.next().await {
         let mut p = p?;
         if p.manifests_read > 0 {
@@ -301,7 +312,7 @@ pub async fn remove_orphan_files(
                     Work::List { .. } => list_conc,
                     _ => io,
                 };
-                exec::execute_against(&main, u, conc, ctl, Some(referenced))
+                exec::execute_unordered(&main, u, conc, ctl, Some(referenced))
             })
             .buffer_unordered(LIST_UNITS_IN_FLIGHT);
         while let Some(p) = results.next().await {

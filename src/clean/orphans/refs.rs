@@ -12,7 +12,7 @@
 //! * A file that cannot be read is not an error here: it is returned as a [`ReadFailure`], and
 //!   the decision (which knows which versions need it and whether they still exist) decides.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::stream::{self, StreamExt};
 
@@ -74,18 +74,23 @@ impl Keys {
 }
 
 /// The directories of one partition's buckets, each as resolved for every branch.
-type BucketDirs = FastMap<(i32, DirOf), Vec<Resolved>>;
+type BucketDirs = FastMap<(i32, DirOf), Arc<[Resolved]>>;
+
+/// Each directory as resolved for each branch of one set of branches, by serialized partition,
+/// then bucket and which directory (looked up by the borrowed partition bytes: no allocation
+/// per entry); shared by every manifest of a read unit read for that set, so a directory is
+/// resolved once per unit, not once per manifest.
+type SharedDirs = Mutex<FastMap<Box<[u8]>, BucketDirs>>;
 
 /// The last partition (serialized), bucket and directory looked up, with what each branch
 /// resolved it to.
-type LastDirs = (Box<[u8]>, i32, DirOf, Vec<Resolved>);
+type LastDirs = (Vec<u8>, i32, DirOf, Arc<[Resolved]>);
 
 /// Turns entries into keys for the branches `paths`.
 struct Sink<'a> {
     paths: &'a [Arc<PathFactory>],
-    /// Each directory as resolved for each branch, by serialized partition, then bucket and
-    /// which directory (looked up by the borrowed partition bytes: no allocation per entry).
-    cache: FastMap<Box<[u8]>, BucketDirs>,
+    /// The directories resolved so far for these branches.
+    cache: &'a SharedDirs,
     /// The partition, bucket and directory of the last lookup and what it found (entries of a
     /// manifest mostly come in runs of one partition and bucket).
     last: Option<LastDirs>,
@@ -98,25 +103,26 @@ fn plain(name: &str) -> bool {
 }
 
 impl<'a> Sink<'a> {
-    fn new(paths: &'a [Arc<PathFactory>]) -> Self {
+    fn new(paths: &'a [Arc<PathFactory>], cache: &'a SharedDirs) -> Self {
         Sink {
             paths,
-            cache: FastMap::default(),
+            cache,
             last: None,
             keys: Keys::default(),
         }
     }
 
     /// The directory of `partition`/`bucket` for every branch.
-    fn dirs(&mut self, partition: &[u8], bucket: i32, of: DirOf) -> &[Resolved] {
+    fn dirs(&self, partition: &[u8], bucket: i32, of: DirOf) -> Arc<[Resolved]> {
         let paths = self.paths;
-        if !self.cache.contains_key(partition) {
-            self.cache.insert(Box::from(partition), FastMap::default());
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if !cache.contains_key(partition) {
+            cache.insert(Box::from(partition), FastMap::default());
         }
-        let Some(by_bucket) = self.cache.get_mut(partition) else {
-            return &[];
+        let Some(by_bucket) = cache.get_mut(partition) else {
+            return Arc::from(Vec::new());
         };
-        by_bucket.entry((bucket, of)).or_insert_with(|| {
+        let found = by_bucket.entry((bucket, of)).or_insert_with(|| {
             paths
                 .iter()
                 .map(|p| {
@@ -141,7 +147,8 @@ impl<'a> Sink<'a> {
                     }
                 })
                 .collect()
-        })
+        });
+        Arc::clone(found)
     }
 
     /// Records `name` and `extras` (plain) in the directory of `partition`/`bucket` of each
@@ -149,14 +156,21 @@ impl<'a> Sink<'a> {
     fn local(&mut self, partition: &[u8], bucket: i32, of: DirOf, name: &str, extras: &[&str]) {
         let hit = matches!(&self.last, Some((p, b, o, _)) if **p == *partition && *b == bucket && *o == of);
         if !hit {
-            let found = self.dirs(partition, bucket, of).to_vec();
-            self.last = Some((Box::from(partition), bucket, of, found));
+            let found = self.dirs(partition, bucket, of);
+            match &mut self.last {
+                Some((p, b, o, d)) => {
+                    p.clear();
+                    p.extend_from_slice(partition);
+                    (*b, *o, *d) = (bucket, of, found);
+                }
+                None => self.last = Some((partition.to_vec(), bucket, of, found)),
+            }
         }
         let Some((_, _, _, dirs)) = &self.last else {
             return;
         };
         let keys = &mut self.keys;
-        for d in dirs {
+        for d in dirs.iter() {
             match d {
                 Resolved::Dir(dir) => {
                     keys.locations.push(dir.child(name));
@@ -258,52 +272,66 @@ pub(crate) async fn read(
             out.locations.push(location_key(loc.as_str()));
         }
     }
-    let tables = Arc::new(tables);
-    let mut stream = stream::iter(items)
-        .map(|it| {
-            let tables = Arc::clone(&tables);
-            async move {
+    // Every manifest's location, and what decoding it needs (its branches' path factories);
+    // read several to a blocking section.
+    let mut locs: Vec<Location> = Vec::with_capacity(items.len());
+    let mut jobs: Vec<(bool, Vec<Arc<PathFactory>>, Arc<SharedDirs>)> =
+        Vec::with_capacity(items.len());
+    // One directory cache per set of branches (usually one set: every branch, or main).
+    let mut caches: FastMap<Vec<u32>, Arc<SharedDirs>> = FastMap::default();
+    let mut of_loc: Vec<usize> = Vec::with_capacity(items.len());
+    let mut unlocated: Vec<(usize, Error)> = Vec::new();
+    for (n, it) in items.iter().enumerate() {
+        match paths.manifest(&it.name) {
+            Ok(loc) => {
                 let used: Vec<Arc<PathFactory>> = it
                     .branches
                     .iter()
                     .filter_map(|b| tables.get(*b as usize).cloned())
                     .collect();
-                let r = match paths.manifest(&it.name) {
-                    Ok(loc) => {
-                        let index = it.index;
-                        let at = loc.clone();
-                        storage
-                            .get_then(&at, move |bytes| {
-                                let mut sink = Sink::new(&used);
-                                if index {
-                                    let all =
-                                        manifest::decode_index_manifest(&bytes, loc.as_str())?;
-                                    for e in &all {
-                                        sink.index_entry(e);
-                                    }
-                                } else {
-                                    manifest::for_each_file_locator(&bytes, loc.as_str(), |e| {
-                                        sink.entry(e);
-                                        Ok(())
-                                    })?;
-                                }
-                                let mut keys = sink.keys;
-                                keys.compact();
-                                Ok(keys)
-                            })
-                            .await
-                    }
-                    Err(e) => Err(e),
-                };
-                (it, r)
+                let cache = caches.entry(it.branches.clone()).or_default();
+                locs.push(loc);
+                jobs.push((it.index, used, Arc::clone(cache)));
+                of_loc.push(n);
             }
+            Err(e) => unlocated.push((n, e)),
+        }
+    }
+    let at: Arc<Vec<String>> = Arc::new(locs.iter().map(|l| l.as_str().to_string()).collect());
+    let jobs = Arc::new(jobs);
+    let decoded = storage
+        .get_many_then(&locs, concurrency, move |i, bytes| {
+            let (Some((index, used, cache)), Some(at)) = (jobs.get(i), at.get(i)) else {
+                return Err(Error::Internal("a manifest read without its job".into()));
+            };
+            let mut sink = Sink::new(used, cache);
+            if *index {
+                let all = manifest::decode_index_manifest(&bytes, at)?;
+                for e in &all {
+                    sink.index_entry(e);
+                }
+            } else {
+                manifest::for_each_file_locator(&bytes, at, |e| {
+                    sink.entry(e);
+                    Ok(())
+                })?;
+            }
+            let mut keys = sink.keys;
+            keys.compact();
+            Ok(keys)
         })
-        .buffer_unordered(concurrency.max(1));
+        .map(|(i, r)| (of_loc.get(i).copied().unwrap_or(usize::MAX), r));
+    let mut stream = stream::iter(unlocated.into_iter().map(|(n, e)| (n, Err(e)))).chain(decoded);
     // The unit's keys are sorted and deduplicated whenever they double (manifests of one unit
     // name many of the same files).
     let mut compact_at = UNIT_KEYS_COMPACT_MIN;
-    while let Some((it, r)) = stream.next().await {
+    while let Some((n, r)) = stream.next().await {
         ctl.cancel.check()?;
+        let Some(it) = items.get(n) else {
+            return Err(Error::Internal(
+                "a manifest read without its item; nothing deleted".into(),
+            ));
+        };
         match r {
             Ok(keys) => {
                 if !it.index {

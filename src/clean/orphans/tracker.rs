@@ -15,6 +15,7 @@
 //!   required. Nor does it need its index manifest.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 use serde::{Deserialize, Serialize};
@@ -318,16 +319,8 @@ impl Tracker {
                     .into_iter()
                     .filter(|id| !self.seen.contains(&key(*id)))
                     .collect();
-                let mut read: Vec<(i64, Result<Option<Snapshot>>)> = stream::iter(todo)
-                    .map(|id| {
-                        let dir = &dir;
-                        let storage = &storage;
-                        async move { (id, dir.try_read(storage, id).await) }
-                    })
-                    .buffer_unordered(concurrency.max(1))
-                    .collect()
-                    .await;
-                read.sort_by_key(|(id, _)| *id);
+                // Several read and parsed to a blocking section, in the order of `todo`.
+                let read = dir.try_read_many(&storage, &todo, concurrency).await;
                 for (id, r) in read {
                     self.seen.insert(key(id));
                     let what = if snapshots { "snapshot" } else { "changelog" };
@@ -422,29 +415,38 @@ impl Tracker {
             .filter(|l| !self.list_read(*l))
             .collect();
         // Each list's manifests are interned as soon as it is read: only the lists in flight
-        // hold their names.
+        // hold their names. Several lists are read to a blocking section.
         let list_names = &self.list_names;
-        let mut read = stream::iter(todo)
-            .map(|l| async move {
-                let r = match paths.manifest(list_names.get(l)) {
-                    Ok(loc) => {
-                        let at = loc.clone();
-                        storage
-                            .get_then(&loc, move |b| {
-                                let list = manifest::decode_manifest_list(&b, at.as_str())?;
-                                let mut names = Vec::with_capacity(list.len());
-                                names.extend(list.into_iter().map(|m| m.file_name));
-                                Ok(names)
-                            })
-                            .await
-                    }
-                    Err(e) => Err(e),
-                };
-                (l, r)
+        let mut locs: Vec<Location> = Vec::with_capacity(todo.len());
+        let mut of_loc: Vec<usize> = Vec::with_capacity(todo.len());
+        let mut unlocated: Vec<(usize, Result<Vec<String>>)> = Vec::new();
+        for (n, l) in todo.iter().enumerate() {
+            match paths.manifest(list_names.get(*l)) {
+                Ok(loc) => {
+                    locs.push(loc);
+                    of_loc.push(n);
+                }
+                Err(e) => unlocated.push((n, Err(e))),
+            }
+        }
+        let at: Arc<Vec<String>> = Arc::new(locs.iter().map(|l| l.as_str().to_string()).collect());
+        let decoded = storage
+            .get_many_then(&locs, concurrency, move |i, b| {
+                let at = at.get(i).map_or("", String::as_str);
+                let list = manifest::decode_manifest_list(&b, at)?;
+                let mut names = Vec::with_capacity(list.len());
+                names.extend(list.into_iter().map(|m| m.file_name));
+                Ok(names)
             })
-            .buffer_unordered(concurrency.max(1));
+            .map(|(i, r)| (of_loc.get(i).copied().unwrap_or(usize::MAX), r));
+        let mut read = stream::iter(unlocated).chain(decoded);
         let mut failed: Vec<(u32, Error)> = Vec::new();
-        while let Some((l, r)) = read.next().await {
+        while let Some((n, r)) = read.next().await {
+            let Some(l) = todo.get(n).copied() else {
+                return Err(Error::Internal(
+                    "a manifest list read without its name; nothing deleted".into(),
+                ));
+            };
             match r {
                 Ok(names) => {
                     let start = u32::try_from(self.list_manifests.len()).map_err(|_| {
