@@ -203,6 +203,15 @@ impl Location {
     }
 
     /// Appends one already-validated segment (no `/`, not empty, not `.` / `..`).
+    /// A copy with room for `extra` more bytes and no more: a plain `clone` followed by pushes
+    /// doubles the buffer, and locations held by the million (plans, protection caches) would
+    /// carry that slack.
+    fn with_room(&self, extra: usize) -> Location {
+        let mut s = String::with_capacity(self.0.len().saturating_add(extra));
+        s.push_str(&self.0);
+        Location(s)
+    }
+
     fn push_segment(&mut self, seg: &str) {
         if !self.0.ends_with('/') {
             self.0.push('/');
@@ -229,7 +238,7 @@ impl Location {
         if name.is_empty() || name == "." || name == ".." || name.contains('/') {
             return self.join(name);
         }
-        let mut out = self.clone();
+        let mut out = self.with_room(name.len().saturating_add(1));
         out.push_segment(name);
         out
     }
@@ -252,7 +261,7 @@ impl Location {
     /// refused by the delete guard ([`crate::storage::Storage::check_deletable`]), which compares
     /// normalized locations. Use [`Location::try_join`] to reject such input instead.
     pub fn join(&self, rel: &str) -> Location {
-        let mut out = self.clone();
+        let mut out = self.with_room(rel.len().saturating_add(1));
         for seg in rel.split('/') {
             match seg {
                 "" | "." => {}
@@ -271,7 +280,7 @@ impl Location {
                 "invalid relative path '{rel}' below {self}"
             )));
         }
-        let mut out = self.clone();
+        let mut out = self.with_room(rel.len().saturating_add(1));
         for seg in rel.split('/') {
             match seg {
                 "" | "." | ".." => {
@@ -350,6 +359,29 @@ mod tests {
 
     fn loc(s: &str) -> Location {
         Location::parse(s).unwrap()
+    }
+
+    #[test]
+    fn child_and_join_hold_no_slack() {
+        let dir = loc("s3://bucket/warehouse/db.db/t/dt=2024-01-01/bucket-0");
+        let name = "data-7b442051-a4a4-482a-8230-cbe3710efb55-48.parquet";
+        for (made, text) in [
+            (dir.child(name), format!("{dir}/{name}")),
+            (dir.join(name), format!("{dir}/{name}")),
+            (dir.try_join(name).unwrap(), format!("{dir}/{name}")),
+            (
+                dir.join("../bucket-1/x"),
+                "s3://bucket/warehouse/db.db/t/dt=2024-01-01/bucket-1/x".to_string(),
+            ),
+        ] {
+            assert_eq!(made.as_str(), text);
+            // At most the room asked for (the name and a separator), never a doubled buffer.
+            assert!(
+                made.0.capacity() <= dir.0.len() + 64,
+                "{}",
+                made.0.capacity()
+            );
+        }
     }
 
     #[test]
