@@ -317,18 +317,7 @@ impl Storage {
         concurrency: usize,
     ) -> BoxStream<'a, (usize, Result<NameListing>)> {
         let concurrency = concurrency.max(1);
-        let locals = dirs.iter().filter(|d| d.is_local()).count();
-        let per_section = locals.div_ceil(concurrency).clamp(1, DIRS_PER_SECTION);
-        // Runs of consecutive directories: (first index, length).
-        let mut groups: Vec<(usize, usize)> = Vec::new();
-        for (i, d) in dirs.iter().enumerate() {
-            match groups.last_mut() {
-                Some((first, n)) if d.is_local() && *n < per_section && dirs[*first].is_local() => {
-                    *n += 1
-                }
-                _ => groups.push((i, 1)),
-            }
-        }
+        let groups = section_groups(dirs, concurrency, DIRS_PER_SECTION);
         futures::stream::iter(groups)
             .map(move |(first, n)| async move {
                 let group = &dirs[first..first + n];
@@ -344,19 +333,7 @@ impl Storage {
                     Some(Err(e)) => Err(e),
                     None => Ok(Vec::new()),
                 };
-                let results: Vec<Result<NameListing>> = match listed {
-                    Ok(all) if all.len() == n => all,
-                    Ok(_) => (0..n)
-                        .map(|_| Err(Error::Internal("a listing result is missing".into())))
-                        .collect(),
-                    Err(e) => {
-                        let mut all: Vec<Result<NameListing>> = (1..group.len())
-                            .map(|_| Err(disk::failed_as_part("listing", &e)))
-                            .collect();
-                        all.insert(0, Err(e));
-                        all
-                    }
-                };
+                let results = one_per_member(listed, n, "listing");
                 futures::stream::iter((first..first + n).zip(results))
             })
             .buffer_unordered(concurrency)
@@ -435,17 +412,7 @@ impl Storage {
     {
         let concurrency = concurrency.max(1);
         let then = Arc::new(then);
-        let locals = locs.iter().filter(|d| d.is_local()).count();
-        let per_section = locals.div_ceil(concurrency).clamp(1, FILES_PER_SECTION);
-        let mut groups: Vec<(usize, usize)> = Vec::new();
-        for (i, l) in locs.iter().enumerate() {
-            match groups.last_mut() {
-                Some((first, n)) if l.is_local() && *n < per_section && locs[*first].is_local() => {
-                    *n += 1
-                }
-                _ => groups.push((i, 1)),
-            }
-        }
+        let groups = section_groups(locs, concurrency, FILES_PER_SECTION);
         futures::stream::iter(groups)
             .map(move |(first, n)| {
                 let then = Arc::clone(&then);
@@ -455,19 +422,7 @@ impl Storage {
                         .reads
                         .run(self.get_group_then(first, group, then))
                         .await;
-                    let results: Vec<Result<T>> = match read {
-                        Ok(all) if all.len() == n => all,
-                        Ok(_) => (0..n)
-                            .map(|_| Err(Error::Internal("a read result is missing".into())))
-                            .collect(),
-                        Err(e) => {
-                            let mut all: Vec<Result<T>> = (1..n)
-                                .map(|_| Err(disk::failed_as_part("reading", &e)))
-                                .collect();
-                            all.insert(0, Err(e));
-                            all
-                        }
-                    };
+                    let results = one_per_member(read, n, "reading");
                     futures::stream::iter((first..first + n).zip(results))
                 }
             })
@@ -686,6 +641,44 @@ struct Batch<'l> {
     backend: Arc<dyn Backend>,
     /// Indices into the call's input.
     files: Vec<usize>,
+}
+
+/// Runs of consecutive locations handled in one section each, as (first index, length): local
+/// locations in runs of at most `max_per` (fewer when there are few, so that `concurrency`
+/// sections still run at once), every other location alone.
+fn section_groups(locs: &[Location], concurrency: usize, max_per: usize) -> Vec<(usize, usize)> {
+    let locals = locs.iter().filter(|l| l.is_local()).count();
+    let per_section = locals.div_ceil(concurrency.max(1)).clamp(1, max_per);
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for (i, l) in locs.iter().enumerate() {
+        match groups.last_mut() {
+            Some((first, n)) if l.is_local() && *n < per_section && locs[*first].is_local() => {
+                *n += 1
+            }
+            _ => groups.push((i, 1)),
+        }
+    }
+    groups
+}
+
+/// One result per member of an `n`-member section: the section's own results, or, when the
+/// section failed as a whole, its error for the first member and the same failure
+/// ([`disk::failed_as_part`], `what`) for every other; a section that gave a wrong number of
+/// results fails every member.
+fn one_per_member<T>(section: Result<Vec<Result<T>>>, n: usize, what: &str) -> Vec<Result<T>> {
+    match section {
+        Ok(all) if all.len() == n => all,
+        Ok(_) => (0..n)
+            .map(|_| Err(Error::Internal(format!("a {what} result is missing"))))
+            .collect(),
+        Err(e) => {
+            let mut all: Vec<Result<T>> = (1..n)
+                .map(|_| Err(disk::failed_as_part(what, &e)))
+                .collect();
+            all.insert(0, Err(e));
+            all
+        }
+    }
 }
 
 #[cfg(test)]
