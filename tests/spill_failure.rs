@@ -116,6 +116,29 @@ fn fails_cleanly(table: &Path, work: &Path, what: &str, run: fn(&Path, &Path, bo
     }
 }
 
+/// Runs `run` (real) with a fresh, working temp dir under `work`: it must succeed and leave
+/// the temp dir empty. Returns its JSON report.
+fn succeeds_leaving_no_temp_file(
+    table: &Path,
+    work: &Path,
+    run: fn(&Path, &Path, bool) -> Output,
+) -> serde_json::Value {
+    let tmp = work.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = run(table, &tmp, false);
+    assert!(
+        out.status.success(),
+        "the run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the spill file outlived the run"
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn expiry_whose_candidates_cannot_spill_fails_cleanly_and_deletes_nothing() {
     let work = tempfile::tempdir().unwrap();
@@ -129,26 +152,13 @@ fn expiry_whose_candidates_cannot_spill_fails_cleanly_and_deletes_nothing() {
     );
 
     // The same run with a working temp dir spills, deletes, and leaves the temp dir empty.
-    let tmp = work.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let out = expire_all_but_latest(&table, &tmp, false);
-    assert!(
-        out.status.success(),
-        "expiry failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = succeeds_leaving_no_temp_file(&table, work.path(), expire_all_but_latest);
     let deleted_data = report["deletion"]["deleted"]["data"]["files"]
         .as_u64()
         .unwrap();
     assert!(
         deleted_data > 25_000,
         "too few candidates to have spilled: {report}"
-    );
-    assert_eq!(
-        std::fs::read_dir(&tmp).unwrap().count(),
-        0,
-        "the spill file outlived the run"
     );
     // Only the latest snapshot remains, with no tag, branch or consumer: exactly the data files
     // the generator says it reads are left.
@@ -191,15 +201,7 @@ fn orphan_removal_whose_reference_names_cannot_spill_fails_cleanly_and_deletes_n
             .map(|n| n.as_str().unwrap().to_string())
             .collect();
     let before = common::tree(&table);
-    let tmp = work.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let out = remove_orphans(&table, &tmp, false);
-    assert!(
-        out.status.success(),
-        "orphan removal failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = succeeds_leaving_no_temp_file(&table, work.path(), remove_orphans);
     assert!(
         report["deletion"]["deleted"]["data"]["files"].as_u64() >= Some(50),
         "the planted orphans were not deleted: {}",
@@ -215,9 +217,4 @@ fn orphan_removal_whose_reference_names_cannot_spill_fails_cleanly_and_deletes_n
             "{p} is referenced by a version and was deleted"
         );
     }
-    assert_eq!(
-        std::fs::read_dir(&tmp).unwrap().count(),
-        0,
-        "the spill file outlived the run"
-    );
 }
