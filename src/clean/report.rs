@@ -61,9 +61,14 @@ impl DeletionReport {
     }
 
     pub(crate) fn record(&mut self, class: FileClass, path: String, bytes: u64) {
+        self.count_only(class, bytes);
+        self.paths.push(DeletedPath { class, path });
+    }
+
+    /// Counts one file of `class` and `bytes` without keeping its path.
+    pub(crate) fn count_only(&mut self, class: FileClass, bytes: u64) {
         let c = self.deleted.entry(class).or_default();
         c.files += 1;
         c.bytes += bytes;
-        self.paths.push(DeletedPath { class, path });
     }
 }

@@ -154,6 +154,9 @@ pub(crate) struct Beneath {
     roots: Vec<OpenRoot>,
     /// By (root index, path relative to it).
     dirs: HashMap<(usize, PathBuf), std::result::Result<OwnedFd, DirState>>,
+    /// The key of the directory used last (files come directory by directory: the next one
+    /// is looked up without building a key).
+    last: Option<(usize, PathBuf)>,
     /// Test hook run once per directory, after its handle is opened and before anything in it
     /// is removed.
     before_unlink: Option<DirHook>,
@@ -179,6 +182,7 @@ impl Beneath {
         Beneath {
             roots,
             dirs: HashMap::new(),
+            last: None,
             before_unlink,
         }
     }
@@ -205,7 +209,10 @@ impl Beneath {
         rel: &Path,
         loc: &Location,
     ) -> Result<std::result::Result<&OwnedFd, DirState>> {
-        let key = (root, rel.to_path_buf());
+        let key = match self.last.take() {
+            Some((r, p)) if r == root && p.as_os_str() == rel.as_os_str() => (r, p),
+            _ => (root, rel.to_path_buf()),
+        };
         if !self.dirs.contains_key(&key) {
             let opened = match &self.roots[root].fd {
                 Ok(root_fd) => {
@@ -218,7 +225,8 @@ impl Beneath {
             }
             self.dirs.insert(key.clone(), opened);
         }
-        match self.dirs.get(&key) {
+        let key = self.last.insert(key);
+        match self.dirs.get(key) {
             Some(Ok(fd)) => Ok(Ok(fd)),
             Some(Err(state)) => Ok(Err(state.clone())),
             None => Err(Error::Internal(format!("no directory handle for {loc}"))),

@@ -13,16 +13,81 @@ use super::blocking::blocking;
 use super::{local, DirListing, FileStatus, Location, NameListing};
 use crate::error::{Error, Result};
 
-/// Local deletes of one batch (and directory checks of one plan) run in at most this many
-/// blocking sections.
+/// Local deletes of one batch (at most one per core, see [`delete_groups`]) and directory
+/// checks of one plan run in at most this many blocking sections.
 const GROUPS: usize = 4;
+
+/// Delete groups of one batch: [`GROUPS`], at most one per core (unlinks are system calls
+/// that keep a core busy; more sections than cores only queue, or spin on a lock).
+fn delete_groups() -> usize {
+    static CORES: once_cell::sync::Lazy<usize> =
+        once_cell::sync::Lazy::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    GROUPS.min(*CORES).max(1)
+}
 
 /// Directories resolved per blocking section by [`LocalDisk::check_beneath`].
 const DIRS_PER_SECTION: usize = 512;
 
-/// One delete group's start in the batch, its length, and its per-file results (an error if
-/// its blocking section failed as a whole).
-type GroupOutcome = (usize, usize, Result<Vec<Result<()>>>);
+/// One delete group's positions in the batch and its per-file results, in the same order (an
+/// error if its blocking section failed as a whole).
+type GroupOutcome = (Vec<usize>, Result<Vec<Result<()>>>);
+
+/// The directory part of a location (everything before its last `/`).
+fn parent_of(loc: &Location) -> &str {
+    let s = loc.as_str();
+    s.rsplit_once('/').map_or(s, |(d, _)| d)
+}
+
+/// A batch's files in at most `groups` groups of whole directories, each file with its
+/// position in the batch: a directory's files stay together and in batch order (a batch in
+/// path order keeps its order), the directories split into consecutive runs of about equal
+/// files, so that no two groups unlink in one directory.
+fn by_directory(locs: Vec<Location>, groups: usize) -> Vec<Vec<(usize, Location)>> {
+    let total = locs.len();
+    let mut order: Vec<usize> = (0..total).collect();
+    if !locs
+        .windows(2)
+        .all(|w| parent_of(&w[0]) <= parent_of(&w[1]))
+    {
+        // Stable: each directory's files keep their order.
+        order.sort_by(|a, b| parent_of(&locs[*a]).cmp(parent_of(&locs[*b])));
+    }
+    // Directory runs, as (first position in `order`, length).
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (at, i) in order.iter().enumerate() {
+        match runs.last_mut() {
+            Some((first, n)) if parent_of(&locs[order[*first]]) == parent_of(&locs[*i]) => *n += 1,
+            _ => runs.push((at, 1)),
+        }
+    }
+    let groups = groups.clamp(1, runs.len().max(1));
+    let mut slots: Vec<Option<Location>> = locs.into_iter().map(Some).collect();
+    let mut out: Vec<Vec<(usize, Location)>> = Vec::with_capacity(groups);
+    let mut current: Vec<(usize, Location)> = Vec::new();
+    // Files not placed yet.
+    let mut left = total;
+    for (first, n) in runs {
+        // A group ends where adding the next directory would take it further past an even
+        // share of what is left than it stays below it.
+        let groups_left = groups - out.len();
+        if !current.is_empty() && groups_left > 1 {
+            let target = (current.len() + left).div_ceil(groups_left);
+            if 2 * current.len() + n > 2 * target {
+                out.push(std::mem::take(&mut current));
+            }
+        }
+        left -= n;
+        for &i in &order[first..first + n] {
+            if let Some(l) = slots.get_mut(i).and_then(Option::take) {
+                current.push((i, l));
+            }
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
 
 /// Files on local disks (`file://`). Stateless.
 #[derive(Clone, Copy, Debug, Default)]
@@ -112,9 +177,12 @@ impl Backend for LocalDisk {
         Box::pin(on_pool(loc, move |l| local::put_if_absent(l, &data)))
     }
 
-    /// The batch in a few groups, each inside one blocking section (a section per file costs
-    /// more than the unlink itself): every directory is opened beneath its allowed root once
-    /// per group, so nothing swapped in meanwhile can redirect an unlink.
+    /// The batch in a few blocking sections (a section per file costs more than the unlink
+    /// itself), each given whole directories: concurrent unlinks in one directory only wait on
+    /// its lock (the kernel serializes them), so a directory's files are unlinked by one
+    /// section, one after the other, while other sections work in other directories. Every
+    /// directory is opened beneath its allowed root once per section, so nothing swapped in
+    /// meanwhile can redirect an unlink.
     fn delete_batch<'a>(
         &'a self,
         scope: &'a DeleteScope,
@@ -123,49 +191,46 @@ impl Backend for LocalDisk {
     ) -> BoxFuture<'a, Vec<Result<()>>> {
         Box::pin(async move {
             let total = locs.len();
-            let groups = concurrency.clamp(1, GROUPS);
-            let per_group = total.div_ceil(groups).max(1);
-            let mut work: Vec<(usize, Vec<Location>)> = Vec::with_capacity(groups);
-            let mut rest = locs.into_iter();
-            let mut start = 0;
-            while start < total {
-                work.push((start, rest.by_ref().take(per_group).collect()));
-                start += per_group;
-            }
             let Some(what) = scope.table_root() else {
                 return (0..total)
                     .map(|_| Err(Error::Internal("delete scope without roots".into())))
                     .collect();
             };
+            let work = by_directory(locs, concurrency.clamp(1, delete_groups()));
+            let groups = work.len().max(1);
             let done: Vec<GroupOutcome> = futures::stream::iter(work)
-                .map(|(start, group)| {
+                .map(|group| {
                     let roots = scope.roots.clone();
                     let hook = scope.before_unlink.clone();
-                    let len = group.len();
                     async move {
+                        let (slots, files): (Vec<usize>, Vec<Location>) = group.into_iter().unzip();
                         let deleted = blocking(what, move || {
                             let mut dirs = Beneath::open(&roots, hook);
-                            Ok(group.iter().map(|l| dirs.remove_file(l)).collect())
+                            Ok(files.iter().map(|l| dirs.remove_file(l)).collect())
                         })
                         .await;
-                        (start, len, deleted)
+                        (slots, deleted)
                     }
                 })
                 .buffer_unordered(groups)
                 .collect()
                 .await;
             let mut results: Vec<Option<Result<()>>> = (0..total).map(|_| None).collect();
-            for (start, len, group) in done {
+            for (slots, group) in done {
                 match group {
                     Ok(rs) => {
-                        for (slot, r) in results[start..].iter_mut().zip(rs) {
-                            *slot = Some(r);
+                        for (slot, r) in slots.into_iter().zip(rs) {
+                            if let Some(s) = results.get_mut(slot) {
+                                *s = Some(r);
+                            }
                         }
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "local delete task failed");
-                        for slot in results[start..start + len].iter_mut() {
-                            *slot = Some(Err(group_failed(&e)));
+                        for slot in slots {
+                            if let Some(s) = results.get_mut(slot) {
+                                *s = Some(Err(group_failed(&e)));
+                            }
                         }
                     }
                 }

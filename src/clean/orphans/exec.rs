@@ -2,13 +2,11 @@
 //! units ([`refs`]) and delete units (here: the guarded [`Deleter`], every path checked again
 //! before the first deletion of the unit).
 
-use std::collections::HashMap;
-
 use crate::clean::control::RunControl;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::kinds::KindRules;
 use crate::error::Result;
-use crate::storage::{Location, Storage};
+use crate::storage::Location;
 use crate::table::Table;
 
 use super::decide::{class_of, PHASES};
@@ -95,7 +93,8 @@ async fn delete(
     let storage = main.storage().with_delete_roots(&roots);
     let mut dctl = ctl.clone();
     dctl.io_concurrency = concurrency.max(1);
-    let mut deleter = Deleter::new(&storage, KindRules::of(main), &dctl, false);
+    let mut deleter =
+        Deleter::new(&storage, KindRules::of(main), &dctl, false).handing_paths_back();
     let mut groups: Vec<(u8, Vec<Planned>)> = Vec::new();
     for f in files {
         let planned = Planned {
@@ -112,22 +111,19 @@ async fn delete(
         .check_plan(groups.iter().flat_map(|(_, g)| g.iter()))
         .await?;
     for (phase, group) in groups {
-        let sizes: HashMap<String, u64> = group
-            .iter()
-            .map(|p| (display(&storage, &p.location), p.bytes.unwrap_or(0)))
-            .collect();
-        let (paths, failed) = (deleter.report.paths.len(), deleter.report.failed.len());
+        let failed = deleter.report.failed.len();
         let name = PHASES
             .get(phase as usize)
             .copied()
             .unwrap_or("orphan files");
         let r = deleter.delete(name, group).await;
-        for p in deleter.report.paths.iter().skip(paths) {
+        // Each file's size is its planned one (every file here has one).
+        for (class, path, bytes) in deleter.take_handed() {
             out.deleted.push(Deleted {
                 phase,
-                path: p.path.clone(),
-                class: p.class,
-                bytes: sizes.get(&p.path).copied().unwrap_or(0),
+                path,
+                class,
+                bytes,
             });
         }
         for f in deleter.report.failed.get(failed..).unwrap_or(&[]) {
@@ -140,11 +136,4 @@ async fn delete(
         r?;
     }
     Ok(())
-}
-
-/// `loc` as the deleter reports it: relative to the table root where possible.
-fn display(storage: &Storage, loc: &Location) -> String {
-    loc.relative_to(storage.root())
-        .map(String::from)
-        .unwrap_or_else(|| loc.as_str().to_string())
 }

@@ -15,8 +15,12 @@ use crate::memory::{hashed, MemoryBudget};
 use crate::storage::{Location, Storage};
 use crate::table::Table;
 
-/// Files per delete batch (also the cancellation and progress granularity).
+/// Files per delete batch (also the cancellation and progress granularity), up to
+/// [`MAX_BATCH`] to end it where a directory ends.
 const BATCH: usize = 1000;
+
+/// Most files of a batch that ends at a directory boundary ([`next_batch`]).
+const MAX_BATCH: usize = 2 * BATCH;
 
 /// Batches in flight at once.
 const WINDOW: usize = 3;
@@ -43,6 +47,10 @@ pub struct Deleter<'a> {
     /// The run's memory bound ([`RunControl::max_memory`]), shared with its planning.
     memory: MemoryBudget,
     deleted_so_far: u64,
+    /// With [`Deleter::handing_paths_back`]: the files recorded since the last
+    /// [`Deleter::take_handed`] (class, path as the report shows it, size), instead of the
+    /// report's path list.
+    handed: Option<Vec<(FileClass, String, u64)>>,
     /// The report so far.
     pub report: DeletionReport,
 }
@@ -64,6 +72,7 @@ impl<'a> Deleter<'a> {
             seen: Seen::default(),
             memory: control.memory_budget(),
             deleted_so_far: 0,
+            handed: None,
             report: DeletionReport {
                 dry_run,
                 ..Default::default()
@@ -82,6 +91,31 @@ impl<'a> Deleter<'a> {
     pub fn with_memory(mut self, memory: MemoryBudget) -> Self {
         self.memory = memory;
         self
+    }
+
+    /// The files this deleter records go to [`Deleter::take_handed`] instead of the report's
+    /// path list (the report still counts them): for a caller that keeps them itself.
+    pub fn handing_paths_back(mut self) -> Self {
+        self.handed = Some(Vec::new());
+        self
+    }
+
+    /// The files recorded since the last call, in order, with their class, their path as the
+    /// report shows it and their size (empty without [`Deleter::handing_paths_back`]).
+    pub fn take_handed(&mut self) -> Vec<(FileClass, String, u64)> {
+        self.handed.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Records one deleted (or, in a dry run, deletable) file.
+    fn record(&mut self, class: FileClass, loc: &Location, size: u64) {
+        let path = self.display(loc);
+        match &mut self.handed {
+            Some(h) => {
+                self.report.count_only(class, size);
+                h.push((class, path, size));
+            }
+            None => self.report.record(class, path, size),
+        }
     }
 
     /// True in a dry run.
@@ -221,8 +255,9 @@ impl<'a> Deleter<'a> {
         &mut self,
         phase: &str,
         total: u64,
-        mut rest: impl Iterator<Item = Planned>,
+        rest: impl Iterator<Item = Planned>,
     ) -> Result<()> {
+        let mut rest = rest.peekable();
         let mut done = 0u64;
         let storage = self.storage;
         let concurrency = self.control.io_concurrency.max(1);
@@ -232,7 +267,7 @@ impl<'a> Deleter<'a> {
         let mut stop: Option<Error> = None;
         loop {
             while stop.is_none() && in_flight.len() < WINDOW {
-                let chunk: Vec<Planned> = rest.by_ref().take(BATCH).collect();
+                let chunk = next_batch(&mut rest);
                 if chunk.is_empty() {
                     break;
                 }
@@ -268,14 +303,14 @@ impl<'a> Deleter<'a> {
             let (chunk, sizes, results) = batch;
             if dry_run {
                 for (p, size) in chunk.iter().zip(sizes) {
-                    self.report.record(p.class, self.display(&p.location), size);
+                    self.record(p.class, &p.location, size);
                 }
             } else {
                 for ((p, size), res) in chunk.iter().zip(sizes).zip(results) {
                     match res {
                         Ok(()) => {
                             self.deleted_so_far += 1;
-                            self.report.record(p.class, self.display(&p.location), size);
+                            self.record(p.class, &p.location, size);
                         }
                         Err(e @ Error::PathRefused { .. }) => {
                             if stop.is_none() {
@@ -341,6 +376,31 @@ impl Seen {
     fn insert(&mut self, key: u64) -> bool {
         !self.phases.iter().any(|p| p.contains(key)) && self.set.insert(key)
     }
+}
+
+/// The directory part of a location (everything before its last `/`).
+fn parent_of(loc: &Location) -> &str {
+    let s = loc.as_str();
+    s.rsplit_once('/').map_or(s, |(d, _)| d)
+}
+
+/// The next batch: [`BATCH`] files, then (up to [`MAX_BATCH`]) the files that follow in the
+/// same directory as the last one. Plans in path order then give batches in flight distinct
+/// directories: concurrent unlinks in one local directory only wait on its lock.
+fn next_batch<I: Iterator<Item = Planned>>(rest: &mut std::iter::Peekable<I>) -> Vec<Planned> {
+    let mut chunk: Vec<Planned> = rest.by_ref().take(BATCH).collect();
+    if chunk.len() == BATCH {
+        if let Some(last) = chunk.last().map(|p| p.location.clone()) {
+            let dir = parent_of(&last);
+            while chunk.len() < MAX_BATCH {
+                match rest.next_if(|p| parent_of(&p.location) == dir) {
+                    Some(p) => chunk.push(p),
+                    None => break,
+                }
+            }
+        }
+    }
+    chunk
 }
 
 /// One batch: its sizes (from metadata, else a `HEAD`), then, unless in a dry run, the
