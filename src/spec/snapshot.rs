@@ -108,6 +108,111 @@ impl Snapshot {
     }
 }
 
+/// What a version document (snapshot, tag or long-lived changelog) names, parsed without the
+/// rest: its manifest lists, index manifest and statistics file, and whether it claims live
+/// records. Orphan removal's planning reads every version and needs nothing else.
+///
+/// [`VersionRefs::parse`] accepts exactly the documents [`Snapshot::parse`] accepts: the same
+/// keys are required, and every key [`Snapshot`] models must have the same type; every other
+/// key is skipped, where a [`Snapshot`] must buffer it to keep it (`extra`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionRefs {
+    /// Snapshot id.
+    pub id: i64,
+    /// Manifest list with every live-file change before this version.
+    pub base_manifest_list: String,
+    /// Manifest list with the changes made by this version.
+    pub delta_manifest_list: String,
+    /// Manifest list of the changelog files produced by this version.
+    pub changelog_manifest_list: Option<String>,
+    /// Index manifest.
+    pub index_manifest: Option<String>,
+    /// Statistics file name (in `statistics/`).
+    pub statistics: Option<String>,
+    /// Total records of live files.
+    pub total_record_count: Option<i64>,
+}
+
+/// The keys of a [`Snapshot`], those [`VersionRefs`] does not keep only checked (borrowed
+/// where the JSON text allows).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RefsDoc<'a> {
+    #[serde(default)]
+    #[allow(dead_code)]
+    version: Option<i32>,
+    id: i64,
+    #[allow(dead_code)]
+    schema_id: i64,
+    base_manifest_list: String,
+    delta_manifest_list: String,
+    #[serde(default)]
+    changelog_manifest_list: Option<String>,
+    #[serde(default)]
+    index_manifest: Option<String>,
+    #[serde(default, borrow)]
+    #[allow(dead_code)]
+    commit_user: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    commit_identifier: i64,
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    commit_kind: std::borrow::Cow<'a, str>,
+    #[allow(dead_code)]
+    time_millis: i64,
+    #[serde(default)]
+    total_record_count: Option<i64>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    delta_record_count: Option<i64>,
+    #[serde(default)]
+    statistics: Option<String>,
+}
+
+impl VersionRefs {
+    /// Parse a snapshot, tag or changelog document; `path` names the file in errors (as
+    /// [`Snapshot::parse`]: a `snapshot` document).
+    pub fn parse(bytes: &[u8], path: &str) -> Result<VersionRefs> {
+        let d: RefsDoc<'_> =
+            serde_json::from_slice(bytes).map_err(|e| Error::malformed("snapshot", path, e))?;
+        Ok(VersionRefs {
+            id: d.id,
+            base_manifest_list: d.base_manifest_list,
+            delta_manifest_list: d.delta_manifest_list,
+            changelog_manifest_list: d.changelog_manifest_list,
+            index_manifest: d.index_manifest,
+            statistics: d.statistics,
+            total_record_count: d.total_record_count,
+        })
+    }
+
+    /// [`VersionRefs::parse`], checking that the `id` matches the id in the file name (as
+    /// [`Snapshot::parse_expecting_id`]).
+    pub fn parse_expecting_id(bytes: &[u8], path: &str, expected_id: i64) -> Result<VersionRefs> {
+        let r = Self::parse(bytes, path)?;
+        if r.id != expected_id {
+            return Err(Error::malformed(
+                "snapshot",
+                path,
+                format!("id {} does not match the file name id {expected_id}", r.id),
+            ));
+        }
+        Ok(r)
+    }
+
+    /// The manifest lists this version names: base, delta and (if any) changelog.
+    pub fn manifest_lists(&self) -> impl Iterator<Item = &str> {
+        [
+            Some(self.base_manifest_list.as_str()),
+            Some(self.delta_manifest_list.as_str()),
+            self.changelog_manifest_list.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
 /// A tag (`tag/tag-<name>`): a snapshot plus optional creation time and retention.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tag {
@@ -201,6 +306,69 @@ mod tests {
         assert_eq!(s.manifest_lists().count(), 2);
         let round = Snapshot::parse(s.to_json().unwrap().as_bytes(), "x").unwrap();
         assert_eq!(round, s);
+    }
+
+    /// The lean parse accepts what the full one accepts and names the same files.
+    #[test]
+    fn version_refs_agree_with_the_full_parse() {
+        let without = |key: &str| {
+            let mut v: serde_json::Value = serde_json::from_str(JAVA).unwrap();
+            v.as_object_mut().unwrap().remove(key);
+            v.to_string()
+        };
+        let with = |key: &str, value: &str| {
+            let mut v: serde_json::Value = serde_json::from_str(JAVA).unwrap();
+            v[key] = serde_json::from_str(value).unwrap();
+            v.to_string()
+        };
+        let mut docs = vec![
+            JAVA.to_string(),
+            r#"{"id":1,"schemaId":0,"baseManifestList":"b","deltaManifestList":"d","commitKind":"APPEND","timeMillis":1,"changelogManifestList":"c\u0041","statistics":"st","commitUser":"u\n"}"#.to_string(),
+            "{".to_string(),
+            "[]".to_string(),
+            JAVA.replacen(r#""id":4"#, r#""id":4,"id":5"#, 1),
+        ];
+        for key in [
+            "version",
+            "id",
+            "schemaId",
+            "baseManifestList",
+            "deltaManifestList",
+            "indexManifest",
+            "commitUser",
+            "commitIdentifier",
+            "commitKind",
+            "timeMillis",
+            "totalRecordCount",
+            "deltaRecordCount",
+        ] {
+            docs.push(without(key));
+            docs.push(with(key, "null"));
+            docs.push(with(key, "\"x\""));
+            docs.push(with(key, "7"));
+            docs.push(with(key, "1e400"));
+            docs.push(with(key, "{\"a\":[1]}"));
+        }
+        docs.push(with("version", "4294967296"));
+        docs.push(with("statistics", "3"));
+        docs.push(with("unknownKey", "{\"deep\":[null,true,1.5]}"));
+        for doc in &docs {
+            let full = Snapshot::parse(doc.as_bytes(), "p");
+            let lean = VersionRefs::parse(doc.as_bytes(), "p");
+            match (&full, &lean) {
+                (Ok(s), Ok(r)) => {
+                    assert_eq!(s.id, r.id, "{doc}");
+                    assert!(s.manifest_lists().eq(r.manifest_lists()), "{doc}");
+                    assert_eq!(s.index_manifest, r.index_manifest, "{doc}");
+                    assert_eq!(s.statistics, r.statistics, "{doc}");
+                    assert_eq!(s.total_record_count, r.total_record_count, "{doc}");
+                }
+                (Err(_), Err(e)) => assert!(matches!(e, Error::Malformed { .. }), "{doc}"),
+                _ => panic!("{doc}: full {full:?}, lean {lean:?}"),
+            }
+        }
+        assert!(VersionRefs::parse_expecting_id(JAVA.as_bytes(), "p", 4).is_ok());
+        assert!(VersionRefs::parse_expecting_id(JAVA.as_bytes(), "p", 5).is_err());
     }
 
     /// Fuzzing regression (json_metadata): a float under an unknown key must survive

@@ -13,17 +13,9 @@ use super::blocking::blocking;
 use super::{local, DirListing, FileStatus, Location, NameListing};
 use crate::error::{Error, Result};
 
-/// Local deletes of one batch (at most one per core, see [`delete_groups`]) and directory
-/// checks of one plan run in at most this many blocking sections.
+/// Local deletes of one batch (and directory checks of one plan) run in at most this many
+/// blocking sections.
 const GROUPS: usize = 4;
-
-/// Delete groups of one batch: [`GROUPS`], at most one per core (unlinks are system calls
-/// that keep a core busy; more sections than cores only queue, or spin on a lock).
-fn delete_groups() -> usize {
-    static CORES: once_cell::sync::Lazy<usize> =
-        once_cell::sync::Lazy::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    GROUPS.min(*CORES).max(1)
-}
 
 /// Directories resolved per blocking section by [`LocalDisk::check_beneath`].
 const DIRS_PER_SECTION: usize = 512;
@@ -38,10 +30,14 @@ fn parent_of(loc: &Location) -> &str {
     s.rsplit_once('/').map_or(s, |(d, _)| d)
 }
 
-/// A batch's files in at most `groups` groups of whole directories, each file with its
-/// position in the batch: a directory's files stay together and in batch order (a batch in
-/// path order keeps its order), the directories split into consecutive runs of about equal
-/// files, so that no two groups unlink in one directory.
+/// A batch's files in at most `groups` groups, each file with its position in the batch; a
+/// directory's files stay together and in batch order (a batch in path order keeps its
+/// order). With at least `groups` directories each group gets whole directories (consecutive
+/// runs of about equal files), so that no two groups unlink in one directory: the kernel
+/// serializes unlinks in a directory, and sections that share one only wait on its lock.
+/// With fewer directories, or one holding more than twice an even share, the files are split
+/// evenly instead: what follows the unlink itself (freeing a file's blocks, waiting on the
+/// disk) runs outside that lock and gains from parallel sections.
 fn by_directory(locs: Vec<Location>, groups: usize) -> Vec<Vec<(usize, Location)>> {
     let total = locs.len();
     let mut order: Vec<usize> = (0..total).collect();
@@ -60,7 +56,15 @@ fn by_directory(locs: Vec<Location>, groups: usize) -> Vec<Vec<(usize, Location)
             _ => runs.push((at, 1)),
         }
     }
-    let groups = groups.clamp(1, runs.len().max(1));
+    let groups = groups.clamp(1, total.max(1));
+    let per_group = total.div_ceil(groups).max(1);
+    let largest = runs.iter().map(|r| r.1).max().unwrap_or(0);
+    if runs.len() < groups || largest > 2 * per_group {
+        runs = (0..total)
+            .step_by(per_group)
+            .map(|first| (first, per_group.min(total - first)))
+            .collect();
+    }
     let mut slots: Vec<Option<Location>> = locs.into_iter().map(Some).collect();
     let mut out: Vec<Vec<(usize, Location)>> = Vec::with_capacity(groups);
     let mut current: Vec<(usize, Location)> = Vec::new();
@@ -196,7 +200,7 @@ impl Backend for LocalDisk {
                     .map(|_| Err(Error::Internal("delete scope without roots".into())))
                     .collect();
             };
-            let work = by_directory(locs, concurrency.clamp(1, delete_groups()));
+            let work = by_directory(locs, concurrency.clamp(1, GROUPS));
             let groups = work.len().max(1);
             let done: Vec<GroupOutcome> = futures::stream::iter(work)
                 .map(|group| {
@@ -285,5 +289,89 @@ impl LocalDisk {
             .await;
         checked.into_iter().collect::<Result<Vec<()>>>()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn locs(paths: &[&str]) -> Vec<Location> {
+        paths
+            .iter()
+            .map(|p| Location::parse(&format!("file:///t/{p}")).unwrap())
+            .collect()
+    }
+
+    /// Each file exactly once, with its position; a directory's files in batch order.
+    fn check(input: &[Location], groups: &[Vec<(usize, Location)>]) {
+        let mut seen: Vec<usize> = groups.iter().flatten().map(|(i, _)| *i).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..input.len()).collect::<Vec<_>>());
+        for g in groups {
+            for (i, l) in g {
+                assert_eq!(&input[*i], l);
+            }
+            for w in g.windows(2) {
+                if parent_of(&w[0].1) == parent_of(&w[1].1) {
+                    assert!(w[0].0 < w[1].0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn directories_are_not_shared_between_groups() {
+        let mut paths = Vec::new();
+        for d in ["a", "b", "c", "d", "e"] {
+            for f in 0..7 {
+                paths.push(format!("{d}/f{f}"));
+            }
+        }
+        // Out of path order too: the groups are the same directories.
+        let mut shuffled = paths.clone();
+        shuffled.reverse();
+        for p in [paths, shuffled] {
+            let input = locs(&p.iter().map(String::as_str).collect::<Vec<_>>());
+            let groups = by_directory(input.clone(), 4);
+            check(&input, &groups);
+            assert_eq!(groups.len(), 4);
+            let dirs: Vec<Vec<&str>> = groups
+                .iter()
+                .map(|g| {
+                    let mut d: Vec<&str> = g.iter().map(|(_, l)| parent_of(l)).collect();
+                    d.dedup();
+                    d
+                })
+                .collect();
+            let mut all: Vec<&str> = dirs.iter().flatten().copied().collect();
+            let n = all.len();
+            all.sort_unstable();
+            all.dedup();
+            assert_eq!(all.len(), n, "a directory in two groups: {dirs:?}");
+        }
+    }
+
+    #[test]
+    fn few_or_lopsided_directories_are_split_evenly() {
+        let one: Vec<String> = (0..10).map(|f| format!("m/f{f}")).collect();
+        let input = locs(&one.iter().map(String::as_str).collect::<Vec<_>>());
+        let groups = by_directory(input.clone(), 4);
+        check(&input, &groups);
+        assert_eq!(groups.len(), 4);
+        assert!(groups.iter().all(|g| g.len() <= 3));
+
+        let mut lopsided: Vec<String> = (0..40).map(|f| format!("big/f{f}")).collect();
+        lopsided.extend(["x/a", "y/a", "z/a", "w/a"].map(String::from));
+        let input = locs(&lopsided.iter().map(String::as_str).collect::<Vec<_>>());
+        let groups = by_directory(input.clone(), 4);
+        check(&input, &groups);
+        assert!(groups.iter().all(|g| g.len() <= 11), "{groups:?}");
+
+        assert!(by_directory(Vec::new(), 4).is_empty());
+        let input = locs(&["a/1"]);
+        let groups = by_directory(input.clone(), 4);
+        check(&input, &groups);
+        assert_eq!(groups.len(), 1);
     }
 }

@@ -7,20 +7,25 @@ use futures::StreamExt;
 
 use crate::error::{Error, Result};
 use crate::spec::consumer::parse_hint;
-use crate::spec::snapshot::Snapshot;
+use crate::spec::snapshot::{Snapshot, VersionRefs};
 use crate::storage::{Location, Storage};
 
 /// Parses version `id` of a directory of `kind` from `bytes` read at `at` (the id inside must
 /// match the name).
 fn parse_version(kind: &'static str, bytes: &[u8], at: &str, id: i64) -> Result<Snapshot> {
-    Snapshot::parse_expecting_id(bytes, at, id).map_err(|e| match e {
+    Snapshot::parse_expecting_id(bytes, at, id).map_err(|e| as_kind(kind, e))
+}
+
+/// Renames a malformed document's kind to the directory's `kind`.
+fn as_kind(kind: &'static str, e: Error) -> Error {
+    match e {
         Error::Malformed { path, message, .. } => Error::Malformed {
             kind,
             path,
             message,
         },
         other => other,
-    })
+    }
 }
 
 /// One directory of `<prefix><id>` JSON files plus hints.
@@ -162,6 +167,54 @@ impl VersionedDir {
                 Err(e) if e.is_not_found() => Ok(None),
                 Err(e) => Err(e),
             });
+        }
+        drop(read);
+        ids.iter()
+            .zip(out)
+            .map(|(id, r)| {
+                let r = r.unwrap_or_else(|| {
+                    Err(Error::Internal(format!("no read result for version {id}")))
+                });
+                (*id, r)
+            })
+            .collect()
+    }
+
+    /// What each version of `ids` names ([`VersionRefs`]), with the checks of
+    /// [`VersionedDir::try_read_many`] (`Ok(None)` for an absent file, the id inside must match
+    /// the name). Several files are read and parsed in one blocking section, with at most
+    /// `concurrency` sections at once (the parsed values are small); one result per id, in the
+    /// order of `ids`.
+    pub async fn try_read_refs_many(
+        &self,
+        storage: &Storage,
+        ids: &[i64],
+        concurrency: usize,
+    ) -> Vec<(i64, Result<Option<VersionRefs>>)> {
+        let locs: Vec<Location> = ids.iter().map(|id| self.location(*id)).collect();
+        let mut out: Vec<Option<Result<Option<VersionRefs>>>> =
+            (0..ids.len()).map(|_| None).collect();
+        let kind = self.kind;
+        let names: std::sync::Arc<Vec<(i64, String)>> = std::sync::Arc::new(
+            ids.iter()
+                .zip(&locs)
+                .map(|(id, l)| (*id, l.as_str().to_string()))
+                .collect(),
+        );
+        let mut read = storage.get_many_then(&locs, concurrency, move |i, bytes| {
+            let (id, at) = names
+                .get(i)
+                .ok_or_else(|| Error::Internal("a version read without its name".into()))?;
+            VersionRefs::parse_expecting_id(&bytes, at, *id).map_err(|e| as_kind(kind, e))
+        });
+        while let Some((i, r)) = read.next().await {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(match r {
+                    Ok(refs) => Ok(Some(refs)),
+                    Err(e) if e.is_not_found() => Ok(None),
+                    Err(e) => Err(e),
+                });
+            }
         }
         drop(read);
         ids.iter()

@@ -21,9 +21,9 @@ use futures::stream::{self, StreamExt};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::hash::{location_key, name_key};
+use crate::hash::{location_key, name_key, FastMap};
 use crate::spec::manifest;
-use crate::spec::snapshot::Snapshot;
+use crate::spec::snapshot::VersionRefs;
 use crate::storage::{Location, Storage};
 use crate::table::{branch_root, list_branches, Table, VersionedDir, MAIN_BRANCH};
 
@@ -84,7 +84,7 @@ struct Names {
     ends: Vec<u32>,
     /// Key of a name → its id (the first name with that key).
     #[serde(skip)]
-    by_key: HashMap<u64, u32>,
+    by_key: FastMap<u64, u32>,
     /// Names whose key an earlier name holds in `by_key`.
     #[serde(skip)]
     clashes: HashMap<String, u32>,
@@ -143,7 +143,7 @@ impl Names {
 
     /// Rebuilds the lookup after deserialization.
     fn rebuild(&mut self) {
-        self.by_key = HashMap::with_capacity(self.len());
+        self.by_key = FastMap::with_capacity_and_hasher(self.len(), Default::default());
         self.clashes = HashMap::new();
         for id in 0..self.len() as u32 {
             let name = self.get(id).to_string();
@@ -237,7 +237,12 @@ impl Tracker {
     }
 
     /// The version read from `s`.
-    fn version_info(&mut self, branch: u32, version: Version, s: &Snapshot) -> Result<VersionInfo> {
+    fn version_info(
+        &mut self,
+        branch: u32,
+        version: Version,
+        s: &VersionRefs,
+    ) -> Result<VersionInfo> {
         let changelog = matches!(version, Version::Changelog(_));
         let mut lists = Vec::with_capacity(3);
         for l in s.manifest_lists() {
@@ -320,7 +325,7 @@ impl Tracker {
                     .filter(|id| !self.seen.contains(&key(*id)))
                     .collect();
                 // Several read and parsed to a blocking section, in the order of `todo`.
-                let read = dir.try_read_many(&storage, &todo, concurrency).await;
+                let read = dir.try_read_refs_many(&storage, &todo, concurrency).await;
                 for (id, r) in read {
                     self.seen.insert(key(id));
                     let what = if snapshots { "snapshot" } else { "changelog" };
@@ -374,7 +379,7 @@ impl Tracker {
                     Err(e) => return Err(e),
                 };
                 // Only the snapshot part matters here; tag-only keys stay in `extra`.
-                let snapshot = Snapshot::parse(&bytes, loc.as_str())?;
+                let snapshot = VersionRefs::parse(&bytes, loc.as_str())?;
                 let version = Version::Tag {
                     tag,
                     file: loc.as_str().to_string(),
@@ -523,6 +528,24 @@ impl Tracker {
     /// their branches, that are not planned yet; sorted by name.
     pub fn plan_reads(&mut self, from: usize) -> Vec<ReadItem> {
         let mut items: BTreeMap<(bool, &str), BTreeSet<u32>> = BTreeMap::new();
+        // `planned` as one bit per (branch, manifest id): every entry of every list of every
+        // version is looked up (hundreds of thousands), few are new.
+        let ids = self.manifest_names.len();
+        let mut seen: Vec<Vec<bool>> = vec![vec![false; ids]; self.branches.len()];
+        let mut mark = |id: u32, branch: u32| -> bool {
+            let slot = seen
+                .get_mut(branch as usize)
+                .and_then(|b| b.get_mut(id as usize));
+            match slot {
+                Some(b) => !std::mem::replace(b, true),
+                // Out of range cannot happen (ids are interned, branches registered); the
+                // tree decides then.
+                None => true,
+            }
+        };
+        for &(id, branch) in &self.planned {
+            mark(id, branch);
+        }
         let versions = self.versions.get(from..).unwrap_or(&[]);
         for v in versions {
             for (l, _) in v.lists.iter() {
@@ -534,7 +557,7 @@ impl Tracker {
                     _ => &[],
                 };
                 for &id in ids {
-                    if self.planned.insert((id, v.branch)) {
+                    if mark(id, v.branch) && self.planned.insert((id, v.branch)) {
                         items
                             .entry((false, self.manifest_names.get(id)))
                             .or_default()
