@@ -160,6 +160,29 @@ pub(crate) struct Beneath {
     /// Test hook run once per directory, after its handle is opened and before anything in it
     /// is removed.
     before_unlink: Option<DirHook>,
+    /// The split of the last file removed, by its parent path.
+    hot: Option<Hot>,
+}
+
+/// The split of a file's location ([`Beneath::split`]) kept for the next file with the same
+/// parent path.
+struct Hot {
+    /// The parent path as text (everything before the last `/`).
+    parent: String,
+    /// Index of the root.
+    root: usize,
+    /// The directory relative to the root.
+    dir: PathBuf,
+}
+
+/// A local path as text (locations are UTF-8).
+fn loc_path_text(path: &Path) -> Option<&str> {
+    path.to_str()
+}
+
+/// A last path component that is a plain file name: not empty, not `.` or `..`.
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".."
 }
 
 impl Beneath {
@@ -184,6 +207,7 @@ impl Beneath {
             dirs: HashMap::new(),
             last: None,
             before_unlink,
+            hot: None,
         }
     }
 
@@ -262,8 +286,46 @@ impl Beneath {
     /// directory is an error (never removed here).
     pub(crate) fn remove_file(&mut self, loc: &Location) -> Result<()> {
         let path = super::local::path_of(loc)?;
-        let (root, dir, name) = self.split(loc, path)?;
-        let fd = match self.dir(root, &dir, loc)? {
+        // Files come directory by directory: one with the same parent path as the previous one
+        // (and a plain name) lies in the same directory beneath the same root, so the
+        // component-wise split is done once per directory.
+        let text = loc_path_text(path);
+        let (parent, plain) = match text.and_then(|t| t.rsplit_once('/')) {
+            Some((parent, name)) if is_plain_name(name) => (parent, Some(name)),
+            _ => ("", None),
+        };
+        let hot = match (self.hot.take(), plain) {
+            (Some(h), Some(_)) if h.parent == parent => Some(h),
+            _ => None,
+        };
+        let (hot, name) = match (hot, plain) {
+            (Some(h), Some(name)) => (h, name),
+            _ => {
+                let (root, dir, name) = self.split(loc, path)?;
+                (
+                    Hot {
+                        parent: if plain.is_some() {
+                            parent.to_string()
+                        } else {
+                            String::new()
+                        },
+                        root,
+                        dir,
+                    },
+                    name,
+                )
+            }
+        };
+        let outcome = self.remove_in(hot.root, &hot.dir, name, loc);
+        if plain.is_some() {
+            self.hot = Some(hot);
+        }
+        outcome
+    }
+
+    /// Removes the file `name` of directory `dir` beneath root `root` (the split of `loc`).
+    fn remove_in(&mut self, root: usize, dir: &Path, name: &str, loc: &Location) -> Result<()> {
+        let fd = match self.dir(root, dir, loc)? {
             Ok(fd) => fd,
             Err(DirState::Absent) => return Ok(()),
             Err(DirState::Refused(why)) => {
