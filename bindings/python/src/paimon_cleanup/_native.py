@@ -61,6 +61,7 @@ PROTOTYPES = """
 const char *paimon_cleanup_version(void);
 uint32_t paimon_cleanup_abi_version(void);
 const char *paimon_cleanup_status_name(int32_t status);
+PaimonCleanupStatus paimon_cleanup_parse_older_than(const char *text, int64_t now_ms, int64_t *out_ms, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_error_status(const struct PaimonCleanupError *error);
 const char *paimon_cleanup_error_message(const struct PaimonCleanupError *error);
 void paimon_cleanup_error_free(struct PaimonCleanupError *error);
