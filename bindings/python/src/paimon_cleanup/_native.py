@@ -244,6 +244,8 @@ def _ctype(c_type: str):
         return ctypes.POINTER(ctypes.c_char_p)
     if base in _OPAQUE or base == "void":
         return ctypes.c_void_p if stars == 1 else ctypes.POINTER(ctypes.c_void_p)
+    if stars == 1 and base in _SCALARS:
+        return ctypes.POINTER(_SCALARS[base])
     if base == "PaimonCleanupTableSummary" and stars == 1:
         return ctypes.POINTER(TableSummary)
     if base == "PaimonCleanupPartitionSpec" and stars == 1:
