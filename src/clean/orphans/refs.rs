@@ -62,14 +62,14 @@ struct Keys {
 
 impl Keys {
     /// Sorts and deduplicates (a manifest names most files more than once across branches and
-    /// extra files seldom, but the merged result only keeps distinct keys anyway).
+    /// extra files seldom, but the merged result only keeps distinct keys anyway). The vectors
+    /// keep their capacity: they are copied into the unit's keys and freed right after, so
+    /// shrinking them would only copy them once more.
     fn compact(&mut self) {
         self.locations.sort_unstable();
         self.locations.dedup();
-        self.locations.shrink_to_fit();
         self.names.sort_unstable();
         self.names.dedup();
-        self.names.shrink_to_fit();
     }
 }
 

@@ -48,6 +48,7 @@ impl<'s, 'b> BlockReader<'s, 'b> {
     }
 
     /// Resolves a union by reading its branch index; other nodes are returned unchanged.
+    #[inline]
     fn branch(&mut self, node: NodeId) -> DecodeResult<NodeId> {
         match self.schema.node(node) {
             Node::Union(branches) => {
@@ -80,6 +81,7 @@ impl<'s, 'b> BlockReader<'s, 'b> {
         }
     }
 
+    #[inline]
     fn opt_long(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<i64>> {
         let n = self.branch(node)?;
         match self.schema.node(n) {
@@ -89,6 +91,7 @@ impl<'s, 'b> BlockReader<'s, 'b> {
         }
     }
 
+    #[inline]
     fn opt_int(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<i32>> {
         match self.opt_long(node, name)? {
             None => Ok(None),
