@@ -3,7 +3,8 @@
 //! the generic, recursive [`Cursor::skip_value`] was the largest cost of reading references).
 //!
 //! A program is a flat list of primitive steps: records are inlined field by field, `null`
-//! takes no step, and only unions, arrays and maps nest. Running a program reads exactly the
+//! takes no step, consecutive integers (or byte strings) are one step, and only unions, arrays
+//! and maps nest: a manifest entry's statistics are a handful of steps. Running a program reads exactly the
 //! bytes [`Cursor::skip_value`] reads and fails with the same errors at the same place; a node
 //! whose program would nest deeply or grow large (recursive or very wide schemas) gets none and
 //! is skipped by [`Cursor::skip_value`] as before.
@@ -13,10 +14,10 @@ use super::avro::{Cursor, DecodeError, DecodeResult, Node, NodeId, Schema};
 /// One step of a skip program.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum SkipOp {
-    /// A variable-length integer (`int`, `long`, `enum`).
-    Varint,
-    /// Length-prefixed bytes (`bytes`, `string`).
-    Bytes,
+    /// This many variable-length integers (`int`, `long`, `enum`) in a row.
+    Varints(u32),
+    /// This many length-prefixed byte strings (`bytes`, `string`) in a row.
+    Bytes(u32),
     /// This many bytes (`boolean`, `float`, `double`, `fixed`).
     Fixed(usize),
     /// A union: the branch index, then that branch's program.
@@ -46,6 +47,24 @@ pub(crate) fn compile_all(schema: &Schema) -> Vec<Option<Box<[SkipOp]>>> {
         .collect()
 }
 
+/// Appends `op` to `out`, as part of the last step when both are integers or byte strings.
+fn push(out: &mut Vec<SkipOp>, op: SkipOp) {
+    match (out.last_mut(), &op) {
+        (Some(SkipOp::Varints(n)), SkipOp::Varints(m)) if n.checked_add(*m).is_some() => *n += m,
+        (Some(SkipOp::Bytes(n)), SkipOp::Bytes(m)) if n.checked_add(*m).is_some() => *n += m,
+        _ => out.push(op),
+    }
+}
+
+/// Appends the program `ops` to `out` (so that the two run one after the other).
+pub(crate) fn append(out: &mut Vec<SkipOp>, ops: &[SkipOp]) {
+    let mut ops = ops.iter();
+    if let Some(first) = ops.next() {
+        push(out, first.clone());
+    }
+    out.extend(ops.cloned());
+}
+
 /// Appends the steps of node `id` to `out`; false if the program would nest or grow too much.
 fn compile(
     schema: &Schema,
@@ -65,10 +84,10 @@ fn compile(
     match schema.node(id) {
         Node::Null => {}
         Node::Boolean => out.push(SkipOp::Fixed(1)),
-        Node::Int | Node::Long | Node::Enum => out.push(SkipOp::Varint),
+        Node::Int | Node::Long | Node::Enum => push(out, SkipOp::Varints(1)),
         Node::Float => out.push(SkipOp::Fixed(4)),
         Node::Double => out.push(SkipOp::Fixed(8)),
-        Node::Bytes | Node::String => out.push(SkipOp::Bytes),
+        Node::Bytes | Node::String => push(out, SkipOp::Bytes(1)),
         Node::Fixed(n) => out.push(SkipOp::Fixed(*n)),
         Node::Record(fields) => {
             for f in fields {
@@ -111,12 +130,16 @@ impl Cursor<'_> {
     pub(crate) fn skip_program(&mut self, ops: &[SkipOp]) -> DecodeResult<()> {
         for op in ops {
             match op {
-                SkipOp::Varint => {
-                    self.read_long()?;
+                SkipOp::Varints(n) => {
+                    for _ in 0..*n {
+                        self.read_long()?;
+                    }
                 }
-                SkipOp::Bytes => {
-                    let n = self.read_len()?;
-                    self.skip(n)?;
+                SkipOp::Bytes(n) => {
+                    for _ in 0..*n {
+                        let len = self.read_len()?;
+                        self.skip(len)?;
+                    }
                 }
                 SkipOp::Fixed(n) => self.skip(*n)?,
                 SkipOp::Union(branches) => {
@@ -127,7 +150,14 @@ impl Cursor<'_> {
                         .ok_or_else(|| {
                             DecodeError::malformed(format!("union branch {idx} out of range"))
                         })?;
-                    self.skip_program(b)?;
+                    // Most branches are `null` or one number: no call for them.
+                    match &**b {
+                        [] => {}
+                        [SkipOp::Varints(1)] => {
+                            self.read_long()?;
+                        }
+                        _ => self.skip_program(b)?,
+                    }
                 }
                 SkipOp::Array { item, empty } => self.skip_blocks(item, Some(*empty))?,
                 SkipOp::Map(value) => self.skip_blocks(value, None)?,
@@ -188,6 +218,7 @@ mod tests {
         let s = Schema::parse(json).unwrap();
         let programs = compile_all(&s);
         let root = programs[s.root].as_deref().unwrap();
+        assert!(matches!(root.first(), Some(SkipOp::Varints(1))));
         // a=3, b=branch1 "hi", c=[null, 5] in one block, then a negative-count block with
         // its size, d={"k":1.0}, e=4 bytes, f={true, 1.0f, [null x2], B}, g="xyz".
         let mut data = vec![6, 2, 4, b'h', b'i', 4, 0, 2, 10];
@@ -221,6 +252,33 @@ mod tests {
                 assert_eq!(g.position(), p.position(), "byte {at} = {v:#x}");
             }
         }
+    }
+
+    #[test]
+    fn consecutive_numbers_and_strings_are_one_step() {
+        let json = br#"{"type":"record","name":"r","fields":[
+            {"name":"a","type":"long"},{"name":"b","type":"int"},
+            {"name":"c","type":"bytes"},{"name":"d","type":"string"},
+            {"name":"e","type":"null"},{"name":"f","type":"bytes"},{"name":"g","type":"int"}]}"#;
+        let s = Schema::parse(json).unwrap();
+        let root = compile_all(&s)[s.root].clone().unwrap();
+        assert_eq!(
+            &*root,
+            &[SkipOp::Varints(2), SkipOp::Bytes(3), SkipOp::Varints(1)]
+        );
+        let mut run = vec![SkipOp::Bytes(1)];
+        append(&mut run, &root);
+        assert_eq!(
+            run,
+            vec![
+                SkipOp::Bytes(1),
+                SkipOp::Varints(2),
+                SkipOp::Bytes(3),
+                SkipOp::Varints(1)
+            ]
+        );
+        append(&mut run, &[SkipOp::Varints(4), SkipOp::Fixed(2)]);
+        assert_eq!(run[3..], [SkipOp::Varints(5), SkipOp::Fixed(2)]);
     }
 
     #[test]
