@@ -8,7 +8,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::{DirListing, FileStatus, Location, NameListing};
+use super::{DirListing, FileStatus, Location, NameListing, StatFilter};
 use crate::error::{Error, Result};
 
 /// The filesystem path of a `file://` location.
@@ -95,8 +95,16 @@ fn not_regular(path: &str, ft: &fs::FileType) -> Error {
 /// is skipped so listings never leave the table's tree. A FIFO, socket or device (or a symlink
 /// to one) is an error: where a file is expected it must be a regular file.
 fn classify(entry: &fs::DirEntry) -> Result<Entry> {
+    let ft = entry
+        .file_type()
+        .map_err(|e| Error::storage(entry.path().display().to_string(), e))?;
+    classify_as(entry, ft)
+}
+
+/// [`classify`] of an entry whose type (from the directory entry, or an `lstat` where the
+/// filesystem does not give it) is `ft`.
+fn classify_as(entry: &fs::DirEntry, ft: fs::FileType) -> Result<Entry> {
     let io_err = |e: io::Error| Error::storage(entry.path().display().to_string(), e);
-    let ft = entry.file_type().map_err(io_err)?;
     if ft.is_dir() {
         return Ok(Entry::Dir);
     }
@@ -147,14 +155,101 @@ fn scan(
             Ok(Entry::File(meta)) => on_file(name, &meta)?,
             Ok(Entry::Dir) => on_dir(name),
             Ok(Entry::Skip) => {}
-            Err(Error::Storage { message, .. }) if is_vanished(&entry) => {
-                // Removed between readdir and stat: it is simply not there any more.
-                tracing::debug!(path = %dir.child(name), error = %message, "entry vanished while listed");
+            Err(e) => vanished_or(dir, name, &entry, e)?,
+        }
+    }
+    Ok(())
+}
+
+/// The outcome of failing to classify or `stat` the entry `name` of `dir` with `e`: nothing if
+/// it was removed meanwhile (it is simply not there any more), else the error, naming the
+/// entry.
+fn vanished_or(dir: &Location, name: &str, entry: &fs::DirEntry, e: Error) -> Result<()> {
+    match e {
+        Error::Storage { message, .. } if is_vanished(entry) => {
+            tracing::debug!(path = %dir.child(name), error = %message, "entry vanished while listed");
+            Ok(())
+        }
+        Error::Storage { message, .. } => Err(Error::storage(dir.child(name).as_str(), message)),
+        e => Err(e),
+    }
+}
+
+/// [`scan`] for [`list_dir_names`] with a filter: each entry's type comes from the directory
+/// entry (no `stat` where the filesystem fills it); the regular files are collected first,
+/// `filter` says which of them need their size and time, and only those are `stat`ed
+/// (`fstatat` relative to the open directory). Every other entry (directory, symlink, special
+/// file) is classified as [`scan`] does.
+fn scan_filtered(
+    dir: &Location,
+    filter: &dyn StatFilter,
+    index: usize,
+    out: &mut NameListing,
+    mut on_dir: impl FnMut(&str),
+) -> Result<()> {
+    let path = path_of(dir)?;
+    let rd = match fs::read_dir(path) {
+        Ok(rd) => rd,
+        Err(e) if is_missing_dir(&e) => return Ok(()),
+        Err(e) => return Err(io_error(dir, e)),
+    };
+    // The regular files: their entries (for the `stat`), their names one after the other.
+    let mut regular: Vec<fs::DirEntry> = Vec::new();
+    let mut names = String::new();
+    let mut ends: Vec<usize> = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| Error::storage(dir.as_str(), e))?;
+        let os_name = entry.file_name();
+        let Some(name) = os_name.to_str() else {
+            tracing::warn!(dir = %dir, name = ?os_name, "skipping entry whose name is not UTF-8");
+            continue;
+        };
+        let typed = entry
+            .file_type()
+            .map_err(|e| Error::storage(entry.path().display().to_string(), e))
+            .and_then(|ft| {
+                if ft.is_file() {
+                    Ok(None)
+                } else {
+                    classify_as(&entry, ft).map(Some)
+                }
+            });
+        match typed {
+            Ok(None) => {
+                names.push_str(name);
+                ends.push(names.len());
+                regular.push(entry);
             }
-            Err(Error::Storage { message, .. }) => {
-                return Err(Error::storage(dir.child(name).as_str(), message))
-            }
-            Err(e) => return Err(e),
+            Ok(Some(Entry::File(meta))) => out.push(name, meta.len(), mtime_ms(&meta))?,
+            Ok(Some(Entry::Dir)) => on_dir(name),
+            Ok(Some(Entry::Skip)) => {}
+            Err(e) => vanished_or(dir, name, &entry, e)?,
+        }
+    }
+    let mut start = 0;
+    let listed: Vec<&str> = ends
+        .iter()
+        .map(|end| {
+            let name = names.get(start..*end).unwrap_or("");
+            start = *end;
+            name
+        })
+        .collect();
+    let mut want = vec![true; listed.len()];
+    filter.select(index, dir, &listed, &mut want);
+    for ((entry, name), want) in regular.iter().zip(&listed).zip(&want) {
+        if !*want {
+            out.push_unstated(name)?;
+            continue;
+        }
+        match entry.metadata() {
+            Ok(meta) => out.push(name, meta.len(), mtime_ms(&meta))?,
+            Err(e) => vanished_or(
+                dir,
+                name,
+                entry,
+                Error::storage(entry.path().display().to_string(), e),
+            )?,
         }
     }
     Ok(())
@@ -191,16 +286,25 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
     Ok(out)
 }
 
-/// [`list_dir`] with the files by name ([`NameListing`]), in the order the directory gives
-/// them: no location is built per file.
-pub(crate) fn list_dir_names(dir: &Location) -> Result<NameListing> {
+/// [`list_dir`] with the files by name ([`NameListing`]), in no particular order: no location
+/// is built per file. With a filter (and the directory's index in the caller's listing), only
+/// the regular files it wants are `stat`ed ([`scan_filtered`]); the others have no status.
+pub(crate) fn list_dir_names(
+    dir: &Location,
+    filter: Option<(&dyn StatFilter, usize)>,
+) -> Result<NameListing> {
     let mut out = NameListing::default();
     let mut dirs = Vec::new();
-    scan(
-        dir,
-        |name, meta| out.push(name, meta.len(), mtime_ms(meta)),
-        |name| dirs.push(dir.child(name)),
-    )?;
+    match filter {
+        Some((f, index)) => {
+            scan_filtered(dir, f, index, &mut out, |name| dirs.push(dir.child(name)))?
+        }
+        None => scan(
+            dir,
+            |name, meta| out.push(name, meta.len(), mtime_ms(meta)),
+            |name| dirs.push(dir.child(name)),
+        )?,
+    }
     dirs.sort();
     out.dirs = dirs;
     Ok(out)

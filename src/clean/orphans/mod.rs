@@ -72,7 +72,7 @@ use crate::clean::report::DeletionReport;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{Table, MAIN_BRANCH};
-use keyset::{KeyIndex, KeyLog, KeySet};
+use keyset::{KeyLog, KeySet, SharedKeyIndex};
 use partial::{finish_merge, merge_all, merge_into, Partial};
 use unit::{Unit, Work};
 
@@ -303,16 +303,20 @@ pub async fn remove_orphan_files(
     };
     let mut listed = Partial::default();
     {
-        let referenced = KeyIndex::new(&merged.locations);
-        keys_charge.set(merged.key_bytes() + referenced.bytes())?;
-        let referenced = &referenced;
+        // Owned behind an `Arc`: the listing's blocking sections look keys up too (a file
+        // whose location is referenced is not even `stat`ed), and the keys come back after.
+        let referenced = Arc::new(SharedKeyIndex::from_sorted(std::mem::take(
+            &mut merged.locations,
+        )));
+        keys_charge.set(merged.key_bytes() + referenced.heap_bytes())?;
+        let shared = &referenced;
         let mut results = stream::iter(lists)
             .map(|u| {
                 let conc = match u.work {
                     Work::List { .. } => list_conc,
                     _ => io,
                 };
-                exec::execute_unordered(&main, u, conc, ctl, Some(referenced))
+                exec::execute_unordered(&main, u, conc, ctl, Some(shared))
             })
             .buffer_unordered(LIST_UNITS_IN_FLIGHT);
         while let Some(p) = results.next().await {
@@ -321,6 +325,12 @@ pub async fn remove_orphan_files(
             candidates_charge.set(bytes)?;
             merge_into(&mut listed, p)?;
         }
+        drop(results);
+        // Every listing is done, so nothing else holds the keys; were one still held, a copy.
+        merged.locations = match Arc::try_unwrap(referenced) {
+            Ok(index) => index.into_keys(),
+            Err(shared) => shared.keys().to_vec(),
+        };
     }
     ctl.cancel.check()?;
     merge_into(&mut merged, listed)?;
