@@ -104,15 +104,25 @@ fn classify(entry: &fs::DirEntry) -> Result<Entry> {
 /// [`classify`] of an entry whose type (from the directory entry, or an `lstat` where the
 /// filesystem does not give it) is `ft`.
 fn classify_as(entry: &fs::DirEntry, ft: fs::FileType) -> Result<Entry> {
-    let io_err = |e: io::Error| Error::storage(entry.path().display().to_string(), e);
+    classify_path(|| entry.path(), ft, || entry.metadata())
+}
+
+/// [`classify`] of the entry at `path` (built only when needed) whose type is `ft`;
+/// `regular_meta` gives a regular file's own metadata (not following links).
+fn classify_path(
+    path: impl Fn() -> PathBuf,
+    ft: fs::FileType,
+    regular_meta: impl FnOnce() -> io::Result<fs::Metadata>,
+) -> Result<Entry> {
+    let io_err = |e: io::Error| Error::storage(path().display().to_string(), e);
     if ft.is_dir() {
         return Ok(Entry::Dir);
     }
     if ft.is_file() {
-        return Ok(Entry::File(entry.metadata().map_err(io_err)?));
+        return Ok(Entry::File(regular_meta().map_err(io_err)?));
     }
     if ft.is_symlink() {
-        let path = entry.path();
+        let path = path();
         return match fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(Entry::File(m)),
             Ok(m) if m.is_dir() => {
@@ -126,7 +136,7 @@ fn classify_as(entry: &fs::DirEntry, ft: fs::FileType) -> Result<Entry> {
             Err(e) => Err(io_err(e)),
         };
     }
-    Err(not_regular(&entry.path().display().to_string(), &ft))
+    Err(not_regular(&path().display().to_string(), &ft))
 }
 
 /// Walks the immediate children of `dir`, calling `on_file` with each file's name and metadata
@@ -155,7 +165,7 @@ fn scan(
             Ok(Entry::File(meta)) => on_file(name, &meta)?,
             Ok(Entry::Dir) => on_dir(name),
             Ok(Entry::Skip) => {}
-            Err(e) => vanished_or(dir, name, &entry, e)?,
+            Err(e) => vanished_or(dir, name, &entry.path(), e)?,
         }
     }
     Ok(())
@@ -164,9 +174,9 @@ fn scan(
 /// The outcome of failing to classify or `stat` the entry `name` of `dir` with `e`: nothing if
 /// it was removed meanwhile (it is simply not there any more), else the error, naming the
 /// entry.
-fn vanished_or(dir: &Location, name: &str, entry: &fs::DirEntry, e: Error) -> Result<()> {
+fn vanished_or(dir: &Location, name: &str, path: &Path, e: Error) -> Result<()> {
     match e {
-        Error::Storage { message, .. } if is_vanished(entry) => {
+        Error::Storage { message, .. } if is_vanished(path) => {
             tracing::debug!(path = %dir.child(name), error = %message, "entry vanished while listed");
             Ok(())
         }
@@ -175,11 +185,15 @@ fn vanished_or(dir: &Location, name: &str, entry: &fs::DirEntry, e: Error) -> Re
     }
 }
 
-/// [`scan`] for [`list_dir_names`] with a filter: each entry's type comes from the directory
-/// entry (no `stat` where the filesystem fills it); the regular files are collected first,
-/// `filter` says which of them need their size and time, and only those are `stat`ed
-/// (`fstatat` relative to the open directory). Every other entry (directory, symlink, special
-/// file) is classified as [`scan`] does.
+/// Bytes of directory entries read per `getdents64` call by [`scan_filtered`].
+const DIRENT_BUFFER: usize = 32 * 1024;
+
+/// [`scan`] for [`list_dir_names`] with a filter. The directory is read with `getdents64`
+/// (no allocation per entry) and each entry's type taken from the entry itself: the regular
+/// files are collected by name, `filter` says which of them need their size and time, and
+/// only those are `statx`ed, relative to the open directory. Every other entry is classified
+/// as [`scan`] does (a sub-directory by its type; a symlink, an entry of unknown type or a
+/// special file after an `lstat`).
 fn scan_filtered(
     dir: &Location,
     filter: &dyn StatFilter,
@@ -187,45 +201,57 @@ fn scan_filtered(
     out: &mut NameListing,
     mut on_dir: impl FnMut(&str),
 ) -> Result<()> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
     let path = path_of(dir)?;
-    let rd = match fs::read_dir(path) {
-        Ok(rd) => rd,
-        Err(e) if is_missing_dir(&e) => return Ok(()),
-        Err(e) => return Err(io_error(dir, e)),
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(e) => {
+            let e = io::Error::from(e);
+            return if is_missing_dir(&e) {
+                Ok(())
+            } else {
+                Err(io_error(dir, e))
+            };
+        }
     };
-    // The regular files: their entries (for the `stat`), their names one after the other.
-    let mut regular: Vec<fs::DirEntry> = Vec::new();
+    // The regular files' names, one after the other.
     let mut names = String::new();
     let mut ends: Vec<usize> = Vec::new();
-    for entry in rd {
-        let entry = entry.map_err(|e| Error::storage(dir.as_str(), e))?;
-        let os_name = entry.file_name();
-        let Some(name) = os_name.to_str() else {
-            tracing::warn!(dir = %dir, name = ?os_name, "skipping entry whose name is not UTF-8");
+    let mut buf: Vec<u8> = Vec::with_capacity(DIRENT_BUFFER);
+    let mut entries = RawDir::new(&fd, buf.spare_capacity_mut());
+    while let Some(entry) = entries.next() {
+        let entry = entry.map_err(|e| Error::storage(dir.as_str(), io::Error::from(e)))?;
+        let raw = entry.file_name();
+        let Ok(name) = raw.to_str() else {
+            tracing::warn!(dir = %dir, name = ?raw, "skipping entry whose name is not UTF-8");
             continue;
         };
-        let typed = entry
-            .file_type()
-            .map_err(|e| Error::storage(entry.path().display().to_string(), e))
-            .and_then(|ft| {
-                if ft.is_file() {
-                    Ok(None)
-                } else {
-                    classify_as(&entry, ft).map(Some)
-                }
-            });
-        match typed {
-            Ok(None) => {
+        if name == "." || name == ".." {
+            continue;
+        }
+        match entry.file_type() {
+            FileType::RegularFile => {
                 names.push_str(name);
                 ends.push(names.len());
-                regular.push(entry);
             }
-            Ok(Some(Entry::File(meta))) => out.push(name, meta.len(), mtime_ms(&meta))?,
-            Ok(Some(Entry::Dir)) => on_dir(name),
-            Ok(Some(Entry::Skip)) => {}
-            Err(e) => vanished_or(dir, name, &entry, e)?,
+            FileType::Directory => on_dir(name),
+            _ => {
+                // A symlink, an unknown type or a special file: as `scan` (rare).
+                let at = path.join(name);
+                let classified = fs::symlink_metadata(&at)
+                    .map_err(|e| Error::storage(at.display().to_string(), e))
+                    .and_then(|m| classify_path(|| at.clone(), m.file_type(), || Ok(m)));
+                match classified {
+                    Ok(Entry::File(meta)) => out.push(name, meta.len(), mtime_ms(&meta))?,
+                    Ok(Entry::Dir) => on_dir(name),
+                    Ok(Entry::Skip) => {}
+                    Err(e) => vanished_or(dir, name, &at, e)?,
+                }
+            }
         }
     }
+    drop(buf);
     let mut start = 0;
     let listed: Vec<&str> = ends
         .iter()
@@ -237,19 +263,52 @@ fn scan_filtered(
         .collect();
     let mut want = vec![true; listed.len()];
     filter.select(index, dir, &listed, &mut want);
-    for ((entry, name), want) in regular.iter().zip(&listed).zip(&want) {
+    for (name, want) in listed.iter().zip(&want) {
         if !*want {
             out.push_unstated(name)?;
             continue;
         }
-        match entry.metadata() {
-            Ok(meta) => out.push(name, meta.len(), mtime_ms(&meta))?,
-            Err(e) => vanished_or(
-                dir,
-                name,
-                entry,
-                Error::storage(entry.path().display().to_string(), e),
-            )?,
+        let stat = rustix::fs::statx(
+            &fd,
+            *name,
+            AtFlags::SYMLINK_NOFOLLOW,
+            StatxFlags::SIZE | StatxFlags::MTIME,
+        );
+        match stat {
+            Ok(st) => {
+                let mtime = if st.stx_mask & StatxFlags::MTIME.bits() != 0 {
+                    let ns = i128::from(st.stx_mtime.tv_sec) * 1_000_000_000
+                        + i128::from(st.stx_mtime.tv_nsec);
+                    // As `mtime_ms`: whole milliseconds, rounded towards the epoch.
+                    i64::try_from(ns / 1_000_000).unwrap_or(if ns < 0 {
+                        i64::MIN
+                    } else {
+                        i64::MAX
+                    })
+                } else {
+                    i64::MAX
+                };
+                out.push(name, st.stx_size, mtime)?;
+            }
+            Err(rustix::io::Errno::NOSYS) => {
+                // No `statx` (an old kernel, a sandbox): by path.
+                let at = path.join(name);
+                match fs::symlink_metadata(&at) {
+                    Ok(meta) => out.push(name, meta.len(), mtime_ms(&meta))?,
+                    Err(e) => {
+                        vanished_or(dir, name, &at, Error::storage(at.display().to_string(), e))?
+                    }
+                }
+            }
+            Err(e) => {
+                let at = path.join(name);
+                vanished_or(
+                    dir,
+                    name,
+                    &at,
+                    Error::storage(at.display().to_string(), io::Error::from(e)),
+                )?
+            }
         }
     }
     Ok(())
@@ -360,9 +419,9 @@ pub(crate) fn list_metadata_dir(dir: &Location) -> Result<DirListing> {
     Ok(out)
 }
 
-/// True if `entry` no longer exists (not even as a dangling link).
-fn is_vanished(entry: &fs::DirEntry) -> bool {
-    matches!(fs::symlink_metadata(entry.path()), Err(e) if e.kind() == io::ErrorKind::NotFound)
+/// True if nothing exists at `path` any more (not even a dangling link).
+fn is_vanished(path: &Path) -> bool {
+    matches!(fs::symlink_metadata(path), Err(e) if e.kind() == io::ErrorKind::NotFound)
 }
 
 /// Every file below `dir`, recursively (directory symlinks are not followed).

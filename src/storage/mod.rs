@@ -954,8 +954,20 @@ mod tests {
                 .unwrap();
             dirs.push(dir);
         }
-        // Symlinks are classified as without a filter: `stat`ed whatever their name.
+        // Times before the epoch and past the millisecond read as without a filter.
         let p4 = tmp.path().join("p=4");
+        for (f, back) in [("f-1", 1_500_700_000u64), ("f-2", 0)] {
+            let t = std::time::UNIX_EPOCH
+                + std::time::Duration::from_nanos(1_700_000_000_123_456_789)
+                - std::time::Duration::from_nanos(1_700_000_000_000_000_000 + back);
+            std::fs::File::options()
+                .write(true)
+                .open(p4.join(f))
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        }
+        // Symlinks are classified as without a filter: `stat`ed whatever their name.
         std::os::unix::fs::symlink(p4.join("f-0"), p4.join("r-link")).unwrap();
         std::os::unix::fs::symlink(p4.join("gone"), p4.join("r-broken")).unwrap();
         std::os::unix::fs::symlink(p4.join("sub"), p4.join("r-dir")).unwrap();
