@@ -2643,6 +2643,34 @@ PaimonCleanupStatus paimon_cleanup_expire_partitions(const struct PaimonCleanupC
                                                      struct PaimonCleanupReport **out,
                                                      struct PaimonCleanupError **err);
 
+/**
+ * Parses an `older_than` cut-off as Paimon Java's procedures take it (`expire_snapshots`,
+ * `remove_orphan_files`) and the CLI's `--older-than`, into milliseconds since the Unix epoch,
+ * for `paimon_cleanup_orphan_config_set_older_than_ms` and
+ * `paimon_cleanup_expire_config_set_older_than_ms`.
+ *
+ * `text` is a timestamp (`"2024-01-01 12:00:00"`, optional fraction; `T` accepted between
+ * date and time; local time zone of the process unless it ends with `Z` or an offset such as
+ * `+02:00`), or a Paimon duration counted back from `now_ms` (`"1 d"`, `"30 min"`, `"12h"`).
+ * A bare number is refused (it could be a duration or an epoch time), and so is a cut-off
+ * after `now_ms`. `now_ms` is the caller's "now" in epoch milliseconds (usually the current
+ * time); only durations use it, and the future check.
+ *
+ * Ownership: `text` is borrowed for the call; `*out_ms` is written only on success.
+ * Thread-safety: may be called from any thread at any time; it touches no shared state.
+ * Errors: `NULL_POINTER` if `text` or `out_ms` is NULL; `INVALID_UTF8` if `text` is not UTF-8;
+ * `INVALID_ARGUMENT` if it is empty, a bare number, neither a timestamp nor a duration, an
+ * invalid date, or after `now_ms`; `now_ms` < 0 is `INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `text` must be NULL or a NUL-terminated string; `out_ms` must be NULL or writable; `err`
+ * must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_parse_older_than(const char *text,
+                                                    int64_t now_ms,
+                                                    int64_t *out_ms,
+                                                    struct PaimonCleanupError **err);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -336,6 +336,25 @@ class RunCall;
 
 }  // namespace detail
 
+/** Parses an `older_than` cut-off as Paimon Java's procedures and the CLI's `--older-than` take
+ *  it: a timestamp ("2024-01-01 12:00:00", local time zone unless it ends with `Z` or an
+ *  offset) or a duration counted back from `now` ("1 d", "30 min"). Throws Error
+ *  (InvalidArgument) for a bare number, an invalid date or a cut-off after `now`. The result
+ *  goes to ExpireConfig::older_than or OrphanConfig::older_than. */
+inline std::chrono::system_clock::time_point parse_older_than(
+    const std::string &text,
+    std::chrono::system_clock::time_point now = std::chrono::system_clock::now()) {
+    int64_t now_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+    int64_t ms = 0;
+    detail::check([&](PaimonCleanupError **err) {
+        return paimon_cleanup_parse_older_than(text.c_str(), now_ms, &ms, err);
+    });
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::milliseconds(ms)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Executor
 

@@ -119,6 +119,18 @@ void test_basics() {
     CHECK(std::string(pc::file_class_name(pc::FileClass::ManifestList)) == "manifest_list");
     CHECK(std::string(pc::report_kind_name(pc::ReportKind::ExpireSnapshots)) == "expire_snapshots");
 
+    // older_than as Java's procedures take it: durations back from `now`, timestamps as given.
+    const auto now = std::chrono::system_clock::time_point(std::chrono::milliseconds(1700000000000LL));
+    const auto ms = [](std::chrono::system_clock::time_point t) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+    };
+    CHECK(ms(pc::parse_older_than("1 d", now)) == 1700000000000LL - 86400000LL);
+    CHECK(ms(pc::parse_older_than("2023-11-01 00:00:00Z", now)) == 1698796800000LL);
+    for (const char *bad : {"", "12345", "yesterday", "2023-13-01 00:00:00", "2030-01-01 00:00:00Z"}) {
+        expect_error(pc::Status::InvalidArgument, [&] { (void)pc::parse_older_than(bad, now); },
+                     bad);
+    }
+
     pc::Executor exec(2);
     CHECK(exec.worker_threads() == 2);
     CHECK(exec.io_concurrency() == 0);

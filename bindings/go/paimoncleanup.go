@@ -76,6 +76,22 @@ func Version() string { return C.GoString(C.paimon_cleanup_version()) }
 // ABIVersion is the C ABI version of the loaded library.
 func ABIVersion() uint32 { return uint32(C.paimon_cleanup_abi_version()) }
 
+// ParseOlderThan parses an older_than cut-off as Paimon Java's procedures and the CLI's
+// --older-than take it: a timestamp ("2024-01-01 12:00:00", local time zone unless it ends
+// with Z or an offset) or a duration counted back from now ("1 d", "30 min"). A bare number,
+// an invalid date and a cut-off after now are StatusInvalidArgument errors. The result goes to
+// ExpireConfig.OlderThan or OrphanConfig.OlderThan.
+func ParseOlderThan(text string, now time.Time) (time.Time, error) {
+	ctext := C.CString(text)
+	defer C.free(unsafe.Pointer(ctext))
+	var ms C.int64_t
+	var cerr *C.PaimonCleanupError
+	if err := takeError(C.paimon_cleanup_parse_older_than(ctext, C.int64_t(now.UnixMilli()), &ms, &cerr), &cerr); err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(int64(ms)), nil
+}
+
 // HeaderABIVersion is the C ABI version of the header this package was compiled against.
 const HeaderABIVersion = uint32(C.PAIMON_CLEANUP_ABI_VERSION)
 

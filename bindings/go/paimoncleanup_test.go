@@ -119,6 +119,22 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+func TestParseOlderThan(t *testing.T) {
+	now := time.UnixMilli(1_700_000_000_000)
+	got, err := ParseOlderThan("1 d", now)
+	if err != nil || got.UnixMilli() != now.UnixMilli()-86_400_000 {
+		t.Fatalf("1 d: %v %v", got, err)
+	}
+	got, err = ParseOlderThan("2023-11-01 00:00:00Z", now)
+	if err != nil || got.UnixMilli() != 1_698_796_800_000 {
+		t.Fatalf("timestamp: %v %v", got, err)
+	}
+	for _, bad := range []string{"", "12345", "yesterday", "2023-13-01 00:00:00", "2030-01-01 00:00:00Z"} {
+		_, err := ParseOlderThan(bad, now)
+		wantStatus(t, err, StatusInvalidArgument)
+	}
+}
+
 func TestHandlesAndArgumentErrors(t *testing.T) {
 	_, err := NewExecutor(100000)
 	wantStatus(t, err, StatusInvalidArgument)

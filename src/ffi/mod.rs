@@ -43,6 +43,8 @@ mod units;
 
 mod partitions;
 
+mod time;
+
 mod ops;
 
 mod util;
@@ -74,6 +76,7 @@ pub use orphans::*;
 pub use partitions::*;
 pub use report::*;
 pub use tags::*;
+pub use time::paimon_cleanup_parse_older_than;
 pub use units::*;
 
 use std::os::raw::c_char;

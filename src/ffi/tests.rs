@@ -1606,3 +1606,77 @@ mod operations {
         }
     }
 }
+
+#[test]
+fn older_than_text_is_parsed_as_the_procedures_take_it() {
+    let parse = |text: Option<&str>, now: i64, out: bool| {
+        let text = text.map(|t| CString::new(t).expect("no NUL"));
+        let (mut ms, mut err) = (-7i64, ptr::null_mut());
+        let out_ptr = if out {
+            &mut ms as *mut i64
+        } else {
+            ptr::null_mut()
+        };
+        // SAFETY: NULL or live arguments.
+        let status = unsafe {
+            paimon_cleanup_parse_older_than(
+                text.as_ref().map_or(ptr::null(), |t| t.as_ptr()),
+                now,
+                out_ptr,
+                &mut err,
+            )
+        };
+        let text = if err.is_null() {
+            String::new()
+        } else {
+            message(err)
+        };
+        // SAFETY: NULL or the error this call created.
+        unsafe { paimon_cleanup_error_free(err) };
+        (status, ms, text)
+    };
+    let now = 1_700_000_000_000;
+    assert_eq!(
+        parse(Some("1 d"), now, true),
+        (PaimonCleanupStatus::Ok, now - 86_400_000, String::new())
+    );
+    assert_eq!(
+        parse(Some("2023-11-01 00:00:00Z"), now, true).1,
+        1_698_796_800_000
+    );
+    for bad in [
+        "",
+        "12345",
+        "yesterday",
+        "2023-13-01 00:00:00",
+        "2030-01-01 00:00:00Z",
+    ] {
+        let (status, ms, text) = parse(Some(bad), now, true);
+        assert_eq!(
+            status,
+            PaimonCleanupStatus::InvalidArgument,
+            "{bad}: {text}"
+        );
+        assert_eq!(
+            ms, -7,
+            "{bad}: the out-parameter is written only on success"
+        );
+        assert!(text.contains("older-than"), "{bad}: {text}");
+    }
+    assert_eq!(
+        parse(Some("1 d"), -1, true).0,
+        PaimonCleanupStatus::InvalidArgument
+    );
+    assert_eq!(parse(None, now, true).0, PaimonCleanupStatus::NullPointer);
+    assert_eq!(
+        parse(Some("1 d"), now, false).0,
+        PaimonCleanupStatus::NullPointer
+    );
+    let invalid = [0xffu8, 0];
+    let mut ms = 0i64;
+    // SAFETY: a NUL-terminated byte string; NULL error slot.
+    let status = unsafe {
+        paimon_cleanup_parse_older_than(invalid.as_ptr().cast(), now, &mut ms, ptr::null_mut())
+    };
+    assert_eq!(status, PaimonCleanupStatus::InvalidUtf8);
+}

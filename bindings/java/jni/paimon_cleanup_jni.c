@@ -192,6 +192,23 @@ JNIEXPORT jbyteArray JNICALL JNI_FN(statusName0)(JNIEnv *env, jclass cls, jint s
     return to_bytes(env, paimon_cleanup_status_name(status));
 }
 
+/* ---- older_than text ---------------------------------------------------------------------- */
+
+JNIEXPORT jlong JNICALL JNI_FN(parseOlderThan0)(JNIEnv *env, jclass cls, jbyteArray text,
+                                                jlong now_ms) {
+    PaimonCleanupError *err = NULL;
+    int64_t ms = 0;
+    char *ctext = from_bytes(env, text);
+    (void)cls;
+    if (text != NULL && ctext == NULL) {
+        throw_oom(env);
+        return 0;
+    }
+    if (check(env, paimon_cleanup_parse_older_than(ctext, (int64_t)now_ms, &ms, &err), &err)) ms = 0;
+    free(ctext);
+    return (jlong)ms;
+}
+
 /* ---- executor ----------------------------------------------------------------------------- */
 
 JNIEXPORT jlong JNICALL JNI_FN(executorNew)(JNIEnv *env, jclass cls, jint workers) {

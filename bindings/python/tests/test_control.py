@@ -352,6 +352,19 @@ def test_parse_duration_matches_paimon():
         pc.parse_duration("h")
 
 
+def test_parse_older_than_is_the_library_parser():
+    now = 1_700_000_000_000
+    assert pc.parse_older_than("1 d", now) == now - DAY_MS
+    assert pc.parse_older_than("2023-11-01 00:00:00Z", now) == 1_698_796_800_000
+    for bad in ["", "12345", "yesterday", "2023-13-01 00:00:00", "2030-01-01 00:00:00Z"]:
+        with pytest.raises(pc.InvalidArgument):
+            pc.parse_older_than(bad, now)
+    # Now by default: a duration lands just before the call's own clock.
+    before = int(time.time() * 1000)
+    got = pc.parse_older_than("1 h")
+    assert before - 3_600_000 <= got <= int(time.time() * 1000) - 3_600_000
+
+
 CTRL_C_SCRIPT = r"""
 import datetime, os, signal, sys, threading, time
 import paimon_cleanup as pc

@@ -122,6 +122,7 @@ pub async fn expire_snapshots(
     let Some(begin) = expired.first().map(|s| s.id) else {
         report.earliest_after = Some(end);
         report.deletion = deleter.report;
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     };
     if cfg.refuse_if_tags_pin_expired {

@@ -38,6 +38,7 @@ use crate::clean::partitions::filter::{describe, PartitionFilter};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::error::{Error, Result};
+use crate::memory::MemoryBudget;
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};
 use crate::spec::partition::{format_date, PartitionComputer};
 use crate::spec::partition_time::PartitionTimeExtractor;
@@ -137,11 +138,11 @@ struct DropChanges {
 }
 
 impl DropChanges {
-    fn new(filter: PartitionFilter, postpone: bool, ctl: &RunControl) -> Self {
+    fn new(filter: PartitionFilter, postpone: bool, budget: &MemoryBudget) -> Self {
         DropChanges {
             filter,
             postpone,
-            charges: Charges::new(ctl.memory_budget()),
+            charges: Charges::new(budget.clone()),
         }
     }
 }
@@ -273,7 +274,7 @@ pub async fn drop_partitions(
 ) -> Result<PartitionReport> {
     let started = Instant::now();
     let filter = PartitionFilter::from_specs(computer(table)?, specs)?;
-    let mut changes = DropChanges::new(filter, postpone(table)?, ctl);
+    let mut changes = DropChanges::new(filter, postpone(table)?, &ctl.memory_budget());
     charge_merge_floor(table, &mut changes.charges).await?;
     let id = identity(commit_user, commit_identifier);
     let outcome = commit(table, &id, CommitKind::Overwrite, &mut changes, ctl).await?;
@@ -303,7 +304,9 @@ pub async fn preview_drop_partitions(
 ) -> Result<PartitionReport> {
     let started = Instant::now();
     let filter = PartitionFilter::from_specs(computer(table)?, specs)?;
-    let mut changes = DropChanges::new(filter, postpone(table)?, ctl);
+    // One budget for the run: what the merge and the changes hold count together.
+    let budget = ctl.memory_budget();
+    let mut changes = DropChanges::new(filter, postpone(table)?, &budget);
     let mut report = PartitionReport {
         dry_run: true,
         ..Default::default()
@@ -312,7 +315,7 @@ pub async fn preview_drop_partitions(
     if let Some(latest) = table.snapshots().latest_id(storage).await? {
         ctl.cancel.check()?;
         let snapshot = table.snapshots().read(storage, latest).await?;
-        let mut merge = Charges::new(ctl.memory_budget());
+        let mut merge = Charges::new(budget.clone());
         merge.charge_merge_floor(table, &snapshot).await?;
         let live = table.live_data_files(&snapshot).await?;
         merge.release_all();
@@ -467,10 +470,14 @@ pub async fn expire_partitions(
     };
     let storage = table.storage();
     let Some(latest) = table.snapshots().latest_id(storage).await? else {
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     };
     let snapshot = table.snapshots().read(storage, latest).await?;
-    let mut held = Charges::new(ctl.memory_budget());
+    // One budget for the run: the live entries and per-partition totals held here count
+    // together with what each batch's commit holds.
+    let budget = ctl.memory_budget();
+    let mut held = Charges::new(budget.clone());
     held.charge_merge_floor(table, &snapshot).await?;
     let live = table.live_data_files(&snapshot).await?;
     held.release_all();
@@ -601,8 +608,11 @@ pub async fn expire_partitions(
         ctl.progress("expire partitions", i as u64, batches, 0);
         let set: HashSet<Vec<u8>> = chunk.iter().map(|(_, p)| p.clone()).collect();
         let set_bytes = partition_set_bytes(set.iter().map(Vec::as_slice));
-        let mut changes =
-            DropChanges::new(PartitionFilter::exact(computer.clone(), set), postpone, ctl);
+        let mut changes = DropChanges::new(
+            PartitionFilter::exact(computer.clone(), set),
+            postpone,
+            &budget,
+        );
         changes
             .charges
             .charge("the batch's partitions", set_bytes)?;

@@ -29,7 +29,7 @@ from .errors import (
     Unsupported,
 )
 from .report import FILE_CLASSES, DeletedPath, FailedDelete, FileCount, Report, TableSummary
-from .table import Executor, Table, default_executor, parse_duration
+from .table import Executor, Table, default_executor, parse_duration, parse_older_than
 
 __version__ = "0.1.0"
 
@@ -69,4 +69,5 @@ __all__ = [
     "library_path",
     "library_version",
     "parse_duration",
+    "parse_older_than",
 ]

@@ -61,6 +61,7 @@ PROTOTYPES = """
 const char *paimon_cleanup_version(void);
 uint32_t paimon_cleanup_abi_version(void);
 const char *paimon_cleanup_status_name(int32_t status);
+PaimonCleanupStatus paimon_cleanup_parse_older_than(const char *text, int64_t now_ms, int64_t *out_ms, struct PaimonCleanupError **err);
 PaimonCleanupStatus paimon_cleanup_error_status(const struct PaimonCleanupError *error);
 const char *paimon_cleanup_error_message(const struct PaimonCleanupError *error);
 void paimon_cleanup_error_free(struct PaimonCleanupError *error);
@@ -243,6 +244,8 @@ def _ctype(c_type: str):
         return ctypes.POINTER(ctypes.c_char_p)
     if base in _OPAQUE or base == "void":
         return ctypes.c_void_p if stars == 1 else ctypes.POINTER(ctypes.c_void_p)
+    if stars == 1 and base in _SCALARS:
+        return ctypes.POINTER(_SCALARS[base])
     if base == "PaimonCleanupTableSummary" and stars == 1:
         return ctypes.POINTER(TableSummary)
     if base == "PaimonCleanupPartitionSpec" and stars == 1:

@@ -49,6 +49,19 @@ def parse_duration(value: str) -> int:
     return int(m.group(1)) * _NANOS_PER_UNIT[unit] // 1_000_000
 
 
+def parse_older_than(text: str, now_ms: Optional[int] = None) -> int:
+    """An ``older_than`` cut-off as Paimon Java's procedures and the CLI's ``--older-than`` take
+    it, in epoch milliseconds: a timestamp (``"2024-01-01 12:00:00"``, local time zone unless it
+    ends with ``Z`` or an offset) or a duration counted back from ``now_ms`` (default: now;
+    ``"1 d"``, ``"30 min"``). Parsed by the library, as every binding does. A bare number, an
+    invalid date or a cut-off after now raise :class:`InvalidArgument`. Pass the result as
+    ``older_than=`` (an ``int`` is epoch milliseconds there)."""
+    now = _now_ms() if now_ms is None else now_ms
+    out = ctypes.c_int64()
+    call(lib.paimon_cleanup_parse_older_than, cstr(text, "older_than"), now, ctypes.byref(out))
+    return out.value
+
+
 def _duration_ms(value: Duration, what: str) -> int:
     if isinstance(value, _dt.timedelta):
         ms = (value.days * 86_400 + value.seconds) * 1000 + value.microseconds // 1000

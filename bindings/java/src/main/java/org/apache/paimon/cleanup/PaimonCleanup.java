@@ -66,6 +66,23 @@ public final class PaimonCleanup {
         return decode(statusName0(status));
     }
 
+    /**
+     * Parses an {@code older_than} cut-off as Paimon's Java procedures and the CLI's
+     * {@code --older-than} take it: a timestamp ({@code "2024-01-01 12:00:00"}, the process's
+     * local time zone unless it ends with {@code Z} or an offset) or a duration counted back from
+     * {@code nowMs} ({@code "1 d"}, {@code "30 min"}). The result goes to
+     * {@link ExpireConfig} or {@link OrphanConfig} as their {@code olderThanMs}.
+     *
+     * @param text the cut-off text
+     * @param nowMs "now" in milliseconds since the Unix epoch (durations count back from it)
+     * @return the cut-off in milliseconds since the Unix epoch
+     * @throws PaimonCleanupException INVALID_ARGUMENT for a bare number, an invalid date or a
+     *     cut-off after {@code nowMs}; NULL_POINTER for a null text
+     */
+    public static long parseOlderThan(String text, long nowMs) {
+        return parseOlderThan0(encode(text, "older_than"), nowMs);
+    }
+
     /** UTF-8 bytes of a string for the glue; a NUL character is refused. */
     static byte[] encode(String s, String what) {
         if (s == null) {
@@ -92,6 +109,8 @@ public final class PaimonCleanup {
     static native int glueAbiVersion0();
 
     static native byte[] statusName0(int status);
+
+    static native long parseOlderThan0(byte[] text, long nowMs);
 
     static native long executorNew(int workerThreads);
 

@@ -232,6 +232,19 @@ public final class PaimonCleanupTest {
         System.out.println("basics");
         check(!PaimonCleanup.version().isEmpty(), "version");
         check(PaimonCleanup.statusName(PaimonCleanupException.NOT_FOUND).equals("not_found"), "status name");
+        final long now = 1700000000000L;
+        check(PaimonCleanup.parseOlderThan("1 d", now) == now - 86400000L, "older_than 1 d");
+        check(PaimonCleanup.parseOlderThan("2023-11-01 00:00:00Z", now) == 1698796800000L,
+                "older_than timestamp");
+        for (final String bad : new String[] {"", "12345", "yesterday", "2023-13-01 00:00:00",
+                "2030-01-01 00:00:00Z"}) {
+            expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "older_than '" + bad + "'", new Body() {
+                @Override
+                public void run() {
+                    PaimonCleanup.parseOlderThan(bad, now);
+                }
+            });
+        }
         expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "too many workers", new Body() {
             @Override
             public void run() {
