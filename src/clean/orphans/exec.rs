@@ -3,6 +3,7 @@
 //! before the first deletion of the unit).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::clean::control::RunControl;
 use crate::clean::shared::deleter::{Deleter, Planned};
@@ -12,7 +13,7 @@ use crate::storage::{Location, Storage};
 use crate::table::Table;
 
 use super::decide::{class_of, PHASES};
-use super::keyset::KeyIndex;
+use super::keyset::SharedKeyIndex;
 use super::partial::{Deleted, Failed, Partial};
 use super::unit::{DeleteItem, Unit, Work};
 use super::{listing, refs};
@@ -28,14 +29,14 @@ pub(crate) async fn execute(
     execute_against(main, unit, concurrency, ctl, None).await
 }
 
-/// [`execute`]; a list unit only counts the candidates whose location key is in `referenced`
-/// (indexed), see [`listing::list`].
+/// [`execute`]; a list unit only counts the listed files whose location key is in `referenced`
+/// (indexed), without reading their age, see [`listing::list`].
 pub(crate) async fn execute_against(
     main: &Table,
     unit: Unit,
     concurrency: usize,
     ctl: &RunControl,
-    referenced: Option<&KeyIndex<'_>>,
+    referenced: Option<&Arc<SharedKeyIndex>>,
 ) -> Result<Partial> {
     let mut out = execute_unordered(main, unit, concurrency, ctl, referenced).await?;
     out.canonicalize();
@@ -50,7 +51,7 @@ pub(crate) async fn execute_unordered(
     unit: Unit,
     concurrency: usize,
     ctl: &RunControl,
-    referenced: Option<&KeyIndex<'_>>,
+    referenced: Option<&Arc<SharedKeyIndex>>,
 ) -> Result<Partial> {
     let mut out = Partial::of_unit(unit.plan, unit.id);
     match unit.work {
