@@ -1489,9 +1489,10 @@ int64_t paimon_cleanup_report_committed_snapshot_id(const struct PaimonCleanupRe
 int64_t paimon_cleanup_report_cutoff_ms(const struct PaimonCleanupReport *report);
 
 /**
- * Returns how many files an orphan-file removal examined: files in the directories it lists that
- * are older than the cut-off. Each was then referenced, vetoed, kept with a warning, or deleted
- * (in a dry run: listed as deletable). 0 for other kinds and for NULL.
+ * Returns how many files an orphan-file removal examined: the files in the directories it lists
+ * that a snapshot, tag, branch or changelog references (whatever their age), plus the
+ * unreferenced ones older than the cut-off. Each was then referenced, vetoed, kept with a
+ * warning, or deleted (in a dry run: listed as deletable). 0 for other kinds and for NULL.
  *
  * # Safety
  * `report` must be NULL or a live report.
@@ -1499,8 +1500,9 @@ int64_t paimon_cleanup_report_cutoff_ms(const struct PaimonCleanupReport *report
 uint64_t paimon_cleanup_report_candidates(const struct PaimonCleanupReport *report);
 
 /**
- * Returns how many candidates an orphan-file removal kept because a snapshot, tag, branch or
- * changelog references them. 0 for other kinds and for NULL.
+ * Returns how many listed files an orphan-file removal kept because a snapshot, tag, branch or
+ * changelog references their location, whatever their age (it is not read). 0 for other kinds
+ * and for NULL.
  *
  * # Safety
  * `report` must be NULL or a live report.

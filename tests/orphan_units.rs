@@ -431,3 +431,173 @@ fn units_on_s3_equal_the_single_process_run() {
         .count();
     assert!(failed > 0, "units ran without credentials");
 }
+
+/// Copies the files of the local table `t` whose relative path `young` says (false: the old
+/// ones first) to `uri` on its (process-wide) memory store.
+fn upload(
+    rt: &tokio::runtime::Runtime,
+    t: &Path,
+    uri: &str,
+    young: &BTreeSet<String>,
+    which: bool,
+) {
+    let storage = Storage::open(uri, &Opts::new()).unwrap();
+    let root = storage.root().clone();
+    rt.block_on(async {
+        for rel in common::tree(t).keys() {
+            if young.contains(rel) == which {
+                let bytes = std::fs::read(t.join(rel)).unwrap();
+                storage
+                    .put(&root.join(rel), bytes::Bytes::from(bytes))
+                    .await
+                    .unwrap();
+            }
+        }
+    });
+}
+
+/// Files younger than the cut-off, some referenced (a partition's data files, half the
+/// manifests) and some not (orphans): `referenced` counts every listed file a version
+/// references whatever its age, `candidates` adds only the old unreferenced files. The
+/// single-process run, the units and both on an object store report the same counts and
+/// delete the same files; nothing young and nothing referenced is deleted.
+#[test]
+fn young_referenced_files_count_alike_in_every_mode() {
+    let Some((_tmp, t)) = old_table("append_unaware") else {
+        return;
+    };
+    let no = Opts::new();
+    let day_ago = paimon_cleanup::clean::shared::clock::now_millis() - 86_400_000;
+    let dry = OrphanConfig {
+        dry_run: true,
+        older_than_ms: Some(day_ago),
+        ..Default::default()
+    };
+    // Everything old first.
+    let all_old = single(t.to_str().unwrap(), &no, &dry).unwrap();
+    let old_deleted = deleted(&all_old);
+
+    // Then young: one partition (its data files are referenced, a planted changelog orphan is
+    // not), every other manifest-directory file, and two fresh orphans.
+    let mut young: BTreeSet<String> = BTreeSet::new();
+    let files = common::tree(&t);
+    let manifests: Vec<&String> = files
+        .keys()
+        .filter(|p| p.starts_with("manifest/"))
+        .collect();
+    for (i, rel) in manifests.iter().enumerate() {
+        if i % 2 == 0 {
+            young.insert((*rel).clone());
+        }
+    }
+    young.extend(
+        files
+            .keys()
+            .filter(|p| p.starts_with("dt=2024-01-01/hr=1/"))
+            .cloned(),
+    );
+    for rel in [
+        format!("dt=2024-01-01/hr=0/bucket-0/data-{}-0.parquet", uuid()),
+        format!("manifest/manifest-{}-0", uuid()),
+    ] {
+        write(&t.join(&rel), b"young orphan");
+        young.insert(rel);
+    }
+    for rel in &young {
+        common::set_mtime(&t.join(rel), SystemTime::now());
+    }
+    let young_referenced: Vec<&String> = young
+        .iter()
+        .filter(|p| files.contains_key(*p) && !old_deleted.contains(*p))
+        .collect();
+    assert!(
+        young_referenced.iter().any(|p| p.starts_with("dt="))
+            && young_referenced.iter().any(|p| p.starts_with("manifest/")),
+        "{young_referenced:?}"
+    );
+    let young_unreferenced = young.len() - young_referenced.len();
+    assert!(young_unreferenced >= 3, "{young:?}");
+
+    let one = single(t.to_str().unwrap(), &no, &dry).unwrap();
+    // Referenced files count whatever their age; young unreferenced ones are no candidates.
+    assert_eq!(one.referenced, all_old.referenced, "{one:?}");
+    assert_eq!(one.files_listed, all_old.files_listed + 2);
+    let expected: BTreeSet<String> = old_deleted.difference(&young).cloned().collect();
+    assert_eq!(deleted(&one), expected);
+    assert_eq!(
+        one.candidates,
+        all_old.candidates + 2 - young_unreferenced as u64
+    );
+    assert_eq!(
+        one.candidates,
+        one.referenced
+            + one.vetoed
+            + one.kept_name_referenced_elsewhere.len() as u64
+            + one.deletion.total_files()
+    );
+    for seed in [7, 31] {
+        let units = run_units(t.to_str().unwrap(), &no, &no, &dry, seed).unwrap();
+        assert_eq!(comparable(&units), comparable(&one), "dry run, seed {seed}");
+    }
+
+    // Real runs on identical copies (keeping the young files young).
+    let cfg = OrphanConfig {
+        older_than_ms: Some(day_ago),
+        ..Default::default()
+    };
+    let (_a, a) = copy(&t);
+    let (_b, b) = copy(&t);
+    for dst in [&a, &b] {
+        for rel in &young {
+            common::set_mtime(&dst.join(rel), SystemTime::now());
+        }
+    }
+    let real = single(a.to_str().unwrap(), &no, &cfg).unwrap();
+    let units = run_units(b.to_str().unwrap(), &no, &no, &cfg, 11).unwrap();
+    assert_eq!(comparable(&units), comparable(&real));
+    assert_eq!(
+        (real.files_listed, real.candidates, real.referenced),
+        (one.files_listed, one.candidates, one.referenced)
+    );
+    assert_eq!(deleted(&real), expected);
+    assert_eq!(common::tree(&a), common::tree(&b));
+    let left = common::tree(&a);
+    assert!(
+        young.iter().all(|p| left.contains_key(p)),
+        "a young file went"
+    );
+    let gone: BTreeSet<String> = files
+        .keys()
+        .filter(|p| !left.contains_key(*p))
+        .cloned()
+        .collect();
+    assert_eq!(gone, expected, "only the old orphans go");
+
+    // On an object store (the process-wide memory store): the old files, the cut-off, then
+    // the young files.
+    let rt = common::rt();
+    let uri = format!("memory://young-{}/w/t", uuid::Uuid::new_v4().simple());
+    let units_uri = format!("memory://young-{}/w/t", uuid::Uuid::new_v4().simple());
+    for u in [&uri, &units_uri] {
+        upload(&rt, &t, u, &young, false);
+    }
+    std::thread::sleep(Duration::from_millis(20));
+    let cutoff = paimon_cleanup::clean::shared::clock::now_millis();
+    std::thread::sleep(Duration::from_millis(20));
+    for u in [&uri, &units_uri] {
+        upload(&rt, &t, u, &young, true);
+    }
+    let store_cfg = OrphanConfig {
+        older_than_ms: Some(cutoff),
+        no_writers_running: true,
+        ..Default::default()
+    };
+    let remote = single(&uri, &no, &store_cfg).unwrap();
+    let remote_units = run_units(&units_uri, &no, &no, &store_cfg, 5).unwrap();
+    assert_eq!(comparable(&remote_units), comparable(&remote));
+    assert_eq!(
+        (remote.files_listed, remote.candidates, remote.referenced),
+        (one.files_listed, one.candidates, one.referenced)
+    );
+    assert_eq!(deleted(&remote), expected);
+}

@@ -1166,7 +1166,7 @@ type Report struct {
 	Committed         []int64   // snapshots committed (partition drop / expiry)
 	Cutoff            time.Time // orphan-file removal cut-off (zero for other kinds)
 	Candidates        uint64    // orphan-file removal: files examined
-	Referenced        uint64    // ... kept because referenced
+	Referenced        uint64    // ... listed files kept because a version references them (any age)
 	Vetoed            uint64    // ... kept by the veto
 	Warnings          []string
 	Steps             []*Report // Maintain: one report per step that ran

@@ -11,7 +11,9 @@
 use bytes::Bytes;
 use futures::future::BoxFuture;
 
-use super::{DirHook, DirListing, FileStatus, Location, NameListing};
+use std::sync::Arc;
+
+use super::{DirHook, DirListing, FileStatus, Location, NameListing, StatFilter};
 use crate::error::Result;
 
 /// What a batch of deletes may touch, handed to the backend by the delete guard after it
@@ -31,6 +33,11 @@ impl DeleteScope {
     }
 }
 
+/// The caller's [`StatFilter`] of a batched listing, with the index (in the caller's list of
+/// directories) of the first directory a backend call lists: directory `i` of the call is the
+/// caller's `first + i`.
+pub(crate) type SectionFilter = Option<(Arc<dyn StatFilter>, usize)>;
+
 /// A blocking read of one whole file, for backends whose reads are system calls.
 pub(crate) type BlockingRead = fn(&Location) -> Result<Bytes>;
 
@@ -41,11 +48,13 @@ pub(crate) trait Backend: Send + Sync {
 
     /// Immediate children of each of `dirs`, files by name, as `Storage::list_dirs_by_name`
     /// documents; one result per input, in input order. The local disk lists them all in one
-    /// blocking section; object stores one request after the other (the storage hands them one
-    /// directory per call, so that their requests run concurrently).
+    /// blocking section, reading the size and time of only the regular files `filter` wants;
+    /// object stores one request after the other (the storage hands them one directory per
+    /// call, so that their requests run concurrently), with every file's size and time.
     fn list_dirs_by_name<'a>(
         &'a self,
         dirs: &'a [Location],
+        filter: SectionFilter,
     ) -> BoxFuture<'a, Vec<Result<NameListing>>>;
 
     /// Immediate children of a metadata directory, as `Storage::list_metadata_dir` documents.

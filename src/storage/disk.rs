@@ -7,7 +7,7 @@ use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::StreamExt;
 
-use super::backend::{Backend, BlockingRead, DeleteScope};
+use super::backend::{Backend, BlockingRead, DeleteScope, SectionFilter};
 use super::beneath::Beneath;
 use super::blocking::blocking;
 use super::{local, DirListing, FileStatus, Location, NameListing};
@@ -127,10 +127,12 @@ impl Backend for LocalDisk {
     }
 
     /// Every directory in one blocking section (a section per directory costs a thread
-    /// hand-off each); a section that fails as a whole fails every directory.
+    /// hand-off each), `filter` asked there; a section that fails as a whole fails every
+    /// directory.
     fn list_dirs_by_name<'a>(
         &'a self,
         dirs: &'a [Location],
+        filter: SectionFilter,
     ) -> BoxFuture<'a, Vec<Result<NameListing>>> {
         Box::pin(async move {
             let Some(first) = dirs.first() else {
@@ -138,7 +140,14 @@ impl Backend for LocalDisk {
             };
             let owned = dirs.to_vec();
             match blocking(first, move || {
-                Ok(owned.iter().map(local::list_dir_names).collect())
+                Ok(owned
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| match &filter {
+                        Some((f, at)) => local::list_dir_names(d, Some((f.as_ref(), at + i))),
+                        None => local::list_dir_names(d, None),
+                    })
+                    .collect())
             })
             .await
             {

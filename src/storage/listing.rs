@@ -24,12 +24,22 @@ pub struct DirListing {
 }
 
 /// One file of a [`NameListing`]: where its name ends in the listing's name buffer, its size and
-/// modification time.
+/// modification time, and whether those were read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct NamedFile {
     end: u32,
+    stated: bool,
     size: u64,
     last_modified_ms: i64,
+}
+
+/// Size and modification time of one listed file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeAndTime {
+    /// Length in bytes.
+    pub size: u64,
+    /// Last modification, epoch milliseconds (as [`FileStatus::last_modified_ms`]).
+    pub last_modified_ms: i64,
 }
 
 /// One file of a [`NameListing`], by name.
@@ -37,10 +47,26 @@ struct NamedFile {
 pub struct NamedStatus<'a> {
     /// Its name in the listed directory (one path segment).
     pub name: &'a str,
-    /// Length in bytes.
-    pub size: u64,
-    /// Last modification, epoch milliseconds (as [`FileStatus::last_modified_ms`]).
-    pub last_modified_ms: i64,
+    /// Its size and modification time; `None` when the listing did not read them because the
+    /// caller's [`StatFilter`] said it does not need them (a local regular file that was then
+    /// never `stat`ed).
+    pub status: Option<SizeAndTime>,
+}
+
+/// Which listed files need their size and modification time
+/// ([`super::Storage::list_dirs_by_name_filtered`]). On a local disk a file's name and type
+/// come from the directory entry itself, but its size and modification time cost a `stat` each:
+/// a caller that needs them for only some files says which, and the others are listed by name
+/// alone. Object stores return size and time with every name anyway and do not ask.
+///
+/// Called on the blocking pool, once per listed directory, with the names of its regular files
+/// (symlinks, entries of unknown type and special files are classified and `stat`ed as by
+/// [`super::Storage::list_dir`], never filtered). `Send + Sync`.
+pub trait StatFilter: Send + Sync {
+    /// For the regular files `names` directly in `dir` (the `index`-th directory of the listing
+    /// call): sets `want[i]` to false for each file whose size and modification time the caller
+    /// does not need. `want` has one entry per name, all true on entry.
+    fn select(&self, index: usize, dir: &Location, names: &[&str], want: &mut [bool]);
 }
 
 /// Immediate children of one directory, the files kept by name in one shared buffer instead of
@@ -78,9 +104,20 @@ impl NameListing {
         })?;
         self.files.push(NamedFile {
             end,
+            stated: true,
             size,
             last_modified_ms,
         });
+        Ok(())
+    }
+
+    /// Adds a file named `name` directly in the directory whose size and modification time
+    /// were not read ([`NamedStatus::status`] is `None`).
+    pub(crate) fn push_unstated(&mut self, name: &str) -> crate::error::Result<()> {
+        self.push(name, 0, i64::MAX)?;
+        if let Some(f) = self.files.last_mut() {
+            f.stated = false;
+        }
         Ok(())
     }
 
@@ -116,8 +153,10 @@ impl NameListing {
             start = end;
             NamedStatus {
                 name,
-                size: f.size,
-                last_modified_ms: f.last_modified_ms,
+                status: f.stated.then_some(SizeAndTime {
+                    size: f.size,
+                    last_modified_ms: f.last_modified_ms,
+                }),
             }
         })
     }
@@ -163,13 +202,22 @@ mod tests {
         let n = NameListing::from_listing(&dir, listing).unwrap();
         let files: Vec<(String, u64, i64)> = n
             .files()
-            .map(|f| (f.name.to_string(), f.size, f.last_modified_ms))
+            .map(|f| {
+                let s = f.status.unwrap();
+                (f.name.to_string(), s.size, s.last_modified_ms)
+            })
             .collect();
         assert_eq!(
             files,
             vec![("a%20b=c".to_string(), 3, 7), ("é".to_string(), 0, -1)]
         );
         assert_eq!(n.file_count(), 2);
+        // A file listed without its status says so.
+        let mut m = n.clone();
+        m.push_unstated("ref").unwrap();
+        let last = m.files().last().unwrap();
+        assert_eq!((last.name, last.status), ("ref", None));
+        assert_eq!(m.file_count(), 3);
         assert_eq!(n.elsewhere.len(), 1);
         assert_eq!(n.dirs, vec![dir.join("sub")]);
         assert!(!n.is_empty());

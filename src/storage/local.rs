@@ -8,7 +8,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::{DirListing, FileStatus, Location, NameListing};
+use super::{DirListing, FileStatus, Location, NameListing, StatFilter};
 use crate::error::{Error, Result};
 
 /// The filesystem path of a `file://` location.
@@ -95,16 +95,34 @@ fn not_regular(path: &str, ft: &fs::FileType) -> Error {
 /// is skipped so listings never leave the table's tree. A FIFO, socket or device (or a symlink
 /// to one) is an error: where a file is expected it must be a regular file.
 fn classify(entry: &fs::DirEntry) -> Result<Entry> {
-    let io_err = |e: io::Error| Error::storage(entry.path().display().to_string(), e);
-    let ft = entry.file_type().map_err(io_err)?;
+    let ft = entry
+        .file_type()
+        .map_err(|e| Error::storage(entry.path().display().to_string(), e))?;
+    classify_as(entry, ft)
+}
+
+/// [`classify`] of an entry whose type (from the directory entry, or an `lstat` where the
+/// filesystem does not give it) is `ft`.
+fn classify_as(entry: &fs::DirEntry, ft: fs::FileType) -> Result<Entry> {
+    classify_path(|| entry.path(), ft, || entry.metadata())
+}
+
+/// [`classify`] of the entry at `path` (built only when needed) whose type is `ft`;
+/// `regular_meta` gives a regular file's own metadata (not following links).
+fn classify_path(
+    path: impl Fn() -> PathBuf,
+    ft: fs::FileType,
+    regular_meta: impl FnOnce() -> io::Result<fs::Metadata>,
+) -> Result<Entry> {
+    let io_err = |e: io::Error| Error::storage(path().display().to_string(), e);
     if ft.is_dir() {
         return Ok(Entry::Dir);
     }
     if ft.is_file() {
-        return Ok(Entry::File(entry.metadata().map_err(io_err)?));
+        return Ok(Entry::File(regular_meta().map_err(io_err)?));
     }
     if ft.is_symlink() {
-        let path = entry.path();
+        let path = path();
         return match fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(Entry::File(m)),
             Ok(m) if m.is_dir() => {
@@ -118,7 +136,7 @@ fn classify(entry: &fs::DirEntry) -> Result<Entry> {
             Err(e) => Err(io_err(e)),
         };
     }
-    Err(not_regular(&entry.path().display().to_string(), &ft))
+    Err(not_regular(&path().display().to_string(), &ft))
 }
 
 /// Walks the immediate children of `dir`, calling `on_file` with each file's name and metadata
@@ -147,14 +165,150 @@ fn scan(
             Ok(Entry::File(meta)) => on_file(name, &meta)?,
             Ok(Entry::Dir) => on_dir(name),
             Ok(Entry::Skip) => {}
-            Err(Error::Storage { message, .. }) if is_vanished(&entry) => {
-                // Removed between readdir and stat: it is simply not there any more.
-                tracing::debug!(path = %dir.child(name), error = %message, "entry vanished while listed");
+            Err(e) => vanished_or(dir, name, &entry.path(), e)?,
+        }
+    }
+    Ok(())
+}
+
+/// The outcome of failing to classify or `stat` the entry `name` of `dir` with `e`: nothing if
+/// it was removed meanwhile (it is simply not there any more), else the error, naming the
+/// entry.
+fn vanished_or(dir: &Location, name: &str, path: &Path, e: Error) -> Result<()> {
+    match e {
+        Error::Storage { message, .. } if is_vanished(path) => {
+            tracing::debug!(path = %dir.child(name), error = %message, "entry vanished while listed");
+            Ok(())
+        }
+        Error::Storage { message, .. } => Err(Error::storage(dir.child(name).as_str(), message)),
+        e => Err(e),
+    }
+}
+
+/// Bytes of directory entries read per `getdents64` call by [`scan_filtered`].
+const DIRENT_BUFFER: usize = 32 * 1024;
+
+/// [`scan`] for [`list_dir_names`] with a filter. The directory is read with `getdents64`
+/// (no allocation per entry) and each entry's type taken from the entry itself: the regular
+/// files are collected by name, `filter` says which of them need their size and time, and
+/// only those are `statx`ed, relative to the open directory. Every other entry is classified
+/// as [`scan`] does (a sub-directory by its type; a symlink, an entry of unknown type or a
+/// special file after an `lstat`).
+fn scan_filtered(
+    dir: &Location,
+    filter: &dyn StatFilter,
+    index: usize,
+    out: &mut NameListing,
+    mut on_dir: impl FnMut(&str),
+) -> Result<()> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
+    let path = path_of(dir)?;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(e) => {
+            let e = io::Error::from(e);
+            return if is_missing_dir(&e) {
+                Ok(())
+            } else {
+                Err(io_error(dir, e))
+            };
+        }
+    };
+    // The regular files' names, one after the other.
+    let mut names = String::new();
+    let mut ends: Vec<usize> = Vec::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(DIRENT_BUFFER);
+    let mut entries = RawDir::new(&fd, buf.spare_capacity_mut());
+    while let Some(entry) = entries.next() {
+        let entry = entry.map_err(|e| Error::storage(dir.as_str(), io::Error::from(e)))?;
+        let raw = entry.file_name();
+        let Ok(name) = raw.to_str() else {
+            tracing::warn!(dir = %dir, name = ?raw, "skipping entry whose name is not UTF-8");
+            continue;
+        };
+        if name == "." || name == ".." {
+            continue;
+        }
+        match entry.file_type() {
+            FileType::RegularFile => {
+                names.push_str(name);
+                ends.push(names.len());
             }
-            Err(Error::Storage { message, .. }) => {
-                return Err(Error::storage(dir.child(name).as_str(), message))
+            FileType::Directory => on_dir(name),
+            _ => {
+                // A symlink, an unknown type or a special file: as `scan` (rare).
+                let at = path.join(name);
+                let classified = fs::symlink_metadata(&at)
+                    .map_err(|e| Error::storage(at.display().to_string(), e))
+                    .and_then(|m| classify_path(|| at.clone(), m.file_type(), || Ok(m)));
+                match classified {
+                    Ok(Entry::File(meta)) => out.push(name, meta.len(), mtime_ms(&meta))?,
+                    Ok(Entry::Dir) => on_dir(name),
+                    Ok(Entry::Skip) => {}
+                    Err(e) => vanished_or(dir, name, &at, e)?,
+                }
             }
-            Err(e) => return Err(e),
+        }
+    }
+    drop(buf);
+    let mut start = 0;
+    let listed: Vec<&str> = ends
+        .iter()
+        .map(|end| {
+            let name = names.get(start..*end).unwrap_or("");
+            start = *end;
+            name
+        })
+        .collect();
+    let mut want = vec![true; listed.len()];
+    filter.select(index, dir, &listed, &mut want);
+    for (name, want) in listed.iter().zip(&want) {
+        if !*want {
+            out.push_unstated(name)?;
+            continue;
+        }
+        let stat = rustix::fs::statx(
+            &fd,
+            *name,
+            AtFlags::SYMLINK_NOFOLLOW,
+            StatxFlags::SIZE | StatxFlags::MTIME,
+        );
+        match stat {
+            Ok(st) => {
+                let mtime = if st.stx_mask & StatxFlags::MTIME.bits() != 0 {
+                    let ns = i128::from(st.stx_mtime.tv_sec) * 1_000_000_000
+                        + i128::from(st.stx_mtime.tv_nsec);
+                    // As `mtime_ms`: whole milliseconds, rounded towards the epoch.
+                    i64::try_from(ns / 1_000_000).unwrap_or(if ns < 0 {
+                        i64::MIN
+                    } else {
+                        i64::MAX
+                    })
+                } else {
+                    i64::MAX
+                };
+                out.push(name, st.stx_size, mtime)?;
+            }
+            Err(rustix::io::Errno::NOSYS) => {
+                // No `statx` (an old kernel, a sandbox): by path.
+                let at = path.join(name);
+                match fs::symlink_metadata(&at) {
+                    Ok(meta) => out.push(name, meta.len(), mtime_ms(&meta))?,
+                    Err(e) => {
+                        vanished_or(dir, name, &at, Error::storage(at.display().to_string(), e))?
+                    }
+                }
+            }
+            Err(e) => {
+                let at = path.join(name);
+                vanished_or(
+                    dir,
+                    name,
+                    &at,
+                    Error::storage(at.display().to_string(), io::Error::from(e)),
+                )?
+            }
         }
     }
     Ok(())
@@ -191,16 +345,25 @@ pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
     Ok(out)
 }
 
-/// [`list_dir`] with the files by name ([`NameListing`]), in the order the directory gives
-/// them: no location is built per file.
-pub(crate) fn list_dir_names(dir: &Location) -> Result<NameListing> {
+/// [`list_dir`] with the files by name ([`NameListing`]), in no particular order: no location
+/// is built per file. With a filter (and the directory's index in the caller's listing), only
+/// the regular files it wants are `stat`ed ([`scan_filtered`]); the others have no status.
+pub(crate) fn list_dir_names(
+    dir: &Location,
+    filter: Option<(&dyn StatFilter, usize)>,
+) -> Result<NameListing> {
     let mut out = NameListing::default();
     let mut dirs = Vec::new();
-    scan(
-        dir,
-        |name, meta| out.push(name, meta.len(), mtime_ms(meta)),
-        |name| dirs.push(dir.child(name)),
-    )?;
+    match filter {
+        Some((f, index)) => {
+            scan_filtered(dir, f, index, &mut out, |name| dirs.push(dir.child(name)))?
+        }
+        None => scan(
+            dir,
+            |name, meta| out.push(name, meta.len(), mtime_ms(meta)),
+            |name| dirs.push(dir.child(name)),
+        )?,
+    }
     dirs.sort();
     out.dirs = dirs;
     Ok(out)
@@ -256,9 +419,9 @@ pub(crate) fn list_metadata_dir(dir: &Location) -> Result<DirListing> {
     Ok(out)
 }
 
-/// True if `entry` no longer exists (not even as a dangling link).
-fn is_vanished(entry: &fs::DirEntry) -> bool {
-    matches!(fs::symlink_metadata(entry.path()), Err(e) if e.kind() == io::ErrorKind::NotFound)
+/// True if nothing exists at `path` any more (not even a dangling link).
+fn is_vanished(path: &Path) -> bool {
+    matches!(fs::symlink_metadata(path), Err(e) if e.kind() == io::ErrorKind::NotFound)
 }
 
 /// Every file below `dir`, recursively (directory symlinks are not followed).

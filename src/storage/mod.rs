@@ -60,7 +60,7 @@ pub use blocking::max_blocking_sections;
 use config::StoreConfig;
 use disk::LocalDisk;
 use guard::DeleteGuard;
-pub use listing::{DirListing, FileStatus, NameListing, NamedStatus};
+pub use listing::{DirListing, FileStatus, NameListing, NamedStatus, SizeAndTime, StatFilter};
 pub use location::Location;
 use object::ObjectBackend;
 use stop::ReadStop;
@@ -316,17 +316,36 @@ impl Storage {
         dirs: &'a [Location],
         concurrency: usize,
     ) -> BoxStream<'a, (usize, Result<NameListing>)> {
+        self.list_dirs_by_name_filtered(dirs, concurrency, None)
+    }
+
+    /// [`Storage::list_dirs_by_name`], where on a local disk only the regular files `filter`
+    /// wants are `stat`ed for their size and modification time, in the listing's blocking
+    /// section ([`StatFilter::select`] gets each directory's index in `dirs`); the others come
+    /// with [`NamedStatus::status`] `None`, by name and directory-entry type alone (a name and
+    /// its type cost no `stat` where the filesystem fills the entry type). Symlinks, entries of
+    /// unknown type and special files are classified as [`Storage::list_dir`] does. Object
+    /// stores return every file's size and time (they come with the names) and never ask
+    /// `filter`. Without a filter, every file has its status.
+    pub fn list_dirs_by_name_filtered<'a>(
+        &'a self,
+        dirs: &'a [Location],
+        concurrency: usize,
+        filter: Option<Arc<dyn StatFilter>>,
+    ) -> BoxStream<'a, (usize, Result<NameListing>)> {
         let concurrency = concurrency.max(1);
         let groups = section_groups(dirs, concurrency, DIRS_PER_SECTION);
         futures::stream::iter(groups)
-            .map(move |(first, n)| async move {
+            .map(move |(first, n)| {
+                let filter = filter.clone().map(|f| (f, first));
+                async move {
                 let group = &dirs[first..first + n];
                 let listed = match group.first().map(|d| self.backend(d)) {
                     Some(Ok(backend)) => {
                         self.reads
                             .run(async {
                                 tracing::debug!(dirs = group.len(), first = %group[0], "list_dirs_by_name");
-                                Ok(backend.list_dirs_by_name(group).await)
+                                Ok(backend.list_dirs_by_name(group, filter).await)
                             })
                             .await
                     }
@@ -335,6 +354,7 @@ impl Storage {
                 };
                 let results = one_per_member(listed, n, "listing");
                 futures::stream::iter((first..first + n).zip(results))
+                }
             })
             .buffer_unordered(concurrency)
             .flatten()
@@ -835,10 +855,11 @@ mod tests {
                 let mut names: Vec<(String, u64, i64)> = by_name
                     .files()
                     .map(|f| {
+                        let st = f.status.unwrap();
                         (
                             dirs[i].join(f.name).as_str().to_string(),
-                            f.size,
-                            f.last_modified_ms,
+                            st.size,
+                            st.last_modified_ms,
                         )
                     })
                     .collect();
@@ -892,6 +913,129 @@ mod tests {
             .await;
         assert_eq!(all.len(), locs.len());
         assert!(all.iter().all(|(_, r)| matches!(r, Err(Error::Cancelled))));
+    }
+
+    /// Wants the status of every file whose name does not start with `r`, and records which
+    /// directory (by index) it was asked about.
+    struct SkipR(Mutex<Vec<(usize, String)>>);
+
+    impl StatFilter for SkipR {
+        fn select(&self, index: usize, dir: &Location, names: &[&str], want: &mut [bool]) {
+            self.0
+                .lock()
+                .unwrap()
+                .push((index, dir.as_str().to_string()));
+            for (n, w) in names.iter().zip(want.iter_mut()) {
+                *w = !n.starts_with('r');
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_filtered_listing_stats_only_the_regular_files_the_filter_wants() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Location::from_local_path(tmp.path()).unwrap();
+        let s = Storage::open(root.as_str(), &HashMap::new()).unwrap();
+        let mut dirs = Vec::new();
+        for d in 0..5 {
+            let dir = root.join(&format!("p={d}"));
+            for f in 0..d {
+                for prefix in ["f", "r"] {
+                    s.put(
+                        &dir.join(&format!("{prefix}-{f}")),
+                        bytes::Bytes::from(vec![b'x'; f + 1]),
+                    )
+                    .await
+                    .unwrap();
+                }
+            }
+            s.put(&dir.join("sub/inner"), bytes::Bytes::new())
+                .await
+                .unwrap();
+            dirs.push(dir);
+        }
+        // Times before the epoch and past the millisecond read as without a filter.
+        let p4 = tmp.path().join("p=4");
+        for (f, back) in [("f-1", 1_500_700_000u64), ("f-2", 0)] {
+            let t = std::time::UNIX_EPOCH
+                + std::time::Duration::from_nanos(1_700_000_000_123_456_789)
+                - std::time::Duration::from_nanos(1_700_000_000_000_000_000 + back);
+            std::fs::File::options()
+                .write(true)
+                .open(p4.join(f))
+                .unwrap()
+                .set_modified(t)
+                .unwrap();
+        }
+        // Symlinks are classified as without a filter: `stat`ed whatever their name.
+        std::os::unix::fs::symlink(p4.join("f-0"), p4.join("r-link")).unwrap();
+        std::os::unix::fs::symlink(p4.join("gone"), p4.join("r-broken")).unwrap();
+        std::os::unix::fs::symlink(p4.join("sub"), p4.join("r-dir")).unwrap();
+        dirs.push(root.join("missing"));
+        for conc in [1, 2, 16] {
+            let filter = Arc::new(SkipR(Mutex::new(Vec::new())));
+            let mut seen = vec![false; dirs.len()];
+            let mut listed =
+                s.list_dirs_by_name_filtered(&dirs, conc, Some(filter.clone() as Arc<_>));
+            while let Some((i, r)) = listed.next().await {
+                assert!(!std::mem::replace(&mut seen[i], true), "{i} twice");
+                let by_name = r.unwrap();
+                let plain = s.list_dir(&dirs[i]).await.unwrap();
+                let mut got: Vec<(String, Option<SizeAndTime>)> = by_name
+                    .files()
+                    .map(|f| (f.name.to_string(), f.status))
+                    .collect();
+                got.sort_by(|a, b| a.0.cmp(&b.0));
+                let want: Vec<(String, Option<SizeAndTime>)> = plain
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let name = f.location.name().to_string();
+                        let regular = std::fs::symlink_metadata(f.location.local_path().unwrap())
+                            .unwrap()
+                            .is_file();
+                        let status = (!(regular && name.starts_with('r'))).then_some(SizeAndTime {
+                            size: f.size,
+                            last_modified_ms: f.last_modified_ms,
+                        });
+                        (name, status)
+                    })
+                    .collect();
+                assert_eq!(got, want, "{}", dirs[i]);
+                assert_eq!(by_name.dirs, plain.dirs);
+            }
+            assert!(seen.iter().all(|x| *x));
+            // Asked once per existing directory, with its index in `dirs`.
+            let mut asked = filter.0.lock().unwrap().clone();
+            asked.sort();
+            let expected: Vec<(usize, String)> =
+                (0..5).map(|i| (i, dirs[i].as_str().to_string())).collect();
+            assert_eq!(asked, expected);
+        }
+        // Unfiltered listings give every status.
+        let all: Vec<(usize, Result<NameListing>)> =
+            s.list_dirs_by_name_filtered(&dirs, 2, None).collect().await;
+        assert!(all
+            .iter()
+            .all(|(_, r)| r.as_ref().unwrap().files().all(|f| f.status.is_some())));
+        // A named pipe fails its directory's listing, whatever its name and the filter.
+        let fifo = tmp.path().join("p=3/r-fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let filter: Arc<dyn StatFilter> = Arc::new(SkipR(Mutex::new(Vec::new())));
+        for f in [Some(filter), None] {
+            let all: Vec<(usize, Result<NameListing>)> =
+                s.list_dirs_by_name_filtered(&dirs, 2, f).collect().await;
+            for (i, r) in all {
+                match r {
+                    Err(e) if i == 3 => assert!(e.to_string().contains("named pipe"), "{e}"),
+                    r => assert!(r.is_ok() && i != 3, "{i}: {r:?}"),
+                }
+            }
+        }
     }
 
     #[test]

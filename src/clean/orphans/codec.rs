@@ -11,8 +11,10 @@ const MAGIC: &[u8; 4] = b"PCOU";
 
 /// Version of the byte format. Bytes of another version are refused: every unit of a plan must
 /// be executed by the library version that planned it. Version 2: partial results count the
-/// candidates found referenced while listing.
-pub const FORMAT_VERSION: u8 = 2;
+/// candidates found referenced while listing. Version 3: `referenced` counts listed files of
+/// any age, and partial results carry the location keys of the listed files younger than the
+/// cut-off (a version-2 result would count young referenced files differently: refused).
+pub const FORMAT_VERSION: u8 = 3;
 
 /// What a byte string holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -243,6 +243,18 @@ fn verdicts(refs: &Partial, referenced: &mut u64) -> Result<(Vec<Verdict>, Vec<u
     Ok((out, per_phase))
 }
 
+/// How many of the young files' location keys ([`Partial::young`]) are referenced.
+fn young_referenced(refs: &Partial) -> u64 {
+    if refs.young.is_empty() {
+        return 0;
+    }
+    let locations = KeyIndex::new(&refs.locations);
+    refs.young
+        .iter()
+        .filter(|k| locations.contains(**k))
+        .count() as u64
+}
+
 /// Decides. `main` is the main branch, `state` the plan's state and `merged` every plan unit's
 /// result merged; `memory` the run's budget. Returns the decision and the delete units (none
 /// in a dry run).
@@ -322,11 +334,15 @@ pub(crate) async fn decide(
     }
     ctl.cancel.check()?;
 
+    // Young files (list units run without the references): those a version references count
+    // as referenced candidates, as the single-process run counts them while listing.
+    let young_referenced = young_referenced(&refs);
+    refs.young = Vec::new();
     let mut base = ReportBase {
         older_than_ms: state.cutoff_ms,
         files_listed: refs.files_listed,
-        candidates: refs.candidates(),
-        referenced: refs.referenced,
+        candidates: refs.candidates() + young_referenced,
+        referenced: refs.referenced + young_referenced,
         branches_without_schema: tracker.branches_without_schema.clone(),
         versions_read,
         manifests_read: refs.manifests_read,

@@ -2,6 +2,8 @@
 //! units ([`refs`]) and delete units (here: the guarded [`Deleter`], every path checked again
 //! before the first deletion of the unit).
 
+use std::sync::Arc;
+
 use crate::clean::control::RunControl;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::kinds::KindRules;
@@ -10,7 +12,7 @@ use crate::storage::Location;
 use crate::table::Table;
 
 use super::decide::{class_of, PHASES};
-use super::keyset::KeyIndex;
+use super::keyset::SharedKeyIndex;
 use super::partial::{Deleted, Failed, Partial};
 use super::unit::{DeleteItem, Unit, Work};
 use super::{listing, refs};
@@ -26,14 +28,14 @@ pub(crate) async fn execute(
     execute_against(main, unit, concurrency, ctl, None).await
 }
 
-/// [`execute`]; a list unit only counts the candidates whose location key is in `referenced`
-/// (indexed), see [`listing::list`].
+/// [`execute`]; a list unit only counts the listed files whose location key is in `referenced`
+/// (indexed), without reading their age, see [`listing::list`].
 pub(crate) async fn execute_against(
     main: &Table,
     unit: Unit,
     concurrency: usize,
     ctl: &RunControl,
-    referenced: Option<&KeyIndex<'_>>,
+    referenced: Option<&Arc<SharedKeyIndex>>,
 ) -> Result<Partial> {
     let mut out = execute_unordered(main, unit, concurrency, ctl, referenced).await?;
     out.canonicalize();
@@ -48,7 +50,7 @@ pub(crate) async fn execute_unordered(
     unit: Unit,
     concurrency: usize,
     ctl: &RunControl,
-    referenced: Option<&KeyIndex<'_>>,
+    referenced: Option<&Arc<SharedKeyIndex>>,
 ) -> Result<Partial> {
     let mut out = Partial::of_unit(unit.plan, unit.id);
     match unit.work {

@@ -83,6 +83,10 @@ impl KeySet {
 /// ([`crate::clean::shared::keys::SortedKeys`]) over a borrowed slice.
 pub(crate) type KeyIndex<'a> = SortedKeys<&'a [u64]>;
 
+/// [`KeyIndex`] owning its keys, for sharing (in an `Arc`) with the listing's blocking
+/// sections ([`crate::storage::StatFilter`]); [`SortedKeys::into_keys`] gives them back.
+pub(crate) type SharedKeyIndex = SortedKeys<Vec<u64>>;
+
 /// The error of a [`KeyLog`]'s temporary file.
 fn spill_error(e: std::io::Error) -> Error {
     Error::storage(

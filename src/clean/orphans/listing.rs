@@ -9,13 +9,22 @@
 //! names that neither start with the directory's prefix (`snapshot-`, `changelog-`: Java's
 //! orphan cleaner keeps every such name, `snapshot-1.bak` too) nor are `EARLIEST` or `LATEST`
 //! count (temp files of interrupted atomic writes). Nothing else is ever listed, so nothing
-//! else can be deleted. Candidates are regular files modified before the cut-off, never
-//! `*.managed.blob` packs.
+//! else can be deleted. Candidates are the listed files (never `*.managed.blob` packs) that a
+//! version references, whatever their age (their age is never read), and the unreferenced ones
+//! modified before the cut-off.
+//!
+//! Against the references (the single-process run), a local listing `stat`s only the regular
+//! files whose location no version references ([`Unreferenced`], a
+//! [`crate::storage::StatFilter`]): the others are counted by name and directory-entry type
+//! alone. Without them (a list unit run anywhere), every file's age is read and the location
+//! keys of the files younger than the cut-off are returned ([`Partial::young`]): the decision
+//! counts those a version references, so both runs report the same counts.
 //!
 //! A directory that cannot be listed counts as empty (deleting less is always safe); the error
 //! is reported.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
@@ -23,10 +32,10 @@ use crate::clean::control::RunControl;
 use crate::clean::report::FileClass;
 use crate::error::Result;
 use crate::hash::{child_key, DirKeys};
-use crate::storage::{DirListing, Location, NameListing, NamedStatus, Storage};
+use crate::storage::{DirListing, Location, NameListing, NamedStatus, StatFilter, Storage};
 use crate::table::VersionedDir;
 
-use super::keyset::KeyIndex;
+use super::keyset::SharedKeyIndex;
 use super::partial::{Candidate, ListedDir, Partial};
 use super::unit::{ListDir, ListKind};
 
@@ -42,20 +51,81 @@ enum DirKind {
     Data(Location),
 }
 
+/// Packs Paimon keeps whatever references say: never candidates.
+const MANAGED_BLOB: &str = ".managed.blob";
+
+/// The [`StatFilter`] of a listing against the references: a regular file needs its size and
+/// age only if its name makes it a candidate of its directory's kind, it is not a
+/// `*.managed.blob` pack, and no version references its location ([`child_key`] of directory
+/// and name). A key collision can only make a file look referenced, which keeps it.
+struct Unreferenced {
+    keys: Arc<SharedKeyIndex>,
+    /// The kind of each directory of the listing call, by index.
+    kinds: Vec<DirKind>,
+}
+
+impl StatFilter for Unreferenced {
+    fn select(&self, index: usize, dir: &Location, names: &[&str], want: &mut [bool]) {
+        // A directory of unknown kind: every file is `stat`ed (as without a filter).
+        let Some(kind) = self.kinds.get(index) else {
+            return;
+        };
+        let own = DirKeys::new(dir.as_str());
+        let mut probes: Vec<(u64, u32)> = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            if classify(kind, name).is_none() || name.ends_with(MANAGED_BLOB) {
+                if let Some(w) = want.get_mut(i) {
+                    *w = false;
+                }
+            } else {
+                probes.push((own.child(name), i as u32));
+            }
+        }
+        // In ascending key order: lookups in a set of many megabytes then walk it forwards
+        // instead of missing the cache at random.
+        probes.sort_unstable_by_key(|p| p.0);
+        for (key, i) in probes {
+            if self.keys.contains(key) {
+                if let Some(w) = want.get_mut(i as usize) {
+                    *w = false;
+                }
+            }
+        }
+    }
+}
+
+/// The filter of a listing of directories of `kinds` against `referenced`, if any.
+fn filter_of(
+    referenced: Option<&Arc<SharedKeyIndex>>,
+    kinds: Vec<DirKind>,
+) -> Option<Arc<dyn StatFilter>> {
+    referenced.map(|keys| {
+        Arc::new(Unreferenced {
+            keys: Arc::clone(keys),
+            kinds,
+        }) as Arc<dyn StatFilter>
+    })
+}
+
 /// Executes a list unit: lists `dirs` with at most `concurrency` listings in flight and adds
-/// their candidates older than `cutoff_ms` to `out`.
+/// their candidates to `out`.
 ///
 /// With `referenced` (the indexed keys of referenced locations, [`child_key`] of directory and
-/// name), a candidate whose key is among them is only counted ([`Partial::referenced`]), not
-/// held: the decision would keep it anyway, and references only grow during a run. A key
-/// collision can only keep a file.
+/// name), a listed file whose key is among them is only counted ([`Partial::referenced`]),
+/// whatever its age, not held: the decision would keep it anyway, and references only grow
+/// during a run. On a local disk such a file is not even `stat`ed ([`Unreferenced`]). The
+/// other files are candidates if modified before `cutoff_ms`. A key collision can only keep a
+/// file.
+///
+/// Without `referenced`, files modified before `cutoff_ms` are candidates, and the location
+/// keys of the younger ones go to [`Partial::young`] (the decision counts the referenced ones).
 pub(crate) async fn list(
     storage: &Storage,
     dirs: Vec<ListDir>,
     cutoff_ms: i64,
     concurrency: usize,
     ctl: &RunControl,
-    referenced: Option<&KeyIndex<'_>>,
+    referenced: Option<&Arc<SharedKeyIndex>>,
     out: &mut Partial,
 ) -> Result<()> {
     let mut plain: Vec<(Location, DirKind)> = Vec::new();
@@ -79,7 +149,15 @@ pub(crate) async fn list(
     }
     // Last-level partition directories: their buckets, or themselves.
     let part_dirs: Vec<Location> = partitions.iter().map(|(d, _)| d.clone()).collect();
-    let mut listed = storage.list_dirs_by_name(&part_dirs, concurrency);
+    let part_kinds = partitions
+        .iter()
+        .map(|(_, root)| DirKind::Data(root.clone()))
+        .collect();
+    let mut listed = storage.list_dirs_by_name_filtered(
+        &part_dirs,
+        concurrency,
+        filter_of(referenced, part_kinds),
+    );
     let mut seen: HashSet<Location> = HashSet::new();
     while let Some((i, r)) = listed.next().await {
         let (Some(dir), Some((_, root))) = (part_dirs.get(i), partitions.get(i)) else {
@@ -112,7 +190,7 @@ pub(crate) async fn list(
                     &DirKind::Data(root.clone()),
                     listing,
                     cutoff_ms,
-                    referenced,
+                    referenced.map(|k| k.as_ref()),
                 );
             }
         } else {
@@ -128,7 +206,11 @@ pub(crate) async fn list(
     drop(listed);
     ctl.cancel.check()?;
     let (plain_dirs, kinds): (Vec<Location>, Vec<DirKind>) = plain.into_iter().unzip();
-    let mut stream = storage.list_dirs_by_name(&plain_dirs, concurrency);
+    let mut stream = storage.list_dirs_by_name_filtered(
+        &plain_dirs,
+        concurrency,
+        filter_of(referenced, kinds.clone()),
+    );
     while let Some((i, r)) = stream.next().await {
         ctl.cancel.check()?;
         let (Some(dir), Some(kind)) = (plain_dirs.get(i), kinds.get(i)) else {
@@ -142,7 +224,14 @@ pub(crate) async fn list(
                             .push((dir.as_str().to_string(), root.as_str().to_string()));
                     }
                 }
-                absorb(out, dir, kind, listing, cutoff_ms, referenced);
+                absorb(
+                    out,
+                    dir,
+                    kind,
+                    listing,
+                    cutoff_ms,
+                    referenced.map(|k| k.as_ref()),
+                );
             }
             Err(e) => {
                 tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
@@ -156,7 +245,14 @@ pub(crate) async fn list(
 
 /// Adds the candidates of one listing of `dir` to `out`, grouped by the directory each file is
 /// in (`dir`, unless a store spells keys differently: those files are grouped by their
-/// listing location's parent); those whose location key is in `referenced` are only counted.
+/// listing location's parent).
+///
+/// Each file the directory's kind admits by name counts as listed; `*.managed.blob` packs stop
+/// there. Then the references: a file whose location key is in `referenced`, or that the
+/// listing gave no status (only [`Unreferenced`] leaves it out, for such a file), is counted
+/// in [`Partial::referenced`] and kept, its age unread. Only the others need their age: older
+/// than `cutoff_ms`, a candidate; younger, dropped, its location key kept in
+/// [`Partial::young`] when there are no references here to check it against.
 ///
 /// The keys of one listing are looked up together, in ascending order: lookups of a set of
 /// many megabytes then walk it forwards instead of missing the cache at random.
@@ -166,33 +262,38 @@ fn absorb(
     kind: &DirKind,
     listing: NameListing,
     cutoff_ms: i64,
-    referenced: Option<&KeyIndex<'_>>,
+    referenced: Option<&SharedKeyIndex>,
 ) {
     let data_root = match kind {
         DirKind::Data(root) => Some(root.as_str().to_string()),
         _ => None,
     };
     let prefix = dir.as_str();
-    // Files directly in `dir` (the usual case): the old enough ones, by name.
-    let mut old: Vec<(NamedStatus<'_>, FileClass)> = Vec::with_capacity(listing.file_count());
+    // `dir` hashed once for the keys of its own files.
+    let own = DirKeys::new(prefix);
+    // Files directly in `dir` (the usual case), by name, with their keys.
+    let mut open: Vec<(NamedStatus<'_>, FileClass, u64)> = Vec::with_capacity(listing.file_count());
     for f in listing.files() {
         let Some(class) = classify(kind, f.name) else {
             continue;
         };
         out.files_listed += 1;
-        if f.last_modified_ms >= cutoff_ms || f.name.ends_with(".managed.blob") {
+        if f.name.ends_with(MANAGED_BLOB) {
             continue;
         }
-        old.push((f, class));
+        if f.status.is_none() {
+            // Not `stat`ed: the listing's filter found its location referenced.
+            out.referenced += 1;
+            continue;
+        }
+        open.push((f, class, own.child(f.name)));
     }
-    let mut held = vec![true; old.len()];
+    let mut held = vec![true; open.len()];
     if let Some(keys) = referenced {
-        // `dir` hashed once for the keys of its own files.
-        let own = DirKeys::new(prefix);
-        let mut probes: Vec<(u64, u32)> = old
+        let mut probes: Vec<(u64, u32)> = open
             .iter()
             .enumerate()
-            .map(|(i, (f, _))| (own.child(f.name), i as u32))
+            .map(|(i, (_, _, key))| (*key, i as u32))
             .collect();
         probes.sort_unstable_by_key(|p| p.0);
         for (key, i) in probes {
@@ -204,17 +305,22 @@ fn absorb(
             }
         }
     }
-    let mut own: Vec<Candidate> = old
-        .iter()
-        .zip(&held)
-        .filter(|(_, h)| **h)
-        .map(|((f, class), _)| Candidate {
-            name: f.name.to_string(),
-            size: f.size,
-            class: *class,
-        })
-        .collect();
-    drop(old);
+    let mut own_files: Vec<Candidate> = Vec::new();
+    for ((f, class, key), _) in open.iter().zip(&held).filter(|(_, h)| **h) {
+        let Some(status) = f.status else {
+            continue;
+        };
+        if status.last_modified_ms < cutoff_ms {
+            own_files.push(Candidate {
+                name: f.name.to_string(),
+                size: status.size,
+                class: *class,
+            });
+        } else if referenced.is_none() {
+            out.young.push(*key);
+        }
+    }
+    drop(open);
     // The others by their parent.
     let mut groups: BTreeMap<String, Vec<Candidate>> = BTreeMap::new();
     for f in listing.elsewhere {
@@ -223,17 +329,24 @@ fn absorb(
             continue;
         };
         out.files_listed += 1;
-        if f.last_modified_ms >= cutoff_ms || name.ends_with(".managed.blob") {
+        if name.ends_with(MANAGED_BLOB) {
             continue;
         }
         let Some(parent) = f.location.parent() else {
             continue;
         };
+        let key = child_key(parent.as_str(), name);
         if let Some(keys) = referenced {
-            if keys.contains(child_key(parent.as_str(), name)) {
+            if keys.contains(key) {
                 out.referenced += 1;
                 continue;
             }
+        }
+        if f.last_modified_ms >= cutoff_ms {
+            if referenced.is_none() {
+                out.young.push(key);
+            }
+            continue;
         }
         groups
             .entry(parent.as_str().to_string())
@@ -244,9 +357,12 @@ fn absorb(
                 class,
             });
     }
-    if !own.is_empty() {
-        own.shrink_to_fit();
-        groups.entry(prefix.to_string()).or_default().extend(own);
+    if !own_files.is_empty() {
+        own_files.shrink_to_fit();
+        groups
+            .entry(prefix.to_string())
+            .or_default()
+            .extend(own_files);
     }
     out.dirs
         .extend(groups.into_iter().map(|(dir, files)| ListedDir {

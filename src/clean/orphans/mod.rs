@@ -2,7 +2,7 @@
 //! snapshot, tag or long-lived changelog of any branch references — never a file in flight.
 //!
 //! The run, in order:
-//! 1. **Cut-off.** Only files modified before `older_than_ms` are candidates (default: now − 1
+//! 1. **Cut-off.** Only files modified before `older_than_ms` may be deleted (default: now − 1
 //!    day). A cut-off in the future is refused; so is one within the last hour unless the
 //!    caller promises that no writer is running (pitfall P6).
 //! 2. **Candidates first** (P1): `manifest/`, `index/`, `statistics/`, every bucket directory of
@@ -72,7 +72,7 @@ use crate::clean::report::DeletionReport;
 use crate::error::{Error, Result};
 use crate::storage::Location;
 use crate::table::{Table, MAIN_BRANCH};
-use keyset::{KeyIndex, KeyLog, KeySet};
+use keyset::{KeyLog, KeySet, SharedKeyIndex};
 use partial::{finish_merge, merge_all, merge_into, Partial};
 use unit::{Unit, Work};
 
@@ -146,10 +146,13 @@ pub struct OrphanReport {
     /// Files seen in the candidate directories that would be candidates if they were old
     /// enough (so not `snapshot-N`, `changelog-N` or hint files).
     pub files_listed: u64,
-    /// Candidates examined: files in candidate directories older than the cut-off (temp files
-    /// only in `snapshot/` and `changelog/`; never `*.managed.blob`).
+    /// Candidates examined: the listed files (temp files only in `snapshot/` and
+    /// `changelog/`; never `*.managed.blob`) that a version references, whatever their age,
+    /// plus the unreferenced ones older than the cut-off. So `candidates == referenced +
+    /// vetoed + kept_name_referenced_elsewhere + deleted + failed`.
     pub candidates: u64,
-    /// Candidates kept because a version references them.
+    /// Listed files kept because a version references their location, whatever their age
+    /// (their age is not read: on a local disk they are not even `stat`ed).
     pub referenced: u64,
     /// Candidates kept because the caller's veto said so.
     pub vetoed: u64,
@@ -221,8 +224,8 @@ impl Drop for Charged<'_> {
 /// merge, decide, execute the delete units in order, finish — the same code a distributed run
 /// schedules on an engine's workers. Here the read units run first and their keys are folded
 /// into one sorted set as they come; the list units then list against it, so only the
-/// candidates no location references are held (a distributed run holds every candidate until
-/// the decision). The keys and the candidates are charged to the run's memory bound
+/// candidates no location references are held, and on a local disk only those files are
+/// `stat`ed for their age (a distributed run holds every old candidate until the decision). The keys and the candidates are charged to the run's memory bound
 /// ([`RunControl::max_memory`]): past it the run fails before anything is deleted.
 pub async fn remove_orphan_files(
     table: &Table,
@@ -303,16 +306,20 @@ pub async fn remove_orphan_files(
     };
     let mut listed = Partial::default();
     {
-        let referenced = KeyIndex::new(&merged.locations);
-        keys_charge.set(merged.key_bytes() + referenced.bytes())?;
-        let referenced = &referenced;
+        // Owned behind an `Arc`: the listing's blocking sections look keys up too (a file
+        // whose location is referenced is not even `stat`ed), and the keys come back after.
+        let referenced = Arc::new(SharedKeyIndex::from_sorted(std::mem::take(
+            &mut merged.locations,
+        )));
+        keys_charge.set(merged.key_bytes() + referenced.heap_bytes())?;
+        let shared = &referenced;
         let mut results = stream::iter(lists)
             .map(|u| {
                 let conc = match u.work {
                     Work::List { .. } => list_conc,
                     _ => io,
                 };
-                exec::execute_unordered(&main, u, conc, ctl, Some(referenced))
+                exec::execute_unordered(&main, u, conc, ctl, Some(shared))
             })
             .buffer_unordered(LIST_UNITS_IN_FLIGHT);
         while let Some(p) = results.next().await {
@@ -321,6 +328,12 @@ pub async fn remove_orphan_files(
             candidates_charge.set(bytes)?;
             merge_into(&mut listed, p)?;
         }
+        drop(results);
+        // Every listing is done, so nothing else holds the keys; were one still held, a copy.
+        merged.locations = match Arc::try_unwrap(referenced) {
+            Ok(index) => index.into_keys(),
+            Err(shared) => shared.keys().to_vec(),
+        };
     }
     ctl.cancel.check()?;
     merge_into(&mut merged, listed)?;

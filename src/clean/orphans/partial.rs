@@ -197,9 +197,14 @@ pub(crate) struct Partial {
     pub dirs: Vec<ListedDir>,
     /// Files seen in candidate directories that would be candidates if old enough.
     pub files_listed: u64,
-    /// Candidates found referenced (by location) while listing, against the references read
-    /// before: counted here, not held in [`Partial::dirs`].
+    /// Listed files found referenced (by location) while listing, against the references read
+    /// before, whatever their age: counted here, not held in [`Partial::dirs`].
     pub referenced: u64,
+    /// Location keys of the listed files younger than the cut-off, sorted and deduplicated
+    /// (list units run without the references only): the decision counts those a version
+    /// references into the report's `referenced` and `candidates`, as the single-process run
+    /// counts them while listing.
+    pub young: Vec<u64>,
     /// Data directories found empty, with their data root, sorted.
     pub empty_dirs: Vec<(String, String)>,
     /// Directories that could not be listed, sorted.
@@ -280,6 +285,7 @@ impl Partial {
         canon(&mut self.units);
         canon(&mut self.empty_dirs);
         self.errors.sort_unstable();
+        canon(&mut self.young);
         canon(&mut self.locations);
         canon(&mut self.names);
         canon(&mut self.failures);
@@ -287,7 +293,8 @@ impl Partial {
         self.failed.sort_unstable();
     }
 
-    /// Number of candidates (those held and those found referenced while listing).
+    /// Number of candidates (those held and those found referenced while listing; not the
+    /// young files of [`Partial::young`] the decision finds referenced).
     pub fn candidates(&self) -> u64 {
         self.referenced + self.dirs.iter().map(|d| d.files.len() as u64).sum::<u64>()
     }
@@ -313,9 +320,9 @@ impl Partial {
         }
     }
 
-    /// Heap bytes the reference keys hold (their capacity).
+    /// Heap bytes the reference keys and the young files' keys hold (their capacity).
     pub fn key_bytes(&self) -> u64 {
-        ((self.locations.capacity() + self.names.capacity()) * 8) as u64
+        ((self.locations.capacity() + self.names.capacity() + self.young.capacity()) * 8) as u64
     }
 
     /// Sorts and deduplicates the reference keys only (cheaper than [`Partial::canonicalize`]
@@ -352,6 +359,7 @@ impl Partial {
         }
         w.u64(self.files_listed);
         w.u64(self.referenced);
+        w.keys(&self.young);
         w.u64(self.empty_dirs.len() as u64);
         for (d, r) in &self.empty_dirs {
             w.str(d);
@@ -441,6 +449,7 @@ impl Partial {
         }
         p.files_listed = r.u64()?;
         p.referenced = r.u64()?;
+        p.young = r.keys()?;
         for _ in 0..r.count()? {
             p.empty_dirs.push((r.str()?, r.str()?));
         }
@@ -498,6 +507,7 @@ pub(crate) fn merge_into(out: &mut Partial, p: Partial) -> Result<()> {
     out.dirs.extend(p.dirs);
     out.files_listed += p.files_listed;
     out.referenced += p.referenced;
+    out.young.extend(p.young);
     out.empty_dirs.extend(p.empty_dirs);
     out.errors.extend(p.errors);
     out.locations.extend(p.locations);
@@ -562,6 +572,7 @@ mod tests {
         });
         p.files_listed = seed;
         p.referenced = seed % 4;
+        p.young = vec![seed * 3, seed * 3 + 1];
         p.locations = vec![seed, seed * 7 + 1];
         p.names = vec![seed ^ 5];
         p.errors.push(format!("e{}", seed % 2));

@@ -7,7 +7,9 @@
 //!
 //! * A **list unit** lists the metadata directories, or a group of last-level partition
 //!   directories with their bucket directories, and returns the candidates (files older than
-//!   the plan's cut-off, by directory, with size and class).
+//!   the plan's cut-off, by directory, with size and class) and the 64-bit location keys of
+//!   the younger files (the decision counts the referenced ones, as the single-process run
+//!   counts every referenced file whatever its age).
 //! * A **read unit** reads a slice of the distinct manifests and index manifests of every
 //!   version of every branch and returns the 64-bit keys of every location and name they
 //!   reference, plus the files it could not read (the decision judges those).

@@ -102,6 +102,11 @@ impl<K: AsRef<[u64]>> SortedKeys<K> {
     pub fn directory_bytes(&self) -> u64 {
         (self.starts.capacity() * 4) as u64
     }
+
+    /// The keys back, the directory dropped.
+    pub fn into_keys(self) -> K {
+        self.keys
+    }
 }
 
 impl SortedKeys {

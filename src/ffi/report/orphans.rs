@@ -61,9 +61,10 @@ pub unsafe extern "C" fn paimon_cleanup_report_cutoff_ms(
     unsafe { read(report, 0, |r| r.cutoff_ms.unwrap_or(0)) }
 }
 
-/// Returns how many files an orphan-file removal examined: files in the directories it lists that
-/// are older than the cut-off. Each was then referenced, vetoed, kept with a warning, or deleted
-/// (in a dry run: listed as deletable). 0 for other kinds and for NULL.
+/// Returns how many files an orphan-file removal examined: the files in the directories it lists
+/// that a snapshot, tag, branch or changelog references (whatever their age), plus the
+/// unreferenced ones older than the cut-off. Each was then referenced, vetoed, kept with a
+/// warning, or deleted (in a dry run: listed as deletable). 0 for other kinds and for NULL.
 ///
 /// # Safety
 /// `report` must be NULL or a live report.
@@ -75,8 +76,9 @@ pub unsafe extern "C" fn paimon_cleanup_report_candidates(
     unsafe { read(report, 0, |r| r.candidates) }
 }
 
-/// Returns how many candidates an orphan-file removal kept because a snapshot, tag, branch or
-/// changelog references them. 0 for other kinds and for NULL.
+/// Returns how many listed files an orphan-file removal kept because a snapshot, tag, branch or
+/// changelog references their location, whatever their age (it is not read). 0 for other kinds
+/// and for NULL.
 ///
 /// # Safety
 /// `report` must be NULL or a live report.

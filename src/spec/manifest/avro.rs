@@ -15,6 +15,8 @@ use apache_avro::{Codec, DeflateSettings};
 use bytes::Bytes;
 use serde_json::Value;
 
+use super::skip::{compile_all, SkipOp};
+
 /// Why decoding failed. `Unsupported` is for well-formed files this library refuses.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum DecodeError {
@@ -103,6 +105,8 @@ pub(crate) struct Schema {
     pub root: NodeId,
     /// Whether a node's encoding can take zero bytes (null, empty records, fixed(0)).
     can_be_empty: Vec<bool>,
+    /// Each node's compiled skip program, where it has one ([`super::skip`]).
+    skips: Vec<Option<Box<[SkipOp]>>>,
 }
 
 const MAX_SCHEMA_DEPTH: usize = 64;
@@ -337,11 +341,19 @@ impl Schema {
                 break;
             }
         }
-        Ok(Schema {
+        let mut schema = Schema {
             nodes,
             root,
             can_be_empty,
-        })
+            skips: Vec::new(),
+        };
+        schema.skips = compile_all(&schema);
+        Ok(schema)
+    }
+
+    /// The compiled skip program of node `id`, if it has one ([`super::skip`]).
+    pub(crate) fn skip_program(&self, id: NodeId) -> Option<&[SkipOp]> {
+        self.skips.get(id).and_then(|p| p.as_deref())
     }
 
     pub(crate) fn node(&self, id: NodeId) -> &Node {
@@ -419,7 +431,20 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
+    /// A zigzag variable-length integer (one byte, the common case, without a loop).
+    #[inline]
     pub(crate) fn read_long(&mut self) -> DecodeResult<i64> {
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b & 0x80 == 0 {
+                self.pos += 1;
+                let v = b as i64;
+                return Ok((v >> 1) ^ -(v & 1));
+            }
+        }
+        self.read_long_slow()
+    }
+
+    fn read_long_slow(&mut self) -> DecodeResult<i64> {
         let mut value: u64 = 0;
         let mut shift = 0u32;
         loop {
@@ -440,6 +465,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A non-negative length that fits in the remaining bytes.
+    #[inline]
     pub(crate) fn read_len(&mut self) -> DecodeResult<usize> {
         let v = self.read_long()?;
         if v < 0 {
@@ -451,6 +477,7 @@ impl<'a> Cursor<'a> {
         Ok(v as usize)
     }
 
+    #[inline]
     pub(crate) fn skip(&mut self, n: usize) -> DecodeResult<()> {
         if n > self.remaining() {
             return Err(eof());

@@ -12,6 +12,7 @@ use super::avro::{
     MAX_EMPTY_ITEMS,
 };
 use super::entry::FileLocator;
+use super::skip::{self, SkipOp};
 use super::{
     DataFileMeta, DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexManifestEntry, ManifestEntry,
     ManifestFileMeta, SimpleStats,
@@ -47,6 +48,7 @@ impl<'s, 'b> BlockReader<'s, 'b> {
     }
 
     /// Resolves a union by reading its branch index; other nodes are returned unchanged.
+    #[inline]
     fn branch(&mut self, node: NodeId) -> DecodeResult<NodeId> {
         match self.schema.node(node) {
             Node::Union(branches) => {
@@ -70,10 +72,16 @@ impl<'s, 'b> BlockReader<'s, 'b> {
         ))
     }
 
+    /// Skips one value of `node`: by its compiled program (the same reads and errors as the
+    /// generic walk, faster), else by the generic walk.
     fn skip(&mut self, node: NodeId) -> DecodeResult<()> {
-        self.cursor.skip_value(self.schema, node, 0)
+        match self.schema.skip_program(node) {
+            Some(p) => self.cursor.skip_program(p),
+            None => self.cursor.skip_value(self.schema, node, 0),
+        }
     }
 
+    #[inline]
     fn opt_long(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<i64>> {
         let n = self.branch(node)?;
         match self.schema.node(n) {
@@ -83,6 +91,7 @@ impl<'s, 'b> BlockReader<'s, 'b> {
         }
     }
 
+    #[inline]
     fn opt_int(&mut self, node: NodeId, name: &str) -> DecodeResult<Option<i32>> {
         match self.opt_long(node, name)? {
             None => Ok(None),
@@ -495,6 +504,84 @@ struct EntryPlan {
     file: Plan<FileField>,
     key_stats: Option<Plan<StatsField>>,
     value_stats: Option<Plan<StatsField>>,
+    /// The `_FILE` fields as [`read_file_locator`] walks them (empty but under
+    /// [`plan_entry_locating`]).
+    locator: Vec<LocatorStep>,
+}
+
+/// One step of [`read_file_locator`] through the `_FILE` record.
+enum LocatorStep {
+    /// A field read as [`read_file_meta`] reads it (`None`: skipped).
+    Field(Option<FileField>, NodeId),
+    /// A run of fields only checked, whose check is exactly a skip (see [`skip_checks`]), in
+    /// one compiled skip program.
+    Skip(Box<[SkipOp]>),
+}
+
+/// Whether checking the `_FILE` field `f` of writer node `n` as [`read_file_locator`] does
+/// reads and refuses exactly what skipping it does: fields nothing needs, and numbers and
+/// bytes whose every writer branch is acceptable (no null where one is required, no type
+/// mismatch, no int range to check).
+fn skip_checks(s: &Schema, f: Option<FileField>, n: NodeId) -> bool {
+    let long = |x: NodeId| matches!(s.node(x), Node::Int | Node::Long);
+    let null_or = |ok: &dyn Fn(NodeId) -> bool| match s.node(n) {
+        Node::Union(b) => b.iter().all(|x| matches!(s.node(*x), Node::Null) || ok(*x)),
+        _ => ok(n),
+    };
+    match f {
+        None
+        | Some(
+            FileField::MinKey
+            | FileField::MaxKey
+            | FileField::KeyStats
+            | FileField::ValueStats
+            | FileField::ValueStatsCols
+            | FileField::WriteCols
+            | FileField::WriteColsSequences,
+        ) => true,
+        Some(
+            FileField::FileSize
+            | FileField::RowCount
+            | FileField::MinSeq
+            | FileField::MaxSeq
+            | FileField::SchemaId,
+        ) => long(n),
+        Some(FileField::CreationTime | FileField::DeleteRowCount | FileField::FirstRowId) => {
+            null_or(&long)
+        }
+        Some(FileField::EmbeddedIndex) => {
+            null_or(&|x| matches!(s.node(x), Node::Bytes | Node::String | Node::Fixed(_)))
+        }
+        Some(
+            FileField::FileName
+            | FileField::Level
+            | FileField::ExtraFiles
+            | FileField::ExternalPath
+            | FileField::FileSource,
+        ) => false,
+    }
+}
+
+/// The steps of [`read_file_locator`]: consecutive fields whose check is a skip (and that
+/// have a compiled program) merged into one program, the others read one by one.
+fn plan_locator(s: &Schema, file: &Plan<FileField>) -> Vec<LocatorStep> {
+    let mut steps = Vec::new();
+    let mut run: Vec<SkipOp> = Vec::new();
+    for (f, n) in &file.fields {
+        match s.skip_program(*n).filter(|_| skip_checks(s, *f, *n)) {
+            Some(p) => skip::append(&mut run, p),
+            None => {
+                if !run.is_empty() {
+                    steps.push(LocatorStep::Skip(std::mem::take(&mut run).into()));
+                }
+                steps.push(LocatorStep::Field(*f, *n));
+            }
+        }
+    }
+    if !run.is_empty() {
+        steps.push(LocatorStep::Skip(run.into()));
+    }
+    steps
 }
 
 fn plan_entry(s: &Schema, record: NodeId) -> DecodeResult<EntryPlan> {
@@ -532,6 +619,7 @@ fn plan_entry(s: &Schema, record: NodeId) -> DecodeResult<EntryPlan> {
         file,
         key_stats,
         value_stats,
+        locator: Vec::new(),
     })
 }
 
@@ -558,6 +646,7 @@ fn plan_entry_locating(s: &Schema, record: NodeId) -> DecodeResult<EntryPlan> {
     }
     plan.key_stats = None;
     plan.value_stats = None;
+    plan.locator = plan_locator(s, &plan.file);
     Ok(plan)
 }
 
@@ -652,7 +741,8 @@ fn read_file_meta(
 
 /// [`read_file_meta`] under a [`plan_entry_locating`] plan, borrowing from the block instead of
 /// allocating: the same fields are read and checked the same way, and only what locates the
-/// file is kept.
+/// file is kept. It walks the plan's [`LocatorStep`]s (runs of fields whose check is a skip are
+/// skipped by one compiled program), which only [`plan_entry_locating`] fills.
 fn read_file_locator<'b>(
     reader: &mut BlockReader<'_, 'b>,
     plan: &EntryPlan,
@@ -661,8 +751,14 @@ fn read_file_locator<'b>(
     let mut extras = Vec::new();
     let mut external = None;
     let mut level = None;
-    for (f, n) in &plan.file.fields {
-        let n = *n;
+    for step in &plan.locator {
+        let (f, n) = match step {
+            LocatorStep::Skip(p) => {
+                reader.cursor.skip_program(p)?;
+                continue;
+            }
+            LocatorStep::Field(f, n) => (*f, *n),
+        };
         match f {
             Some(FileField::FileName) => {
                 name = req(reader.opt_str(n, "_FILE_NAME")?, "_FILE_NAME")?

@@ -23,6 +23,7 @@ mod decode;
 mod entry;
 mod format;
 pub mod meta;
+mod skip;
 mod value;
 pub mod writer;
 

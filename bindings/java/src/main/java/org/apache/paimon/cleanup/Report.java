@@ -338,7 +338,7 @@ public final class Report {
         return candidates;
     }
 
-    /** @return candidates kept because they are referenced */
+    /** @return listed files kept because a version references them (whatever their age) */
     public long referenced() {
         return referenced;
     }

@@ -1,0 +1,291 @@
+//! Precomputed skip programs: how to step over one value of a writer-schema node, compiled
+//! once per parsed schema (issue 19: skipping a manifest entry's keys and statistics through
+//! the generic, recursive [`Cursor::skip_value`] was the largest cost of reading references).
+//!
+//! A program is a flat list of primitive steps: records are inlined field by field, `null`
+//! takes no step, consecutive integers (or byte strings) are one step, and only unions, arrays
+//! and maps nest: a manifest entry's statistics are a handful of steps. Running a program reads exactly the
+//! bytes [`Cursor::skip_value`] reads and fails with the same errors at the same place; a node
+//! whose program would nest deeply or grow large (recursive or very wide schemas) gets none and
+//! is skipped by [`Cursor::skip_value`] as before.
+
+use super::avro::{Cursor, DecodeError, DecodeResult, Node, NodeId, Schema};
+
+/// One step of a skip program.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum SkipOp {
+    /// This many variable-length integers (`int`, `long`, `enum`) in a row.
+    Varints(u32),
+    /// This many length-prefixed byte strings (`bytes`, `string`) in a row.
+    Bytes(u32),
+    /// This many bytes (`boolean`, `float`, `double`, `fixed`).
+    Fixed(usize),
+    /// A union: the branch index, then that branch's program.
+    Union(Box<[Box<[SkipOp]>]>),
+    /// An array: blocks of items, each item by the program; `empty` if an item can take no
+    /// bytes (its count is then charged to the file's budget of such items).
+    Array { item: Box<[SkipOp]>, empty: bool },
+    /// A map: blocks of (string key, value by the program).
+    Map(Box<[SkipOp]>),
+}
+
+/// Nesting (unions, arrays, maps and records) a program may have: well below the depth at
+/// which [`Cursor::skip_value`] refuses a value, so the two never disagree.
+const MAX_NESTING: usize = 24;
+
+/// Steps, nested ones included, a node's program may have.
+const MAX_STEPS: usize = 4096;
+
+/// The program of every node of `schema` (by node id), `None` where there is none.
+pub(crate) fn compile_all(schema: &Schema) -> Vec<Option<Box<[SkipOp]>>> {
+    (0..schema.nodes.len())
+        .map(|id| {
+            let mut ops = Vec::new();
+            let mut steps = 0;
+            compile(schema, id, 0, &mut steps, &mut ops).then(|| ops.into_boxed_slice())
+        })
+        .collect()
+}
+
+/// Appends `op` to `out`, as part of the last step when both are integers or byte strings.
+fn push(out: &mut Vec<SkipOp>, op: SkipOp) {
+    match (out.last_mut(), &op) {
+        (Some(SkipOp::Varints(n)), SkipOp::Varints(m)) if n.checked_add(*m).is_some() => *n += m,
+        (Some(SkipOp::Bytes(n)), SkipOp::Bytes(m)) if n.checked_add(*m).is_some() => *n += m,
+        _ => out.push(op),
+    }
+}
+
+/// Appends the program `ops` to `out` (so that the two run one after the other).
+pub(crate) fn append(out: &mut Vec<SkipOp>, ops: &[SkipOp]) {
+    let mut ops = ops.iter();
+    if let Some(first) = ops.next() {
+        push(out, first.clone());
+    }
+    out.extend(ops.cloned());
+}
+
+/// Appends the steps of node `id` to `out`; false if the program would nest or grow too much.
+fn compile(
+    schema: &Schema,
+    id: NodeId,
+    depth: usize,
+    steps: &mut usize,
+    out: &mut Vec<SkipOp>,
+) -> bool {
+    if depth > MAX_NESTING || *steps > MAX_STEPS {
+        return false;
+    }
+    *steps += 1;
+    let sub = |node: NodeId, steps: &mut usize| -> Option<Box<[SkipOp]>> {
+        let mut ops = Vec::new();
+        compile(schema, node, depth + 1, steps, &mut ops).then(|| ops.into_boxed_slice())
+    };
+    match schema.node(id) {
+        Node::Null => {}
+        Node::Boolean => out.push(SkipOp::Fixed(1)),
+        Node::Int | Node::Long | Node::Enum => push(out, SkipOp::Varints(1)),
+        Node::Float => out.push(SkipOp::Fixed(4)),
+        Node::Double => out.push(SkipOp::Fixed(8)),
+        Node::Bytes | Node::String => push(out, SkipOp::Bytes(1)),
+        Node::Fixed(n) => out.push(SkipOp::Fixed(*n)),
+        Node::Record(fields) => {
+            for f in fields {
+                if !compile(schema, f.node, depth + 1, steps, out) {
+                    return false;
+                }
+            }
+        }
+        Node::Union(branches) => {
+            let mut progs = Vec::with_capacity(branches.len());
+            for b in branches {
+                let Some(p) = sub(*b, steps) else {
+                    return false;
+                };
+                progs.push(p);
+            }
+            out.push(SkipOp::Union(progs.into_boxed_slice()));
+        }
+        Node::Array(item) => {
+            let Some(p) = sub(*item, steps) else {
+                return false;
+            };
+            out.push(SkipOp::Array {
+                item: p,
+                empty: schema.can_be_empty(*item),
+            });
+        }
+        Node::Map(value) => {
+            let Some(p) = sub(*value, steps) else {
+                return false;
+            };
+            out.push(SkipOp::Map(p));
+        }
+    }
+    *steps <= MAX_STEPS
+}
+
+impl Cursor<'_> {
+    /// Skips one value by its compiled program (see the module documentation).
+    pub(crate) fn skip_program(&mut self, ops: &[SkipOp]) -> DecodeResult<()> {
+        for op in ops {
+            match op {
+                SkipOp::Varints(n) => {
+                    for _ in 0..*n {
+                        self.read_long()?;
+                    }
+                }
+                SkipOp::Bytes(n) => {
+                    for _ in 0..*n {
+                        let len = self.read_len()?;
+                        self.skip(len)?;
+                    }
+                }
+                SkipOp::Fixed(n) => self.skip(*n)?,
+                SkipOp::Union(branches) => {
+                    let idx = self.read_long()?;
+                    let b = usize::try_from(idx)
+                        .ok()
+                        .and_then(|i| branches.get(i))
+                        .ok_or_else(|| {
+                            DecodeError::malformed(format!("union branch {idx} out of range"))
+                        })?;
+                    // Most branches are `null` or one number: no call for them.
+                    match &**b {
+                        [] => {}
+                        [SkipOp::Varints(1)] => {
+                            self.read_long()?;
+                        }
+                        _ => self.skip_program(b)?,
+                    }
+                }
+                SkipOp::Array { item, empty } => self.skip_blocks(item, Some(*empty))?,
+                SkipOp::Map(value) => self.skip_blocks(value, None)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The blocks of an array (`empty_items` = whether an item can take no bytes) or of a map
+    /// (`None`: each item is a string key and a value).
+    fn skip_blocks(&mut self, item: &[SkipOp], empty_items: Option<bool>) -> DecodeResult<()> {
+        loop {
+            let raw = self.read_long()?;
+            if raw == 0 {
+                return Ok(());
+            }
+            if raw < 0 {
+                let size = self.read_long()?;
+                if size >= 0 {
+                    self.skip(size as usize)?;
+                    continue;
+                }
+                return Err(DecodeError::malformed(format!(
+                    "negative block size {size}"
+                )));
+            }
+            let n = self.check_count(raw as u64, empty_items.unwrap_or(false))?;
+            for _ in 0..n {
+                if empty_items.is_none() {
+                    let k = self.read_len()?;
+                    self.skip(k)?;
+                }
+                self.skip_program(item)?;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every value of every node skipped by program and by the generic walk: the same bytes
+    /// read, the same errors (on every truncation and on corrupted bytes).
+    #[test]
+    fn programs_skip_exactly_what_the_generic_walk_skips() {
+        let json = br#"{"type":"record","name":"r","fields":[
+            {"name":"a","type":"int"},
+            {"name":"b","type":["null","string"]},
+            {"name":"c","type":{"type":"array","items":["null","long"]}},
+            {"name":"d","type":{"type":"map","values":"double"}},
+            {"name":"e","type":{"type":"fixed","name":"f4","size":4}},
+            {"name":"f","type":{"type":"record","name":"in","fields":[
+                {"name":"x","type":"boolean"},{"name":"y","type":"float"},
+                {"name":"z","type":{"type":"array","items":"null"}},
+                {"name":"w","type":{"type":"enum","name":"en","symbols":["A","B"]}}]}},
+            {"name":"g","type":"bytes"}]}"#;
+        let s = Schema::parse(json).unwrap();
+        let programs = compile_all(&s);
+        let root = programs[s.root].as_deref().unwrap();
+        assert!(matches!(root.first(), Some(SkipOp::Varints(1))));
+        // a=3, b=branch1 "hi", c=[null, 5] in one block, then a negative-count block with
+        // its size, d={"k":1.0}, e=4 bytes, f={true, 1.0f, [null x2], B}, g="xyz".
+        let mut data = vec![6, 2, 4, b'h', b'i', 4, 0, 2, 10];
+        data.extend_from_slice(&[1, 4, 2, 0, 0]);
+        data.extend_from_slice(&[2, 2, b'k']);
+        data.extend_from_slice(&1.0f64.to_le_bytes());
+        data.extend_from_slice(&[0, 1, 2, 3, 4, 1]);
+        data.extend_from_slice(&1.0f32.to_le_bytes());
+        data.extend_from_slice(&[4, 0, 2, 6, b'x', b'y', b'z']);
+        let mut a = Cursor::new(&data);
+        a.skip_value(&s, s.root, 0).unwrap();
+        assert_eq!(a.remaining(), 0);
+        let mut b = Cursor::new(&data);
+        b.skip_program(root).unwrap();
+        assert_eq!(b.remaining(), 0);
+        assert_eq!(a.empty_items_left(), b.empty_items_left());
+        for cut in 0..data.len() {
+            let g = Cursor::new(&data[..cut]).skip_value(&s, s.root, 0);
+            let p = Cursor::new(&data[..cut]).skip_program(root);
+            assert_eq!(g, p, "cut at {cut}");
+        }
+        for at in 0..data.len() {
+            for v in [0x00u8, 0x7f, 0x80, 0xff, 0x41] {
+                let mut bad = data.clone();
+                bad[at] = v;
+                let mut g = Cursor::new(&bad);
+                let mut p = Cursor::new(&bad);
+                let rg = g.skip_value(&s, s.root, 0);
+                let rp = p.skip_program(root);
+                assert_eq!(rg, rp, "byte {at} = {v:#x}");
+                assert_eq!(g.position(), p.position(), "byte {at} = {v:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn consecutive_numbers_and_strings_are_one_step() {
+        let json = br#"{"type":"record","name":"r","fields":[
+            {"name":"a","type":"long"},{"name":"b","type":"int"},
+            {"name":"c","type":"bytes"},{"name":"d","type":"string"},
+            {"name":"e","type":"null"},{"name":"f","type":"bytes"},{"name":"g","type":"int"}]}"#;
+        let s = Schema::parse(json).unwrap();
+        let root = compile_all(&s)[s.root].clone().unwrap();
+        assert_eq!(
+            &*root,
+            &[SkipOp::Varints(2), SkipOp::Bytes(3), SkipOp::Varints(1)]
+        );
+        let mut run = vec![SkipOp::Bytes(1)];
+        append(&mut run, &root);
+        assert_eq!(
+            run,
+            vec![
+                SkipOp::Bytes(1),
+                SkipOp::Varints(2),
+                SkipOp::Bytes(3),
+                SkipOp::Varints(1)
+            ]
+        );
+        append(&mut run, &[SkipOp::Varints(4), SkipOp::Fixed(2)]);
+        assert_eq!(run[3..], [SkipOp::Varints(5), SkipOp::Fixed(2)]);
+    }
+
+    #[test]
+    fn recursive_schemas_get_no_program() {
+        let json = br#"{"type":"record","name":"n","fields":[
+            {"name":"next","type":["null","n"]}]}"#;
+        let s = Schema::parse(json).unwrap();
+        assert!(compile_all(&s)[s.root].is_none());
+    }
+}
