@@ -72,6 +72,18 @@ pub struct Snapshot {
     pub extra: Extra,
 }
 
+/// A version's `id` must be the id its file name gives (`snapshot-<id>`).
+fn check_file_id(path: &str, id: i64, expected_id: i64) -> Result<()> {
+    if id != expected_id {
+        return Err(Error::malformed(
+            "snapshot",
+            path,
+            format!("id {id} does not match the file name id {expected_id}"),
+        ));
+    }
+    Ok(())
+}
+
 impl Snapshot {
     /// Parse a snapshot (or changelog) JSON document; `path` names the file in errors.
     pub fn parse(bytes: &[u8], path: &str) -> Result<Snapshot> {
@@ -81,13 +93,7 @@ impl Snapshot {
     /// Parse and check that the `id` matches the id in the file name.
     pub fn parse_expecting_id(bytes: &[u8], path: &str, expected_id: i64) -> Result<Snapshot> {
         let s = Self::parse(bytes, path)?;
-        if s.id != expected_id {
-            return Err(Error::malformed(
-                "snapshot",
-                path,
-                format!("id {} does not match the file name id {expected_id}", s.id),
-            ));
-        }
+        check_file_id(path, s.id, expected_id)?;
         Ok(s)
     }
 
@@ -191,13 +197,7 @@ impl VersionRefs {
     /// [`Snapshot::parse_expecting_id`]).
     pub fn parse_expecting_id(bytes: &[u8], path: &str, expected_id: i64) -> Result<VersionRefs> {
         let r = Self::parse(bytes, path)?;
-        if r.id != expected_id {
-            return Err(Error::malformed(
-                "snapshot",
-                path,
-                format!("id {} does not match the file name id {expected_id}", r.id),
-            ));
-        }
+        check_file_id(path, r.id, expected_id)?;
         Ok(r)
     }
 

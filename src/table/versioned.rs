@@ -169,15 +169,7 @@ impl VersionedDir {
             });
         }
         drop(read);
-        ids.iter()
-            .zip(out)
-            .map(|(id, r)| {
-                let r = r.unwrap_or_else(|| {
-                    Err(Error::Internal(format!("no read result for version {id}")))
-                });
-                (*id, r)
-            })
-            .collect()
+        by_id(ids, out)
     }
 
     /// What each version of `ids` names ([`VersionRefs`]), with the checks of
@@ -217,15 +209,7 @@ impl VersionedDir {
             }
         }
         drop(read);
-        ids.iter()
-            .zip(out)
-            .map(|(id, r)| {
-                let r = r.unwrap_or_else(|| {
-                    Err(Error::Internal(format!("no read result for version {id}")))
-                });
-                (*id, r)
-            })
-            .collect()
+        by_id(ids, out)
     }
 
     /// Read version `id` if it exists.
@@ -236,4 +220,18 @@ impl VersionedDir {
             Err(e) => Err(e),
         }
     }
+}
+
+/// One result per id of `ids`, in their order: each read's result (`out`, by index), or an
+/// internal error for an id no read answered.
+fn by_id<T>(ids: &[i64], out: Vec<Option<Result<T>>>) -> Vec<(i64, Result<T>)> {
+    ids.iter()
+        .zip(out)
+        .map(|(id, r)| {
+            let r = r.unwrap_or_else(|| {
+                Err(Error::Internal(format!("no read result for version {id}")))
+            });
+            (*id, r)
+        })
+        .collect()
 }

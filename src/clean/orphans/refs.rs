@@ -537,10 +537,31 @@ mod tests {
     #[test]
     fn fast_keys_are_the_full_decoders_on_real_tables() {
         let mut roots = Vec::new();
-        for var in ["PAIMON_FIXTURES", "PAIMON_REFS_TABLES"] {
-            if let Ok(d) = std::env::var(var) {
-                tables_below(Path::new(&d), 4, &mut roots);
-            }
+        // The Java fixtures: `PAIMON_FIXTURES`, else the shared directory beside the checkout.
+        let fixtures = [
+            std::env::var("PAIMON_FIXTURES").ok().map(PathBuf::from),
+            Some(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../shared/fixtures/java-written-tables"),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|d| d.join("INDEX.md").exists())
+        .and_then(|d| d.canonicalize().ok());
+        let fixtures_found = fixtures.is_some();
+        if let Some(d) = fixtures {
+            tables_below(&d, 4, &mut roots);
+        }
+        if let Ok(d) = std::env::var("PAIMON_REFS_TABLES") {
+            tables_below(Path::new(&d), 4, &mut roots);
+        }
+        if !fixtures_found {
+            assert_ne!(
+                std::env::var("PAIMON_REQUIRE_FIXTURES").as_deref(),
+                Ok("1"),
+                "PAIMON_REQUIRE_FIXTURES=1 but the Java fixture tables were not found"
+            );
         }
         if roots.is_empty() {
             assert_ne!(

@@ -7,12 +7,12 @@
 
 use bytes::Bytes;
 
+use super::avro::{append_program, SkipOp};
 use super::avro::{
     BlockBuffer, Container, Cursor, DecodeError, DecodeResult, Node, NodeId, Schema,
     MAX_EMPTY_ITEMS,
 };
 use super::entry::FileLocator;
-use super::skip::{self, SkipOp};
 use super::{
     DataFileMeta, DeletionVectorMeta, FileKind, GlobalIndexMeta, IndexManifestEntry, ManifestEntry,
     ManifestFileMeta, SimpleStats,
@@ -569,7 +569,7 @@ fn plan_locator(s: &Schema, file: &Plan<FileField>) -> Vec<LocatorStep> {
     let mut run: Vec<SkipOp> = Vec::new();
     for (f, n) in &file.fields {
         match s.skip_program(*n).filter(|_| skip_checks(s, *f, *n)) {
-            Some(p) => skip::append(&mut run, p),
+            Some(p) => append_program(&mut run, p),
             None => {
                 if !run.is_empty() {
                     steps.push(LocatorStep::Skip(std::mem::take(&mut run).into()));

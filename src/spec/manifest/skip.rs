@@ -1,5 +1,5 @@
-//! Precomputed skip programs: how to step over one value of a writer-schema node, compiled
-//! once per parsed schema (issue 19: skipping a manifest entry's keys and statistics through
+//! Running precomputed skip programs: how to step over one value of a writer-schema node,
+//! compiled once per parsed schema by `avro::compile_all` (`Schema::parse`; issue 19: skipping a manifest entry's keys and statistics through
 //! the generic, recursive [`Cursor::skip_value`] was the largest cost of reading references).
 //!
 //! A program is a flat list of primitive steps: records are inlined field by field, `null`
@@ -9,121 +9,7 @@
 //! whose program would nest deeply or grow large (recursive or very wide schemas) gets none and
 //! is skipped by [`Cursor::skip_value`] as before.
 
-use super::avro::{Cursor, DecodeError, DecodeResult, Node, NodeId, Schema};
-
-/// One step of a skip program.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum SkipOp {
-    /// This many variable-length integers (`int`, `long`, `enum`) in a row.
-    Varints(u32),
-    /// This many length-prefixed byte strings (`bytes`, `string`) in a row.
-    Bytes(u32),
-    /// This many bytes (`boolean`, `float`, `double`, `fixed`).
-    Fixed(usize),
-    /// A union: the branch index, then that branch's program.
-    Union(Box<[Box<[SkipOp]>]>),
-    /// An array: blocks of items, each item by the program; `empty` if an item can take no
-    /// bytes (its count is then charged to the file's budget of such items).
-    Array { item: Box<[SkipOp]>, empty: bool },
-    /// A map: blocks of (string key, value by the program).
-    Map(Box<[SkipOp]>),
-}
-
-/// Nesting (unions, arrays, maps and records) a program may have: well below the depth at
-/// which [`Cursor::skip_value`] refuses a value, so the two never disagree.
-const MAX_NESTING: usize = 24;
-
-/// Steps, nested ones included, a node's program may have.
-const MAX_STEPS: usize = 4096;
-
-/// The program of every node of `schema` (by node id), `None` where there is none.
-pub(crate) fn compile_all(schema: &Schema) -> Vec<Option<Box<[SkipOp]>>> {
-    (0..schema.nodes.len())
-        .map(|id| {
-            let mut ops = Vec::new();
-            let mut steps = 0;
-            compile(schema, id, 0, &mut steps, &mut ops).then(|| ops.into_boxed_slice())
-        })
-        .collect()
-}
-
-/// Appends `op` to `out`, as part of the last step when both are integers or byte strings.
-fn push(out: &mut Vec<SkipOp>, op: SkipOp) {
-    match (out.last_mut(), &op) {
-        (Some(SkipOp::Varints(n)), SkipOp::Varints(m)) if n.checked_add(*m).is_some() => *n += m,
-        (Some(SkipOp::Bytes(n)), SkipOp::Bytes(m)) if n.checked_add(*m).is_some() => *n += m,
-        _ => out.push(op),
-    }
-}
-
-/// Appends the program `ops` to `out` (so that the two run one after the other).
-pub(crate) fn append(out: &mut Vec<SkipOp>, ops: &[SkipOp]) {
-    let mut ops = ops.iter();
-    if let Some(first) = ops.next() {
-        push(out, first.clone());
-    }
-    out.extend(ops.cloned());
-}
-
-/// Appends the steps of node `id` to `out`; false if the program would nest or grow too much.
-fn compile(
-    schema: &Schema,
-    id: NodeId,
-    depth: usize,
-    steps: &mut usize,
-    out: &mut Vec<SkipOp>,
-) -> bool {
-    if depth > MAX_NESTING || *steps > MAX_STEPS {
-        return false;
-    }
-    *steps += 1;
-    let sub = |node: NodeId, steps: &mut usize| -> Option<Box<[SkipOp]>> {
-        let mut ops = Vec::new();
-        compile(schema, node, depth + 1, steps, &mut ops).then(|| ops.into_boxed_slice())
-    };
-    match schema.node(id) {
-        Node::Null => {}
-        Node::Boolean => out.push(SkipOp::Fixed(1)),
-        Node::Int | Node::Long | Node::Enum => push(out, SkipOp::Varints(1)),
-        Node::Float => out.push(SkipOp::Fixed(4)),
-        Node::Double => out.push(SkipOp::Fixed(8)),
-        Node::Bytes | Node::String => push(out, SkipOp::Bytes(1)),
-        Node::Fixed(n) => out.push(SkipOp::Fixed(*n)),
-        Node::Record(fields) => {
-            for f in fields {
-                if !compile(schema, f.node, depth + 1, steps, out) {
-                    return false;
-                }
-            }
-        }
-        Node::Union(branches) => {
-            let mut progs = Vec::with_capacity(branches.len());
-            for b in branches {
-                let Some(p) = sub(*b, steps) else {
-                    return false;
-                };
-                progs.push(p);
-            }
-            out.push(SkipOp::Union(progs.into_boxed_slice()));
-        }
-        Node::Array(item) => {
-            let Some(p) = sub(*item, steps) else {
-                return false;
-            };
-            out.push(SkipOp::Array {
-                item: p,
-                empty: schema.can_be_empty(*item),
-            });
-        }
-        Node::Map(value) => {
-            let Some(p) = sub(*value, steps) else {
-                return false;
-            };
-            out.push(SkipOp::Map(p));
-        }
-    }
-    *steps <= MAX_STEPS
-}
+use super::avro::{Cursor, DecodeError, DecodeResult, SkipOp};
 
 impl Cursor<'_> {
     /// Skips one value by its compiled program (see the module documentation).
@@ -198,6 +84,7 @@ impl Cursor<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::avro::{append_program, compile_all, Schema};
     use super::*;
 
     /// Every value of every node skipped by program and by the generic walk: the same bytes
@@ -267,7 +154,7 @@ mod tests {
             &[SkipOp::Varints(2), SkipOp::Bytes(3), SkipOp::Varints(1)]
         );
         let mut run = vec![SkipOp::Bytes(1)];
-        append(&mut run, &root);
+        append_program(&mut run, &root);
         assert_eq!(
             run,
             vec![
@@ -277,7 +164,7 @@ mod tests {
                 SkipOp::Varints(1)
             ]
         );
-        append(&mut run, &[SkipOp::Varints(4), SkipOp::Fixed(2)]);
+        append_program(&mut run, &[SkipOp::Varints(4), SkipOp::Fixed(2)]);
         assert_eq!(run[3..], [SkipOp::Varints(5), SkipOp::Fixed(2)]);
     }
 
