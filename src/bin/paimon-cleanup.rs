@@ -687,13 +687,13 @@ fn run_remove_orphan_files(
     }
     let verb = if dry_run { "would delete" } else { "deleted" };
     println!(
-        "{verb} {} orphan files ({} bytes); {} candidates older than {} ms, {} referenced, {} vetoed",
+        "{verb} {} orphan files ({} bytes); {} candidates: {} referenced (any age), {} vetoed, the others older than {} ms",
         report.deletion.total_files(),
         report.deletion.total_bytes(),
         report.candidates,
-        report.older_than_ms,
         report.referenced,
-        report.vetoed
+        report.vetoed,
+        report.older_than_ms
     );
     print_deletion(&report.deletion);
     for p in &report.kept_name_referenced_elsewhere {

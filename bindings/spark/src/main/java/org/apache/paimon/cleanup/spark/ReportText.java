@@ -43,11 +43,11 @@ final class ReportText {
             bytes += c.path("bytes").asLong();
         }
         StringBuilder out = new StringBuilder();
-        out.append(String.format("%s %d orphan files (%d bytes); %d candidates older than %d ms, "
-                        + "%d referenced, %d vetoed%n",
+        out.append(String.format("%s %d orphan files (%d bytes); %d candidates: %d referenced "
+                        + "(any age), %d vetoed, the others older than %d ms%n",
                 dryRun ? "would delete" : "deleted", files, bytes, r.path("candidates").asLong(),
-                r.path("older_than_ms").asLong(), r.path("referenced").asLong(),
-                r.path("vetoed").asLong()));
+                r.path("referenced").asLong(), r.path("vetoed").asLong(),
+                r.path("older_than_ms").asLong()));
         // The CLI lists the classes in the library's order (FileClass), the document by name.
         List<Map.Entry<String, JsonNode>> classes = new ArrayList<>(d.path("deleted").properties());
         classes.sort(Comparator.comparingInt(c -> classOrder(c.getKey())));

@@ -122,8 +122,8 @@ public final class JobArgsTest {
                 + "\"data\":{\"files\":2,\"bytes\":30}},\"failed\":[],\"dirs_removed\":0,"
                 + "\"paths\":[{\"class\":\"data\",\"path\":\"p=1/bucket-0/d\"}]},"
                 + "\"branches_without_schema\":[],\"skipped\":[\"ext: not owned\"]}";
-        String want = "would delete 3 orphan files (37 bytes); 4 candidates older than 5 ms, "
-                + "1 referenced, 0 vetoed\n"
+        String want = "would delete 3 orphan files (37 bytes); 4 candidates: 1 referenced (any age), "
+                + "0 vetoed, the others older than 5 ms\n"
                 + "  Data                    2 files             30 bytes\n"
                 + "  ManifestList            1 files              7 bytes\n"
                 + "  kept (its name is referenced at another location): x/k\n"
