@@ -72,6 +72,15 @@ pub struct Snapshot {
     pub extra: Extra,
 }
 
+/// The manifest lists a version names, in order: base, delta and (if any) changelog.
+fn lists_named<'a>(
+    base: &'a str,
+    delta: &'a str,
+    changelog: Option<&'a str>,
+) -> impl Iterator<Item = &'a str> {
+    [Some(base), Some(delta), changelog].into_iter().flatten()
+}
+
 /// A version's `id` must be the id its file name gives (`snapshot-<id>`).
 fn check_file_id(path: &str, id: i64, expected_id: i64) -> Result<()> {
     if id != expected_id {
@@ -104,13 +113,11 @@ impl Snapshot {
 
     /// The manifest lists this snapshot names: base, delta and (if any) changelog.
     pub fn manifest_lists(&self) -> impl Iterator<Item = &str> {
-        [
-            Some(self.base_manifest_list.as_str()),
-            Some(self.delta_manifest_list.as_str()),
+        lists_named(
+            &self.base_manifest_list,
+            &self.delta_manifest_list,
             self.changelog_manifest_list.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
+        )
     }
 }
 
@@ -203,13 +210,11 @@ impl VersionRefs {
 
     /// The manifest lists this version names: base, delta and (if any) changelog.
     pub fn manifest_lists(&self) -> impl Iterator<Item = &str> {
-        [
-            Some(self.base_manifest_list.as_str()),
-            Some(self.delta_manifest_list.as_str()),
+        lists_named(
+            &self.base_manifest_list,
+            &self.delta_manifest_list,
             self.changelog_manifest_list.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
+        )
     }
 }
 

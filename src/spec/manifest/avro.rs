@@ -586,31 +586,44 @@ impl<'a> Cursor<'a> {
             }
             Node::Array(item) | Node::Map(item) => {
                 let is_map = matches!(schema.node(id), Node::Map(_));
-                loop {
-                    let raw = self.read_long()?;
-                    if raw == 0 {
-                        return Ok(());
-                    }
-                    if raw < 0 {
-                        let size = self.read_long()?;
-                        if size >= 0 {
-                            self.skip(size as usize)?;
-                            continue;
-                        }
-                        return Err(DecodeError::malformed(format!(
-                            "negative block size {size}"
-                        )));
-                    }
-                    let empty = !is_map && schema.can_be_empty[*item];
-                    let n = self.check_count(raw as u64, empty)?;
-                    for _ in 0..n {
-                        if is_map {
-                            let k = self.read_len()?;
-                            self.skip(k)?;
-                        }
-                        self.skip_value(schema, *item, depth + 1)?;
-                    }
+                let empty = !is_map && schema.can_be_empty[*item];
+                self.skip_blocks_by(is_map, empty, |c| c.skip_value(schema, *item, depth + 1))
+            }
+        }
+    }
+
+    /// Skips the blocks of an array or a map (`is_map`: each item is a string key, then the
+    /// value), each item by `item`; `empty_items`: an item can take no bytes (its count is then
+    /// checked against the file's budget). A block whose writer gave its byte size is skipped
+    /// whole.
+    pub(crate) fn skip_blocks_by(
+        &mut self,
+        is_map: bool,
+        empty_items: bool,
+        mut item: impl FnMut(&mut Self) -> DecodeResult<()>,
+    ) -> DecodeResult<()> {
+        loop {
+            let raw = self.read_long()?;
+            if raw == 0 {
+                return Ok(());
+            }
+            if raw < 0 {
+                let size = self.read_long()?;
+                if size >= 0 {
+                    self.skip(size as usize)?;
+                    continue;
                 }
+                return Err(DecodeError::malformed(format!(
+                    "negative block size {size}"
+                )));
+            }
+            let n = self.check_count(raw as u64, empty_items)?;
+            for _ in 0..n {
+                if is_map {
+                    let k = self.read_len()?;
+                    self.skip(k)?;
+                }
+                item(self)?;
             }
         }
     }

@@ -55,30 +55,9 @@ impl Cursor<'_> {
     /// The blocks of an array (`empty_items` = whether an item can take no bytes) or of a map
     /// (`None`: each item is a string key and a value).
     fn skip_blocks(&mut self, item: &[SkipOp], empty_items: Option<bool>) -> DecodeResult<()> {
-        loop {
-            let raw = self.read_long()?;
-            if raw == 0 {
-                return Ok(());
-            }
-            if raw < 0 {
-                let size = self.read_long()?;
-                if size >= 0 {
-                    self.skip(size as usize)?;
-                    continue;
-                }
-                return Err(DecodeError::malformed(format!(
-                    "negative block size {size}"
-                )));
-            }
-            let n = self.check_count(raw as u64, empty_items.unwrap_or(false))?;
-            for _ in 0..n {
-                if empty_items.is_none() {
-                    let k = self.read_len()?;
-                    self.skip(k)?;
-                }
-                self.skip_program(item)?;
-            }
-        }
+        self.skip_blocks_by(empty_items.is_none(), empty_items.unwrap_or(false), |c| {
+            c.skip_program(item)
+        })
     }
 }
 
