@@ -67,6 +67,12 @@ pub(crate) struct VersionInfo {
 }
 
 impl VersionInfo {
+    /// Its branch: an index into [`Tracker::branches`] (0 for the first branch discovered,
+    /// the main branch).
+    pub fn branch(&self) -> u32 {
+        self.branch
+    }
+
     /// A long-lived changelog.
     fn changelog(&self) -> bool {
         matches!(self.version, Version::Changelog(_))
@@ -299,10 +305,22 @@ impl Tracker {
     /// Every version not read yet, over all branches. Versions that vanish while being read
     /// are skipped.
     pub async fn discover(&mut self, main: &Table, concurrency: usize) -> Result<Vec<VersionInfo>> {
+        let branches = list_branches(main.storage()).await?;
+        self.discover_in(main, branches, concurrency).await
+    }
+
+    /// [`Tracker::discover`] in the branches `branches` (as [`list_branches`] just listed
+    /// them: the planner lists them once for its own directories and for this).
+    pub async fn discover_in(
+        &mut self,
+        main: &Table,
+        branches: Vec<String>,
+        concurrency: usize,
+    ) -> Result<Vec<VersionInfo>> {
         let storage = main.storage().clone();
         let root = storage.root().clone();
         let mut out = Vec::new();
-        for name in list_branches(&storage).await? {
+        for name in branches {
             let b = self.branch_index(main, &name).await?;
             let broot = branch_root(&root, &name);
             for (dir, snapshots) in [
@@ -527,6 +545,33 @@ impl Tracker {
     /// The manifests and index manifests the versions from index `from` on need read, for
     /// their branches, that are not planned yet; sorted by name.
     pub fn plan_reads(&mut self, from: usize) -> Vec<ReadItem> {
+        let end = self.versions.len();
+        self.plan_reads_in(from..end, None)
+    }
+
+    /// [`Tracker::plan_reads`] for the versions `range` (indices in [`Tracker::versions`]).
+    /// With `along`, versions whose lists are read but whose reads are planned later: a
+    /// manifest planned here for one branch is planned for the branches of `along` that need
+    /// it too, in the same item, so that it is read once, as if every version were planned in
+    /// one call (those pairs are then planned; `along`'s own call plans the rest).
+    pub fn plan_reads_in(
+        &mut self,
+        range: std::ops::Range<usize>,
+        along: Option<std::ops::Range<usize>>,
+    ) -> Vec<ReadItem> {
+        // Manifest id (and index manifest id) → the branches of `along` needing it.
+        let mut later: FastMap<u32, BTreeSet<u32>> = FastMap::default();
+        let mut later_index: FastMap<u32, BTreeSet<u32>> = FastMap::default();
+        for v in along.and_then(|r| self.versions.get(r)).unwrap_or(&[]) {
+            for (l, _) in v.lists.iter() {
+                for &id in self.manifests_of(*l) {
+                    later.entry(id).or_default().insert(v.branch);
+                }
+            }
+            if let Some(im) = v.index_manifest {
+                later_index.entry(im).or_default().insert(v.branch);
+            }
+        }
         let mut items: BTreeMap<(bool, &str), BTreeSet<u32>> = BTreeMap::new();
         // `planned` as one bit per (branch, manifest id): every entry of every list of every
         // version is looked up (hundreds of thousands), few are new.
@@ -546,7 +591,7 @@ impl Tracker {
         for &(id, branch) in &self.planned {
             mark(id, branch);
         }
-        let versions = self.versions.get(from..).unwrap_or(&[]);
+        let versions = self.versions.get(range).unwrap_or(&[]);
         for v in versions {
             for (l, _) in v.lists.iter() {
                 let ids = match self.list_spans.get(*l as usize) {
@@ -558,19 +603,29 @@ impl Tracker {
                 };
                 for &id in ids {
                     if mark(id, v.branch) && self.planned.insert((id, v.branch)) {
-                        items
+                        let item = items
                             .entry((false, self.manifest_names.get(id)))
-                            .or_default()
-                            .insert(v.branch);
+                            .or_default();
+                        item.insert(v.branch);
+                        for &b in later.get(&id).into_iter().flatten() {
+                            if mark(id, b) && self.planned.insert((id, b)) {
+                                item.insert(b);
+                            }
+                        }
                     }
                 }
             }
             if let Some(im) = v.index_manifest {
                 if self.planned_index.insert((im, v.branch)) {
-                    items
+                    let item = items
                         .entry((true, self.manifest_names.get(im)))
-                        .or_default()
-                        .insert(v.branch);
+                        .or_default();
+                    item.insert(v.branch);
+                    for &b in later_index.get(&im).into_iter().flatten() {
+                        if self.planned_index.insert((im, b)) {
+                            item.insert(b);
+                        }
+                    }
                 }
             }
         }
