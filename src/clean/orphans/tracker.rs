@@ -753,6 +753,101 @@ async fn fail_or_drop(
 mod tests {
     use super::*;
 
+    /// A version for [`tracker_with`]: its branch, its lists (each a list of manifest
+    /// numbers) and its index manifest number.
+    type TestVersion = (u32, Vec<Vec<u32>>, Option<u32>);
+
+    /// A tracker with `branches` branches and `versions`, every list read.
+    fn tracker_with(branches: u32, versions: &[TestVersion]) -> Tracker {
+        let mut t = Tracker::default();
+        for b in 0..branches {
+            t.branches.push(BranchRef {
+                name: format!("b{b}"),
+                own_schema: true,
+            });
+        }
+        for (i, (branch, lists, index)) in versions.iter().enumerate() {
+            let mut ids = Vec::new();
+            for (j, manifests) in lists.iter().enumerate() {
+                let id = t.list_names.intern(&format!("list-{i}-{j}")).unwrap();
+                let start = t.list_manifests.len() as u32;
+                for m in manifests {
+                    let m = t
+                        .manifest_names
+                        .intern(&format!("manifest-{m:03}"))
+                        .unwrap();
+                    t.list_manifests.push(m);
+                }
+                let end = t.list_manifests.len() as u32;
+                t.list_spans.resize(id as usize + 1, None);
+                t.list_spans[id as usize] = Some((start, end));
+                ids.push((id, true));
+            }
+            let index_manifest =
+                index.map(|n| t.manifest_names.intern(&format!("index-{n:03}")).unwrap());
+            t.versions.push(VersionInfo {
+                branch: *branch,
+                version: Version::Snapshot(i as i64),
+                lists: ids.into_boxed_slice(),
+                index_manifest,
+                statistics: None,
+                records: true,
+            });
+        }
+        t
+    }
+
+    /// Every (name, index, branch) a plan reads, with how many items name it.
+    fn reads(items: &[ReadItem]) -> BTreeMap<(String, bool), Vec<u32>> {
+        let mut out: BTreeMap<(String, bool), Vec<u32>> = BTreeMap::new();
+        for i in items {
+            out.entry((i.name.clone(), i.index))
+                .or_default()
+                .extend(i.branches.iter().copied());
+        }
+        out
+    }
+
+    #[test]
+    fn planning_in_steps_reads_each_manifest_once_for_the_same_branches() {
+        // Branch 1's versions (placed first, as the stepped planner reads their lists first)
+        // share manifests and index manifests with branch 0's, some only its own.
+        let mut versions = vec![
+            (1, vec![vec![3, 4, 90]], Some(1)),
+            (1, vec![vec![40, 91], vec![92]], Some(7)),
+            (2, vec![vec![4, 41, 93]], Some(9)),
+        ];
+        for v in 0..40u32 {
+            versions.push((0, vec![vec![v, v + 1, v / 3], vec![v + 2]], Some(v / 5)));
+        }
+        let mut one = tracker_with(3, &versions);
+        // One step over the same versions, in the order a one-step plan holds them.
+        let all = one.plan_reads(0);
+        let mut stepped = tracker_with(3, &versions);
+        let others = 0..3;
+        let mut items = Vec::new();
+        for from in (3..versions.len()).step_by(7) {
+            let end = (from + 7).min(versions.len());
+            items.extend(stepped.plan_reads_in(from..end, Some(others.clone())));
+        }
+        items.extend(stepped.plan_reads_in(others, None));
+        let (a, b) = (reads(&all), reads(&items));
+        assert_eq!(a, b);
+        // Each manifest in exactly one item, every branch once.
+        assert_eq!(items.len(), all.len());
+        for branches in b.values() {
+            let mut d = branches.clone();
+            d.dedup();
+            assert_eq!(&d, branches);
+        }
+        assert_eq!(one.planned, stepped.planned);
+        assert_eq!(one.planned_index, stepped.planned_index);
+        // Shared with branch 1 and planned in a step of branch 0: one item, both branches.
+        assert_eq!(b[&("manifest-004".to_string(), false)], vec![0, 1, 2]);
+        assert_eq!(b[&("index-001".to_string(), true)], vec![0, 1]);
+        assert_eq!(b[&("manifest-090".to_string(), false)], vec![1]);
+    }
+
     #[test]
     fn names_are_interned_once_and_found_exactly() {
         let mut names = Names::default();
