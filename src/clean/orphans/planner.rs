@@ -29,8 +29,9 @@ pub(crate) const MANIFESTS_PER_UNIT: usize = 64;
 /// after about an eighth of the manifest lists is read.
 pub(crate) const READ_STEPS: usize = 8;
 
-/// Fewest versions of a step: fewer are planned in one step.
-const MIN_VERSIONS_PER_STEP: usize = 16;
+/// Fewest versions of a step: fewer are planned in one step. Small, so that small tables
+/// (the tests') are planned in steps too and every single-process run takes this path.
+const MIN_VERSIONS_PER_STEP: usize = 2;
 
 /// What the decision needs from the plan.
 #[derive(Debug, Default, Serialize, Deserialize)]
