@@ -20,8 +20,9 @@ use super::status::{boundary_infallible, PaimonCleanupError, PaimonCleanupStatus
 /// Arguments: the `user_data` given to `paimon_cleanup_run_options_set_progress`; `phase`, a
 /// short NUL-terminated UTF-8 description of the current step (for example `"data files"`,
 /// `"manifests"`), borrowed for the duration of the call only (copy it to keep it); `done` and
-/// `total`, the items of that phase processed so far and in all (`total` may be 0 when unknown);
-/// `bytes`, the bytes deleted (or, in a dry run, deletable) so far in the whole run.
+/// `total`, the items of that phase processed so far and in all (`total` may be 0 when unknown,
+/// and may grow during a phase whose work is still being planned, as orphan removal's reading of
+/// references while later versions are planned; `done` never exceeds it); `bytes`, the bytes deleted (or, in a dry run, deletable) so far in the whole run.
 ///
 /// Thread rules: called on the thread that called the operation or on one of the executor's
 /// worker threads, never after the operation has returned. Calls belonging to one operation
