@@ -1052,7 +1052,37 @@ mod tests {
         let cl: Vec<Planned> = changelog.iter().collect();
         assert_eq!((d.len(), cl.len()), (data.len(), changelog.len()));
         data.read_error().unwrap();
+        for (files, all) in [(&data, &d), (&changelog, &cl)] {
+            check_representatives(files, all);
+        }
         (d, cl)
+    }
+
+    /// What the plan check sees of `files` (whose files are `all`) is the first file of each
+    /// (directory, class) group in order, and the count and text length of the others.
+    fn check_representatives(files: &PlannedFiles, all: &[Planned]) {
+        let mut reps = Vec::new();
+        let mut rest = Represented::default();
+        files.representatives(&mut reps, &mut rest).unwrap();
+        let mut groups = HashSet::new();
+        let mut want = Vec::new();
+        let mut want_rest = Represented::default();
+        for p in all {
+            let s = p.location.as_str();
+            let dir = s.rsplit_once('/').unwrap().0;
+            if groups.insert((dir.to_string(), p.class)) {
+                want.push((s.to_string(), p.class));
+            } else {
+                want_rest.files += 1;
+                want_rest.path_bytes += s.len() as u64;
+            }
+        }
+        let got: Vec<(String, FileClass)> = reps
+            .iter()
+            .map(|p| (p.location.as_str().to_string(), p.class))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(rest, want_rest);
     }
 
     fn names(p: &[Planned]) -> Vec<(&str, FileClass, Option<u64>)> {
@@ -1112,7 +1142,10 @@ mod tests {
             for i in 0..many {
                 push(
                     &mut c,
-                    &format!("file:///t/c/{i}.orc"),
+                    &format!(
+                        "file:///t/c{}/data-00799820-1fb5-481a-b44c-{i:012x}-{i}.orc",
+                        i % 3
+                    ),
                     FileClass::Data,
                     i,
                     &[],
