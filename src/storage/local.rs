@@ -276,19 +276,7 @@ fn scan_filtered(
         );
         match stat {
             Ok(st) => {
-                let mtime = if st.stx_mask & StatxFlags::MTIME.bits() != 0 {
-                    let ns = i128::from(st.stx_mtime.tv_sec) * 1_000_000_000
-                        + i128::from(st.stx_mtime.tv_nsec);
-                    // As `mtime_ms`: whole milliseconds, rounded towards the epoch.
-                    i64::try_from(ns / 1_000_000).unwrap_or(if ns < 0 {
-                        i64::MIN
-                    } else {
-                        i64::MAX
-                    })
-                } else {
-                    i64::MAX
-                };
-                out.push(name, st.stx_size, mtime)?;
+                out.push(name, st.stx_size, statx_mtime_ms(&st))?;
             }
             Err(rustix::io::Errno::NOSYS) => {
                 // No `statx` (an old kernel, a sandbox): by path.
@@ -376,6 +364,84 @@ pub(crate) fn list_dir_names(
 /// directory (FIFO, socket, device). A missing directory gives an empty listing; an entry
 /// removed while listed is left out.
 pub(crate) fn list_metadata_dir(dir: &Location) -> Result<DirListing> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
+    let path = path_of(dir)?;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(e) => {
+            let e = io::Error::from(e);
+            return if is_missing_dir(&e) {
+                Ok(DirListing::default())
+            } else {
+                Err(io_error(dir, e))
+            };
+        }
+    };
+    let refuse = |what: String| Error::malformed("metadata directory", dir.as_str(), what);
+    let mut out = DirListing::default();
+    let mut buf: Vec<u8> = Vec::with_capacity(DIRENT_BUFFER);
+    let mut entries = RawDir::new(&fd, buf.spare_capacity_mut());
+    // Each entry `stat`ed relative to the open directory (no path walk per entry), following
+    // symlinks as readers do.
+    while let Some(entry) = entries.next() {
+        let entry = entry.map_err(|e| Error::storage(dir.as_str(), io::Error::from(e)))?;
+        let raw = entry.file_name();
+        let Ok(name) = raw.to_str() else {
+            return Err(refuse(format!(
+                "entry {raw:?} has a name that is not UTF-8; refusing to guess what it is"
+            )));
+        };
+        if name == "." || name == ".." {
+            continue;
+        }
+        let child = dir.child(name);
+        let want = StatxFlags::TYPE | StatxFlags::SIZE | StatxFlags::MTIME;
+        let st = match rustix::fs::statx(&fd, name, AtFlags::empty(), want) {
+            Ok(st) => st,
+            Err(rustix::io::Errno::NOENT) => {
+                match rustix::fs::statx(&fd, name, AtFlags::SYMLINK_NOFOLLOW, StatxFlags::TYPE) {
+                    // Removed between readdir and stat: it is simply not there any more.
+                    Err(rustix::io::Errno::NOENT) => continue,
+                    _ => return Err(refuse(format!("entry `{name}` is a dangling symlink"))),
+                }
+            }
+            // No `statx` (an old kernel, a sandbox): by path.
+            Err(rustix::io::Errno::NOSYS) => return list_metadata_dir_by_path(dir),
+            Err(e) => return Err(Error::storage(child.as_str(), io::Error::from(e))),
+        };
+        match FileType::from_raw_mode(st.stx_mode.into()) {
+            FileType::RegularFile => out.files.push(FileStatus {
+                location: child,
+                size: st.stx_size,
+                last_modified_ms: statx_mtime_ms(&st),
+            }),
+            FileType::Directory => out.dirs.push(child),
+            _ => {
+                return Err(refuse(format!(
+                    "entry `{name}` is neither a regular file nor a directory"
+                )))
+            }
+        }
+    }
+    drop(buf);
+    out.files.sort_by(|a, b| a.location.cmp(&b.location));
+    out.dirs.sort();
+    Ok(out)
+}
+
+/// The modification time of `st` as [`mtime_ms`] gives it: whole milliseconds, rounded
+/// towards the epoch; `i64::MAX` when the file system does not tell.
+fn statx_mtime_ms(st: &rustix::fs::Statx) -> i64 {
+    if st.stx_mask & rustix::fs::StatxFlags::MTIME.bits() == 0 {
+        return i64::MAX;
+    }
+    let ns = i128::from(st.stx_mtime.tv_sec) * 1_000_000_000 + i128::from(st.stx_mtime.tv_nsec);
+    i64::try_from(ns / 1_000_000).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// [`list_metadata_dir`] through paths (where `statx` is missing).
+fn list_metadata_dir_by_path(dir: &Location) -> Result<DirListing> {
     let path = path_of(dir)?;
     let rd = match fs::read_dir(path) {
         Ok(rd) => rd,

@@ -222,8 +222,9 @@ impl Drop for Charged<'_> {
 ///
 /// This is the single-process run of the units ([`units`]): plan, execute every plan unit here,
 /// merge, decide, execute the delete units in order, finish — the same code a distributed run
-/// schedules on an engine's workers. Here the read units run first and their keys are folded
-/// into one sorted set as they come; the list units then list against it, so only the
+/// schedules on an engine's workers. Here the read units run first, from the first step of the
+/// planning on (while the planner reads the other versions' manifest lists), and their keys
+/// are folded into one sorted set as they come; the list units then list against it, so only the
 /// candidates no location references are held, and on a local disk only those files are
 /// `stat`ed for their age (a distributed run holds every old candidate until the decision). The keys and the candidates are charged to the run's memory bound
 /// ([`RunControl::max_memory`]): past it the run fails before anything is deleted.
@@ -236,23 +237,17 @@ pub async fn remove_orphan_files(
     let main = main_of(table).await?;
     let local = local_control(&main, ctl);
     let ctl = &local;
-    let (state, plan_units) = planner::plan(&main, cfg, ctl).await?;
-    ctl.cancel.check()?;
     let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
     let io = ctl.io_concurrency.max(1);
-    let (reads, lists): (Vec<Unit>, Vec<Unit>) = plan_units
-        .into_iter()
-        .partition(|u| matches!(u.work, Work::Read { .. }));
-    let read_total: u64 = reads
-        .iter()
-        .map(|u| match &u.work {
-            Work::Read { items, .. } => items.iter().filter(|i| !i.index).count() as u64,
-            _ => 0,
-        })
-        .sum();
-    ctl.progress(refs::REFERENCES_PHASE, 0, read_total, 0);
+    let units_in_flight = if main.storage().root().is_local() {
+        LOCAL_UNITS_IN_FLIGHT
+    } else {
+        UNITS_IN_FLIGHT
+    };
 
-    // The references first, folded as they come: only sorted, deduplicated keys stay.
+    // Planning and the references at once: the read units run as the planner hands them over
+    // (it reads the versions' manifest lists a step at a time), the list units wait for the
+    // references. The references are folded as they come: only sorted, deduplicated keys stay.
     let mut keys_charge = Charged {
         memory: &memory,
         what: "orphan removal's reference keys",
@@ -262,32 +257,62 @@ pub async fn remove_orphan_files(
     // The names only at the decision, against the few candidates no location references:
     // logged to a temporary file meanwhile.
     let (mut locations, mut names) = (KeySet::default(), KeyLog::default());
-    let mut read_done = 0u64;
-    let units_in_flight = if main.storage().root().is_local() {
-        LOCAL_UNITS_IN_FLIGHT
-    } else {
-        UNITS_IN_FLIGHT
-    };
-    let mut results = stream::iter(reads)
-        .map(|u| exec::execute_unordered(&main, u, io, ctl, None))
-        .buffer_unordered(units_in_flight);
-    while let Some(p) = results.next().await {
-        let mut p = p?;
-        if p.manifests_read > 0 {
-            read_done += p.manifests_read;
-            ctl.progress(
-                refs::REFERENCES_PHASE,
-                read_done.min(read_total),
-                read_total,
-                0,
-            );
+    let mut lists: Vec<Unit> = Vec::new();
+    let (reads_tx, reads_rx) = futures::channel::mpsc::unbounded::<Unit>();
+    // Read items handed over so far (the progress total grows with the plan).
+    let read_total = std::sync::atomic::AtomicU64::new(0);
+    let planning = {
+        let (lists, read_total, main) = (&mut lists, &read_total, &main);
+        async move {
+            let reads_tx = reads_tx;
+            let mut emit = |u: Unit| match &u.work {
+                Work::Read { items, .. } => {
+                    let n = items.iter().filter(|i| !i.index).count() as u64;
+                    let before = read_total.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                    if before == 0 && n > 0 {
+                        // The phase starts with its first read unit.
+                        ctl.progress(refs::REFERENCES_PHASE, 0, n, 0);
+                    }
+                    // The receiver only goes away when reading failed: that error is the run's.
+                    let _ = reads_tx.unbounded_send(u);
+                }
+                _ => lists.push(u),
+            };
+            let state = planner::plan_each(main, cfg, ctl, planner::READ_STEPS, &mut emit).await?;
+            ctl.cancel.check()?;
+            Ok::<_, Error>(state)
+            // `reads_tx` is dropped here: the reading ends once the last read unit is done.
         }
-        locations.add(&std::mem::take(&mut p.locations));
-        names.add(&std::mem::take(&mut p.names))?;
-        merge_into(&mut merged, p)?;
-        keys_charge.set(locations.bytes() + names.bytes())?;
+    };
+    let reading = async {
+        let mut read_done = 0u64;
+        let mut results = reads_rx
+            .map(|u| exec::execute_unordered(&main, u, io, ctl, None))
+            .buffer_unordered(units_in_flight);
+        while let Some(p) = results.next().await {
+            let mut p = p?;
+            let total = read_total.load(std::sync::atomic::Ordering::Relaxed);
+            if p.manifests_read > 0 {
+                read_done += p.manifests_read;
+                ctl.progress(refs::REFERENCES_PHASE, read_done.min(total), total, 0);
+            }
+            locations.add(&std::mem::take(&mut p.locations));
+            names.add(&std::mem::take(&mut p.names))?;
+            merge_into(&mut merged, p)?;
+            keys_charge.set(locations.bytes() + names.bytes())?;
+        }
+        Ok::<_, Error>(read_done)
+    };
+    let (state, read_done) = futures::try_join!(planning, reading)?;
+    let read_total = read_total.into_inner();
+    if read_done < read_total || read_total == 0 {
+        ctl.progress(
+            refs::REFERENCES_PHASE,
+            read_done.min(read_total),
+            read_total,
+            0,
+        );
     }
-    drop(results);
     // The keys planning found (manifest lists, statistics) too: the decision then finds them
     // folded in and does not grow the large vectors again.
     let mut state = state;

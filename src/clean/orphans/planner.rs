@@ -25,6 +25,14 @@ pub(crate) const PARTITIONS_PER_UNIT: usize = 32;
 /// Manifests (or index manifests) per read unit.
 pub(crate) const MANIFESTS_PER_UNIT: usize = 64;
 
+/// Steps the single-process run plans the reads in ([`plan_each`]): the first read units start
+/// after about an eighth of the manifest lists is read.
+pub(crate) const READ_STEPS: usize = 8;
+
+/// Fewest versions of a step: fewer are planned in one step. Small, so that small tables
+/// (the tests') are planned in steps too and every single-process run takes this path.
+const MIN_VERSIONS_PER_STEP: usize = 2;
+
 /// What the decision needs from the plan.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct State {
@@ -105,12 +113,32 @@ fn external_roots(table: &Table, skipped: &mut Vec<String>) -> Vec<Location> {
     out
 }
 
-/// Plans a run on the table whose main branch is `main`.
+/// Plans a run on the table whose main branch is `main`: the state and every unit (the list
+/// units first).
 pub(crate) async fn plan(
     main: &Table,
     cfg: &OrphanConfig,
     ctl: &RunControl,
 ) -> Result<(State, Vec<Unit>)> {
+    let mut units = Vec::new();
+    let state = plan_each(main, cfg, ctl, 1, &mut |u| units.push(u)).await?;
+    Ok((state, units))
+}
+
+/// Plans as [`plan`] does, handing each unit to `emit` as soon as it is planned: the list
+/// units first (ids from 0), then the read units, in up to `steps` steps over the versions
+/// (their manifest lists read, then their manifests not planned yet cut into read units), so
+/// that a caller can execute the first read units while the planner reads the other versions'
+/// lists. The units together are those of one step over every version (grouped in more, less
+/// full read units when there are several steps). Returns the state, its `units` the number
+/// of units emitted.
+pub(crate) async fn plan_each<F: FnMut(Unit)>(
+    main: &Table,
+    cfg: &OrphanConfig,
+    ctl: &RunControl,
+    steps: usize,
+    emit: &mut F,
+) -> Result<State> {
     let started_ms = now_millis();
     let cutoff = resolve_cutoff(cfg, started_ms)?;
     let storage = main.storage().clone();
@@ -168,13 +196,19 @@ pub(crate) async fn plan(
     }
     ctl.cancel.check()?;
 
-    let branch_roots: Vec<Location> = match list_branches(&storage).await {
-        Ok(names) => names.iter().map(|b| branch_root(&root, b)).collect(),
+    // Listed once for the metadata directories and the versions (the decision lists them
+    // again, with the versions).
+    let branches = match list_branches(&storage).await {
+        Ok(names) => Some(names),
         Err(e) => {
             tracing::warn!(error = %e, "cannot list branches; only main's temp files are candidates");
             state.skipped.push(format!("{}: {e}", root.join("branch")));
-            vec![root.clone()]
+            None
         }
+    };
+    let branch_roots: Vec<Location> = match &branches {
+        Some(names) => names.iter().map(|b| branch_root(&root, b)).collect(),
+        None => vec![root.clone()],
     };
 
     // The metadata directories: one list unit.
@@ -230,19 +264,7 @@ pub(crate) async fn plan(
         ctl.cancel.check()?;
     }
 
-    // The versions, their manifest lists, and the manifests to read.
-    let io = ctl.io_concurrency.max(1);
-    let new = state.tracker.discover(main, io).await?;
-    if !new.is_empty() {
-        state.tracker.rounds = 1;
-    }
-    let from = state
-        .tracker
-        .read_lists(main, new, io, &mut state.found)
-        .await?;
-    let items = state.tracker.plan_reads(from);
-    ctl.cancel.check()?;
-
+    // The list units, emitted first.
     let reach = Reach::of(main);
     let mut works = vec![Work::List {
         cutoff_ms: cutoff,
@@ -262,17 +284,95 @@ pub(crate) async fn plan(
                 .collect(),
         });
     }
-    works.extend(read_works(&state.tracker, items));
-    let units = numbered(state.plan, 0, &reach, works)?;
-    state.units = units.len() as u32;
+    let mut next = emit_numbered(state.plan, 0, &reach, works, emit)?;
+
+    // The versions, then step by step their manifest lists and the manifests to read.
+    let io = ctl.io_concurrency.max(1);
+    let new = match branches {
+        Some(names) => state.tracker.discover_in(main, names, io).await?,
+        None => state.tracker.discover(main, io).await?,
+    };
+    if !new.is_empty() {
+        state.tracker.rounds = 1;
+    }
+    let versions_per_step = new.len().div_ceil(steps.max(1)).max(MIN_VERSIONS_PER_STEP);
+    if new.len() <= versions_per_step {
+        let from = state
+            .tracker
+            .read_lists(main, new, io, &mut state.found)
+            .await?;
+        let items = state.tracker.plan_reads(from);
+        next = emit_numbered(
+            state.plan,
+            next,
+            &reach,
+            read_works(&state.tracker, items),
+            emit,
+        )?;
+    } else {
+        // The other branches' lists first (a branch usually has few versions of its own):
+        // a manifest a step of the main branch plans is planned for them in the same item,
+        // so each is read once, as in one step; the rest of theirs is planned last.
+        let (first, others): (Vec<_>, Vec<_>) = new.into_iter().partition(|v| v.branch() == 0);
+        let others_from = state
+            .tracker
+            .read_lists(main, others, io, &mut state.found)
+            .await?;
+        let others = others_from..state.tracker.versions.len();
+        let mut first = first.into_iter().peekable();
+        while first.peek().is_some() {
+            let step: Vec<_> = first.by_ref().take(versions_per_step).collect();
+            let from = state
+                .tracker
+                .read_lists(main, step, io, &mut state.found)
+                .await?;
+            let end = state.tracker.versions.len();
+            let items = state.tracker.plan_reads_in(from..end, Some(others.clone()));
+            next = emit_numbered(
+                state.plan,
+                next,
+                &reach,
+                read_works(&state.tracker, items),
+                emit,
+            )?;
+            ctl.cancel.check()?;
+        }
+        let items = state.tracker.plan_reads_in(others, None);
+        next = emit_numbered(
+            state.plan,
+            next,
+            &reach,
+            read_works(&state.tracker, items),
+            emit,
+        )?;
+    }
+    state.units = next;
     state.found.canonicalize();
     tracing::info!(
-        units = units.len(),
+        units = next,
         versions = state.tracker.versions.len(),
         cutoff,
         "orphan removal planned"
     );
-    Ok((state, units))
+    Ok(state)
+}
+
+/// Numbers `works` from `first` on ([`numbered`]) and hands each unit to `emit`; returns the
+/// next id.
+fn emit_numbered<F: FnMut(Unit)>(
+    plan: u64,
+    first: u32,
+    reach: &Reach,
+    works: Vec<Work>,
+    emit: &mut F,
+) -> Result<u32> {
+    let units = numbered(plan, first, reach, works)?;
+    let next = u32::try_from(units.len())
+        .ok()
+        .and_then(|n| n.checked_add(first))
+        .ok_or_else(|| Error::Unsupported("more than 2^32 units in one plan".into()))?;
+    units.into_iter().for_each(emit);
+    Ok(next)
 }
 
 /// Read works for `items`, [`MANIFESTS_PER_UNIT`] at a time, each resolving for every branch.

@@ -67,6 +67,12 @@ pub(crate) struct VersionInfo {
 }
 
 impl VersionInfo {
+    /// Its branch: an index into [`Tracker::branches`] (0 for the first branch discovered,
+    /// the main branch).
+    pub fn branch(&self) -> u32 {
+        self.branch
+    }
+
     /// A long-lived changelog.
     fn changelog(&self) -> bool {
         matches!(self.version, Version::Changelog(_))
@@ -299,10 +305,22 @@ impl Tracker {
     /// Every version not read yet, over all branches. Versions that vanish while being read
     /// are skipped.
     pub async fn discover(&mut self, main: &Table, concurrency: usize) -> Result<Vec<VersionInfo>> {
+        let branches = list_branches(main.storage()).await?;
+        self.discover_in(main, branches, concurrency).await
+    }
+
+    /// [`Tracker::discover`] in the branches `branches` (as [`list_branches`] just listed
+    /// them: the planner lists them once for its own directories and for this).
+    pub async fn discover_in(
+        &mut self,
+        main: &Table,
+        branches: Vec<String>,
+        concurrency: usize,
+    ) -> Result<Vec<VersionInfo>> {
         let storage = main.storage().clone();
         let root = storage.root().clone();
         let mut out = Vec::new();
-        for name in list_branches(&storage).await? {
+        for name in branches {
             let b = self.branch_index(main, &name).await?;
             let broot = branch_root(&root, &name);
             for (dir, snapshots) in [
@@ -527,6 +545,33 @@ impl Tracker {
     /// The manifests and index manifests the versions from index `from` on need read, for
     /// their branches, that are not planned yet; sorted by name.
     pub fn plan_reads(&mut self, from: usize) -> Vec<ReadItem> {
+        let end = self.versions.len();
+        self.plan_reads_in(from..end, None)
+    }
+
+    /// [`Tracker::plan_reads`] for the versions `range` (indices in [`Tracker::versions`]).
+    /// With `along`, versions whose lists are read but whose reads are planned later: a
+    /// manifest planned here for one branch is planned for the branches of `along` that need
+    /// it too, in the same item, so that it is read once, as if every version were planned in
+    /// one call (those pairs are then planned; `along`'s own call plans the rest).
+    pub fn plan_reads_in(
+        &mut self,
+        range: std::ops::Range<usize>,
+        along: Option<std::ops::Range<usize>>,
+    ) -> Vec<ReadItem> {
+        // Manifest id (and index manifest id) → the branches of `along` needing it.
+        let mut later: FastMap<u32, BTreeSet<u32>> = FastMap::default();
+        let mut later_index: FastMap<u32, BTreeSet<u32>> = FastMap::default();
+        for v in along.and_then(|r| self.versions.get(r)).unwrap_or(&[]) {
+            for (l, _) in v.lists.iter() {
+                for &id in self.manifests_of(*l) {
+                    later.entry(id).or_default().insert(v.branch);
+                }
+            }
+            if let Some(im) = v.index_manifest {
+                later_index.entry(im).or_default().insert(v.branch);
+            }
+        }
         let mut items: BTreeMap<(bool, &str), BTreeSet<u32>> = BTreeMap::new();
         // `planned` as one bit per (branch, manifest id): every entry of every list of every
         // version is looked up (hundreds of thousands), few are new.
@@ -546,7 +591,7 @@ impl Tracker {
         for &(id, branch) in &self.planned {
             mark(id, branch);
         }
-        let versions = self.versions.get(from..).unwrap_or(&[]);
+        let versions = self.versions.get(range).unwrap_or(&[]);
         for v in versions {
             for (l, _) in v.lists.iter() {
                 let ids = match self.list_spans.get(*l as usize) {
@@ -558,19 +603,29 @@ impl Tracker {
                 };
                 for &id in ids {
                     if mark(id, v.branch) && self.planned.insert((id, v.branch)) {
-                        items
+                        let item = items
                             .entry((false, self.manifest_names.get(id)))
-                            .or_default()
-                            .insert(v.branch);
+                            .or_default();
+                        item.insert(v.branch);
+                        for &b in later.get(&id).into_iter().flatten() {
+                            if mark(id, b) && self.planned.insert((id, b)) {
+                                item.insert(b);
+                            }
+                        }
                     }
                 }
             }
             if let Some(im) = v.index_manifest {
                 if self.planned_index.insert((im, v.branch)) {
-                    items
+                    let item = items
                         .entry((true, self.manifest_names.get(im)))
-                        .or_default()
-                        .insert(v.branch);
+                        .or_default();
+                    item.insert(v.branch);
+                    for &b in later_index.get(&im).into_iter().flatten() {
+                        if self.planned_index.insert((im, b)) {
+                            item.insert(b);
+                        }
+                    }
                 }
             }
         }
@@ -697,6 +752,101 @@ async fn fail_or_drop(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A version for [`tracker_with`]: its branch, its lists (each a list of manifest
+    /// numbers) and its index manifest number.
+    type TestVersion = (u32, Vec<Vec<u32>>, Option<u32>);
+
+    /// A tracker with `branches` branches and `versions`, every list read.
+    fn tracker_with(branches: u32, versions: &[TestVersion]) -> Tracker {
+        let mut t = Tracker::default();
+        for b in 0..branches {
+            t.branches.push(BranchRef {
+                name: format!("b{b}"),
+                own_schema: true,
+            });
+        }
+        for (i, (branch, lists, index)) in versions.iter().enumerate() {
+            let mut ids = Vec::new();
+            for (j, manifests) in lists.iter().enumerate() {
+                let id = t.list_names.intern(&format!("list-{i}-{j}")).unwrap();
+                let start = t.list_manifests.len() as u32;
+                for m in manifests {
+                    let m = t
+                        .manifest_names
+                        .intern(&format!("manifest-{m:03}"))
+                        .unwrap();
+                    t.list_manifests.push(m);
+                }
+                let end = t.list_manifests.len() as u32;
+                t.list_spans.resize(id as usize + 1, None);
+                t.list_spans[id as usize] = Some((start, end));
+                ids.push((id, true));
+            }
+            let index_manifest =
+                index.map(|n| t.manifest_names.intern(&format!("index-{n:03}")).unwrap());
+            t.versions.push(VersionInfo {
+                branch: *branch,
+                version: Version::Snapshot(i as i64),
+                lists: ids.into_boxed_slice(),
+                index_manifest,
+                statistics: None,
+                records: true,
+            });
+        }
+        t
+    }
+
+    /// Every (name, index, branch) a plan reads, with how many items name it.
+    fn reads(items: &[ReadItem]) -> BTreeMap<(String, bool), Vec<u32>> {
+        let mut out: BTreeMap<(String, bool), Vec<u32>> = BTreeMap::new();
+        for i in items {
+            out.entry((i.name.clone(), i.index))
+                .or_default()
+                .extend(i.branches.iter().copied());
+        }
+        out
+    }
+
+    #[test]
+    fn planning_in_steps_reads_each_manifest_once_for_the_same_branches() {
+        // Branch 1's versions (placed first, as the stepped planner reads their lists first)
+        // share manifests and index manifests with branch 0's, some only its own.
+        let mut versions = vec![
+            (1, vec![vec![3, 4, 90]], Some(1)),
+            (1, vec![vec![40, 91], vec![92]], Some(7)),
+            (2, vec![vec![4, 41, 93]], Some(9)),
+        ];
+        for v in 0..40u32 {
+            versions.push((0, vec![vec![v, v + 1, v / 3], vec![v + 2]], Some(v / 5)));
+        }
+        let mut one = tracker_with(3, &versions);
+        // One step over the same versions, in the order a one-step plan holds them.
+        let all = one.plan_reads(0);
+        let mut stepped = tracker_with(3, &versions);
+        let others = 0..3;
+        let mut items = Vec::new();
+        for from in (3..versions.len()).step_by(7) {
+            let end = (from + 7).min(versions.len());
+            items.extend(stepped.plan_reads_in(from..end, Some(others.clone())));
+        }
+        items.extend(stepped.plan_reads_in(others, None));
+        let (a, b) = (reads(&all), reads(&items));
+        assert_eq!(a, b);
+        // Each manifest in exactly one item, every branch once.
+        assert_eq!(items.len(), all.len());
+        for branches in b.values() {
+            let mut d = branches.clone();
+            d.dedup();
+            assert_eq!(&d, branches);
+        }
+        assert_eq!(one.planned, stepped.planned);
+        assert_eq!(one.planned_index, stepped.planned_index);
+        // Shared with branch 1 and planned in a step of branch 0: one item, both branches.
+        assert_eq!(b[&("manifest-004".to_string(), false)], vec![0, 1, 2]);
+        assert_eq!(b[&("index-001".to_string(), true)], vec![0, 1]);
+        assert_eq!(b[&("manifest-090".to_string(), false)], vec![1]);
+    }
 
     #[test]
     fn names_are_interned_once_and_found_exactly() {
