@@ -40,22 +40,22 @@ fn parent_of(loc: &Location) -> &str {
 /// disk) runs outside that lock and gains from parallel sections.
 fn by_directory(locs: Vec<Location>, groups: usize) -> Vec<Vec<(usize, Location)>> {
     let total = locs.len();
+    // Each file's directory, found once.
+    let parents: Vec<&str> = locs.iter().map(parent_of).collect();
     let mut order: Vec<usize> = (0..total).collect();
-    if !locs
-        .windows(2)
-        .all(|w| parent_of(&w[0]) <= parent_of(&w[1]))
-    {
+    if !parents.windows(2).all(|w| w[0] <= w[1]) {
         // Stable: each directory's files keep their order.
-        order.sort_by(|a, b| parent_of(&locs[*a]).cmp(parent_of(&locs[*b])));
+        order.sort_by(|a, b| parents[*a].cmp(parents[*b]));
     }
     // Directory runs, as (first position in `order`, length).
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for (at, i) in order.iter().enumerate() {
         match runs.last_mut() {
-            Some((first, n)) if parent_of(&locs[order[*first]]) == parent_of(&locs[*i]) => *n += 1,
+            Some((first, n)) if parents[order[*first]] == parents[*i] => *n += 1,
             _ => runs.push((at, 1)),
         }
     }
+    drop(parents);
     let groups = groups.clamp(1, total.max(1));
     let per_group = total.div_ceil(groups).max(1);
     let largest = runs.iter().map(|r| r.1).max().unwrap_or(0);

@@ -3,7 +3,6 @@
 //! every file only that tag kept, unless a snapshot, another tag, another branch or a
 //! changelog still needs it.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -193,9 +192,7 @@ async fn delete_listed_tags(
         })
         .collect();
     // The tag files go first: they and the plan are checked before anything goes.
-    deleter
-        .check_plan(tag_files.iter().map(Cow::Borrowed).chain(plan.files()))
-        .await?;
+    plan.check(&deleter, &tag_files).await?;
     deleter.delete("tag files", tag_files).await?;
     // Java's `SuccessFileTagCallback` marks a tag with `tag/tag-success-file/<name>_SUCCESS`
     // and deletes it with the tag.

@@ -161,6 +161,37 @@ pub(crate) struct Record {
     pub(crate) extras: Vec<Location>,
 }
 
+/// One location of a record as it is stored ([`Candidates::for_each_stored`]).
+pub(crate) enum Stored<'a> {
+    /// The name (packed, see [`names::pack`]) of a file directly in an interned directory,
+    /// with the directory's id and location: the file is `dir.child(name)`.
+    InDir(u32, &'a Location, &'a [u8]),
+    /// A location kept whole.
+    Whole(&'a Location),
+}
+
+impl Stored<'_> {
+    /// The length of the location's text, without building it.
+    pub(crate) fn text_len(&self) -> usize {
+        match self {
+            Stored::Whole(l) => l.as_str().len(),
+            Stored::InDir(_, dir, packed) => {
+                // `Location::child` adds a separator unless the directory ends with one.
+                let sep = usize::from(!dir.as_str().ends_with('/'));
+                dir.as_str().len() + sep + names::unpacked_len(packed)
+            }
+        }
+    }
+
+    /// The location, built.
+    pub(crate) fn location(&self) -> Location {
+        match self {
+            Stored::Whole(l) => (*l).clone(),
+            Stored::InDir(_, dir, packed) => dir.child(&names::unpack(packed)),
+        }
+    }
+}
+
 /// The error of a temporary file of the candidates.
 pub(crate) fn spill_error(e: std::io::Error) -> Error {
     Error::storage(
@@ -250,16 +281,29 @@ impl Candidates {
         cost
     }
 
-    fn decode_location(&self, c: &mut Cursor<'_>) -> Option<Location> {
+    /// The next location of a record as stored, without building it.
+    fn stored_location<'r>(&'r self, c: &mut Cursor<'r>) -> Option<Stored<'r>> {
         let d = c.u32()?;
         let n = c.u32()?;
         if d == WHOLE {
-            return self.whole.get(n as usize).cloned();
+            return self.whole.get(n as usize).map(Stored::Whole);
         }
         let packed = c.take(n as usize)?;
-        let mut name = String::new();
-        names::unpack_into(packed, &mut name);
-        Some(self.dirs.get(d as usize)?.join(&name))
+        Some(Stored::InDir(d, self.dirs.get(d as usize)?, packed))
+    }
+
+    /// The next location of a record, its name unpacked in `name` (a buffer reused across
+    /// calls: the location is the only allocation).
+    fn decode_location<'r>(&'r self, c: &mut Cursor<'r>, name: &mut String) -> Option<Location> {
+        match self.stored_location(c)? {
+            Stored::Whole(l) => Some(l.clone()),
+            Stored::InDir(_, dir, packed) => {
+                name.clear();
+                names::unpack_into(packed, name);
+                // `child` is `join` for one plain segment, with one allocation.
+                Some(dir.child(name))
+            }
+        }
     }
 
     /// Make room for `slots` more slots (files and extra files) at once, so that the keys
@@ -378,14 +422,19 @@ impl Candidates {
     /// A record's fields, or only its class and its extra files' count (see
     /// [`Candidates::header`]).
     pub(crate) fn decode(&self, rec: &[u8]) -> Option<Record> {
+        self.decode_with(rec, &mut String::new())
+    }
+
+    /// [`Candidates::decode`] with a name buffer reused across records.
+    pub(crate) fn decode_with(&self, rec: &[u8], name: &mut String) -> Option<Record> {
         let mut c = Cursor(rec);
         let class = FileClass::from_code(c.u8()?);
         let n = c.u32()?;
         let bytes = c.u64()?;
-        let location = self.decode_location(&mut c)?;
+        let location = self.decode_location(&mut c, name)?;
         let mut extras = Vec::with_capacity(n as usize);
         for _ in 0..n {
-            extras.push(self.decode_location(&mut c)?);
+            extras.push(self.decode_location(&mut c, name)?);
         }
         Some(Record {
             class,
@@ -393,6 +442,30 @@ impl Candidates {
             location,
             extras,
         })
+    }
+
+    /// A record's class and its locations as stored (its own file's first, then its extra
+    /// files'), each passed to `f` without being built; `None` for a malformed record.
+    pub(crate) fn for_each_stored<'r>(
+        &'r self,
+        rec: &'r [u8],
+        mut f: impl FnMut(Stored<'r>),
+    ) -> Option<FileClass> {
+        let mut c = Cursor(rec);
+        let class = FileClass::from_code(c.u8()?);
+        let n = c.u32()?;
+        c.u64()?;
+        for _ in 0..=n {
+            f(self.stored_location(&mut c)?);
+        }
+        Some(class)
+    }
+
+    /// A record's class and number of extra files, without decoding it.
+    pub(crate) fn header(rec: &[u8]) -> Option<(FileClass, usize)> {
+        let mut c = Cursor(rec);
+        let class = FileClass::from_code(c.u8()?);
+        c.u32().map(|n| (class, n as usize))
     }
 
     /// The number of extra files of a record, without decoding it.

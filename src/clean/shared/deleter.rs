@@ -36,6 +36,16 @@ pub struct Planned {
     pub bytes: Option<u64>,
 }
 
+/// Files a plan holds besides those passed to [`Deleter::check_plan_represented`]: how many,
+/// and the length of their locations' text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Represented {
+    /// Files.
+    pub(crate) files: u64,
+    /// Bytes of their locations' text.
+    pub(crate) path_bytes: u64,
+}
+
 /// Deletes planned files and accumulates a [`DeletionReport`].
 pub struct Deleter<'a> {
     storage: &'a Storage,
@@ -138,12 +148,26 @@ impl<'a> Deleter<'a> {
         &self,
         files: impl IntoIterator<Item = P>,
     ) -> Result<()> {
+        self.check_plan_represented(files, Represented::default())
+            .await
+    }
+
+    /// [`Deleter::check_plan`] of a plan given as `files` that stand for the others: `more`
+    /// counts the files not passed, each of which passes every check exactly when a file
+    /// passed does and lies in a directory of one (see
+    /// [`crate::clean::shared::plan::DeletionPlan::check`]). They count towards what the run
+    /// charges before its first deletion.
+    pub(crate) async fn check_plan_represented<P: Borrow<Planned>>(
+        &self,
+        files: impl IntoIterator<Item = P>,
+        more: Represented,
+    ) -> Result<()> {
         // One location per directory is enough for the physical check (it checks the
         // directory of each location it is given): the plan is read once, not held.
         let mut dirs: FastSet<String> = FastSet::default();
         let mut per_dir: Vec<Location> = Vec::new();
-        let mut files_seen = 0u64;
-        let mut path_bytes = 0u64;
+        let mut files_seen = more.files;
+        let mut path_bytes = more.path_bytes;
         for p in files {
             let p = p.borrow();
             self.storage.check_deletable(&p.location)?;
@@ -275,12 +299,7 @@ impl<'a> Deleter<'a> {
                     stop = Some(e);
                     break;
                 }
-                if let Some(e) = chunk.iter().find_map(|p| {
-                    storage
-                        .check_deletable(&p.location)
-                        .and_then(|()| self.kinds.check(p.class, &p.location))
-                        .err()
-                }) {
+                if let Err(e) = self.check_batch(&chunk) {
                     stop = Some(e);
                     break;
                 }
@@ -335,6 +354,27 @@ impl<'a> Deleter<'a> {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+
+    /// The guard's and the kind rules' check of every file of a batch: a data or changelog
+    /// data file named by one plain segment is checked once per directory (its outcome
+    /// depends on nothing else: see [`crate::clean::shared::plan::DeletionPlan::check`]).
+    fn check_batch(&self, chunk: &[Planned]) -> Result<()> {
+        let mut passed: Option<(&str, FileClass)> = None;
+        for p in chunk {
+            let (dir, name) = p.location.as_str().rsplit_once('/').unwrap_or(("", ""));
+            let by_dir = matches!(p.class, FileClass::Data | FileClass::ChangelogData)
+                && !name.is_empty()
+                && name != "."
+                && name != "..";
+            if by_dir && passed == Some((dir, p.class)) {
+                continue;
+            }
+            self.storage.check_deletable(&p.location)?;
+            self.kinds.check(p.class, &p.location)?;
+            passed = by_dir.then_some((dir, p.class));
+        }
+        Ok(())
     }
 
     /// Try to remove a directory if it is empty (never in a dry run). Returns true if removed.
@@ -417,16 +457,33 @@ async fn run_batch(
     if dry_run {
         return (chunk, sizes, Vec::new());
     }
-    let locs: Vec<Location> = chunk[..allowed.min(chunk.len())]
-        .iter()
-        .map(|p| p.location.clone())
+    // The locations go to the storage and come back with their results (not copied).
+    let mut chunk = chunk;
+    let mut kept = chunk.split_off(allowed.min(chunk.len()));
+    let mut meta: Vec<(FileClass, Option<u64>)> = Vec::with_capacity(chunk.len());
+    let locs: Vec<Location> = chunk
+        .into_iter()
+        .map(|p| {
+            meta.push((p.class, p.bytes));
+            p.location
+        })
         .collect();
-    let results = storage
+    let mut results = Vec::with_capacity(locs.len());
+    let mut chunk: Vec<Planned> = Vec::with_capacity(meta.len() + kept.len());
+    for ((location, r), (class, bytes)) in storage
         .delete_files(locs, concurrency)
         .await
         .into_iter()
-        .map(|(_, r)| r)
-        .collect();
+        .zip(meta)
+    {
+        chunk.push(Planned {
+            location,
+            class,
+            bytes,
+        });
+        results.push(r);
+    }
+    chunk.append(&mut kept);
     (chunk, sizes, results)
 }
 

@@ -124,6 +124,16 @@ pub fn unpack_into(packed: &[u8], out: &mut String) {
     }
 }
 
+/// The length in bytes of the name `packed` holds, without unpacking it (what
+/// [`unpack_into`] appends, for a packed form [`pack`] made).
+pub fn unpacked_len(packed: &[u8]) -> usize {
+    match parts(packed) {
+        // `<prefix><uuid text>-<digits>.<format>`
+        Some(p) => p.prefix.len() + UUID_TEXT + 1 + p.digits.len() + 1 + p.format.len(),
+        None => packed.len().saturating_sub(1),
+    }
+}
+
 /// The name `packed` holds.
 pub fn unpack(packed: &[u8]) -> String {
     let mut s = String::new();
@@ -182,6 +192,7 @@ mod tests {
         for n in names {
             let p = packed(n);
             assert_eq!(unpack(&p), n);
+            assert_eq!(unpacked_len(&p), n.len(), "{n}");
         }
         assert_eq!(packed(names[0]).len(), 1 + 16 + 1 + 2 + 7);
         assert_eq!(packed(names[4])[0], RAW);

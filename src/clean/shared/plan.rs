@@ -9,9 +9,10 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt};
 
 use crate::clean::report::FileClass;
+use crate::clean::shared::candidates::Stored;
 use crate::clean::shared::candidates::{spill_error, Bits};
 pub use crate::clean::shared::candidates::{Candidate, Candidates};
-use crate::clean::shared::deleter::{Deleter, Planned};
+use crate::clean::shared::deleter::{Deleter, Planned, Represented};
 use crate::clean::shared::keys::SortedKeys;
 use crate::clean::shared::references::{
     read_index_files_sized, CandidateKeys, ListedManifest, Protector, ReferenceReader, Slim,
@@ -448,6 +449,8 @@ struct PlanIter<'a> {
     slot: usize,
     /// Files of the current record still to yield (reversed).
     ready: Vec<Planned>,
+    /// The name buffer of [`Candidates::decode_with`].
+    name: String,
 }
 
 impl PlanIter<'_> {
@@ -485,7 +488,7 @@ impl Iterator for PlanIter<'_> {
             if k.cands.changelog.get(s) != self.changelog || !(s..s + 1 + n).any(|i| k.ok.get(i)) {
                 continue;
             }
-            let Some(r) = k.cands.decode(rec) else {
+            let Some(r) = k.cands.decode_with(rec, &mut self.name) else {
                 self.fail(std::io::Error::other("malformed record"));
                 return None;
             };
@@ -508,6 +511,11 @@ impl Iterator for PlanIter<'_> {
             }
         }
     }
+}
+
+/// The error of a record that does not parse.
+fn malformed() -> Error {
+    spill_error(std::io::Error::other("malformed record"))
 }
 
 /// Data or changelog data files of a plan, held as the candidates they came from (their
@@ -559,7 +567,60 @@ impl PlannedFiles {
                 changelog,
                 slot: 0,
                 ready: Vec::new(),
+                name: String::new(),
             })
+    }
+
+    /// What [`Deleter::check_plan`] needs of these files without building them all: the
+    /// first file of each (directory, class) group in plan order, pushed to `out`, and the
+    /// count and text length of the others, added to `rest`.
+    ///
+    /// The checks of a data or changelog data file ([`crate::storage::Storage::check_deletable`],
+    /// [`crate::clean::shared::kinds::KindRules::check`], the physical check of its
+    /// directory) depend only on its directory and class for a file named by one plain
+    /// segment, as every file of an interned directory is: so the first of a group passes
+    /// exactly when all of them do, and the first file refused in plan order is the same.
+    fn representatives(&self, out: &mut Vec<Planned>, rest: &mut Represented) -> Result<()> {
+        let Some(k) = self.from.as_ref().filter(|_| self.len > 0) else {
+            return Ok(());
+        };
+        let mut groups: FastSet<(u32, FileClass)> = FastSet::default();
+        let mut records = k.cands.reader();
+        let mut slot = 0usize;
+        while let Some(rec) = records.next_record() {
+            let rec = rec.map_err(spill_error)?;
+            let (class, n) = Candidates::header(rec).ok_or_else(malformed)?;
+            let s = slot;
+            slot += 1 + n;
+            if k.cands.changelog.get(s) != self.changelog || !(s..s + 1 + n).any(|i| k.ok.get(i)) {
+                continue;
+            }
+            let mut j = s;
+            k.cands
+                .for_each_stored(rec, |stored| {
+                    let goes = k.ok.get(j);
+                    j += 1;
+                    if !goes {
+                        return;
+                    }
+                    let first = match &stored {
+                        Stored::InDir(d, _, _) => groups.insert((*d, class)),
+                        Stored::Whole(_) => true,
+                    };
+                    if first {
+                        out.push(Planned {
+                            location: stored.location(),
+                            class,
+                            bytes: None,
+                        });
+                    } else {
+                        rest.files += 1;
+                        rest.path_bytes += stored.text_len() as u64;
+                    }
+                })
+                .ok_or_else(malformed)?;
+        }
+        Ok(())
     }
 
     /// An error if an iteration ended early because the candidates' temporary file could not
@@ -749,6 +810,37 @@ impl DeletionPlan {
             )
     }
 
+    /// [`Deleter::check_plan`] of `before` (files the caller deletes first) and every file of
+    /// this plan, in that order, without building each data file: its data and changelog data
+    /// files are checked one per (directory, class) group, the first in plan order
+    /// ([`PlannedFiles::representatives`]), and counted whole. Returns the directories of the
+    /// data and changelog data files (each once).
+    pub async fn check(&self, deleter: &Deleter<'_>, before: &[Planned]) -> Result<Vec<Location>> {
+        let mut reps: Vec<Planned> = Vec::new();
+        let mut rest = Represented::default();
+        self.data.representatives(&mut reps, &mut rest)?;
+        self.changelog_data.representatives(&mut reps, &mut rest)?;
+        deleter
+            .check_plan_represented(
+                before
+                    .iter()
+                    .chain(&reps)
+                    .chain(&self.manifests)
+                    .chain(&self.index_files)
+                    .chain(&self.statistics)
+                    .chain(&self.lists),
+                rest,
+            )
+            .await?;
+        let mut dirs: FastSet<Location> = FastSet::default();
+        for p in &reps {
+            if let Some(d) = p.location.parent() {
+                dirs.insert(d);
+            }
+        }
+        Ok(dirs.into_iter().collect())
+    }
+
     /// Delete in crash-safe order: data → changelog data → empty directories → manifests →
     /// index files → statistics → lists and index manifests. The caller then removes the
     /// version files and writes hints. Nothing is deleted unless the whole plan passes
@@ -763,18 +855,9 @@ impl DeletionPlan {
         // Every check, for the whole plan, before the first deletion: metadata that points
         // outside the table's roots, or names a file as a class it is not, or a directory
         // reached through a symlink stops the run with nothing deleted.
-        deleter.check_plan(self.files()).await?;
-        // A plan read short (its candidates' temporary file failed) was not checked whole.
-        self.data.read_error()?;
-        self.changelog_data.read_error()?;
+        let data_dirs = self.check(deleter, &[]).await?;
         let touched: Vec<Location> = if clean_empty_dirs {
-            let mut dirs: FastSet<Location> = FastSet::default();
-            for p in self.data.iter().chain(self.changelog_data.iter()) {
-                if let Some(d) = p.location.parent() {
-                    dirs.insert(d);
-                }
-            }
-            dirs.into_iter().collect()
+            data_dirs
         } else {
             Vec::new()
         };
@@ -969,7 +1052,37 @@ mod tests {
         let cl: Vec<Planned> = changelog.iter().collect();
         assert_eq!((d.len(), cl.len()), (data.len(), changelog.len()));
         data.read_error().unwrap();
+        for (files, all) in [(&data, &d), (&changelog, &cl)] {
+            check_representatives(files, all);
+        }
         (d, cl)
+    }
+
+    /// What the plan check sees of `files` (whose files are `all`) is the first file of each
+    /// (directory, class) group in order, and the count and text length of the others.
+    fn check_representatives(files: &PlannedFiles, all: &[Planned]) {
+        let mut reps = Vec::new();
+        let mut rest = Represented::default();
+        files.representatives(&mut reps, &mut rest).unwrap();
+        let mut groups = HashSet::new();
+        let mut want = Vec::new();
+        let mut want_rest = Represented::default();
+        for p in all {
+            let s = p.location.as_str();
+            let dir = s.rsplit_once('/').unwrap().0;
+            if groups.insert((dir.to_string(), p.class)) {
+                want.push((s.to_string(), p.class));
+            } else {
+                want_rest.files += 1;
+                want_rest.path_bytes += s.len() as u64;
+            }
+        }
+        let got: Vec<(String, FileClass)> = reps
+            .iter()
+            .map(|p| (p.location.as_str().to_string(), p.class))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(rest, want_rest);
     }
 
     fn names(p: &[Planned]) -> Vec<(&str, FileClass, Option<u64>)> {
@@ -1029,7 +1142,10 @@ mod tests {
             for i in 0..many {
                 push(
                     &mut c,
-                    &format!("file:///t/c/{i}.orc"),
+                    &format!(
+                        "file:///t/c{}/data-00799820-1fb5-481a-b44c-{i:012x}-{i}.orc",
+                        i % 3
+                    ),
                     FileClass::Data,
                     i,
                     &[],
