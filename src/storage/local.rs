@@ -616,3 +616,62 @@ fn create_exclusive(loc: &Location, target: &Path, data: &[u8]) -> Result<bool> 
     }
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(p: &Path) -> Location {
+        Location::parse(p.to_str().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn get_reads_whole_files_of_any_size() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in [0usize, 1, 511, 512, 513, 4096, 100_000] {
+            let p = dir.path().join(format!("f{n}"));
+            let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+            fs::write(&p, &data).unwrap();
+            let got = get(&loc(&p)).unwrap();
+            assert_eq!(&got[..], &data[..], "{n} bytes");
+        }
+    }
+
+    #[test]
+    fn a_file_that_grew_or_shrank_after_its_stat_is_read_to_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 253) as u8).collect();
+        fs::write(&p, &data).unwrap();
+        // Sizes the stat could have given before the file reached its length, or after it
+        // was cut: every byte there is comes back, nothing more.
+        for stale in [0u64, 1, 100, 4999, 5000, 5001, 9000] {
+            let file = open_for_read(&p).unwrap();
+            let got = read_sized(&file, stale).unwrap();
+            assert_eq!(got, data, "stat said {stale}");
+        }
+    }
+
+    #[test]
+    fn get_refuses_what_is_not_a_regular_file_and_reports_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = get(&loc(&dir.path().join("absent"))).unwrap_err();
+        assert!(missing.is_not_found(), "{missing:?}");
+        fs::write(dir.path().join("file"), b"x").unwrap();
+        let under_file = get(&loc(&dir.path().join("file").join("child"))).unwrap_err();
+        assert!(under_file.is_not_found(), "{under_file:?}");
+        let err = get(&loc(dir.path())).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let fifo = dir.path().join("pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let err = get(&loc(&fifo)).unwrap_err();
+        assert!(err.to_string().contains("named pipe"), "{err}");
+    }
+}
