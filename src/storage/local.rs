@@ -4,7 +4,7 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -515,9 +515,69 @@ pub(crate) fn head(loc: &Location) -> Result<Option<FileStatus>> {
     }
 }
 
-/// Whole content of a regular file. The file is opened with `O_NONBLOCK` (opening a FIFO then
-/// returns at once instead of waiting for a writer) and its handle is `fstat`ed: anything but a
-/// regular file (FIFO, socket, device, directory) is refused before a byte is read.
+/// Set once the kernel refused `O_NOATIME` (the process owns neither the files nor
+/// `CAP_FOWNER`): later reads no longer ask for it.
+static NOATIME_REFUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Opens `path` read-only for [`get`]: `O_NONBLOCK` (opening a FIFO returns at once instead of
+/// waiting for a writer) and, where permitted, `O_NOATIME`, so that reading metadata does not
+/// update (and write back) each file's access time. `O_NOATIME` is only allowed to the file's
+/// owner (or with `CAP_FOWNER`): on `EPERM` the file is opened without it, and it is not asked
+/// for again.
+fn open_for_read(path: &Path) -> io::Result<fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    use std::sync::atomic::Ordering;
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    if !NOATIME_REFUSED.load(Ordering::Relaxed) {
+        match rustix::fs::open(path, flags | OFlags::NOATIME, Mode::empty()) {
+            Ok(fd) => return Ok(fs::File::from(fd)),
+            Err(rustix::io::Errno::PERM) => NOATIME_REFUSED.store(true, Ordering::Relaxed),
+            Err(e) => return Err(io::Error::from(e)),
+        }
+    }
+    rustix::fs::open(path, flags, Mode::empty())
+        .map(fs::File::from)
+        .map_err(io::Error::from)
+}
+
+/// Reads `file` to its end into a buffer sized once from its length `len` (from the `fstat`
+/// already made): `len` bytes are read straight into the buffer's spare capacity, then one
+/// read confirms the end (a file that grew meanwhile is read on to its new end; one that
+/// shrank ends where its data does). No second `stat`, no seek, no growth of the buffer in
+/// the common case, and the buffer is exactly as long as its capacity, so it becomes
+/// [`bytes::Bytes`] without another allocation.
+fn read_sized(mut file: &fs::File, len: u64) -> io::Result<Vec<u8>> {
+    let mut buf: Vec<u8> = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    loop {
+        if buf.len() == buf.capacity() {
+            // Expected end: confirm it without growing the buffer.
+            let mut probe = [0u8; 512];
+            let n = loop {
+                match io::Read::read(&mut file, &mut probe) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    r => break r?,
+                }
+            };
+            if n == 0 {
+                return Ok(buf);
+            }
+            buf.extend_from_slice(&probe[..n]);
+            io::Read::read_to_end(&mut file, &mut buf)?;
+            return Ok(buf);
+        }
+        match rustix::io::read(file, rustix::buffer::spare_capacity(&mut buf)) {
+            Ok(0) => return Ok(buf),
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(io::Error::from(e)),
+        }
+    }
+}
+
+/// Whole content of a regular file. The file is opened with `O_NONBLOCK` (and `O_NOATIME`
+/// where permitted: [`open_for_read`]) and its handle is `fstat`ed: anything but a regular
+/// file (FIFO, socket, device, directory) is refused before a byte is read. The content is
+/// read into a buffer sized from that `fstat` ([`read_sized`]).
 pub(crate) fn get(loc: &Location) -> Result<bytes::Bytes> {
     let not_found = |e: io::Error| match e.kind() {
         io::ErrorKind::NotADirectory => Error::NotFound {
@@ -525,17 +585,12 @@ pub(crate) fn get(loc: &Location) -> Result<bytes::Bytes> {
         },
         _ => io_error(loc, e),
     };
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path_of(loc)?)
-        .map_err(not_found)?;
+    let file = open_for_read(path_of(loc)?).map_err(not_found)?;
     let meta = file.metadata().map_err(|e| io_error(loc, e))?;
     if !meta.is_file() {
         return Err(not_regular(loc.as_str(), &meta.file_type()));
     }
-    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-    io::Read::read_to_end(&mut file, &mut buf).map_err(|e| io_error(loc, e))?;
+    let buf = read_sized(&file, meta.len()).map_err(|e| io_error(loc, e))?;
     Ok(bytes::Bytes::from(buf))
 }
 
@@ -626,4 +681,63 @@ fn create_exclusive(loc: &Location, target: &Path, data: &[u8]) -> Result<bool> 
         return Err(Error::storage(loc.as_str(), e));
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loc(p: &Path) -> Location {
+        Location::parse(p.to_str().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn get_reads_whole_files_of_any_size() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in [0usize, 1, 511, 512, 513, 4096, 100_000] {
+            let p = dir.path().join(format!("f{n}"));
+            let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+            fs::write(&p, &data).unwrap();
+            let got = get(&loc(&p)).unwrap();
+            assert_eq!(&got[..], &data[..], "{n} bytes");
+        }
+    }
+
+    #[test]
+    fn a_file_that_grew_or_shrank_after_its_stat_is_read_to_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 253) as u8).collect();
+        fs::write(&p, &data).unwrap();
+        // Sizes the stat could have given before the file reached its length, or after it
+        // was cut: every byte there is comes back, nothing more.
+        for stale in [0u64, 1, 100, 4999, 5000, 5001, 9000] {
+            let file = open_for_read(&p).unwrap();
+            let got = read_sized(&file, stale).unwrap();
+            assert_eq!(got, data, "stat said {stale}");
+        }
+    }
+
+    #[test]
+    fn get_refuses_what_is_not_a_regular_file_and_reports_missing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = get(&loc(&dir.path().join("absent"))).unwrap_err();
+        assert!(missing.is_not_found(), "{missing:?}");
+        fs::write(dir.path().join("file"), b"x").unwrap();
+        let under_file = get(&loc(&dir.path().join("file").join("child"))).unwrap_err();
+        assert!(under_file.is_not_found(), "{under_file:?}");
+        let err = get(&loc(dir.path())).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let fifo = dir.path().join("pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let err = get(&loc(&fifo)).unwrap_err();
+        assert!(err.to_string().contains("named pipe"), "{err}");
+    }
 }

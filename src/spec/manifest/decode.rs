@@ -5,6 +5,11 @@
 //! `record__FILE`, pypaimon `DataFileMeta`). Union-wrapped records of Paimon ≤ 0.8
 //! (`["null", record]`) are entered through their union branch.
 
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
 use bytes::Bytes;
 
 use super::avro::{append_program, SkipOp};
@@ -1185,11 +1190,75 @@ fn read_index(
 // Files
 // ---------------------------------------------------------------------------------------------
 
+/// How to plan the records of a file (a plan is a pure function of the writer schema and its
+/// record node), named by `key` for [`Planner::cached`].
+#[derive(Clone, Copy)]
+struct Planner<P> {
+    key: &'static str,
+    make: fn(&Schema, NodeId) -> DecodeResult<P>,
+}
+
+const META_PLAN: Planner<MetaPlan> = Planner {
+    key: "manifest list",
+    make: plan_meta,
+};
+const ENTRY_PLAN: Planner<EntryPlan> = Planner {
+    key: "manifest",
+    make: plan_entry,
+};
+const LOCATING_PLAN: Planner<EntryPlan> = Planner {
+    key: "manifest, locating fields",
+    make: plan_entry_locating,
+};
+const INDEX_PLAN: Planner<IndexPlan> = Planner {
+    key: "index manifest",
+    make: plan_index,
+};
+
+/// Plans this thread has made, by writer schema (the very [`Schema`] of
+/// [`Schema::parse_cached`], held here so that its address names it) and planner key: every
+/// manifest of a table usually has the same schema, and planning it again for every file cost
+/// about as much as decoding a small manifest (issue 19). Only plans that succeeded are kept.
+type PlanCache = Vec<(Arc<Schema>, &'static str, Rc<dyn Any>)>;
+
+thread_local! {
+    static PLANS: RefCell<PlanCache> = const { RefCell::new(Vec::new()) };
+}
+
+/// At most this many plans are kept per thread (the cache is emptied when full).
+const MAX_CACHED_PLANS: usize = 32;
+
+impl<P: 'static> Planner<P> {
+    /// The plan of `record` in `schema`: this thread's earlier one for the same schema, or a
+    /// new one (kept). A failure gets the "writer schema" context and is not kept.
+    fn cached(self, schema: &Arc<Schema>, record: NodeId) -> DecodeResult<Rc<P>> {
+        let known = PLANS.with(|c| {
+            c.borrow()
+                .iter()
+                .find(|(s, key, _)| Arc::ptr_eq(s, schema) && *key == self.key)
+                .and_then(|(_, _, p)| Rc::clone(p).downcast::<P>().ok())
+        });
+        if let Some(p) = known {
+            return Ok(p);
+        }
+        let plan = Rc::new((self.make)(schema, record).map_err(|e| e.context("writer schema"))?);
+        PLANS.with(|c| {
+            let mut cache = c.borrow_mut();
+            if cache.len() >= MAX_CACHED_PLANS {
+                cache.clear();
+            }
+            let any: Rc<dyn Any> = plan.clone();
+            cache.push((Arc::clone(schema), self.key, any));
+        });
+        Ok(plan)
+    }
+}
+
 /// Decodes the records of a container file one at a time: `f` gets each record with the number
 /// of records left in its block (itself included).
-fn each_record<P, T>(
+fn each_record<P: 'static, T>(
     bytes: &[u8],
-    plan: impl FnOnce(&Schema, NodeId) -> DecodeResult<P>,
+    plan: Planner<P>,
     read: fn(&mut BlockReader<'_, '_>, &P) -> DecodeResult<T>,
     mut f: impl FnMut(T, u64) -> DecodeResult<()>,
 ) -> DecodeResult<()> {
@@ -1211,9 +1280,9 @@ fn each_record<P, T>(
 /// Visits the records of a container file one at a time: `visit` reads one record from the
 /// block reader (and may do with it what it likes while it borrows the block), given the
 /// number of records left in its block (itself included). Its errors get the record's context.
-fn each_record_in<P>(
+fn each_record_in<P: 'static>(
     bytes: &[u8],
-    plan: impl FnOnce(&Schema, NodeId) -> DecodeResult<P>,
+    plan: Planner<P>,
     mut visit: impl FnMut(&mut BlockReader<'_, '_>, &P, u64) -> DecodeResult<()>,
 ) -> DecodeResult<()> {
     let Container {
@@ -1224,7 +1293,8 @@ fn each_record_in<P>(
     let record = schema
         .record_of(schema.root)
         .ok_or_else(|| DecodeError::malformed("writer schema is not a record"))?;
-    let plan = plan(&schema, record).map_err(|e| e.context("writer schema"))?;
+    let plan = plan.cached(&schema, record)?;
+    let plan = &*plan;
     let mut block_no = 0usize;
     let mut empty_items = MAX_EMPTY_ITEMS;
     // One buffer for every block of the file, reused from earlier files (nothing decoded
@@ -1253,7 +1323,7 @@ fn each_record_in<P>(
             {
                 return Err(DecodeError::malformed(format!("{}: record is null", ctx())));
             }
-            visit(&mut reader, &plan, count - i).map_err(|e| e.context(ctx()))?;
+            visit(&mut reader, plan, count - i).map_err(|e| e.context(ctx()))?;
         }
         if reader.cursor.remaining() != 0 {
             return Err(DecodeError::malformed(format!(
@@ -1268,9 +1338,9 @@ fn each_record_in<P>(
 }
 
 /// Every record of a container file, decoded.
-fn decode_file<P, T>(
+fn decode_file<P: 'static, T>(
     bytes: &[u8],
-    plan: fn(&Schema, NodeId) -> DecodeResult<P>,
+    plan: Planner<P>,
     read: fn(&mut BlockReader<'_, '_>, &P) -> DecodeResult<T>,
 ) -> DecodeResult<Vec<T>> {
     let mut out = Vec::new();
@@ -1283,11 +1353,11 @@ fn decode_file<P, T>(
 }
 
 pub(crate) fn avro_manifest_list(bytes: &[u8]) -> DecodeResult<Vec<ManifestFileMeta>> {
-    decode_file(bytes, plan_meta, read_meta)
+    decode_file(bytes, META_PLAN, read_meta)
 }
 
 pub(crate) fn avro_manifest(bytes: &[u8]) -> DecodeResult<Vec<ManifestEntry>> {
-    decode_file(bytes, plan_entry, read_entry)
+    decode_file(bytes, ENTRY_PLAN, read_entry)
 }
 
 /// The entries of a manifest one at a time, with only the fields that locate and identify a
@@ -1296,7 +1366,7 @@ pub(crate) fn avro_manifest_locating(
     bytes: &[u8],
     mut f: impl FnMut(ManifestEntry) -> DecodeResult<()>,
 ) -> DecodeResult<()> {
-    each_record(bytes, plan_entry_locating, read_entry, |e, _| f(e))
+    each_record(bytes, LOCATING_PLAN, read_entry, |e, _| f(e))
 }
 
 /// What locates the file of each entry of a manifest, one at a time, borrowed from the
@@ -1308,7 +1378,7 @@ pub(crate) fn avro_manifest_locators(
     mut f: impl FnMut(&FileLocator<'_>) -> DecodeResult<()>,
 ) -> DecodeResult<()> {
     let mut stopped = None;
-    let r = each_record_in(bytes, plan_entry_locating, |reader, plan, _| {
+    let r = each_record_in(bytes, LOCATING_PLAN, |reader, plan, _| {
         let locator = read_entry_locator(reader, plan)?;
         f(&locator).map_err(|e| {
             stopped = Some(e);
@@ -1322,5 +1392,5 @@ pub(crate) fn avro_manifest_locators(
 }
 
 pub(crate) fn avro_index_manifest(bytes: &[u8]) -> DecodeResult<Vec<IndexManifestEntry>> {
-    decode_file(bytes, plan_index, read_index)
+    decode_file(bytes, INDEX_PLAN, read_index)
 }

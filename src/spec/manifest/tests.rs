@@ -1028,3 +1028,40 @@ fn columnar_formats_without_or_with_their_feature() {
     assert!(pq.to_string().contains("manifest/manifest-pq-0"));
     assert!(orc.to_string().contains("manifest/manifest-list-orc-0"));
 }
+
+/// Plans are cached per thread by writer schema and kind of decode: one schema decoded in full,
+/// entry by entry and as locators, alternately, gives each decode its own plan (the locating
+/// ones leave the statistics empty, the full one keeps them), and a plan that fails (a manifest
+/// read as a manifest list) is not kept: it fails the same way every time, and the schema's
+/// other plans still work.
+#[test]
+fn plans_are_cached_per_schema_and_kind_of_decode() {
+    let bytes = write_file(JAVA_MANIFEST, "null", &[&entry_a, &entry_b]);
+    let first = decode_manifest(&bytes, "m").unwrap();
+    assert!(first
+        .iter()
+        .any(|e| !e.file.value_stats.min_values.is_empty()));
+    for round in 0..3 {
+        let err = decode_manifest_list(&bytes, "manifest/manifest-list-wrong").unwrap_err();
+        assert!(message(&err).contains("writer schema"), "{round}: {err}");
+        let mut each = Vec::new();
+        for_each_manifest_file(&bytes, "m", |e| {
+            each.push(e);
+            Ok(())
+        })
+        .unwrap();
+        assert!(each
+            .iter()
+            .all(|e| e.file.value_stats.min_values.is_empty()));
+        assert_eq!(each.len(), first.len());
+        let mut names = Vec::new();
+        for_each_file_locator(&bytes, "m", |l| {
+            names.push(l.file_name.to_string());
+            Ok(())
+        })
+        .unwrap();
+        let full: Vec<String> = first.iter().map(|e| e.file.file_name.clone()).collect();
+        assert_eq!(names, full, "{round}");
+        assert_eq!(decode_manifest(&bytes, "m").unwrap(), first, "{round}");
+    }
+}
