@@ -7,7 +7,9 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::{Error, Result};
-use crate::spec::manifest::{self, FileKind, IndexManifestEntry, ManifestEntry, ManifestFileMeta};
+use crate::spec::manifest::{
+    self, FileKind, FileLocator, IndexManifestEntry, ManifestEntry, ManifestFileMeta,
+};
 use crate::storage::{Location, Storage};
 use crate::table::paths::PathFactory;
 
@@ -50,7 +52,8 @@ impl MetadataReader {
 
     /// Read one manifest and reduce it with `reduce` in the same blocking task that decodes it,
     /// so that the reduction runs on every core and the entries never reach the caller:
-    /// `reduce` takes them one at a time from [`ManifestFiles::for_each`].
+    /// `reduce` takes them one at a time from [`ManifestFiles::for_each_locator`] (or
+    /// [`ManifestFiles::for_each`]).
     pub async fn manifest_reduced<T: Send + 'static>(
         &self,
         paths: &Arc<PathFactory>,
@@ -175,6 +178,13 @@ impl<'a> ManifestFiles<'a> {
     /// each to `f`. Stops at the first error, of the content or of `f`.
     pub fn for_each(self, f: impl FnMut(ManifestEntry) -> Result<()>) -> Result<()> {
         manifest::for_each_manifest_file(self.bytes, self.at.as_str(), f)
+    }
+
+    /// [`ManifestFiles::for_each`] with each entry's [`FileLocator`], borrowed from the
+    /// decoded content ([`manifest::for_each_file_locator`]: the same fields are read and
+    /// checked, so it fails where `for_each` does, without building an entry per entry).
+    pub fn for_each_locator(self, f: impl FnMut(&FileLocator<'_>) -> Result<()>) -> Result<()> {
+        manifest::for_each_file_locator(self.bytes, self.at.as_str(), f)
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::hash::FastMap;
-use crate::spec::manifest::{DataFileMeta, IndexManifestEntry};
+use crate::spec::manifest::{DataFileMeta, FileLocator, IndexManifestEntry};
 use crate::spec::options::TableOptions;
 use crate::spec::partition::PartitionComputer;
 use crate::spec::types::DataField;
@@ -208,11 +208,12 @@ impl<'p> DataFileLocator<'p> {
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<Location> {
-        if let Some(ext) = &file.external_path {
-            return Location::parse(ext);
-        }
-        let dir = self.bucket_dir(partition, bucket)?;
-        child(dir, &file.file_name)
+        self.file_at(
+            partition,
+            bucket,
+            &file.file_name,
+            file.external_path.as_deref(),
+        )
     }
 
     /// [`crate::hash::location_key`] of [`DataFileLocator::data_file`], without building the
@@ -223,20 +224,70 @@ impl<'p> DataFileLocator<'p> {
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<u64> {
-        if file.external_path.is_some() {
+        self.file_key(
+            partition,
+            bucket,
+            &file.file_name,
+            file.external_path.as_deref(),
+        )
+    }
+
+    /// [`DataFileLocator::data_file_key`] of a decoded entry's [`FileLocator`] (same key, same
+    /// errors).
+    pub fn locator_key(&mut self, l: &FileLocator<'_>) -> Result<u64> {
+        self.file_key(l.partition, l.bucket, l.file_name, l.external_path)
+    }
+
+    /// [`DataFileLocator::data_file_with_extras`] of a decoded entry's [`FileLocator`] (same
+    /// locations, same errors).
+    pub fn locate(&mut self, l: &FileLocator<'_>) -> Result<(Location, Vec<Location>)> {
+        self.with_extras_at(
+            l.partition,
+            l.bucket,
+            l.file_name,
+            l.external_path,
+            &l.extra_files,
+        )
+    }
+
+    /// Where the file `name` of `partition` and `bucket` (or at `external`, when set) lives:
+    /// what [`DataFileLocator::data_file`] resolves, from borrowed parts.
+    fn file_at(
+        &mut self,
+        partition: &[u8],
+        bucket: i32,
+        name: &str,
+        external: Option<&str>,
+    ) -> Result<Location> {
+        if let Some(ext) = external {
+            return Location::parse(ext);
+        }
+        let dir = self.bucket_dir(partition, bucket)?;
+        child(dir, name)
+    }
+
+    /// [`crate::hash::location_key`] of the file `name` of `partition` and `bucket` (or at
+    /// `external`, when set), without building the location (same errors as building it:
+    /// a file name that is not a plain segment is refused).
+    pub fn file_key(
+        &mut self,
+        partition: &[u8],
+        bucket: i32,
+        name: &str,
+        external: Option<&str>,
+    ) -> Result<u64> {
+        if external.is_some() {
             return Ok(crate::hash::location_key(
-                self.data_file(partition, bucket, file)?.as_str(),
+                self.file_at(partition, bucket, name, external)?.as_str(),
             ));
         }
         let dir = self.bucket_dir(partition, bucket)?;
-        check_plain_name(dir, &file.file_name)?;
+        check_plain_name(dir, name)?;
         if dir.as_str().ends_with('/') {
             // A store root: the joined location has no extra `/`.
-            return Ok(crate::hash::location_key(
-                child(dir, &file.file_name)?.as_str(),
-            ));
+            return Ok(crate::hash::location_key(child(dir, name)?.as_str()));
         }
-        Ok(crate::hash::child_key(dir.as_str(), &file.file_name))
+        Ok(crate::hash::child_key(dir.as_str(), name))
     }
 
     fn bucket_dir(&mut self, partition: &[u8], bucket: i32) -> Result<&Location> {
@@ -269,13 +320,31 @@ impl<'p> DataFileLocator<'p> {
         bucket: i32,
         file: &DataFileMeta,
     ) -> Result<(Location, Vec<Location>)> {
-        let main = self.data_file(partition, bucket, file)?;
+        self.with_extras_at(
+            partition,
+            bucket,
+            &file.file_name,
+            file.external_path.as_deref(),
+            &file.extra_files,
+        )
+    }
+
+    /// [`DataFileLocator::file_at`] and the extra files beside it, from borrowed parts.
+    fn with_extras_at<S: AsRef<str>>(
+        &mut self,
+        partition: &[u8],
+        bucket: i32,
+        name: &str,
+        external: Option<&str>,
+        extra_files: &[S],
+    ) -> Result<(Location, Vec<Location>)> {
+        let main = self.file_at(partition, bucket, name, external)?;
         let mut extras = Vec::new();
-        if !file.extra_files.is_empty() {
+        if !extra_files.is_empty() {
             if let Some(dir) = main.parent() {
-                extras.reserve(file.extra_files.len());
-                for extra in &file.extra_files {
-                    extras.push(child(&dir, extra)?);
+                extras.reserve(extra_files.len());
+                for extra in extra_files {
+                    extras.push(child(&dir, extra.as_ref())?);
                 }
             }
         }

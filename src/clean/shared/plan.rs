@@ -44,34 +44,30 @@ fn reduce_delta(
     let mut locate = DataFileLocator::new(paths);
     let mut out = take_reduced();
     let mut slim = Vec::new();
-    entries.for_each(|e| {
+    entries.for_each_locator(|e| {
         out.push(match e.kind {
             FileKind::Delete => {
-                let (main, extras) =
-                    locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+                let (main, extras) = locate.locate(e)?;
                 if keep_slim {
-                    slim.push(Slim::of(&e, main.clone(), extras.clone()));
+                    slim.push(Slim::of(e, main.clone(), extras.clone()));
                 }
                 let c = Candidate::new(
                     FileClass::Data,
-                    e.file.file_size.max(0) as u64,
+                    e.file_size.max(0) as u64,
                     extras,
                     main.name(),
                 );
                 Reduced::Candidate(location_key(main.as_str()), main, c)
             }
             FileKind::Add if keep_slim => {
-                let (location, extras) =
-                    locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+                let (location, extras) = locate.locate(e)?;
                 let key = location_key(location.as_str());
                 // Cached until protection ends: an exact-size copy of the location (a joined
                 // one has room to spare).
-                slim.push(Slim::of(&e, location.clone(), extras));
+                slim.push(Slim::of(e, location.clone(), extras));
                 Reduced::Added(key)
             }
-            FileKind::Add => {
-                Reduced::Added(locate.data_file_key(&e.partition, e.bucket, &e.file)?)
-            }
+            FileKind::Add => Reduced::Added(locate.locator_key(e)?),
         });
         Ok(())
     })?;
@@ -128,17 +124,17 @@ fn reduce_adds(
 ) -> Result<Vec<(Location, Candidate)>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
-    entries.for_each(|e| {
+    entries.for_each_locator(|e| {
         if e.kind != FileKind::Add {
             return Ok(());
         }
-        let (main, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+        let (main, extras) = locate.locate(e)?;
         let extras = if class == FileClass::Data {
             extras
         } else {
             Vec::new()
         };
-        let c = Candidate::new(class, e.file.file_size.max(0) as u64, extras, main.name());
+        let c = Candidate::new(class, e.file_size.max(0) as u64, extras, main.name());
         out.push((main, c));
         Ok(())
     })?;

@@ -16,7 +16,7 @@ use crate::clean::shared::keys::SortedKeys;
 use crate::error::Result;
 use crate::hash::{location_key, FastMap, FastSet};
 use crate::memory::MemoryBudget;
-use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
+use crate::spec::manifest::{FileKind, FileLocator, ManifestEntry, ManifestFileMeta};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
 use crate::table::{DataFileLocator, ManifestFiles, PathFactory, Table};
@@ -69,10 +69,10 @@ pub(crate) struct Slim {
 
 impl Slim {
     /// `e` located at `location`, with its extra files at `extras`.
-    pub(crate) fn of(e: &ManifestEntry, location: Location, extras: Vec<Location>) -> Slim {
+    pub(crate) fn of(e: &FileLocator<'_>, location: Location, extras: Vec<Location>) -> Slim {
         Slim {
             kind: e.kind,
-            level: e.file.level,
+            level: e.level,
             location,
             extras,
             ident: identifier_rest(e),
@@ -101,31 +101,30 @@ impl Slim {
 /// without ambiguity (length-prefixed): partition bytes (distinct rows may share a directory),
 /// bucket, extra files, embedded index and, with an external path, that path and the file
 /// name (without one, the location ends in the bucket directory and the name).
-fn identifier_rest(e: &ManifestEntry) -> Box<[u8]> {
+fn identifier_rest(e: &FileLocator<'_>) -> Box<[u8]> {
     fn put(out: &mut Vec<u8>, bytes: &[u8]) {
         out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         out.extend_from_slice(bytes);
     }
-    let f = &e.file;
     let mut out = Vec::with_capacity(e.partition.len() + 16);
-    put(&mut out, &e.partition);
+    put(&mut out, e.partition);
     out.extend_from_slice(&e.bucket.to_le_bytes());
-    out.extend_from_slice(&(f.extra_files.len() as u64).to_le_bytes());
-    for x in &f.extra_files {
+    out.extend_from_slice(&(e.extra_files.len() as u64).to_le_bytes());
+    for x in &e.extra_files {
         put(&mut out, x.as_bytes());
     }
-    match &f.embedded_index {
+    match e.embedded_index {
         Some(i) => {
             out.push(1);
             put(&mut out, i);
         }
         None => out.push(0),
     }
-    match &f.external_path {
+    match e.external_path {
         Some(p) => {
             out.push(1);
             put(&mut out, p.as_bytes());
-            put(&mut out, f.file_name.as_bytes());
+            put(&mut out, e.file_name.as_bytes());
         }
         None => out.push(0),
     }
@@ -859,32 +858,26 @@ fn slim_of(
 ) -> Result<Vec<Slim>> {
     let mut locate = DataFileLocator::new(paths);
     let mut out = Vec::new();
-    entries.for_each(|e| {
+    entries.for_each_locator(|e| {
         // An entry passes if its location or one of its extra files' (beside it, under their
         // own names) may be a candidate's. An external path always passes, and so does an
         // entry that cannot be located: its exact location decides (or its error stops the
         // run, as any unreadable metadata of a protector does).
-        if e.file.external_path.is_none() {
-            let mut may = |file: &crate::spec::manifest::DataFileMeta| -> bool {
+        if e.external_path.is_none() {
+            let mut may = |name: &str| -> bool {
                 locate
-                    .data_file_key(&e.partition, e.bucket, file)
+                    .file_key(e.partition, e.bucket, name, None)
                     .map_or(true, |k| candidate_keys.may_contain(k))
             };
-            let passes = may(&e.file)
-                || e.file.extra_files.iter().any(|x| {
-                    may(&crate::spec::manifest::DataFileMeta {
-                        file_name: x.clone(),
-                        ..Default::default()
-                    })
-                });
+            let passes = may(e.file_name) || e.extra_files.iter().any(|x| may(x));
             if !passes {
                 return Ok(());
             }
         }
-        let (location, extras) = locate.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+        let (location, extras) = locate.locate(e)?;
         // Held until protection ends: an exact-size copy of the location (a joined one has
         // room to spare).
-        out.push(Slim::of(&e, location.clone(), extras));
+        out.push(Slim::of(e, location.clone(), extras));
         Ok(())
     })?;
     out.shrink_to_fit();

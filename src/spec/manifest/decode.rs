@@ -567,13 +567,24 @@ fn skip_checks(s: &Schema, f: Option<FileField>, n: NodeId) -> bool {
     }
 }
 
+/// Whether [`read_file_locator`] keeps the value of `_FILE` field `f` (read even where a skip
+/// would check it the same way): the file's size and embedded index, which expiry's
+/// candidates and protection's identifiers need.
+fn locator_keeps(f: Option<FileField>) -> bool {
+    matches!(f, Some(FileField::FileSize | FileField::EmbeddedIndex))
+}
+
 /// The steps of [`read_file_locator`]: consecutive fields whose check is a skip (and that
-/// have a compiled program) merged into one program, the others read one by one.
+/// have a compiled program, and whose value is not kept: [`locator_keeps`]) merged into one
+/// program, the others read one by one.
 fn plan_locator(s: &Schema, file: &Plan<FileField>) -> Vec<LocatorStep> {
     let mut steps = Vec::new();
     let mut run: Vec<SkipOp> = Vec::new();
     for (f, n) in &file.fields {
-        match s.skip_program(*n).filter(|_| skip_checks(s, *f, *n)) {
+        match s
+            .skip_program(*n)
+            .filter(|_| !locator_keeps(*f) && skip_checks(s, *f, *n))
+        {
             Some(p) => append_program(&mut run, p),
             None => {
                 if !run.is_empty() {
@@ -753,9 +764,12 @@ fn read_file_locator<'b>(
     plan: &EntryPlan,
 ) -> DecodeResult<FileParts<'b>> {
     let mut name = "";
+    let mut size = None;
     let mut extras = Vec::new();
+    let mut embedded = None;
     let mut external = None;
     let mut level = None;
+    let block: &'b [u8] = reader.block;
     for step in &plan.locator {
         let (f, n) = match step {
             LocatorStep::Skip(p) => {
@@ -769,7 +783,7 @@ fn read_file_locator<'b>(
                 name = req(reader.opt_str(n, "_FILE_NAME")?, "_FILE_NAME")?
             }
             Some(FileField::FileSize) => {
-                req(reader.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?;
+                size = Some(req(reader.opt_long(n, "_FILE_SIZE")?, "_FILE_SIZE")?)
             }
             Some(FileField::RowCount) => {
                 req(reader.opt_long(n, "_ROW_COUNT")?, "_ROW_COUNT")?;
@@ -805,7 +819,12 @@ fn read_file_locator<'b>(
                 reader.opt_long(n, "_DELETE_ROW_COUNT")?;
             }
             Some(FileField::EmbeddedIndex) => {
-                reader.opt_bytes_range(n, "_EMBEDDED_FILE_INDEX")?;
+                embedded = match reader.opt_bytes_range(n, "_EMBEDDED_FILE_INDEX")? {
+                    Some(r) => Some(block.get(r).ok_or_else(|| {
+                        DecodeError::malformed("_EMBEDDED_FILE_INDEX lies outside its block")
+                    })?),
+                    None => None,
+                }
             }
             Some(FileField::FileSource) => {
                 reader.opt_int(n, "_FILE_SOURCE")?;
@@ -832,7 +851,11 @@ fn read_file_locator<'b>(
     }
     Ok(FileParts {
         name,
+        // `plan_entry` requires `_FILE_SIZE` and `locator_keeps` it out of skip programs, so
+        // it was read.
+        size: size.unwrap_or_default(),
         extras,
+        embedded,
         external,
         // `plan_entry` requires `_LEVEL`: the writer schema has it, so it was read.
         level: level.unwrap_or_default(),
@@ -842,7 +865,9 @@ fn read_file_locator<'b>(
 /// What [`read_file_locator`] keeps of a `_FILE` record.
 struct FileParts<'b> {
     name: &'b str,
+    size: i64,
     extras: Vec<&'b str>,
+    embedded: Option<&'b [u8]>,
     external: Option<&'b str>,
     level: i32,
 }
@@ -891,7 +916,9 @@ fn read_entry_locator<'b>(
         bucket,
         level: file.level,
         file_name: file.name,
+        file_size: file.size,
         extra_files: file.extras,
+        embedded_index: file.embedded,
         external_path: file.external,
     })
 }

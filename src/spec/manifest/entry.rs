@@ -206,8 +206,12 @@ pub struct FileLocator<'a> {
     pub level: i32,
     /// `_FILE._FILE_NAME` (never empty).
     pub file_name: &'a str,
+    /// `_FILE._FILE_SIZE`.
+    pub file_size: i64,
     /// `_FILE._EXTRA_FILES` (null items dropped; empty when absent).
     pub extra_files: Vec<&'a str>,
+    /// `_FILE._EMBEDDED_FILE_INDEX`.
+    pub embedded_index: Option<&'a [u8]>,
     /// `_FILE._EXTERNAL_PATH`.
     pub external_path: Option<&'a str>,
 }
@@ -221,7 +225,9 @@ impl<'a> FileLocator<'a> {
             bucket: e.bucket,
             level: e.file.level,
             file_name: &e.file.file_name,
+            file_size: e.file.file_size,
             extra_files: e.file.extra_files.iter().map(String::as_str).collect(),
+            embedded_index: e.file.embedded_index.as_deref(),
             external_path: e.file.external_path.as_deref(),
         }
     }
