@@ -1190,4 +1190,201 @@ mod tests {
         assert_eq!(all.len(), n, "a location planned twice");
         assert_eq!(n, 12);
     }
+
+    /// An entry of a delta manifest for [`reduce_delta`] tests.
+    fn delta_entry(
+        kind: FileKind,
+        name: &str,
+        bucket: i32,
+        level: i32,
+        extras: &[&str],
+        embedded: Option<Vec<u8>>,
+        external: Option<&str>,
+    ) -> crate::spec::manifest::ManifestEntry {
+        crate::spec::manifest::ManifestEntry {
+            kind,
+            partition: vec![0, 0, 0, 0, 0, 0, 0, 0, bucket as u8],
+            bucket,
+            total_buckets: 4,
+            file: crate::spec::manifest::DataFileMeta {
+                file_name: name.to_string(),
+                file_size: 100 * i64::from(bucket) - 50,
+                level,
+                extra_files: extras.iter().map(|x| x.to_string()).collect(),
+                embedded_index: embedded,
+                external_path: external.map(String::from),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// What `reduce_delta` gives, as text: candidates (key, location, size, extras), added
+    /// keys and slim entries.
+    fn reduced_text(
+        paths: &PathFactory,
+        bytes: &[u8],
+        keep_slim: bool,
+    ) -> std::result::Result<(Vec<String>, Vec<String>), String> {
+        let at = loc("file:///t/manifest/manifest-1");
+        let (reduced, slim) = reduce_delta(paths, ManifestFiles::new(bytes, &at), keep_slim)
+            .map_err(|e| e.to_string())?;
+        let reduced = reduced
+            .iter()
+            .map(|r| match r {
+                Reduced::Candidate(k, l, c) => {
+                    format!(
+                        "C {k} {} {} {:?} {:?}",
+                        l.as_str(),
+                        c.bytes,
+                        c.class,
+                        c.extras
+                    )
+                }
+                Reduced::Added(k) => format!("A {k}"),
+            })
+            .collect();
+        let slim = slim
+            .unwrap_or_default()
+            .iter()
+            .map(|s| format!("{s:?}"))
+            .collect();
+        Ok((reduced, slim))
+    }
+
+    /// The same, from owned entries located by [`PathFactory`] (what `reduce_delta` did before
+    /// it read borrowed locators).
+    fn owned_text(
+        paths: &PathFactory,
+        bytes: &[u8],
+        keep_slim: bool,
+    ) -> std::result::Result<(Vec<String>, Vec<String>), String> {
+        let at = loc("file:///t/manifest/manifest-1");
+        let mut reduced = Vec::new();
+        let mut slim = Vec::new();
+        ManifestFiles::new(bytes, &at)
+            .for_each(|e| {
+                if e.kind == FileKind::Add && !keep_slim {
+                    let key = DataFileLocator::new(paths).data_file_key(
+                        &e.partition,
+                        e.bucket,
+                        &e.file,
+                    )?;
+                    let main = paths.data_file(&e.partition, e.bucket, &e.file)?;
+                    assert_eq!(key, location_key(main.as_str()));
+                    reduced.push(format!("A {key}"));
+                    return Ok(());
+                }
+                let all = paths.data_file_with_extras(&e.partition, e.bucket, &e.file)?;
+                let (main, extras) = (all[0].clone(), all[1..].to_vec());
+                let key = location_key(main.as_str());
+                if keep_slim {
+                    let l = crate::spec::manifest::FileLocator::of(&e);
+                    slim.push(format!("{:?}", Slim::of(&l, main.clone(), extras.clone())));
+                }
+                reduced.push(match e.kind {
+                    FileKind::Delete => format!(
+                        "C {key} {} {} {:?} {extras:?}",
+                        main.as_str(),
+                        e.file.file_size.max(0),
+                        FileClass::Data
+                    ),
+                    FileKind::Add => format!("A {key}"),
+                });
+                Ok(())
+            })
+            .map_err(|e| e.to_string())?;
+        Ok((reduced, slim))
+    }
+
+    /// `reduce_delta` reads borrowed locators, yet reduces every entry exactly as the owned
+    /// entries locate it: same candidates (locations, keys, sizes, extras), same added keys,
+    /// same slim entries (identifiers with the embedded index and external path), level
+    /// upgrades included; and a name that is not one plain segment fails it the same way.
+    #[test]
+    fn reduce_delta_matches_the_owned_entries() {
+        use crate::spec::manifest::encode_manifest;
+        let root = loc("file:///t");
+        let options = crate::spec::options::TableOptions::new(
+            &std::collections::HashMap::new(),
+            &std::collections::HashMap::new(),
+        );
+        let paths = PathFactory::new(&root, &options, Vec::new()).unwrap();
+        let (add, del) = (FileKind::Add, FileKind::Delete);
+        let good = vec![
+            delta_entry(
+                del,
+                "data-1.orc",
+                0,
+                0,
+                &["data-1.index"],
+                Some(vec![1, 2]),
+                None,
+            ),
+            // A level upgrade: DELETE then ADD of the same file.
+            delta_entry(
+                add,
+                "data-1.orc",
+                0,
+                1,
+                &["data-1.index"],
+                Some(vec![1, 2]),
+                None,
+            ),
+            delta_entry(
+                del,
+                "data-2.orc",
+                1,
+                0,
+                &[],
+                None,
+                Some("file:///ext/data-2.orc"),
+            ),
+            delta_entry(add, "data-3.orc", 2, 0, &["a.idx", "b.idx"], None, None),
+            delta_entry(
+                add,
+                "data-4.orc",
+                3,
+                5,
+                &[],
+                Some(vec![]),
+                Some("file:///e/d-4.orc"),
+            ),
+            delta_entry(del, "data-5.orc", 3, 5, &[], None, None),
+        ];
+        let bytes = encode_manifest(&good, None, Default::default()).unwrap();
+        for keep_slim in [false, true] {
+            let got = reduced_text(&paths, &bytes, keep_slim).unwrap();
+            assert_eq!(got, owned_text(&paths, &bytes, keep_slim).unwrap());
+            assert_eq!(got.0.len(), 6);
+            assert_eq!(got.1.len(), if keep_slim { 6 } else { 0 });
+        }
+
+        let hostile = [
+            ("../x.orc", &[][..], None),
+            ("a/b.orc", &[][..], None),
+            ("..", &[][..], None),
+            ("data-6.orc", &["../y.index"][..], None),
+            (
+                "data-7.orc",
+                &["a/y.index"][..],
+                Some("file:///ext/data-7.orc"),
+            ),
+            ("data-8.orc", &[][..], Some("not a location")),
+        ];
+        for (name, extras, external) in hostile {
+            for kind in [add, del] {
+                let mut entries = good.clone();
+                entries.insert(2, delta_entry(kind, name, 1, 0, extras, None, external));
+                let bytes = encode_manifest(&entries, None, Default::default()).unwrap();
+                for keep_slim in [false, true] {
+                    let got = reduced_text(&paths, &bytes, keep_slim);
+                    let want = owned_text(&paths, &bytes, keep_slim);
+                    assert_eq!(got, want, "{name} {extras:?} {kind:?} {keep_slim}");
+                    // An ADD reduced to its key alone never locates its extra files.
+                    let extras_only = !extras.is_empty() && kind == add && !keep_slim;
+                    assert_eq!(got.is_err(), !extras_only, "{name} {kind:?} {keep_slim}");
+                }
+            }
+        }
+    }
 }
