@@ -302,13 +302,7 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
             .read_lists(main, new, io, &mut state.found)
             .await?;
         let items = state.tracker.plan_reads(from);
-        next = emit_numbered(
-            state.plan,
-            next,
-            &reach,
-            read_works(&state.tracker, items),
-            emit,
-        )?;
+        next = emit_reads(state.plan, next, &reach, &state.tracker, items, emit)?;
     } else {
         // The other branches' lists first (a branch usually has few versions of its own):
         // a manifest a step of the main branch plans is planned for them in the same item,
@@ -328,23 +322,11 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
                 .await?;
             let end = state.tracker.versions.len();
             let items = state.tracker.plan_reads_in(from..end, Some(others.clone()));
-            next = emit_numbered(
-                state.plan,
-                next,
-                &reach,
-                read_works(&state.tracker, items),
-                emit,
-            )?;
+            next = emit_reads(state.plan, next, &reach, &state.tracker, items, emit)?;
             ctl.cancel.check()?;
         }
         let items = state.tracker.plan_reads_in(others, None);
-        next = emit_numbered(
-            state.plan,
-            next,
-            &reach,
-            read_works(&state.tracker, items),
-            emit,
-        )?;
+        next = emit_reads(state.plan, next, &reach, &state.tracker, items, emit)?;
     }
     state.units = next;
     state.found.canonicalize();
@@ -373,6 +355,18 @@ fn emit_numbered<F: FnMut(Unit)>(
         .ok_or_else(|| Error::Unsupported("more than 2^32 units in one plan".into()))?;
     units.into_iter().for_each(emit);
     Ok(next)
+}
+
+/// [`emit_numbered`] of the read units of `items` ([`read_works`]).
+fn emit_reads<F: FnMut(Unit)>(
+    plan: u64,
+    first: u32,
+    reach: &Reach,
+    tracker: &Tracker,
+    items: Vec<ReadItem>,
+    emit: &mut F,
+) -> Result<u32> {
+    emit_numbered(plan, first, reach, read_works(tracker, items), emit)
 }
 
 /// Read works for `items`, [`MANIFESTS_PER_UNIT`] at a time, each resolving for every branch.
