@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import sys
+import time
 from typing import List
 
 import paimon_cleanup as pc
@@ -112,6 +113,8 @@ def main(table_dir: str) -> int:
         lines.append("orphan-dry-run " + report_json(table.remove_orphan_files(dry_run=True)))
         lines.append("orphan " + report_json(table.remove_orphan_files()))
         lines.append("drop-partitions " + report_json(table.drop_partitions([{"f1": "20"}])))
+        # Past the drop commit's millisecond: its snapshot is older than the next cut-off.
+        time.sleep(0.005)
         lines.append("expire-after-drop " + report_json(expire()))
         lines.append("summary-after " + summary_json(table.inspect()))
     try:
