@@ -178,6 +178,25 @@ example_pkg_config() {
 }
 run_example "pkg-config example" example_pkg_config
 
+# --- 5. the README's pkg-config lines, verbatim ------------------------------------------------
+# The `sh` block after "pkg-config:" in README.md's Linking section, run as a user would type it
+# (the install prefix /opt/paimon-cleanup replaced by this run's, app.c by the example program);
+# the program it builds must start (find libpaimon_cleanup.so.<ABI>) with no LD_LIBRARY_PATH.
+readme_pkg_config() {
+  local block dir
+  dir="$WORK/readme_pkg_config"
+  mkdir -p "$dir"
+  block="$(awk '/^pkg-config:$/ {seen = 1; next} seen && /^```sh$/ {inside = 1; next}
+                inside && /^```$/ {exit} inside {print}' "$ROOT/README.md")"
+  [ -n "$block" ] || { echo "README.md has no sh block after 'pkg-config:'" >&2; return 1; }
+  grep -qF 'app.c' <<<"$block" || { echo "README's pkg-config block builds no app.c" >&2; return 1; }
+  cp "$ROOT/examples/pkg_config/main.c" "$dir/app.c"
+  block="${block//\/opt\/paimon-cleanup/$PREFIX}"
+  echo "$block"
+  (cd "$dir" && unset LD_LIBRARY_PATH && bash -euo pipefail -c "$block" && ./a.out ${SAMPLE_TABLE:+"$SAMPLE_TABLE"})
+}
+run_example "README pkg-config lines" readme_pkg_config
+
 # --- summary ---------------------------------------------------------------------------------
 suite_closing_line c-abi
 [ "$SUITES_FAILED" -eq 0 ]
