@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Lists the `use` edges between the crate's modules (file level) and reports cycles.
 
-Usage: scripts/module-cycles.py [PREFIX] [--edges]
-PREFIX (default `crate`) limits the graph to modules under it, e.g. `crate::clean`.
+Usage: scripts/module-cycles.py [PREFIX] [--edges] [--root=DIR]
+PREFIX (default `crate`) limits the graph to modules under it, e.g. `crate::clean`. DIR (default
+the crate's `src/`) is the source tree to read.
 Exit status 1 when a cycle exists among those modules.
 
 An edge A -> B means a file of module A names an item that module B defines. Paths come from
-`use` declarations (`crate::`, `super::`, `self::`, or a child module's name) and from
-`crate::…` / `super::…` / `self::…` paths written in code; `#[cfg(test)] mod … { … }` blocks
+`use` declarations (`crate::`, `super::`, `self::`, or a child module's name) and from paths
+written in code that start with `crate::`, `super::`, `self::`, a child module's name (a parent
+`mod.rs` calling `child::item(..)` depends on that child as much as one that imports it) or a
+name the file's `use` declarations bind (`manifest::decode(..)` after `use crate::spec::manifest;`); `#[cfg(test)] mod … { … }` blocks
 and comments are ignored. A path is followed through imports to the module that defines the
 item: `crate::storage::Location` leads to `crate::storage::location` when storage/mod.rs says
 `pub use location::Location;`. Every `use` of a module counts as such an import, `pub` or not,
@@ -98,11 +101,12 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     prefix = args[0] if args else "crate"
     show_edges = "--edges" in sys.argv
+    root = next((a[len("--root=") :] for a in sys.argv[1:] if a.startswith("--root=")), ROOT)
     files = {}
-    for d, _, names in os.walk(ROOT):
+    for d, _, names in os.walk(root):
         for n in names:
             if n.endswith(".rs"):
-                rel = os.path.relpath(os.path.join(d, n), ROOT)
+                rel = os.path.relpath(os.path.join(d, n), root)
                 if rel.split(os.sep)[0] == "bin":
                     continue
                 files[module_of(rel)] = os.path.join(d, n)
@@ -127,6 +131,20 @@ def main():
             return "::".join(base + segs)
         if segs[0] in children[mod]:
             return mod + "::" + path
+        return None
+
+    def code_path(mod, path):
+        """A path written in code (not in a `use`), from `crate`; None for other crates and locals.
+
+        Besides `crate::`/`super::`/`self::` paths, a path may start with a child module
+        (`decide::decide(..)` in a parent that declares `mod decide;`) or with a name a `use`
+        of this module binds (`manifest::for_each_file(..)` after `use crate::spec::manifest;`).
+        """
+        head, _, rest = path.partition("::")
+        if head in ("crate", "super", "self") or head in children[mod]:
+            return absolute(mod, path)
+        if head in imports[mod]:
+            return imports[mod][head] + "::" + rest
         return None
 
     # What each module's `use` declarations bind: name -> absolute path, plus glob sources.
@@ -180,8 +198,10 @@ def main():
                 if full is not None:
                     targets.add(full)
         code = re.sub(r"\buse\s+[^;]+;", "", text)
-        for m in re.finditer(r"\b(?:crate|super|self)(?:::\w+)+", code):
-            targets.add(absolute(mod, m.group(0)))
+        for m in re.finditer(r"(?<![\w:])\w+(?:::\w+)+", code):
+            full = code_path(mod, m.group(0))
+            if full is not None:
+                targets.add(full)
         resolved = {resolve(t) for t in targets} - {None, mod}
         edges[mod] = sorted(resolved)
 

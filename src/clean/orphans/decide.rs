@@ -24,13 +24,13 @@ use crate::storage::Location;
 use crate::table::Table;
 
 use super::codec::{from_json_bytes, to_json_bytes, Kind};
+use super::config::{vetoed, OrphanConfig};
 use super::keyset::KeyIndex;
 use super::partial::{finish_merge, merge_into, Deleted, Partial};
 use super::planner::{new_plan_id, numbered, read_works, State};
 use super::refs;
 use super::tracker::MAX_ROUNDS;
-use super::unit::{DeleteItem, Reach, Unit, Work};
-use super::{vetoed, OrphanConfig};
+use super::work_unit::{DeleteItem, Reach, Unit, Work};
 
 /// Files per delete unit.
 pub(crate) const FILES_PER_DELETE_UNIT: usize = 10_000;

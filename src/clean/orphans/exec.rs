@@ -14,7 +14,7 @@ use crate::table::Table;
 use super::decide::{class_of, PHASES};
 use super::keyset::SharedKeyIndex;
 use super::partial::{Deleted, Failed, Partial};
-use super::unit::{DeleteItem, Unit, Work};
+use super::work_unit::{DeleteItem, Unit, Work};
 use super::{listing, refs};
 
 /// Executes `unit` on the table whose main branch is `main`, with at most `concurrency`

@@ -37,7 +37,7 @@ use crate::table::VersionedDir;
 
 use super::keyset::SharedKeyIndex;
 use super::partial::{Candidate, ListedDir, Partial};
-use super::unit::{ListDir, ListKind};
+use super::work_unit::{ListDir, ListKind};
 
 /// What a candidate directory holds, which decides which of its files count.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use super::codec::{Kind, Reader, Writer};
 use super::listing::list_tolerant;
 use super::partial::Partial;
 use super::tracker::Tracker;
-use super::unit::{ListDir, ListKind, Reach, ReadItem, Unit, Work};
+use super::work_unit::{ListDir, ListKind, Reach, ReadItem, Unit, Work};
 use super::{resolve_cutoff, OrphanConfig};
 
 /// Last-level partition directories per list unit (each with its bucket directories).

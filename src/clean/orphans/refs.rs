@@ -24,7 +24,7 @@ use crate::storage::Location;
 use crate::table::{PathFactory, Table};
 
 use super::partial::{Partial, ReadFailure};
-use super::unit::{BranchRef, ReadItem};
+use super::work_unit::{BranchRef, ReadItem};
 
 /// A read unit sorts and deduplicates its keys once they pass this many (then twice as many
 /// as after the last time).

@@ -28,7 +28,7 @@ use crate::storage::{Location, Storage};
 use crate::table::{branch_root, list_branches, Table, VersionedDir, MAIN_BRANCH};
 
 use super::partial::{Partial, ReadFailure};
-use super::unit::{BranchRef, ReadItem};
+use super::work_unit::{BranchRef, ReadItem};
 
 /// Which version of a branch: its kind and id (a tag keeps its file's location too).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -16,7 +16,7 @@
 //! * A **delete unit** deletes a batch of files (each checked again: roots, kind, no symlinked
 //!   directory) and returns what it deleted and what failed.
 //!
-//! Units carry the table root and the options minus credentials ([`unit`]'s `is_secret`); the
+//! Units carry the table root and the options minus credentials ([`work_unit`](super::work_unit)'s `is_secret`); the
 //! host passes the credentials to [`execute`]. Plan units only read: running one twice, or
 //! not at all, changes nothing, and the decision refuses to go on without every plan unit's
 //! result (a missing read result would look like unreferenced files). Delete units only
@@ -36,11 +36,13 @@ use crate::storage::{Location, StopReads, Storage};
 use crate::table::{Table, MAIN_BRANCH};
 
 pub use super::codec::FORMAT_VERSION;
+use super::config::OrphanConfig;
 use super::decide::{check_complete, Decision, PHASES};
 use super::partial::{merge_bytes, Deleted, Partial};
 use super::planner::State;
-use super::unit::{Unit, Work};
-use super::{decide as decide_step, exec, main_of, planner, prune, OrphanConfig, OrphanReport};
+use super::report::OrphanReport;
+use super::work_unit::{Unit, Work};
+use super::{decide as decide_step, exec, planner, prune};
 
 /// What [`plan`] returns.
 #[derive(Debug, Clone, Default)]
@@ -241,4 +243,13 @@ pub(crate) async fn finish_report(
         skipped: b.skipped,
         elapsed_ms: now_millis().saturating_sub(decision.started_ms).max(0) as u64,
     })
+}
+
+/// The main branch of `table`'s table.
+pub(crate) async fn main_of(table: &Table) -> Result<Table> {
+    if table.branch_name() == MAIN_BRANCH {
+        Ok(table.clone())
+    } else {
+        table.branch(MAIN_BRANCH).await
+    }
 }
