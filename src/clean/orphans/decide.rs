@@ -20,16 +20,16 @@ use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
 use crate::hash::{name_key, DirKeys};
 use crate::memory::MemoryBudget;
-use crate::storage::Location;
+use crate::storage::{Location, Storage};
 use crate::table::Table;
 
 use super::codec::{from_json_bytes, to_json_bytes, Kind};
 use super::config::{vetoed, OrphanConfig};
 use super::keyset::KeyIndex;
-use super::partial::{finish_merge, merge_into, Deleted, Partial};
+use super::partial::{finish_merge, merge_into, Deleted, ListedDir, Partial};
 use super::planner::{new_plan_id, numbered, read_works, State};
 use super::refs;
-use super::tracker::MAX_ROUNDS;
+use super::tracker::{Tracker, MAX_ROUNDS};
 use super::work_unit::{DeleteItem, Reach, Unit, Work};
 
 /// Files per delete unit.
@@ -258,6 +258,12 @@ fn young_referenced(refs: &Partial) -> u64 {
 /// Decides. `main` is the main branch, `state` the plan's state and `merged` every plan unit's
 /// result merged; `memory` the run's budget. Returns the decision and the delete units (none
 /// in a dry run).
+///
+/// The steps: read the versions that appeared since planning ([`read_new_versions`]), judge
+/// what could not be read ([`versions_read`]), count ([`report_base`]), give each candidate
+/// its verdict by the keys alone ([`verdicts`]), then plan the deletions with the veto
+/// ([`plan_deletions`]), check every one of them before any, and cut them into delete units
+/// ([`delete_works`]) or list them for a dry run ([`dry_deleted`]).
 pub(crate) async fn decide(
     main: &Table,
     cfg: &OrphanConfig,
@@ -271,16 +277,95 @@ pub(crate) async fn decide(
     let held = merged.key_bytes() + merged.candidate_bytes();
     memory.charge("orphan removal's candidates and reference keys", held)?;
     let storage = main.storage().clone();
-    let io = ctl.io_concurrency.max(1);
     let mut found = std::mem::take(&mut state.found);
-    let tracker = &mut state.tracker;
+    read_new_versions(main, ctl, &mut state.tracker, &mut found).await?;
+    // Into the large result, so that its keys and candidates are not copied.
+    let mut refs = merged;
+    merge_into(&mut refs, found)?;
+    finish_merge(&mut refs)?;
+    let versions_read = versions_read(&storage, main, &state.tracker, &refs).await?;
+    ctl.cancel.check()?;
+    let mut base = report_base(&state, &mut refs, versions_read);
+    ctl.progress("list candidates", base.candidates, base.candidates, 0);
 
-    // Versions that appeared meanwhile, until none does.
+    // Keep what is referenced, by location or by name, and what the veto keeps. First each
+    // candidate's verdict by the keys alone (one byte each); then the keys go, and only then
+    // are the locations of the files to delete built: the keys and the deletion plan are
+    // never held together.
+    let (verdicts, per_phase) = verdicts(&refs, &mut base.referenced)?;
+    refs.locations = Vec::new();
+    refs.names = Vec::new();
+    refs.name_logs = Default::default();
+    let key_bytes = held.saturating_sub(refs.candidate_bytes());
+    memory.release(key_bytes);
+    let candidates_held = held - key_bytes;
+    let mut prune: Vec<(String, String)> = std::mem::take(&mut refs.empty_dirs);
+    let dirs = std::mem::take(&mut refs.dirs);
+    let (mut phases, kept_elsewhere) =
+        plan_deletions(cfg, dirs, verdicts, per_phase, &mut base, &mut prune)?;
+    // The candidates are not needed any more.
+    drop(refs);
+    memory.release(candidates_held);
+    base.kept_name_referenced_elsewhere = kept_elsewhere
+        .iter()
+        .map(|l| main.paths().display(l))
+        .collect();
+    for p in &mut phases {
+        // In place (a stable sort would take a buffer of half the plan); ties broken by class
+        // and size, so the order depends on the values alone (dry run and real run alike).
+        p.sort_unstable_by(|a, b| {
+            (&a.location, a.class, a.bytes).cmp(&(&b.location, b.class, b.bytes))
+        });
+    }
+    prune.sort();
+    prune.dedup();
+    ctl.cancel.check()?;
+
+    // Every check (root, kind, no symlinked directory) for every deletion, before any.
+    let roots: Vec<Location> = state
+        .delete_roots
+        .iter()
+        .map(|r| Location::parse(r))
+        .collect::<Result<_>>()?;
+    let delete_storage = storage.with_delete_roots(&roots);
+    let checker =
+        Deleter::new(&delete_storage, KindRules::of(main), ctl, true).with_memory(memory.clone());
+    checker.check_plan(phases.iter().flatten()).await?;
+
+    let mut decision = Decision {
+        plan: new_plan_id(),
+        units: 0,
+        dry_run: state.dry_run,
+        started_ms: state.started_ms,
+        base,
+        prune,
+        delete_roots: state.delete_roots.clone(),
+        dry_deleted: Vec::new(),
+    };
+    if state.dry_run {
+        decision.dry_deleted = dry_deleted(delete_storage.root(), phases);
+        return Ok((decision, Vec::new()));
+    }
+    let works = delete_works(&state.delete_roots, phases);
+    let units = numbered(decision.plan, 0, &Reach::of(main), works)?;
+    decision.units = units.len() as u32;
+    Ok((decision, units))
+}
+
+/// Reads the references of the versions that appeared since planning into `found`, listing
+/// again until no new one appears (at most [`MAX_ROUNDS`] listings, else a conflict).
+async fn read_new_versions(
+    main: &Table,
+    ctl: &RunControl,
+    tracker: &mut Tracker,
+    found: &mut Partial,
+) -> Result<()> {
+    let io = ctl.io_concurrency.max(1);
     loop {
         ctl.cancel.check()?;
         let new = tracker.discover(main, io).await?;
         if new.is_empty() {
-            break;
+            return Ok(());
         }
         if tracker.rounds == MAX_ROUNDS {
             return Err(Error::Conflict(format!(
@@ -293,22 +378,27 @@ pub(crate) async fn decide(
             round = tracker.rounds,
             "reading references"
         );
-        let from = tracker.read_lists(main, new, io, &mut found).await?;
+        let from = tracker.read_lists(main, new, io, found).await?;
         let items = tracker.plan_reads(from);
         // Read here, through the same code as a read unit.
         for work in read_works(tracker, items) {
             if let Work::Read { branches, items } = work {
-                refs::read(main, &branches, items, io, ctl, &mut found).await?;
+                refs::read(main, &branches, items, io, ctl, found).await?;
             }
         }
     }
-    // Into the large result, so that its keys and candidates are not copied.
-    let mut refs = merged;
-    merge_into(&mut refs, found)?;
-    finish_merge(&mut refs)?;
+}
 
-    // Metadata that could not be read.
-    let dropped = tracker.judge(&storage, main, &refs.failures).await?;
+/// Judges the metadata that could not be read ([`Tracker::judge`]) and returns how many
+/// versions' references were read. Refuses a run whose references cannot be complete: snapshot
+/// files exist but none was read, or snapshots claim records but no manifest entry was read.
+async fn versions_read(
+    storage: &Storage,
+    main: &Table,
+    tracker: &Tracker,
+    refs: &Partial,
+) -> Result<u64> {
+    let dropped = tracker.judge(storage, main, &refs.failures).await?;
     let kept = (0..tracker.versions.len()).filter(|i| !dropped.contains(i));
     let mut versions_read = 0u64;
     let mut records_claimed = false;
@@ -332,18 +422,21 @@ pub(crate) async fn decide(
             "references whose location could not be computed are protected by name"
         );
     }
-    ctl.cancel.check()?;
+    Ok(versions_read)
+}
 
-    // Young files (list units run without the references): those a version references count
-    // as referenced candidates, as the single-process run counts them while listing.
-    let young_referenced = young_referenced(&refs);
+/// The report's counts before the verdicts. Young files (list units run without the
+/// references) that a version references count as referenced candidates, as the
+/// single-process run counts them while listing; their keys are released here.
+fn report_base(state: &State, refs: &mut Partial, versions_read: u64) -> ReportBase {
+    let young_referenced = young_referenced(refs);
     refs.young = Vec::new();
     let mut base = ReportBase {
         older_than_ms: state.cutoff_ms,
         files_listed: refs.files_listed,
         candidates: refs.candidates() + young_referenced,
         referenced: refs.referenced + young_referenced,
-        branches_without_schema: tracker.branches_without_schema.clone(),
+        branches_without_schema: state.tracker.branches_without_schema.clone(),
         versions_read,
         manifests_read: refs.manifests_read,
         external_roots: state.external_roots.clone(),
@@ -351,24 +444,25 @@ pub(crate) async fn decide(
         ..Default::default()
     };
     base.skipped.extend(refs.errors.iter().cloned());
-    ctl.progress("list candidates", base.candidates, base.candidates, 0);
+    base
+}
 
-    // Keep what is referenced, by location or by name, and what the veto keeps. First each
-    // candidate's verdict by the keys alone (one byte each); then the keys go, and only then
-    // are the locations of the files to delete built: the keys and the deletion plan are
-    // never held together.
-    let (verdicts, per_phase) = verdicts(&refs, &mut base.referenced)?;
-    refs.locations = Vec::new();
-    refs.names = Vec::new();
-    refs.name_logs = Default::default();
-    let key_bytes = held.saturating_sub(refs.candidate_bytes());
-    memory.release(key_bytes);
-    let candidates_held = held - key_bytes;
+/// The deletions, per phase, of the candidates in `dirs` by their `verdicts` (in the same
+/// order): referenced ones are skipped, those referenced by name elsewhere kept and returned
+/// (sorted), unreferenced ones asked about through the veto (counted into `base.vetoed`) and
+/// otherwise planned. A data directory that loses a file goes to `prune`.
+fn plan_deletions(
+    cfg: &OrphanConfig,
+    dirs: Vec<ListedDir>,
+    verdicts: Vec<Verdict>,
+    per_phase: Vec<usize>,
+    base: &mut ReportBase,
+    prune: &mut Vec<(String, String)>,
+) -> Result<(Vec<Vec<Planned>>, Vec<Location>)> {
     let mut kept_elsewhere: Vec<Location> = Vec::new();
     let mut phases: Vec<Vec<Planned>> = per_phase.iter().map(|n| Vec::with_capacity(*n)).collect();
-    let mut prune: Vec<(String, String)> = std::mem::take(&mut refs.empty_dirs);
     let mut verdict = verdicts.iter();
-    for d in std::mem::take(&mut refs.dirs) {
+    for d in dirs {
         let dir = Location::parse(&d.dir)?;
         let mut any = false;
         for f in &d.files {
@@ -408,75 +502,42 @@ pub(crate) async fn decide(
             }
         }
     }
-    // The candidates are not needed any more.
-    drop(verdicts);
-    drop(refs);
-    memory.release(candidates_held);
     kept_elsewhere.sort();
-    base.kept_name_referenced_elsewhere = kept_elsewhere
-        .iter()
-        .map(|l| main.paths().display(l))
-        .collect();
-    for p in &mut phases {
-        // In place (a stable sort would take a buffer of half the plan); ties broken by class
-        // and size, so the order depends on the values alone (dry run and real run alike).
-        p.sort_unstable_by(|a, b| {
-            (&a.location, a.class, a.bytes).cmp(&(&b.location, b.class, b.bytes))
-        });
-    }
-    prune.sort();
-    prune.dedup();
-    ctl.cancel.check()?;
+    Ok((phases, kept_elsewhere))
+}
 
-    // Every check (root, kind, no symlinked directory) for every deletion, before any.
-    let roots: Vec<Location> = state
-        .delete_roots
-        .iter()
-        .map(|r| Location::parse(r))
-        .collect::<Result<_>>()?;
-    let delete_storage = storage.with_delete_roots(&roots);
-    let checker =
-        Deleter::new(&delete_storage, KindRules::of(main), ctl, true).with_memory(memory.clone());
-    checker.check_plan(phases.iter().flatten()).await?;
-
-    let mut decision = Decision {
-        plan: new_plan_id(),
-        units: 0,
-        dry_run: state.dry_run,
-        started_ms: state.started_ms,
-        base,
-        prune,
-        delete_roots: state.delete_roots.clone(),
-        dry_deleted: Vec::new(),
-    };
-    let display = |l: &Location| {
-        l.relative_to(delete_storage.root())
-            .map(String::from)
-            .unwrap_or_else(|| l.as_str().to_string())
-    };
-    if state.dry_run {
-        decision
-            .dry_deleted
-            .reserve_exact(phases.iter().map(Vec::len).sum());
-        for (phase, files) in phases.into_iter().enumerate() {
-            for p in files {
-                decision.dry_deleted.push((
-                    phase as u8,
-                    display(&p.location),
-                    class_index(p.class),
-                    p.bytes.unwrap_or(0),
-                ));
-            }
+/// What a dry run would delete, as `(phase, path, class index, bytes)`, paths relative to
+/// `root` where possible.
+fn dry_deleted(root: &Location, phases: Vec<Vec<Planned>>) -> Vec<(u8, String, u8, u64)> {
+    let mut out = Vec::with_capacity(phases.iter().map(Vec::len).sum());
+    for (phase, files) in phases.into_iter().enumerate() {
+        for p in files {
+            let path = p
+                .location
+                .relative_to(root)
+                .map(String::from)
+                .unwrap_or_else(|| p.location.as_str().to_string());
+            out.push((
+                phase as u8,
+                path,
+                class_index(p.class),
+                p.bytes.unwrap_or(0),
+            ));
         }
-        return Ok((decision, Vec::new()));
     }
+    out
+}
+
+/// The planned deletions cut into delete units of at most [`FILES_PER_DELETE_UNIT`] files, in
+/// phase order; each unit may delete under `delete_roots`.
+fn delete_works(delete_roots: &[String], phases: Vec<Vec<Planned>>) -> Vec<Work> {
     let mut works = Vec::new();
     for (phase, files) in phases.into_iter().enumerate() {
         // Consumed as the units are built: the paths are not held twice.
         let mut files = files.into_iter().peekable();
         while files.peek().is_some() {
             works.push(Work::Delete {
-                delete_roots: state.delete_roots.clone(),
+                delete_roots: delete_roots.to_vec(),
                 files: files
                     .by_ref()
                     .take(FILES_PER_DELETE_UNIT)
@@ -490,7 +551,5 @@ pub(crate) async fn decide(
             });
         }
     }
-    let units = numbered(decision.plan, 0, &Reach::of(main), works)?;
-    decision.units = units.len() as u32;
-    Ok((decision, units))
+    works
 }

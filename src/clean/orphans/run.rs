@@ -3,8 +3,10 @@
 //! plans, the list units against the folded reference keys, then the decision and the delete
 //! units in phase order.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use futures::channel::mpsc::UnboundedSender;
 use futures::stream::{self, StreamExt};
 
 use crate::clean::control::RunControl;
@@ -14,6 +16,7 @@ use crate::table::Table;
 use super::config::OrphanConfig;
 use super::keyset::{KeyLog, KeySet, SharedKeyIndex};
 use super::partial::{finish_merge, merge_all, merge_into, Partial};
+use super::planner::State;
 use super::report::OrphanReport;
 use super::units::main_of;
 use super::work_unit::{Unit, Work};
@@ -68,7 +71,8 @@ impl Drop for Charged<'_> {
 /// planning on (while the planner reads the other versions' manifest lists), and their keys
 /// are folded into one sorted set as they come; the list units then list against it, so only the
 /// candidates no location references are held, and on a local disk only those files are
-/// `stat`ed for their age (a distributed run holds every old candidate until the decision). The keys and the candidates are charged to the run's memory bound
+/// `stat`ed for their age (a distributed run holds every old candidate until the decision). The
+/// keys and the candidates are charged to the run's memory bound
 /// ([`RunControl::max_memory`]): past it the run fails before anything is deleted.
 pub async fn remove_orphan_files(
     table: &Table,
@@ -79,129 +83,28 @@ pub async fn remove_orphan_files(
     let main = main_of(table).await?;
     let local = local_control(&main, ctl);
     let ctl = &local;
-    let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
-    let io = ctl.io_concurrency.max(1);
-    let units_in_flight = if main.storage().root().is_local() {
-        LOCAL_UNITS_IN_FLIGHT
-    } else {
-        UNITS_IN_FLIGHT
-    };
-
-    // Planning and the references at once: the read units run as the planner hands them over
-    // (it reads the versions' manifest lists a step at a time), the list units wait for the
-    // references. The references are folded as they come: only sorted, deduplicated keys stay.
     let mut keys_charge = Charged {
         memory: &memory,
         what: "orphan removal's reference keys",
         bytes: 0,
     };
-    let mut merged = Partial::default();
-    // The names only at the decision, against the few candidates no location references:
-    // logged to a temporary file meanwhile.
-    let (mut locations, mut names) = (KeySet::default(), KeyLog::default());
-    let mut lists: Vec<Unit> = Vec::new();
-    let (reads_tx, reads_rx) = futures::channel::mpsc::unbounded::<Unit>();
-    // Read items handed over so far (the progress total grows with the plan).
-    let read_total = std::sync::atomic::AtomicU64::new(0);
-    let planning = {
-        let (lists, read_total, main) = (&mut lists, &read_total, &main);
-        async move {
-            let reads_tx = reads_tx;
-            let mut emit = |u: Unit| match &u.work {
-                Work::Read { items, .. } => {
-                    let n = items.iter().filter(|i| !i.index).count() as u64;
-                    let before = read_total.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-                    if before == 0 && n > 0 {
-                        // The phase starts with its first read unit.
-                        ctl.progress(refs::REFERENCES_PHASE, 0, n, 0);
-                    }
-                    // The receiver only goes away when reading failed: that error is the run's.
-                    let _ = reads_tx.unbounded_send(u);
-                }
-                _ => lists.push(u),
-            };
-            let state = planner::plan_each(main, cfg, ctl, planner::READ_STEPS, &mut emit).await?;
-            ctl.cancel.check()?;
-            Ok::<_, Error>(state)
-            // `reads_tx` is dropped here: the reading ends once the last read unit is done.
-        }
-    };
-    let reading = async {
-        let mut read_done = 0u64;
-        let mut results = reads_rx
-            .map(|u| exec::execute_unordered(&main, u, io, ctl, None))
-            .buffer_unordered(units_in_flight);
-        while let Some(p) = results.next().await {
-            let mut p = p?;
-            let total = read_total.load(std::sync::atomic::Ordering::Relaxed);
-            if p.manifests_read > 0 {
-                read_done += p.manifests_read;
-                ctl.progress(refs::REFERENCES_PHASE, read_done.min(total), total, 0);
-            }
-            locations.add(&std::mem::take(&mut p.locations));
-            names.add(&std::mem::take(&mut p.names))?;
-            merge_into(&mut merged, p)?;
-            keys_charge.set(locations.bytes() + names.bytes())?;
-        }
-        Ok::<_, Error>(read_done)
-    };
-    let (state, read_done) = futures::try_join!(planning, reading)?;
-    let read_total = read_total.into_inner();
-    if read_done < read_total || read_total == 0 {
-        ctl.progress(
-            refs::REFERENCES_PHASE,
-            read_done.min(read_total),
-            read_total,
-            0,
-        );
-    }
-    // The keys planning found (manifest lists, statistics) too: the decision then finds them
-    // folded in and does not grow the large vectors again.
-    let mut state = state;
-    locations.add(&std::mem::take(&mut state.found.locations));
-    names.add(&std::mem::take(&mut state.found.names))?;
-    merged.locations = locations.finish();
-    merged.add_name_log(names.finish()?);
-    keys_charge.set(merged.key_bytes())?;
+    let (state, mut merged, lists) = plan_and_read(&main, cfg, ctl, &mut keys_charge).await?;
     ctl.cancel.check()?;
-
-    // Then the listing, against the location keys: referenced files are only counted.
     let mut candidates_charge = Charged {
         memory: &memory,
         what: "orphan removal's candidate files",
         bytes: 0,
     };
-    let mut listed = Partial::default();
-    {
-        // Owned behind an `Arc`: the listing's blocking sections look keys up too (a file
-        // whose location is referenced is not even `stat`ed), and the keys come back after.
-        let referenced = Arc::new(SharedKeyIndex::from_sorted(std::mem::take(
-            &mut merged.locations,
-        )));
-        keys_charge.set(merged.key_bytes() + referenced.heap_bytes())?;
-        let shared = &referenced;
-        let mut results = stream::iter(lists)
-            .map(|u| {
-                let conc = match u.work {
-                    Work::List { .. } => list_conc,
-                    _ => io,
-                };
-                exec::execute_unordered(&main, u, conc, ctl, Some(shared))
-            })
-            .buffer_unordered(LIST_UNITS_IN_FLIGHT);
-        while let Some(p) = results.next().await {
-            let p = p?;
-            let bytes = candidates_charge.bytes + p.candidate_bytes();
-            candidates_charge.set(bytes)?;
-            merge_into(&mut listed, p)?;
-        }
-        drop(results);
-        // Every listing is done, so nothing else holds the keys; were one still held, a copy.
-        merged.locations = match Arc::try_unwrap(referenced) {
-            Ok(index) => index.into_keys(),
-            Err(shared) => shared.keys().to_vec(),
-        };
-    }
+    let listed = list_unreferenced(
+        &main,
+        cfg,
+        ctl,
+        lists,
+        &mut merged,
+        &mut keys_charge,
+        &mut candidates_charge,
+    )
+    .await?;
     ctl.cancel.check()?;
     merge_into(&mut merged, listed)?;
     finish_merge(&mut merged)?;
@@ -226,6 +129,146 @@ pub async fn remove_orphan_files(
         "orphan cleanup done"
     );
     Ok(report)
+}
+
+/// Planning and the references at once: the read units run as the planner hands them over
+/// (it reads the versions' manifest lists a step at a time), the list units wait for the
+/// references. The references are folded as they come: only sorted, deduplicated keys stay,
+/// charged to `keys_charge`. Returns the plan's state, the merged read results with every
+/// location key (planning's own included) and the name keys in a log, and the list units.
+async fn plan_and_read(
+    main: &Table,
+    cfg: &OrphanConfig,
+    ctl: &RunControl,
+    keys_charge: &mut Charged<'_>,
+) -> Result<(State, Partial, Vec<Unit>)> {
+    let io = ctl.io_concurrency.max(1);
+    let units_in_flight = if main.storage().root().is_local() {
+        LOCAL_UNITS_IN_FLIGHT
+    } else {
+        UNITS_IN_FLIGHT
+    };
+    let mut merged = Partial::default();
+    // The names only at the decision, against the few candidates no location references:
+    // logged to a temporary file meanwhile.
+    let (mut locations, mut names) = (KeySet::default(), KeyLog::default());
+    let mut lists: Vec<Unit> = Vec::new();
+    let (reads_tx, reads_rx) = futures::channel::mpsc::unbounded::<Unit>();
+    // Read items handed over so far (the progress total grows with the plan).
+    let read_total = AtomicU64::new(0);
+    let planning = plan_handing_over(main, cfg, ctl, &mut lists, &read_total, reads_tx);
+    let reading = async {
+        let mut read_done = 0u64;
+        let mut results = reads_rx
+            .map(|u| exec::execute_unordered(main, u, io, ctl, None))
+            .buffer_unordered(units_in_flight);
+        while let Some(p) = results.next().await {
+            let mut p = p?;
+            let total = read_total.load(Ordering::Relaxed);
+            if p.manifests_read > 0 {
+                read_done += p.manifests_read;
+                ctl.progress(refs::REFERENCES_PHASE, read_done.min(total), total, 0);
+            }
+            locations.add(&std::mem::take(&mut p.locations));
+            names.add(&std::mem::take(&mut p.names))?;
+            merge_into(&mut merged, p)?;
+            keys_charge.set(locations.bytes() + names.bytes())?;
+        }
+        Ok::<_, Error>(read_done)
+    };
+    let (mut state, read_done) = futures::try_join!(planning, reading)?;
+    let read_total = read_total.into_inner();
+    if read_done < read_total || read_total == 0 {
+        ctl.progress(
+            refs::REFERENCES_PHASE,
+            read_done.min(read_total),
+            read_total,
+            0,
+        );
+    }
+    // The keys planning found (manifest lists, statistics) too: the decision then finds them
+    // folded in and does not grow the large vectors again.
+    locations.add(&std::mem::take(&mut state.found.locations));
+    names.add(&std::mem::take(&mut state.found.names))?;
+    merged.locations = locations.finish();
+    merged.add_name_log(names.finish()?);
+    keys_charge.set(merged.key_bytes())?;
+    Ok((state, merged, lists))
+}
+
+/// Plans, handing each read unit to `reads_tx` as the planner emits it (counting its manifests
+/// into `read_total`, the progress total) and keeping the list units in `lists`. The sender is
+/// dropped at the end, so the reading ends once the last read unit is done.
+async fn plan_handing_over(
+    main: &Table,
+    cfg: &OrphanConfig,
+    ctl: &RunControl,
+    lists: &mut Vec<Unit>,
+    read_total: &AtomicU64,
+    reads_tx: UnboundedSender<Unit>,
+) -> Result<State> {
+    let mut emit = |u: Unit| match &u.work {
+        Work::Read { items, .. } => {
+            let n = items.iter().filter(|i| !i.index).count() as u64;
+            let before = read_total.fetch_add(n, Ordering::Relaxed);
+            if before == 0 && n > 0 {
+                // The phase starts with its first read unit.
+                ctl.progress(refs::REFERENCES_PHASE, 0, n, 0);
+            }
+            // The receiver only goes away when reading failed: that error is the run's.
+            let _ = reads_tx.unbounded_send(u);
+        }
+        _ => lists.push(u),
+    };
+    let state = planner::plan_each(main, cfg, ctl, planner::READ_STEPS, &mut emit).await?;
+    ctl.cancel.check()?;
+    Ok(state)
+}
+
+/// Runs the list units against the location keys of `merged` (a referenced file is only
+/// counted, and on a local disk not even `stat`ed) and returns their merged results: the
+/// candidates no location references, charged to `candidates_charge`.
+async fn list_unreferenced(
+    main: &Table,
+    cfg: &OrphanConfig,
+    ctl: &RunControl,
+    lists: Vec<Unit>,
+    merged: &mut Partial,
+    keys_charge: &mut Charged<'_>,
+    candidates_charge: &mut Charged<'_>,
+) -> Result<Partial> {
+    let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
+    let io = ctl.io_concurrency.max(1);
+    let mut listed = Partial::default();
+    // Owned behind an `Arc`: the listing's blocking sections look keys up too, and the keys
+    // come back after.
+    let referenced = Arc::new(SharedKeyIndex::from_sorted(std::mem::take(
+        &mut merged.locations,
+    )));
+    keys_charge.set(merged.key_bytes() + referenced.heap_bytes())?;
+    let shared = &referenced;
+    let mut results = stream::iter(lists)
+        .map(|u| {
+            let conc = match u.work {
+                Work::List { .. } => list_conc,
+                _ => io,
+            };
+            exec::execute_unordered(main, u, conc, ctl, Some(shared))
+        })
+        .buffer_unordered(LIST_UNITS_IN_FLIGHT);
+    while let Some(p) = results.next().await {
+        let p = p?;
+        let bytes = candidates_charge.bytes + p.candidate_bytes();
+        candidates_charge.set(bytes)?;
+        merge_into(&mut listed, p)?;
+    }
+    drop(results);
+    // Every listing is done, so nothing else holds the keys; were one still held, a copy.
+    merged.locations = match Arc::try_unwrap(referenced) {
+        Ok(index) => index.into_keys(),
+        Err(shared) => shared.keys().to_vec(),
+    };
+    Ok(listed)
 }
 
 /// Reads, listings and decodes in flight on a local disk, per core (at least
