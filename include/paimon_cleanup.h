@@ -571,7 +571,7 @@ typedef struct PaimonCleanupReport PaimonCleanupReport;
 typedef struct PaimonCleanupRunOptions PaimonCleanupRunOptions;
 
 /**
- * Overview of a table's main branch, filled by `paimon_cleanup_table_summary`.
+ * Overview of one branch of a table (the context's), filled by `paimon_cleanup_table_summary`.
  *
  * A plain struct the caller allocates (on the stack is fine); it holds no pointers and needs no
  * freeing.
@@ -914,7 +914,8 @@ void paimon_cleanup_context_free(struct PaimonCleanupContext *context);
 
 /**
  * Reads the table of `context` and fills `*out` with an overview of the context's branch
- * (main unless the context's `branch` option names another): snapshot range and count, tag and branch counts, and the live data files of the latest snapshot.
+ * (main unless the context's `branch` option names another): snapshot range and count, tag and
+ * branch counts, and the live data files of the latest snapshot.
  *
  * Read-only: nothing in the table is changed. Blocks the calling thread until done; the work
  * runs on `executor`.
@@ -1756,9 +1757,9 @@ PaimonCleanupStatus paimon_cleanup_expire_config_set_delete_all_changelogs(struc
 void paimon_cleanup_expire_config_free(struct PaimonCleanupExpireConfig *config);
 
 /**
- * Expires old snapshots of the table's main branch and deletes every file only they referenced
- * (data, changelog, manifest, manifest-list, index and statistics files, then the snapshot
- * files), in crash-safe order. A file still needed by a retained snapshot, a tag, a branch, a
+ * Expires old snapshots of the context's branch (its `branch` option, default `main`) and
+ * deletes every file only they referenced (data, changelog, manifest, manifest-list, index and
+ * statistics files, then the snapshot files), in crash-safe order. A file still needed by a retained snapshot, a tag, a branch, a
  * long-lived changelog or a consumer is never deleted.
  *
  * `config`: required; unset fields take the table's options (see `PaimonCleanupExpireConfig`).
@@ -1795,9 +1796,9 @@ PaimonCleanupStatus paimon_cleanup_expire_snapshots(const struct PaimonCleanupCo
                                                     struct PaimonCleanupError **err);
 
 /**
- * Expires long-lived changelogs of the table's main branch (tables whose changelog lifecycle is
- * decoupled from snapshots: `changelog.num-retained.*` / `changelog.time-retained` above the
- * snapshot values) and deletes the changelog files only they referenced. A file still needed by
+ * Expires long-lived changelogs of the context's branch (its `branch` option, default `main`;
+ * tables whose changelog lifecycle is decoupled from snapshots: `changelog.num-retained.*` /
+ * `changelog.time-retained` above the snapshot values) and deletes the changelog files only they referenced. A file still needed by
  * a snapshot, a tag, a branch or a retained changelog is never deleted. On a table without
  * long-lived changelogs it succeeds with nothing expired.
  *
@@ -1826,9 +1827,9 @@ PaimonCleanupStatus paimon_cleanup_expire_changelogs(const struct PaimonCleanupC
                                                      struct PaimonCleanupError **err);
 
 /**
- * Deletes tag `tag` of the table's main branch and every file only that tag kept (data,
- * changelog, manifest, index and statistics files of its snapshot that no snapshot, other tag,
- * branch or changelog needs). The tag file goes first, so a crash leaves only unreferenced files
+ * Deletes tag `tag` of the context's branch (its `branch` option, default `main`) and every
+ * file only that tag kept (data, changelog, manifest, index and statistics files of its snapshot
+ * that no snapshot, other tag, branch or changelog needs). The tag file goes first, so a crash leaves only unreferenced files
  * (which orphan-file removal finds).
  *
  * A tag that does not exist is not an error: the call succeeds, deletes nothing and lists the
@@ -1862,8 +1863,8 @@ PaimonCleanupStatus paimon_cleanup_delete_tag(const struct PaimonCleanupContext 
                                               struct PaimonCleanupError **err);
 
 /**
- * Expires tags of the table's main branch, with the files only they kept (as
- * `paimon_cleanup_delete_tag`), as Paimon Java's `expire_tags` procedure does: every tag whose
+ * Expires tags of the context's branch (its `branch` option, default `main`), with the files
+ * only they kept (as `paimon_cleanup_delete_tag`), as Paimon Java's `expire_tags` procedure does: every tag whose
  * own retention has passed (`tagCreateTime` + `tagTimeRetained`; time expiry is enabled for the
  * call even when the table sets `tag.time-expire-enabled` to false, which only
  * `paimon_cleanup_maintain` follows), and,
@@ -1897,8 +1898,8 @@ PaimonCleanupStatus paimon_cleanup_expire_tags(const struct PaimonCleanupContext
                                                struct PaimonCleanupError **err);
 
 /**
- * Expires the consumers of the table's main branch that have not advanced (whose consumer file
- * was not modified) for longer than `expiration_ms`, so a dead reader stops protecting
+ * Expires the consumers of the context's branch (its `branch` option, default `main`) that have
+ * not advanced (whose consumer file was not modified) for longer than `expiration_ms`, so a dead reader stops protecting
  * snapshots from expiry. Only the consumer files are deleted.
  *
  * `expiration_ms`: 0 = the table's `consumer.expiration-time` (INVALID_ARGUMENT when the table

@@ -8,8 +8,9 @@ use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus}
 use super::util::{array_str, out_arg, str_arg};
 use crate::table::{resolve_with_options, TableRef};
 
-/// Largest number of options `paimon_cleanup_context_new` accepts.
-const MAX_OPTIONS: usize = 65_536;
+/// Largest number of options `paimon_cleanup_context_new` and
+/// `paimon_cleanup_orphan_unit_execute` accept.
+pub(crate) const MAX_OPTIONS: usize = 65_536;
 
 /// A table context: the table location plus the options used to reach and read it.
 ///
@@ -99,37 +100,8 @@ pub unsafe extern "C" fn paimon_cleanup_context_new(
                 "{F}: argument `table_uri` must not be empty"
             )));
         }
-        if option_count > MAX_OPTIONS {
-            return Err(FfiError::invalid_argument(format!(
-                "{F}: option_count = {option_count} is out of range (at most {MAX_OPTIONS})"
-            )));
-        }
-        let mut options = HashMap::with_capacity(option_count);
-        if option_count > 0 {
-            if option_keys.is_null() {
-                return Err(FfiError::null_pointer(F, "option_keys"));
-            }
-            if option_values.is_null() {
-                return Err(FfiError::null_pointer(F, "option_values"));
-            }
-            for i in 0..option_count {
-                // SAFETY: both arrays hold `option_count` pointers (caller's guarantee).
-                let key = unsafe { array_str(option_keys, i, F, "option_keys") }?;
-                // SAFETY: as above.
-                let value = unsafe { array_str(option_values, i, F, "option_values") }?;
-                if key.is_empty() {
-                    return Err(FfiError::invalid_argument(format!(
-                        "{F}: option_keys[{i}] is empty"
-                    )));
-                }
-                if options.insert(key.to_owned(), value.to_owned()).is_some() {
-                    return Err(FfiError::new(
-                        PaimonCleanupStatus::InvalidArgument,
-                        format!("{F}: option key `{key}` is given more than once"),
-                    ));
-                }
-            }
-        }
+        // SAFETY: as documented.
+        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
         let table_ref = resolve_with_options(uri, &options)
             .map_err(|e| FfiError::invalid_argument(format!("{F}: {e}")))?;
         let context = Box::new(PaimonCleanupContext {
@@ -143,6 +115,52 @@ pub unsafe extern "C" fn paimon_cleanup_context_new(
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
+}
+
+/// Options given as parallel arrays of `count` keys and values: at most [`MAX_OPTIONS`], both
+/// arrays non-NULL unless `count` is 0, keys non-empty and unique, every string UTF-8.
+///
+/// # Safety
+/// When `count > 0`, each array must be NULL or hold `count` readable pointers, each NULL or
+/// NUL-terminated.
+pub(crate) unsafe fn options_arg(
+    function: &str,
+    keys: *const *const c_char,
+    values: *const *const c_char,
+    count: usize,
+) -> Result<HashMap<String, String>, FfiError> {
+    if count > MAX_OPTIONS {
+        return Err(FfiError::invalid_argument(format!(
+            "{function}: option_count = {count} is out of range (at most {MAX_OPTIONS})"
+        )));
+    }
+    let mut options = HashMap::with_capacity(count);
+    if count == 0 {
+        return Ok(options);
+    }
+    if keys.is_null() {
+        return Err(FfiError::null_pointer(function, "option_keys"));
+    }
+    if values.is_null() {
+        return Err(FfiError::null_pointer(function, "option_values"));
+    }
+    for i in 0..count {
+        // SAFETY: both arrays hold `count` pointers (caller's guarantee).
+        let key = unsafe { array_str(keys, i, function, "option_keys") }?;
+        // SAFETY: as above.
+        let value = unsafe { array_str(values, i, function, "option_values") }?;
+        if key.is_empty() {
+            return Err(FfiError::invalid_argument(format!(
+                "{function}: option_keys[{i}] is empty"
+            )));
+        }
+        if options.insert(key.to_owned(), value.to_owned()).is_some() {
+            return Err(FfiError::invalid_argument(format!(
+                "{function}: option key `{key}` is given more than once"
+            )));
+        }
+    }
+    Ok(options)
 }
 
 /// Frees a context. NULL is accepted and ignored.

@@ -320,9 +320,9 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_free(config: *mut PaimonCl
     unsafe { free_handle(config) }
 }
 
-/// Expires old snapshots of the table's main branch and deletes every file only they referenced
-/// (data, changelog, manifest, manifest-list, index and statistics files, then the snapshot
-/// files), in crash-safe order. A file still needed by a retained snapshot, a tag, a branch, a
+/// Expires old snapshots of the context's branch (its `branch` option, default `main`) and
+/// deletes every file only they referenced (data, changelog, manifest, manifest-list, index and
+/// statistics files, then the snapshot files), in crash-safe order. A file still needed by a retained snapshot, a tag, a branch, a
 /// long-lived changelog or a consumer is never deleted.
 ///
 /// `config`: required; unset fields take the table's options (see `PaimonCleanupExpireConfig`).
@@ -377,9 +377,9 @@ pub unsafe extern "C" fn paimon_cleanup_expire_snapshots(
     unsafe { boundary(F, err, body) }
 }
 
-/// Expires long-lived changelogs of the table's main branch (tables whose changelog lifecycle is
-/// decoupled from snapshots: `changelog.num-retained.*` / `changelog.time-retained` above the
-/// snapshot values) and deletes the changelog files only they referenced. A file still needed by
+/// Expires long-lived changelogs of the context's branch (its `branch` option, default `main`;
+/// tables whose changelog lifecycle is decoupled from snapshots: `changelog.num-retained.*` /
+/// `changelog.time-retained` above the snapshot values) and deletes the changelog files only they referenced. A file still needed by
 /// a snapshot, a tag, a branch or a retained changelog is never deleted. On a table without
 /// long-lived changelogs it succeeds with nothing expired.
 ///

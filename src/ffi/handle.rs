@@ -76,13 +76,23 @@ pub(crate) unsafe fn new_handle<H>(
 ) -> PaimonCleanupStatus {
     let body = || -> Result<(), FfiError> {
         let out = out_arg(out, function, "out")?;
-        let handle = Box::new(make()?);
+        let handle = make()?;
         // SAFETY: `out` is non-NULL and writable (caller's guarantee).
-        unsafe { out.write(Box::into_raw(handle)) };
+        unsafe { hand_out(out, handle) };
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(function, err, body) }
+}
+
+/// Hands `object` to the caller: writes a pointer to it, on the heap, to `*out`. The caller owns
+/// it and frees it with [`free_handle`].
+///
+/// # Safety
+/// `out` must be non-NULL (checked with `out_arg`) and writable.
+pub(crate) unsafe fn hand_out<H>(out: *mut *mut H, object: H) {
+    // SAFETY: non-NULL and writable (caller's guarantee).
+    unsafe { out.write(Box::into_raw(Box::new(object))) };
 }
 
 /// The body of a settings handle's `_new`: a handle with the default settings.
@@ -101,11 +111,11 @@ pub(crate) unsafe fn new_settings<H: SettingsHandle>(
 /// The body of a `_free`: drops the object behind `handle`; NULL is ignored.
 ///
 /// # Safety
-/// `handle` must be NULL or a pointer from [`new_handle`] not yet freed.
+/// `handle` must be NULL or a pointer from [`new_handle`] or [`hand_out`] not yet freed.
 pub(crate) unsafe fn free_handle<H>(handle: *mut H) {
     boundary_infallible((), || {
         if !handle.is_null() {
-            // SAFETY: created by `Box::into_raw` in `new_handle` (caller's guarantee).
+            // SAFETY: created by `Box::into_raw` in `hand_out` (caller's guarantee).
             drop(unsafe { Box::from_raw(handle) });
         }
     })

@@ -10,7 +10,7 @@ use super::executor::PaimonCleanupExecutor;
 use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 use super::util::{handle_ref, out_arg};
 
-/// Overview of a table's main branch, filled by `paimon_cleanup_table_summary`.
+/// Overview of one branch of a table (the context's), filled by `paimon_cleanup_table_summary`.
 ///
 /// A plain struct the caller allocates (on the stack is fine); it holds no pointers and needs no
 /// freeing.
@@ -53,7 +53,8 @@ impl From<TableSummary> for PaimonCleanupTableSummary {
 }
 
 /// Reads the table of `context` and fills `*out` with an overview of the context's branch
-/// (main unless the context's `branch` option names another): snapshot range and count, tag and branch counts, and the live data files of the latest snapshot.
+/// (main unless the context's `branch` option names another): snapshot range and count, tag and
+/// branch counts, and the live data files of the latest snapshot.
 ///
 /// Read-only: nothing in the table is changed. Blocks the calling thread until done; the work
 /// runs on `executor`.

@@ -16,9 +16,9 @@ use super::report::{PaimonCleanupReport, PaimonCleanupReportKind};
 use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 use super::util::str_arg;
 
-/// Deletes tag `tag` of the table's main branch and every file only that tag kept (data,
-/// changelog, manifest, index and statistics files of its snapshot that no snapshot, other tag,
-/// branch or changelog needs). The tag file goes first, so a crash leaves only unreferenced files
+/// Deletes tag `tag` of the context's branch (its `branch` option, default `main`) and every
+/// file only that tag kept (data, changelog, manifest, index and statistics files of its snapshot
+/// that no snapshot, other tag, branch or changelog needs). The tag file goes first, so a crash leaves only unreferenced files
 /// (which orphan-file removal finds).
 ///
 /// A tag that does not exist is not an error: the call succeeds, deletes nothing and lists the
@@ -75,8 +75,8 @@ pub unsafe extern "C" fn paimon_cleanup_delete_tag(
     unsafe { boundary(F, err, body) }
 }
 
-/// Expires tags of the table's main branch, with the files only they kept (as
-/// `paimon_cleanup_delete_tag`), as Paimon Java's `expire_tags` procedure does: every tag whose
+/// Expires tags of the context's branch (its `branch` option, default `main`), with the files
+/// only they kept (as `paimon_cleanup_delete_tag`), as Paimon Java's `expire_tags` procedure does: every tag whose
 /// own retention has passed (`tagCreateTime` + `tagTimeRetained`; time expiry is enabled for the
 /// call even when the table sets `tag.time-expire-enabled` to false, which only
 /// `paimon_cleanup_maintain` follows), and,
@@ -136,8 +136,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_tags(
     unsafe { boundary(F, err, body) }
 }
 
-/// Expires the consumers of the table's main branch that have not advanced (whose consumer file
-/// was not modified) for longer than `expiration_ms`, so a dead reader stops protecting
+/// Expires the consumers of the context's branch (its `branch` option, default `main`) that have
+/// not advanced (whose consumer file was not modified) for longer than `expiration_ms`, so a dead reader stops protecting
 /// snapshots from expiry. Only the consumer files are deleted.
 ///
 /// `expiration_ms`: 0 = the table's `consumer.expiration-time` (INVALID_ARGUMENT when the table

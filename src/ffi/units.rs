@@ -6,27 +6,22 @@
 //! [`PaimonCleanupBufferList`]s (several), owned by the caller and released with their `_free`
 //! function; it takes them back as `(pointer, length)` pairs that it only reads during the call.
 
-use std::collections::HashMap;
 use std::os::raw::c_char;
 use std::ptr;
 
 use crate::clean::orphans::units;
 
-use super::context::PaimonCleanupContext;
-use super::control::{run_control, run_log, PaimonCleanupRunOptions};
+use super::context::{options_arg, PaimonCleanupContext};
+use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
-use super::ops::Call;
+use super::handle::{free_handle, hand_out};
+use super::ops::{run_on, Call};
 use super::orphans::PaimonCleanupOrphanConfig;
 use super::report::PaimonCleanupReport;
 use super::status::{
     boundary, boundary_infallible, FfiError, PaimonCleanupError, PaimonCleanupStatus,
 };
-use super::util::{array_str, handle_ref, out_arg};
-
-use tracing::instrument::WithSubscriber;
-
-/// Largest number of host options `paimon_cleanup_orphan_unit_execute` accepts.
-const MAX_OPTIONS: usize = 65_536;
+use super::util::{handle_ref, out_arg};
 
 /// One byte string handed out by the library: a unit, a partial result, a plan state or a
 /// decision of orphan removal as units.
@@ -84,15 +79,6 @@ unsafe fn bytes_arg<'a>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// Writes `value` through the non-NULL out-parameter `out` as a new heap object.
-///
-/// # Safety
-/// `out` must be non-NULL and writable.
-unsafe fn give<T>(out: *mut *mut T, value: T) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { out.write(Box::into_raw(Box::new(value))) };
-}
-
 /// Returns the first byte of `buffer` (NULL for a NULL buffer; a valid pointer, possibly
 /// dangling-but-aligned, for an empty one — read `paimon_cleanup_buffer_len` bytes from it).
 ///
@@ -135,12 +121,8 @@ pub unsafe extern "C" fn paimon_cleanup_buffer_len(buffer: *const PaimonCleanupB
 /// `buffer` must be NULL or a buffer returned through an out-parameter and not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_buffer_free(buffer: *mut PaimonCleanupBuffer) {
-    boundary_infallible((), || {
-        if !buffer.is_null() {
-            // SAFETY: created by `Box::into_raw` in `give`.
-            drop(unsafe { Box::from_raw(buffer) });
-        }
-    })
+    // SAFETY: NULL or handed out by this library and not yet freed (caller's guarantee).
+    unsafe { free_handle(buffer) }
 }
 
 /// Returns the number of buffers in `list` (0 for NULL).
@@ -188,12 +170,8 @@ pub unsafe extern "C" fn paimon_cleanup_buffer_list_get(
 /// `list` must be NULL or a list returned through an out-parameter and not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn paimon_cleanup_buffer_list_free(list: *mut PaimonCleanupBufferList) {
-    boundary_infallible((), || {
-        if !list.is_null() {
-            // SAFETY: created by `Box::into_raw` in `give`.
-            drop(unsafe { Box::from_raw(list) });
-        }
-    })
+    // SAFETY: NULL or handed out by this library and not yet freed (caller's guarantee).
+    unsafe { free_handle(list) }
 }
 
 /// Plans an orphan-file removal as units (on the driver): checks the cut-off (the rules of
@@ -237,10 +215,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_plan(
     let body = || -> Result<(), FfiError> {
         let out_state = out_arg(out_state, F, "out_state")?;
         let out_units = out_arg(out_units, F, "out_units")?;
-        // No report is handed out: `Call` only needs a non-NULL place it never writes.
-        let mut no_report: *mut PaimonCleanupReport = ptr::null_mut();
-        // SAFETY: NULL or live handles (caller's guarantee); `no_report` is writable.
-        let call = unsafe { Call::new(F, context, executor, run_options, &mut no_report) }?
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
             .reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { handle_ref(config, F, "config") }?;
@@ -250,8 +226,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_plan(
         })?;
         // SAFETY: both checked non-NULL and writable.
         unsafe {
-            give(out_state, buffer(planned.state));
-            give(out_units, buffer_list(planned.units));
+            hand_out(out_state, buffer(planned.state));
+            hand_out(out_units, buffer_list(planned.units));
         }
         Ok(())
     };
@@ -312,71 +288,20 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_unit_execute(
         // SAFETY: as documented.
         let unit = unsafe { bytes_arg(unit, unit_len, F, "unit") }?;
         // SAFETY: as documented.
-        let options = unsafe { options_arg(option_keys, option_values, option_count) }?;
+        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
         // SAFETY: NULL or live (caller's guarantee).
         let run = unsafe { run_options.as_ref() };
-        // The executor's setting, or the default for the unit's table location.
-        let io = executor.effective_io_concurrency(&units::table_uri(unit)?);
-        let control = run_control(run, io);
-        control.cancel.check()?;
-        let work = async { units::execute(unit, &options, &control).await };
-        let log = run_log(run);
-        let result = match &log {
-            Some(log) => executor.block_on(F, work.with_subscriber(log.dispatch())),
-            None => executor.block_on(F, work),
-        };
-        drop(log);
-        let bytes = result??;
+        // The executor's I/O concurrency, or the default for the unit's table location.
+        let uri = units::table_uri(unit)?;
+        let bytes = run_on(F, executor, run, &uri, |control| async move {
+            units::execute(unit, &options, &control).await
+        })?;
         // SAFETY: checked non-NULL and writable.
-        unsafe { give(out, buffer(bytes)) };
+        unsafe { hand_out(out, buffer(bytes)) };
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
-}
-
-/// The host options of `paimon_cleanup_orphan_unit_execute`.
-///
-/// # Safety
-/// As `paimon_cleanup_orphan_unit_execute`'s option arrays.
-unsafe fn options_arg(
-    keys: *const *const c_char,
-    values: *const *const c_char,
-    count: usize,
-) -> Result<HashMap<String, String>, FfiError> {
-    const F: &str = "paimon_cleanup_orphan_unit_execute";
-    if count > MAX_OPTIONS {
-        return Err(FfiError::invalid_argument(format!(
-            "{F}: option_count = {count} is out of range (at most {MAX_OPTIONS})"
-        )));
-    }
-    let mut options = HashMap::with_capacity(count);
-    if count == 0 {
-        return Ok(options);
-    }
-    if keys.is_null() {
-        return Err(FfiError::null_pointer(F, "option_keys"));
-    }
-    if values.is_null() {
-        return Err(FfiError::null_pointer(F, "option_values"));
-    }
-    for i in 0..count {
-        // SAFETY: both arrays hold `count` pointers (caller's guarantee).
-        let key = unsafe { array_str(keys, i, F, "option_keys") }?;
-        // SAFETY: as above.
-        let value = unsafe { array_str(values, i, F, "option_values") }?;
-        if key.is_empty() {
-            return Err(FfiError::invalid_argument(format!(
-                "{F}: option_keys[{i}] is empty"
-            )));
-        }
-        if options.insert(key.to_owned(), value.to_owned()).is_some() {
-            return Err(FfiError::invalid_argument(format!(
-                "{F}: option key `{key}` is given more than once"
-            )));
-        }
-    }
-    Ok(options)
 }
 
 /// Merges two partial results of orphan-removal units. Associative and commutative (any
@@ -411,7 +336,7 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_partials_merge(
         let b = unsafe { bytes_arg(b, b_len, F, "b") }?;
         let merged = units::merge(a, b)?;
         // SAFETY: checked non-NULL and writable.
-        unsafe { give(out, buffer(merged)) };
+        unsafe { hand_out(out, buffer(merged)) };
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -462,9 +387,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_decide(
         let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
         // SAFETY: as documented.
         let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
-        let mut no_report: *mut PaimonCleanupReport = ptr::null_mut();
-        // SAFETY: NULL or live handles (caller's guarantee); `no_report` is writable.
-        let call = unsafe { Call::new(F, context, executor, run_options, &mut no_report) }?
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
             .reads_stop_on_cancel();
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { handle_ref(config, F, "config") }?;
@@ -474,8 +398,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_decide(
         })?;
         // SAFETY: both checked non-NULL and writable.
         unsafe {
-            give(out_decision, buffer(decided.decision));
-            give(out_units, buffer_list(decided.units));
+            hand_out(out_decision, buffer(decided.decision));
+            hand_out(out_units, buffer_list(decided.units));
         }
         Ok(())
     };
