@@ -6,6 +6,7 @@
 //! See `docs/architecture.md`.
 
 #![deny(missing_docs)]
+#![warn(unnameable_types)]
 // Conventions enforced by the compiler rather than by prose: no `unsafe` outside the C ABI layer,
 // and no `unwrap`/`expect`/`panic!` in library code (tests may use them).
 #![deny(unsafe_code)]

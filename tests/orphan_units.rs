@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use paimon_cleanup::clean::orphans::units;
+use paimon_cleanup::clean::orphan_units as units;
 use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig, OrphanReport, RunControl};
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::Table;
