@@ -11,7 +11,7 @@ pub mod partitions;
 pub mod report;
 pub mod shared;
 
-pub use control::{CancelToken, RunControl};
+pub use control::{CancelToken, CommitHook, CommitStep, RunControl};
 pub use expiry::changelogs::{expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport};
 pub use expiry::consumers::{expire_consumers, ConsumerReport};
 pub use expiry::retention::{AssumeRemoved, RetentionOverrides};
