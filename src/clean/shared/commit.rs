@@ -14,6 +14,12 @@
 //! * Unknown outcome (the publish itself failed): the files are kept, and before retrying the
 //!   snapshots after the previously seen latest are scanned for one with this commit's user,
 //!   identifier and kind — if there is one, the commit already landed.
+//! * Right before the create, `snapshot/` is listed again: an id at or past ours means the
+//!   latest moved on (a lost race). After the create, the snapshot stands only if its
+//!   predecessor still exists, or no snapshot follows it, or the first that follows was created
+//!   after our create: else the id had been published and expired meanwhile (a writer and an
+//!   expiry keeping one snapshot can both finish between the read and the create), the new
+//!   snapshot would sit below `EARLIEST` on deleted files, and it is withdrawn and retried.
 //! * After a successful create the snapshot is read back: a peer that publishes with a
 //!   non-exclusive rename (e.g. pypaimon's local-filesystem commit checks, then renames) could
 //!   have replaced it; then the commit is retried (the replaced attempt's files are left for
