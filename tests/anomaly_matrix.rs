@@ -476,9 +476,18 @@ fn apply(
 /// A command that changes the table: name, arguments, version keys it may remove.
 type RealOp = (&'static str, fn() -> Vec<String>, &'static [&'static str]);
 
+/// An operation through the C ABI: name, runner (table, dry run → status), removable keys.
+type AbiOp = (
+    &'static str,
+    fn(&Path, bool) -> i32,
+    &'static [&'static str],
+);
+
 struct Op {
     name: &'static str,
     args: fn() -> Vec<String>,
+    /// Runs the operation through the C ABI instead of the CLI (table, dry run) → status.
+    abi: Option<fn(&Path, bool) -> i32>,
     dry: bool,
     /// Prefixes of live_files.py version keys the command may remove.
     removes: &'static [&'static str],
@@ -498,7 +507,8 @@ fn s(v: &[&str]) -> Vec<String> {
 fn ops() -> Vec<Op> {
     let mut out = vec![Op {
         name: "inspect",
-        args: || Vec::new(),
+        args: Vec::new,
+        abi: None,
         dry: true,
         removes: &[],
     }];
@@ -561,12 +571,139 @@ fn ops() -> Vec<Op> {
             out.push(Op {
                 name,
                 args,
+                abi: None,
+                dry,
+                removes,
+            });
+        }
+    }
+    let through_abi: Vec<AbiOp> = vec![
+        ("c:expire_snapshots", abi::expire_snapshots, &["snapshot:"]),
+        ("c:delete_tag", abi::delete_tag, &["tag:t1"]),
+        ("c:remove_orphan_files", abi::remove_orphan_files, &[]),
+    ];
+    for (name, f, removes) in through_abi {
+        for dry in [true, false] {
+            out.push(Op {
+                name,
+                args: Vec::new,
+                abi: Some(f),
                 dry,
                 removes,
             });
         }
     }
     out
+}
+
+/// A subset of the operations through the crate's `extern "C"` functions, as a host calls
+/// them: context, executor, config, call, report and error freed.
+mod abi {
+    use std::ffi::CString;
+    use std::path::Path;
+    use std::ptr;
+
+    use paimon_cleanup::ffi::*;
+
+    type Body<'a> = dyn Fn(
+            *const PaimonCleanupContext,
+            *const PaimonCleanupExecutor,
+            *mut *mut PaimonCleanupReport,
+            *mut *mut PaimonCleanupError,
+        ) -> PaimonCleanupStatus
+        + 'a;
+
+    fn with_table(table: &Path, body: &Body<'_>) -> i32 {
+        let uri = CString::new(table.to_str().unwrap()).unwrap();
+        let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
+        let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        let mut report: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: every pointer is valid for its call or NULL; every handle is freed once.
+        unsafe {
+            let st = paimon_cleanup_context_new(
+                uri.as_ptr(),
+                ptr::null(),
+                ptr::null(),
+                0,
+                &mut ctx,
+                &mut err,
+            );
+            if st != PaimonCleanupStatus::Ok {
+                paimon_cleanup_error_free(err);
+                return st as i32;
+            }
+            let st = paimon_cleanup_executor_new(2, &mut exec, &mut err);
+            if st != PaimonCleanupStatus::Ok {
+                paimon_cleanup_error_free(err);
+                paimon_cleanup_context_free(ctx);
+                return st as i32;
+            }
+            let st = body(ctx, exec, &mut report, &mut err);
+            paimon_cleanup_error_free(err);
+            paimon_cleanup_report_free(report);
+            paimon_cleanup_executor_free(exec);
+            paimon_cleanup_context_free(ctx);
+            st as i32
+        }
+    }
+
+    pub fn expire_snapshots(table: &Path, dry: bool) -> i32 {
+        with_table(table, &|ctx, exec, out, err| {
+            // SAFETY: as in `with_table`; the config is freed before returning.
+            unsafe {
+                let mut cfg: *mut PaimonCleanupExpireConfig = ptr::null_mut();
+                let st = paimon_cleanup_expire_config_new(&mut cfg, err);
+                if st != PaimonCleanupStatus::Ok {
+                    return st;
+                }
+                paimon_cleanup_expire_config_set_retain_min(cfg, 1, ptr::null_mut());
+                paimon_cleanup_expire_config_set_retain_max(cfg, 1, ptr::null_mut());
+                paimon_cleanup_expire_config_set_dry_run(cfg, dry, ptr::null_mut());
+                let st = paimon_cleanup_expire_snapshots(ctx, exec, cfg, ptr::null(), out, err);
+                paimon_cleanup_expire_config_free(cfg);
+                st
+            }
+        })
+    }
+
+    pub fn delete_tag(table: &Path, dry: bool) -> i32 {
+        let tag = CString::new("t1").unwrap();
+        with_table(table, &|ctx, exec, out, err| {
+            // SAFETY: as in `with_table`; `tag` outlives the call.
+            unsafe {
+                paimon_cleanup_delete_tag(ctx, exec, tag.as_ptr(), dry, ptr::null(), out, err)
+            }
+        })
+    }
+
+    pub fn remove_orphan_files(table: &Path, dry: bool) -> i32 {
+        with_table(table, &|ctx, exec, out, err| {
+            // SAFETY: as in `with_table`; the config is freed before returning.
+            unsafe {
+                let mut cfg: *mut PaimonCleanupOrphanConfig = ptr::null_mut();
+                let st = paimon_cleanup_orphan_config_new(&mut cfg, err);
+                if st != PaimonCleanupStatus::Ok {
+                    return st;
+                }
+                paimon_cleanup_orphan_config_set_older_than_ms(
+                    cfg,
+                    super::now_ms() - 1000,
+                    ptr::null_mut(),
+                );
+                paimon_cleanup_orphan_config_set_no_writers_running(cfg, true, ptr::null_mut());
+                paimon_cleanup_orphan_config_set_dry_run(cfg, dry, ptr::null_mut());
+                let st = paimon_cleanup_remove_orphan_files(ctx, exec, cfg, ptr::null(), out, err);
+                paimon_cleanup_orphan_config_free(cfg);
+                st
+            }
+        })
+    }
+
+    /// The status a panic is reported with.
+    pub const PANIC: i32 = PaimonCleanupStatus::Panic as i32;
+    /// The status of an internal error (a bug).
+    pub const INTERNAL: i32 = PaimonCleanupStatus::Internal as i32;
 }
 
 struct Case {
@@ -632,20 +769,41 @@ fn run_case(
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("keep"), b"outside the table").unwrap();
     let target = (state.find)(&table).ok_or("no such path in the table")?;
-    apply(a, state, &target, &outside, no_perm_user)?;
+    if a == Anomaly::NoPermission && op.abi.is_some() {
+        return Err("the C ABI runs in this (root) process".into());
+    }
+    apply(
+        a,
+        state,
+        &target,
+        &outside,
+        no_perm_user || setpriv().is_some(),
+    )?;
     let tree_before = exact_tree(&table);
     let outside_before = exact_tree(&outside);
     let before_copy = root.join("before/t");
     if !op.dry {
         copy_exact(&table, &before_copy, true);
     }
-    let mut cmd = Command::new(CLI);
-    cmd.arg(op.name).arg(&table).args((op.args)());
-    if op.dry && op.name != "inspect" {
-        cmd.arg("--dry-run");
-    }
     let started = Instant::now();
-    let (ended, _out, err) = run_timeout(&mut cmd, TIMEOUT);
+    let (ended, err) = if let Some(f) = op.abi {
+        if a == Anomaly::NoPermission {
+            return Err("the C ABI runs in this (root) process".into());
+        }
+        run_abi(f, &table, op.dry)
+    } else {
+        let mut cmd = if a == Anomaly::NoPermission && !no_perm_user {
+            as_nobody(root)?
+        } else {
+            Command::new(CLI)
+        };
+        cmd.arg(op.name).arg(&table).args((op.args)());
+        if op.dry && op.name != "inspect" {
+            cmd.arg("--dry-run");
+        }
+        let (ended, _out, err) = run_timeout(&mut cmd, TIMEOUT);
+        (ended, err)
+    };
     let took = started.elapsed();
     let err_line = err
         .lines()
@@ -691,6 +849,60 @@ fn run_case(
         Ok(None)
     } else {
         Ok(Some(problems.join("; ")))
+    }
+}
+
+/// `setpriv`, to run the CLI as `nobody` when the test runs as root.
+fn setpriv() -> Option<PathBuf> {
+    ["/usr/bin/setpriv", "/bin/setpriv"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+/// A command that runs the CLI as `nobody` (uid/gid 65534) on the case under `root`, which
+/// is handed over to that user (with every directory above it made traversable).
+fn as_nobody(root: &Path) -> Result<Command, String> {
+    let setpriv = setpriv().ok_or("needs a non-root user or setpriv")?;
+    let st = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(root)
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !st.success() {
+        return Err("chown failed".into());
+    }
+    use std::os::unix::fs::PermissionsExt;
+    for dir in root.ancestors().skip(1) {
+        let Ok(md) = std::fs::metadata(dir) else {
+            continue;
+        };
+        let mode = md.permissions().mode();
+        if mode & 0o001 == 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o011))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let mut c = Command::new(setpriv);
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", CLI]);
+    Ok(c)
+}
+
+/// Runs a C ABI operation on its own thread with the timeout; a panic or internal status
+/// counts as a crash (exit 101).
+fn run_abi(f: fn(&Path, bool) -> i32, table: &Path, dry: bool) -> (Ended, String) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let t = table.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(f(&t, dry));
+    });
+    match rx.recv_timeout(TIMEOUT) {
+        Ok(0) => (Ended::Code(0), String::new()),
+        Ok(st) if st == abi::PANIC || st == abi::INTERNAL => {
+            (Ended::Code(101), format!("status {st}"))
+        }
+        Ok(st) => (Ended::Code(1), format!("status {st}")),
+        Err(_) => (Ended::TimedOut, String::new()),
     }
 }
 
