@@ -419,8 +419,16 @@ async fn attempt(
         },
         None => None,
     };
-    // Before anything is written: the new snapshot's id must exist.
-    next_snapshot_id(table, prev.as_ref())?;
+    // Before anything is written: the new snapshot's id must exist, and on a local disk the
+    // directories the commit writes to must lie beneath the table root with no symlinked
+    // component (as for deletions), so that no file is written outside the table.
+    let next = next_snapshot_id(table, prev.as_ref())?;
+    storage
+        .check_beneath([
+            &dir.location(next),
+            &table.paths().manifest("manifest-probe")?,
+        ])
+        .await?;
     let schema_id = latest_schema(storage, table.branch_root()).await?.id;
     let Some(mut state) = read_state_unless_moved(table, prev.as_ref(), latest).await? else {
         return Ok(Attempt::Lost);
