@@ -39,6 +39,27 @@ impl CancelToken {
 /// Progress callback: (phase, done, total, bytes). Called from library threads.
 pub type ProgressFn = Arc<dyn Fn(&str, u64, u64, u64) + Send + Sync>;
 
+/// A step of a commit at which a test hook is called ([`RunControl::commit_hook`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CommitStep {
+    /// An attempt wrote its metadata files and is about to check that `snapshot` is still the
+    /// next id, then publish it.
+    Prepared {
+        /// The snapshot id the attempt will publish.
+        snapshot: i64,
+    },
+    /// The checks before publishing passed; the exclusive create of `snapshot` comes next.
+    Publishing {
+        /// The snapshot id the attempt publishes.
+        snapshot: i64,
+    },
+}
+
+/// A test hook called synchronously at the steps of a commit; it may block (e.g. to run
+/// another process against the table) and the commit waits for it.
+pub type CommitHook = Arc<dyn Fn(CommitStep) + Send + Sync>;
+
 /// How a run is driven: cancellation, progress, I/O concurrency and crash injection.
 #[derive(Clone)]
 pub struct RunControl {
@@ -56,6 +77,10 @@ pub struct RunControl {
     /// ([`crate::memory::MemoryBudget`]). Past it the run fails with
     /// [`Error::MemoryLimit`] while planning, before its first deletion. `None`: unbounded.
     pub max_memory: Option<u64>,
+    /// Test hook called between the steps of a commit (drop / expire partitions), so that a
+    /// test can interleave concurrent writers and expiry deterministically. `None` in
+    /// production.
+    pub commit_hook: Option<CommitHook>,
 }
 
 impl Default for RunControl {
@@ -66,6 +91,7 @@ impl Default for RunControl {
             io_concurrency: 32,
             fail_after_deletes: None,
             max_memory: None,
+            commit_hook: None,
         }
     }
 }
@@ -77,6 +103,7 @@ impl std::fmt::Debug for RunControl {
             .field("io_concurrency", &self.io_concurrency)
             .field("fail_after_deletes", &self.fail_after_deletes)
             .field("max_memory", &self.max_memory)
+            .field("commit_hook", &self.commit_hook.is_some())
             .finish()
     }
 }
@@ -85,6 +112,13 @@ impl RunControl {
     /// A fresh budget of [`RunControl::max_memory`] bytes for one run.
     pub fn memory_budget(&self) -> crate::memory::MemoryBudget {
         crate::memory::MemoryBudget::new(self.max_memory)
+    }
+
+    /// Calls the commit hook, if one is set, at `step`.
+    pub fn at_commit_step(&self, step: CommitStep) {
+        if let Some(hook) = &self.commit_hook {
+            hook(step);
+        }
     }
 
     /// Report progress if a callback is set.

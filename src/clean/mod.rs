@@ -40,7 +40,7 @@ pub mod shared;
 #[allow(dead_code)] // a few items only the tools (internal-api) and tests use
 pub(crate) mod shared;
 
-pub use control::{CancelToken, ProgressFn, RunControl};
+pub use control::{CancelToken, CommitHook, CommitStep, ProgressFn, RunControl};
 pub use expiry::changelogs::{expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport};
 pub use expiry::consumers::{expire_consumers, ConsumerReport};
 pub use expiry::retention::{AssumeRemoved, RetentionOverrides};

@@ -114,6 +114,7 @@ pub(crate) fn run_control(
         io_concurrency: io_concurrency.max(1) as usize,
         fail_after_deletes: None,
         max_memory: settings.max_memory,
+        commit_hook: None,
     }
 }
 

@@ -14,6 +14,12 @@
 //! * Unknown outcome (the publish itself failed): the files are kept, and before retrying the
 //!   snapshots after the previously seen latest are scanned for one with this commit's user,
 //!   identifier and kind — if there is one, the commit already landed.
+//! * Right before the create, `snapshot/` is listed again: an id at or past ours means the
+//!   latest moved on (a lost race). After the create, the snapshot stands only if its
+//!   predecessor still exists, or no snapshot follows it, or the first that follows was created
+//!   after our create: else the id had been published and expired meanwhile (a writer and an
+//!   expiry keeping one snapshot can both finish between the read and the create), the new
+//!   snapshot would sit below `EARLIEST` on deleted files, and it is withdrawn and retried.
 //! * After a successful create the snapshot is read back: a peer that publishes with a
 //!   non-exclusive rename (e.g. pypaimon's local-filesystem commit checks, then renames) could
 //!   have replaced it; then the commit is retried (the replaced attempt's files are left for
@@ -28,7 +34,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use serde_json::Value;
 
-use crate::clean::control::RunControl;
+use crate::clean::control::{CommitStep, RunControl};
 use crate::clean::shared::clock::now_millis;
 use crate::error::{Error, Result};
 use crate::spec::manifest::{
@@ -413,8 +419,16 @@ async fn attempt(
         },
         None => None,
     };
-    // Before anything is written: the new snapshot's id must exist.
-    next_snapshot_id(table, prev.as_ref())?;
+    // Before anything is written: the new snapshot's id must exist, and on a local disk the
+    // directories the commit writes to must lie beneath the table root with no symlinked
+    // component (as for deletions), so that no file is written outside the table.
+    let next = next_snapshot_id(table, prev.as_ref())?;
+    storage
+        .check_beneath([
+            &dir.location(next),
+            &table.paths().manifest("manifest-probe")?,
+        ])
+        .await?;
     let schema_id = latest_schema(storage, table.branch_root()).await?.id;
     let Some(mut state) = read_state_unless_moved(table, prev.as_ref(), latest).await? else {
         return Ok(Attempt::Lost);
@@ -615,6 +629,29 @@ async fn publish(
         discard(table, written, ctl).await;
         return Err(e);
     }
+    ctl.at_commit_step(CommitStep::Prepared {
+        snapshot: snapshot.id,
+    });
+    match newest_id(table).await {
+        Ok(Some(newest)) if newest >= snapshot.id => {
+            tracing::debug!(
+                snapshot = snapshot.id,
+                newest,
+                "the latest snapshot moved on before publishing: lost the race"
+            );
+            discard(table, written, ctl).await;
+            return Ok(Some(Attempt::Lost));
+        }
+        Ok(_) => {}
+        Err(e) => {
+            discard(table, written, ctl).await;
+            return Err(e);
+        }
+    }
+    ctl.at_commit_step(CommitStep::Publishing {
+        snapshot: snapshot.id,
+    });
+    let before_put = now_millis();
     match storage.put_if_absent(&target, json).await {
         Ok(true) => {}
         Ok(false) => {
@@ -648,7 +685,80 @@ async fn publish(
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "could not read back the committed snapshot"),
     }
+    if landed_below_newer(table, snapshot.id, before_put).await {
+        tracing::warn!(
+            snapshot = snapshot.id,
+            "the snapshot id had been published and expired meanwhile: withdrawing our snapshot \
+             and retrying"
+        );
+        let withdrawn = storage
+            .delete_files(vec![target.clone()], ctl.io_concurrency)
+            .await;
+        if let Some((_, Err(e))) = withdrawn.into_iter().next() {
+            return Err(Error::Conflict(format!(
+                "{target} was published after a newer snapshot had been committed and expired \
+                 its predecessors, and could not be withdrawn: {e}"
+            )));
+        }
+        discard(table, written, ctl).await;
+        return Ok(Some(Attempt::Lost));
+    }
     Ok(None)
+}
+
+/// The highest snapshot id listed in `snapshot/` (the listing, not the `LATEST` hint: a hint
+/// may lag behind).
+async fn newest_id(table: &Table) -> Result<Option<i64>> {
+    Ok(table
+        .snapshots()
+        .list_ids(table.storage())
+        .await?
+        .last()
+        .copied())
+}
+
+/// Whether the snapshot `id` this commit has just created (its exclusive create started at
+/// `before_put`) took an id that had already been published and then expired.
+///
+/// An exclusive create cannot tell "never existed" from "existed, then expired": in the window
+/// between reading the latest snapshot `id - 1` and creating `id`, a writer can publish `id` and
+/// more, and an expiry keeping a single snapshot can delete `id - 1` and `id`. The new snapshot
+/// then sits below `EARLIEST`, names metadata and data the expiry may have deleted, and its
+/// changes are missing from the newer snapshots. Expiry deletes snapshot files in ascending
+/// order and never the latest one, hence:
+/// * `id - 1` still exists after the create: `id` was not expired before it (not a hole);
+/// * no snapshot after `id` exists: nothing newer was ever published (not a hole);
+/// * else the first readable snapshot after `id` tells: built on ours, it was created after our
+///   create (its time is not before `before_put`); created before our create, it is older.
+///
+/// Anything unreadable counts as "not a hole": withdrawing a snapshot another commit built on
+/// would lose that commit's base.
+async fn landed_below_newer(table: &Table, id: i64, before_put: i64) -> bool {
+    let dir = table.snapshots();
+    let storage = table.storage();
+    if let Some(prev) = id.checked_sub(1).filter(|p| *p > 0) {
+        if storage.exists(&dir.location(prev)).await.unwrap_or(true) {
+            return false;
+        }
+    }
+    let ids = match dir.list_ids(storage).await {
+        Ok(ids) => ids,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not list snapshots after publishing");
+            return false;
+        }
+    };
+    for later in ids.into_iter().filter(|l| *l > id) {
+        match dir.try_read(storage, later).await {
+            Ok(Some(s)) => return s.time_millis < before_put,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!(snapshot = later, error = %e, "could not read a newer snapshot");
+                return false;
+            }
+        }
+    }
+    false
 }
 
 /// One manifest's worth of delta entries.
