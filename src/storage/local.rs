@@ -77,7 +77,9 @@ fn absent_dir(dir: &Location, open_err: io::Error) -> Result<()> {
                         return if e.kind() == io::ErrorKind::NotFound {
                             Ok(())
                         } else {
-                            Err(refuse(format!("a parent component is not a directory ({e})")))
+                            Err(refuse(format!(
+                                "a parent component is not a directory ({e})"
+                            )))
                         };
                     }
                     Ok(meta) => {
@@ -101,9 +103,14 @@ fn describe_not_dir(path: &Path, meta: &fs::Metadata, open_err: &io::Error) -> S
     let ft = meta.file_type();
     if ft.is_symlink() {
         return match fs::metadata(path) {
-            Ok(m) if m.is_dir() => format!("is a symlink to a directory that cannot be opened ({open_err})"),
+            Ok(m) if m.is_dir() => {
+                format!("is a symlink to a directory that cannot be opened ({open_err})")
+            }
             Ok(m) if m.is_file() => "is a symlink to a regular file, not a directory".to_string(),
-            Ok(m) => format!("is a symlink to {}, not a directory", special_kind(&m.file_type())),
+            Ok(m) => format!(
+                "is a symlink to {}, not a directory",
+                special_kind(&m.file_type())
+            ),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 "is a dangling symlink (its target does not exist)".to_string()
             }

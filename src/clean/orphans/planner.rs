@@ -260,14 +260,10 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
     // store, where an unreadable prefix lists as empty) is refused; one that was created but
     // never committed (only its schema) is a no-op: no unit, nothing listed or deleted.
     if main.snapshots().list_ids(&storage).await?.is_empty() {
-        if let Some(what) = content_without_snapshots(
-            &storage,
-            &root,
-            &frontier,
-            &state.found.errors,
-            list_conc,
-        )
-        .await? {
+        if let Some(what) =
+            content_without_snapshots(&storage, &root, &frontier, &state.found.errors, list_conc)
+                .await?
+        {
             return Err(Error::Conflict(format!(
                 "{} lists no snapshot while {what} exists: orphan removal cannot tell what is \
                  referenced (is the snapshot directory readable?); nothing deleted",
@@ -374,7 +370,9 @@ async fn content_without_snapshots(
         }
     }
     if let Some(e) = walk_errors.first() {
-        return Ok(Some(format!("a data directory that cannot be listed ({e})")));
+        return Ok(Some(format!(
+            "a data directory that cannot be listed ({e})"
+        )));
     }
     if let Some((dir, _)) = frontier.iter().find(|(d, r)| d != r) {
         return Ok(Some(format!("the partition directory {dir}")));
