@@ -791,6 +791,67 @@ mod tests {
     }
 
     #[test]
+    fn only_a_truly_absent_directory_lists_as_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir(d.join("real")).unwrap();
+        fs::write(d.join("real/f"), b"x").unwrap();
+        fs::write(d.join("file"), b"x").unwrap();
+        std::os::unix::fs::symlink(d.join("nowhere"), d.join("dangling")).unwrap();
+        std::os::unix::fs::symlink(d.join("loop"), d.join("loop")).unwrap();
+        std::os::unix::fs::symlink(d.join("real"), d.join("linked")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &d.join("pipe"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // Truly absent, also below an absent parent: empty.
+        for absent in ["absent", "absent/deeper"] {
+            let at = loc(&d.join(absent));
+            assert!(list_metadata_dir(&at).unwrap().files.is_empty(), "{absent}");
+            assert!(list_dir(&at).unwrap().files.is_empty(), "{absent}");
+            assert_eq!(list_dir_names(&at, None).unwrap().file_count(), 0);
+            check_dirs(&[at]).unwrap();
+        }
+        // A real directory and a symlink to one are listed.
+        for present in ["real", "linked"] {
+            let at = loc(&d.join(present));
+            assert_eq!(list_metadata_dir(&at).unwrap().files.len(), 1, "{present}");
+            check_dirs(&[at]).unwrap();
+        }
+        // Everything else is an error naming the path, from every listing.
+        for (bad, says) in [
+            ("file", "regular file"),
+            ("dangling", "dangling symlink"),
+            ("loop", "symlink loop"),
+            ("pipe", "named pipe"),
+            ("file/child", "parent component"),
+            ("dangling/child", "dangling symlink"),
+            ("dangling/a/b", "dangling symlink"),
+        ] {
+            let at = loc(&d.join(bad));
+            let errors = [
+                list_metadata_dir(&at).map(|_| ()).unwrap_err(),
+                list_dir(&at).map(|_| ()).unwrap_err(),
+                list_dir_names(&at, None).map(|_| ()).unwrap_err(),
+                list_tree(&at).map(|_| ()).unwrap_err(),
+                check_dirs(std::slice::from_ref(&at)).unwrap_err(),
+            ];
+            for e in errors {
+                let text = e.to_string();
+                assert!(!e.is_not_found(), "{bad}: {text}");
+                assert!(
+                    text.contains(at.as_str()) && text.contains(says),
+                    "{bad}: {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn get_reads_whole_files_of_any_size() {
         let dir = tempfile::tempdir().unwrap();
         for n in [0usize, 1, 511, 512, 513, 4096, 100_000] {

@@ -340,31 +340,30 @@ pub const BRANCH_LAYOUT_DIRS: [&str; 5] = ["snapshot", "changelog", "tag", "cons
 /// ([`Storage::check_layout_dirs`]). A dangling symlink (a mount momentarily gone), a FIFO, a
 /// regular file, a symlink loop or a directory that cannot be opened there is an error naming
 /// the path: taken for an empty directory, it would make the table look as if it had no
-/// snapshots, tags, branches or schema, and every file they reference an orphan. On object
-/// stores, which have no directories, only `branch/` is listed (a listing error is an error).
+/// snapshots, tags, branches or schema, and every file they reference an orphan. Object
+/// stores have no directories: nothing to check there (their listing errors are errors, and
+/// orphan removal refuses an empty snapshot listing while manifests or data remain).
 pub async fn check_layout(storage: &Storage) -> Result<()> {
     let root = storage.root();
-    if root.is_local() {
-        let dirs: Vec<Location> = TABLE_LAYOUT_DIRS
-            .iter()
-            .chain(BRANCH_LAYOUT_DIRS.iter())
-            .map(|d| root.join(d))
-            .collect();
-        storage.check_layout_dirs(&dirs).await?;
+    if !root.is_local() {
+        return Ok(());
     }
-    let branches = list_branches(storage).await?;
-    if root.is_local() {
-        let own: Vec<Location> = branches
-            .iter()
-            .filter(|b| b.as_str() != MAIN_BRANCH)
-            .flat_map(|b| {
-                let broot = branch_root(root, b);
-                BRANCH_LAYOUT_DIRS.iter().map(move |d| broot.join(d))
-            })
-            .collect();
-        storage.check_layout_dirs(&own).await?;
-    }
-    Ok(())
+    let dirs: Vec<Location> = TABLE_LAYOUT_DIRS
+        .iter()
+        .chain(BRANCH_LAYOUT_DIRS.iter())
+        .map(|d| root.join(d))
+        .collect();
+    storage.check_layout_dirs(&dirs).await?;
+    let own: Vec<Location> = list_branches(storage)
+        .await?
+        .iter()
+        .filter(|b| b.as_str() != MAIN_BRANCH)
+        .flat_map(|b| {
+            let broot = branch_root(root, b);
+            BRANCH_LAYOUT_DIRS.iter().map(move |d| broot.join(d))
+        })
+        .collect();
+    storage.check_layout_dirs(&own).await
 }
 
 /// List all branch names: "main" first, then `branch/branch-*` directories sorted. A
