@@ -802,7 +802,7 @@ mod tests {
         std::os::unix::fs::symlink(d.join("real"), d.join("linked")).unwrap();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &d.join("pipe"),
+            d.join("pipe"),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_raw_mode(0o600),
             0,
