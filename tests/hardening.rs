@@ -550,6 +550,18 @@ fn an_uninterpretable_entry_in_a_metadata_directory_aborts_every_run() {
             _ => std::fs::create_dir(&path).unwrap(),
         }
         let before = tree_lossy(&table);
+        if what.starts_with("branch") {
+            // Every run opens the table, and opening lists the branches: it stops there.
+            let opened = common::rt().block_on(async {
+                let storage = Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap();
+                Table::open(Arc::new(storage), &HashMap::new()).await
+            });
+            let err = opened.expect_err("the table opened");
+            assert!(err.to_string().contains("not UTF-8"), "{what}: {err}");
+            assert_eq!(tree_lossy(&table), before, "{what}: something was deleted");
+            std::fs::remove_dir(&path).unwrap();
+            continue;
+        }
         let (_, t) = open(&table);
         let expire = expire_all_but_one(&table);
         assert!(expire.is_err(), "{what}: expiry went on: {expire:?}");

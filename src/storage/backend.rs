@@ -60,6 +60,9 @@ pub(crate) trait Backend: Send + Sync {
     /// Immediate children of a metadata directory, as `Storage::list_metadata_dir` documents.
     fn list_metadata_dir<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<DirListing>>;
 
+    /// Checks directories of the table's layout, as `Storage::check_layout_dirs` documents.
+    fn check_dirs<'a>(&'a self, dirs: &'a [Location]) -> BoxFuture<'a, Result<()>>;
+
     /// Every file below `dir`, sorted.
     fn list_tree<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<Vec<FileStatus>>>;
 

@@ -170,6 +170,17 @@ impl Backend for LocalDisk {
         Box::pin(on_pool(dir, local::list_tree))
     }
 
+    /// Every directory in one blocking section.
+    fn check_dirs<'a>(&'a self, dirs: &'a [Location]) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let Some(first) = dirs.first() else {
+                return Ok(());
+            };
+            let owned = dirs.to_vec();
+            blocking(first, move || local::check_dirs(&owned)).await
+        })
+    }
+
     fn head<'a>(&'a self, loc: &'a Location) -> BoxFuture<'a, Result<Option<FileStatus>>> {
         Box::pin(on_pool(loc, local::head))
     }

@@ -28,12 +28,105 @@ pub(crate) fn io_error(loc: &Location, e: io::Error) -> Error {
     }
 }
 
-/// True for errors meaning "there is no such directory".
-fn is_missing_dir(e: &io::Error) -> bool {
+/// True for errors meaning "there is no such file" (for [`head`]: a file under a path that
+/// is not a directory is not there either).
+fn is_missing_file(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
     )
+}
+
+/// The outcome of failing to open the directory `dir` with `open_err`: `Ok(())` only if the
+/// directory truly does not exist, decided with `lstat`, never from the kind of `open_err`.
+/// Nothing may exist at the path itself (not even a dangling symlink), and the nearest
+/// ancestor that exists must be a directory (or a symlink to one). Anything else is an error
+/// naming the path and what is there: a regular file, a FIFO, socket or device, a dangling
+/// symlink or a symlink loop (at the path or at a parent component), or a directory that
+/// cannot be opened (permission denied). Taking such a path for an empty directory would
+/// make a table look as if it had no snapshots, tags or branches.
+fn absent_dir(dir: &Location, open_err: io::Error) -> Result<()> {
+    let path = path_of(dir)?;
+    let refuse = |what: String| {
+        Error::storage(
+            dir.as_str(),
+            format!("{what}; refusing to take it for an empty or absent directory"),
+        )
+    };
+    match fs::symlink_metadata(path) {
+        Ok(meta) => Err(refuse(describe_not_dir(path, &meta, &open_err))),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            // Nothing at the path, or a parent component that is not a directory: the nearest
+            // ancestor that exists must be a directory (or a symlink to one).
+            let mut at = path.parent();
+            while let Some(p) = at {
+                match fs::symlink_metadata(p) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => at = p.parent(),
+                    Err(e) => {
+                        return Err(refuse(format!(
+                            "its parent component {} cannot be examined ({e})",
+                            p.display()
+                        )))
+                    }
+                    Ok(_) if fs::metadata(p).is_ok_and(|m| m.is_dir()) => {
+                        return if e.kind() == io::ErrorKind::NotFound {
+                            Ok(())
+                        } else {
+                            Err(refuse(format!(
+                                "a parent component is not a directory ({e})"
+                            )))
+                        };
+                    }
+                    Ok(meta) => {
+                        return Err(refuse(format!(
+                            "its parent component {} {}",
+                            p.display(),
+                            describe_not_dir(p, &meta, &open_err)
+                        )))
+                    }
+                }
+            }
+            Err(refuse(format!("no parent of it exists ({e})")))
+        }
+        Err(e) => Err(refuse(format!("it cannot be examined ({e})"))),
+    }
+}
+
+/// What is at `path` (whose `lstat` gave `meta`) when it could not be opened as a directory
+/// (`open_err`): "is a regular file", "is a dangling symlink", ...
+fn describe_not_dir(path: &Path, meta: &fs::Metadata, open_err: &io::Error) -> String {
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        return match fs::metadata(path) {
+            Ok(m) if m.is_dir() => {
+                format!("is a symlink to a directory that cannot be opened ({open_err})")
+            }
+            Ok(m) if m.is_file() => "is a symlink to a regular file, not a directory".to_string(),
+            Ok(m) => format!(
+                "is a symlink to {}, not a directory",
+                special_kind(&m.file_type())
+            ),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                "is a dangling symlink (its target does not exist)".to_string()
+            }
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+                "is a symlink loop".to_string()
+            }
+            Err(e) => format!("is a symlink whose target cannot be examined ({e})"),
+        };
+    }
+    if ft.is_dir() {
+        format!("is a directory that cannot be opened ({open_err})")
+    } else if ft.is_file() {
+        "is a regular file, not a directory".to_string()
+    } else {
+        format!("is {}, not a directory", special_kind(&ft))
+    }
 }
 
 /// Modification time in epoch milliseconds. A platform without modification times yields
@@ -142,7 +235,8 @@ fn classify_path(
 /// Walks the immediate children of `dir`, calling `on_file` with each file's name and metadata
 /// and `on_dir` with each sub-directory's name (symlinked directories skipped, names that are
 /// not UTF-8 skipped with a warning, entries removed while listed left out, a FIFO, socket or
-/// device an error). A missing directory (or a file) has no children.
+/// device an error). A directory that truly does not exist has no children; a path that is
+/// anything else than a readable directory is an error ([`absent_dir`]).
 fn scan(
     dir: &Location,
     mut on_file: impl FnMut(&str, &fs::Metadata) -> Result<()>,
@@ -151,8 +245,7 @@ fn scan(
     let path = path_of(dir)?;
     let rd = match fs::read_dir(path) {
         Ok(rd) => rd,
-        Err(e) if is_missing_dir(&e) => return Ok(()),
-        Err(e) => return Err(io_error(dir, e)),
+        Err(e) => return absent_dir(dir, e),
     };
     for entry in rd {
         let entry = entry.map_err(|e| Error::storage(dir.as_str(), e))?;
@@ -207,12 +300,7 @@ fn scan_filtered(
     let fd = match rustix::fs::open(path, flags, Mode::empty()) {
         Ok(fd) => fd,
         Err(e) => {
-            let e = io::Error::from(e);
-            return if is_missing_dir(&e) {
-                Ok(())
-            } else {
-                Err(io_error(dir, e))
-            };
+            return absent_dir(dir, io::Error::from(e));
         }
     };
     // The regular files' names, one after the other.
@@ -302,7 +390,22 @@ fn scan_filtered(
     Ok(())
 }
 
-/// Immediate children of `dir`; a missing directory (or a file) gives an empty listing.
+/// Checks each of `dirs`, directories of the table's layout: each must be a directory this
+/// process can open (symlinks followed) or truly absent ([`absent_dir`]); anything else is an
+/// error naming the path. Nothing is listed.
+pub(crate) fn check_dirs(dirs: &[Location]) -> Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    for dir in dirs {
+        if let Err(e) = rustix::fs::open(path_of(dir)?, flags, Mode::empty()) {
+            absent_dir(dir, io::Error::from(e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Immediate children of `dir`; a directory that truly does not exist gives an empty listing,
+/// anything else that is not a readable directory an error ([`absent_dir`]).
 pub(crate) fn list_dir(dir: &Location) -> Result<DirListing> {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
@@ -361,8 +464,10 @@ pub(crate) fn list_dir_names(
 /// readers see them: symlinks are followed (a symlinked branch directory is a branch, a
 /// symlinked tag file a tag). An entry that cannot be interpreted is an error, never skipped: a
 /// name that is not UTF-8, a dangling symlink, or anything that is neither a regular file nor a
-/// directory (FIFO, socket, device). A missing directory gives an empty listing; an entry
-/// removed while listed is left out.
+/// directory (FIFO, socket, device). A directory that truly does not exist gives an empty
+/// listing; a path that is anything else than a readable directory (a regular file, a FIFO, a
+/// dangling symlink, ...) is an error ([`absent_dir`]); an entry removed while listed is left
+/// out.
 pub(crate) fn list_metadata_dir(dir: &Location) -> Result<DirListing> {
     use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, StatxFlags};
     let path = path_of(dir)?;
@@ -370,12 +475,7 @@ pub(crate) fn list_metadata_dir(dir: &Location) -> Result<DirListing> {
     let fd = match rustix::fs::open(path, flags, Mode::empty()) {
         Ok(fd) => fd,
         Err(e) => {
-            let e = io::Error::from(e);
-            return if is_missing_dir(&e) {
-                Ok(DirListing::default())
-            } else {
-                Err(io_error(dir, e))
-            };
+            return absent_dir(dir, io::Error::from(e)).map(|()| DirListing::default());
         }
     };
     let refuse = |what: String| Error::malformed("metadata directory", dir.as_str(), what);
@@ -445,8 +545,7 @@ fn list_metadata_dir_by_path(dir: &Location) -> Result<DirListing> {
     let path = path_of(dir)?;
     let rd = match fs::read_dir(path) {
         Ok(rd) => rd,
-        Err(e) if is_missing_dir(&e) => return Ok(DirListing::default()),
-        Err(e) => return Err(io_error(dir, e)),
+        Err(e) => return absent_dir(dir, e).map(|()| DirListing::default()),
     };
     let refuse = |what: String| Error::malformed("metadata directory", dir.as_str(), what);
     let mut out = DirListing::default();
@@ -510,7 +609,7 @@ pub(crate) fn head(loc: &Location) -> Result<Option<FileStatus>> {
         Ok(m) if m.is_file() => Ok(Some(status(loc.clone(), &m))),
         Ok(m) if m.is_dir() => Ok(None),
         Ok(m) => Err(not_regular(loc.as_str(), &m.file_type())),
-        Err(e) if is_missing_dir(&e) => Ok(None),
+        Err(e) if is_missing_file(&e) => Ok(None),
         Err(e) => Err(io_error(loc, e)),
     }
 }
@@ -689,6 +788,67 @@ mod tests {
 
     fn loc(p: &Path) -> Location {
         Location::parse(p.to_str().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn only_a_truly_absent_directory_lists_as_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir(d.join("real")).unwrap();
+        fs::write(d.join("real/f"), b"x").unwrap();
+        fs::write(d.join("file"), b"x").unwrap();
+        std::os::unix::fs::symlink(d.join("nowhere"), d.join("dangling")).unwrap();
+        std::os::unix::fs::symlink(d.join("loop"), d.join("loop")).unwrap();
+        std::os::unix::fs::symlink(d.join("real"), d.join("linked")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            d.join("pipe"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        // Truly absent, also below an absent parent: empty.
+        for absent in ["absent", "absent/deeper"] {
+            let at = loc(&d.join(absent));
+            assert!(list_metadata_dir(&at).unwrap().files.is_empty(), "{absent}");
+            assert!(list_dir(&at).unwrap().files.is_empty(), "{absent}");
+            assert_eq!(list_dir_names(&at, None).unwrap().file_count(), 0);
+            check_dirs(&[at]).unwrap();
+        }
+        // A real directory and a symlink to one are listed.
+        for present in ["real", "linked"] {
+            let at = loc(&d.join(present));
+            assert_eq!(list_metadata_dir(&at).unwrap().files.len(), 1, "{present}");
+            check_dirs(&[at]).unwrap();
+        }
+        // Everything else is an error naming the path, from every listing.
+        for (bad, says) in [
+            ("file", "regular file"),
+            ("dangling", "dangling symlink"),
+            ("loop", "symlink loop"),
+            ("pipe", "named pipe"),
+            ("file/child", "parent component"),
+            ("dangling/child", "dangling symlink"),
+            ("dangling/a/b", "dangling symlink"),
+        ] {
+            let at = loc(&d.join(bad));
+            let errors = [
+                list_metadata_dir(&at).map(|_| ()).unwrap_err(),
+                list_dir(&at).map(|_| ()).unwrap_err(),
+                list_dir_names(&at, None).map(|_| ()).unwrap_err(),
+                list_tree(&at).map(|_| ()).unwrap_err(),
+                check_dirs(std::slice::from_ref(&at)).unwrap_err(),
+            ];
+            for e in errors {
+                let text = e.to_string();
+                assert!(!e.is_not_found(), "{bad}: {text}");
+                assert!(
+                    text.contains(at.as_str()) && text.contains(says),
+                    "{bad}: {text}"
+                );
+            }
+        }
     }
 
     #[test]

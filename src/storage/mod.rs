@@ -245,7 +245,11 @@ impl Storage {
         Ok(backend)
     }
 
-    /// Immediate children of `dir`. A missing directory gives an empty listing. Hidden files and
+    /// Immediate children of `dir`. A directory that truly does not exist gives an empty
+    /// listing; on local disks a path that is anything else than a readable directory (a
+    /// regular file, a FIFO, a dangling symlink, a symlink loop, a parent component that is
+    /// not a directory, a directory that cannot be opened) is an error, and on object stores
+    /// every listing error is an error. Hidden files and
     /// names with `%`, `=`, spaces or non-ASCII characters are returned exactly; on local disks,
     /// names that are not UTF-8 are skipped (with a warning).
     pub async fn list_dir(&self, dir: &Location) -> Result<DirListing> {
@@ -262,8 +266,9 @@ impl Storage {
     /// are followed (a symlinked branch directory is listed as a directory), and an entry that
     /// cannot be interpreted — a name that is not UTF-8, a dangling symlink, a FIFO, socket or
     /// device — is [`Error::Malformed`], never skipped: skipping one could hide a version that
-    /// protects files. Object stores list as [`Storage::list_dir`]. A missing directory gives
-    /// an empty listing.
+    /// protects files. Object stores list as [`Storage::list_dir`]. A directory that truly
+    /// does not exist gives an empty listing; anything else that cannot be listed is an error,
+    /// as for [`Storage::list_dir`].
     pub async fn list_metadata_dir(&self, dir: &Location) -> Result<DirListing> {
         self.reads
             .run(async {
@@ -274,12 +279,32 @@ impl Storage {
     }
 
     /// Every file below `dir`, recursively, sorted by location (local directory symlinks are
-    /// not followed). A missing directory gives an empty list.
+    /// not followed). A directory that truly does not exist gives an empty list; anything else
+    /// that cannot be listed is an error, as for [`Storage::list_dir`].
     pub async fn list_tree(&self, dir: &Location) -> Result<Vec<FileStatus>> {
         self.reads
             .run(async {
                 tracing::debug!(dir = %dir, "list_tree");
                 self.backend(dir)?.list_tree(dir).await
+            })
+            .await
+    }
+
+    /// Checks directories of the table's layout (`snapshot/`, `tag/`, `manifest/`, ...) without
+    /// listing them: on a local disk each must be a directory this process can open (symlinks
+    /// followed) or truly absent (nothing at the path, its nearest existing ancestor a
+    /// directory, decided with `lstat`); a regular file, FIFO, socket or device, a dangling
+    /// symlink or a symlink loop, at the path or at a parent component, and a directory that
+    /// cannot be opened are errors naming the path. Object stores have no directories:
+    /// nothing to check.
+    pub async fn check_layout_dirs(&self, dirs: &[Location]) -> Result<()> {
+        let Some(first) = dirs.first() else {
+            return Ok(());
+        };
+        self.reads
+            .run(async {
+                tracing::debug!(dirs = dirs.len(), first = %first, "check_layout_dirs");
+                self.backend(first)?.check_dirs(dirs).await
             })
             .await
     }

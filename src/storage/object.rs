@@ -54,15 +54,25 @@ fn status(root: &Location, meta: ObjectMeta) -> FileStatus {
     }
 }
 
-/// Immediate children of `dir` (a delimiter listing); missing → empty.
+/// The error of a failed listing of `dir`: `NotFound` too is a storage error here, never
+/// "missing, so empty".
+fn list_error(dir: &Location, e: object_store::Error) -> Error {
+    match e {
+        object_store::Error::NotFound { .. } => Error::storage(dir.as_str(), e),
+        e => os_error(dir, e),
+    }
+}
+
+/// Immediate children of `dir` (a delimiter listing). A prefix with no object under it lists
+/// as empty; every error of the store, `NotFound` included, is an error, never an empty
+/// listing (an empty listing of `snapshot/` would be taken for a table without snapshots).
 pub(crate) async fn list_dir(store: &dyn ObjectStore, dir: &Location) -> Result<DirListing> {
     let prefix = prefix_of(dir)?;
     let root = dir.store_root();
-    let res = match store.list_with_delimiter(prefix.as_ref()).await {
-        Ok(r) => r,
-        Err(object_store::Error::NotFound { .. }) => return Ok(DirListing::default()),
-        Err(e) => return Err(os_error(dir, e)),
-    };
+    let res = store
+        .list_with_delimiter(prefix.as_ref())
+        .await
+        .map_err(|e| list_error(dir, e))?;
     let mut out = DirListing::default();
     for meta in res.objects {
         // A "directory marker" object (`dir/`) parses to the prefix itself: not a child.
@@ -81,15 +91,15 @@ pub(crate) async fn list_dir(store: &dyn ObjectStore, dir: &Location) -> Result<
     Ok(out)
 }
 
-/// Every object below `dir`.
+/// Every object below `dir`; every error of the store is an error (as [`list_dir`]).
 pub(crate) async fn list_tree(store: &dyn ObjectStore, dir: &Location) -> Result<Vec<FileStatus>> {
     let prefix = prefix_of(dir)?;
     let root = dir.store_root();
-    let metas: Vec<ObjectMeta> = match store.list(prefix.as_ref()).try_collect().await {
-        Ok(m) => m,
-        Err(object_store::Error::NotFound { .. }) => return Ok(Vec::new()),
-        Err(e) => return Err(os_error(dir, e)),
-    };
+    let metas: Vec<ObjectMeta> = store
+        .list(prefix.as_ref())
+        .try_collect()
+        .await
+        .map_err(|e| list_error(dir, e))?;
     let mut files: Vec<FileStatus> = metas
         .into_iter()
         .filter(|m| Some(&m.location) != prefix.as_ref())
@@ -288,6 +298,13 @@ impl Backend for ObjectBackend {
 
     fn list_tree<'a>(&'a self, dir: &'a Location) -> BoxFuture<'a, Result<Vec<FileStatus>>> {
         Box::pin(list_tree(self.store.as_ref(), dir))
+    }
+
+    /// Object stores have no directories, so nothing to check: an unreadable "directory" is
+    /// an empty prefix there, which the capabilities guard against themselves (orphan removal
+    /// refuses a table without snapshots that holds manifests or data).
+    fn check_dirs<'a>(&'a self, _dirs: &'a [Location]) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async { Ok(()) })
     }
 
     fn head<'a>(&'a self, loc: &'a Location) -> BoxFuture<'a, Result<Option<FileStatus>>> {

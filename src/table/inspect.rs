@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::storage::Storage;
 use crate::table::{list_branches, Table};
 
@@ -19,7 +19,8 @@ pub struct BranchInspection {
     pub tags: BTreeMap<String, i64>,
     /// Latest snapshot id, by the hint rules.
     pub latest_snapshot_id: Option<i64>,
-    /// Error text when the branch could not be read (e.g. no schema); the branch is still listed.
+    /// Error text when the branch's schema is missing or malformed; the branch is still
+    /// listed. Any other failure to read a branch fails the whole inspection.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -118,12 +119,15 @@ pub async fn inspect_branch_named(
     for b in branches.iter().filter(|b| b.as_str() != branch) {
         let detail = match table.branch(b).await {
             Ok(t) => inspect_branch(&t).await?,
-            Err(e) => BranchInspection {
+            // A branch without a (parseable) schema is still listed, with its error; a branch
+            // that cannot be read at all (a storage error) fails the inspection.
+            Err(e @ (Error::NotFound { .. } | Error::Malformed { .. })) => BranchInspection {
                 snapshots: Vec::new(),
                 tags: BTreeMap::new(),
                 latest_snapshot_id: None,
                 error: Some(e.to_string()),
             },
+            Err(e) => return Err(e),
         };
         branch_details.insert(b.clone(), detail);
     }

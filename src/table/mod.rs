@@ -87,8 +87,22 @@ impl Table {
     }
 
     /// Open a named branch (`main` is the table root). A branch without a schema of its own is
-    /// [`Error::NotFound`]; a path-like name is [`Error::InvalidArgument`].
+    /// [`Error::NotFound`]; a path-like name is [`Error::InvalidArgument`]. The table's layout
+    /// is checked first ([`check_layout`]): a directory of any branch that exists but is not
+    /// a readable directory fails the open, so no capability ever starts on a table whose
+    /// structure it cannot see.
     pub async fn open_branch(
+        storage: Arc<Storage>,
+        overrides: &HashMap<String, String>,
+        branch: &str,
+    ) -> Result<Table> {
+        validate_branch_name(branch)?;
+        check_layout(&storage).await?;
+        Self::open_checked(storage, overrides, branch).await
+    }
+
+    /// [`Table::open_branch`] of a table whose layout was checked.
+    async fn open_checked(
         storage: Arc<Storage>,
         overrides: &HashMap<String, String>,
         branch: &str,
@@ -129,9 +143,10 @@ impl Table {
         })
     }
 
-    /// The same table opened on another branch.
+    /// The same table opened on another branch (the layout of every branch was checked when
+    /// this table was opened).
     pub async fn branch(&self, name: &str) -> Result<Table> {
-        Self::open_branch(self.storage.clone(), &self.overrides, name).await
+        Self::open_checked(self.storage.clone(), &self.overrides, name).await
     }
 
     /// This table (schema, options, paths) with the metadata directories of branch `name`; for
@@ -313,13 +328,67 @@ fn with_external_roots(storage: Arc<Storage>, options: &TableOptions) -> Arc<Sto
     Arc::new(storage.with_delete_roots(&roots))
 }
 
-/// List all branch names: "main" first, then `branch/branch-*` directories sorted.
+/// The directories of the layout under the table root that all branches share (spec §1.1).
+pub const TABLE_LAYOUT_DIRS: [&str; 4] = ["manifest", "index", "statistics", "branch"];
+
+/// The directories of the layout under each branch root (the table root for main).
+pub const BRANCH_LAYOUT_DIRS: [&str; 5] = ["snapshot", "changelog", "tag", "consumer", "schema"];
+
+/// Checks the table's structure before anything reads it: every directory of the layout
+/// ([`TABLE_LAYOUT_DIRS`] under the root, [`BRANCH_LAYOUT_DIRS`] under the root and under
+/// every branch's `branch/branch-<name>/`) must be a readable directory or truly absent
+/// ([`Storage::check_layout_dirs`]). A dangling symlink (a mount momentarily gone), a FIFO, a
+/// regular file, a symlink loop or a directory that cannot be opened there is an error naming
+/// the path: taken for an empty directory, it would make the table look as if it had no
+/// snapshots, tags, branches or schema, and every file they reference an orphan. Object
+/// stores have no directories: nothing to check there (their listing errors are errors, and
+/// orphan removal refuses an empty snapshot listing while manifests or data remain).
+pub async fn check_layout(storage: &Storage) -> Result<()> {
+    let root = storage.root();
+    if !root.is_local() {
+        return Ok(());
+    }
+    let dirs: Vec<Location> = TABLE_LAYOUT_DIRS
+        .iter()
+        .chain(BRANCH_LAYOUT_DIRS.iter())
+        .map(|d| root.join(d))
+        .collect();
+    storage.check_layout_dirs(&dirs).await?;
+    let own: Vec<Location> = list_branches(storage)
+        .await?
+        .iter()
+        .filter(|b| b.as_str() != MAIN_BRANCH)
+        .flat_map(|b| {
+            let broot = branch_root(root, b);
+            BRANCH_LAYOUT_DIRS.iter().map(move |d| broot.join(d))
+        })
+        .collect();
+    storage.check_layout_dirs(&own).await
+}
+
+/// List all branch names: "main" first, then `branch/branch-*` directories sorted. A
+/// `branch/` that is not a readable directory, and an entry `branch-<name>` that is a file,
+/// are errors: a branch is never silently left out.
 pub async fn list_branches(storage: &Storage) -> Result<Vec<String>> {
     // Symlinked branch directories are branches (readers follow the link); an entry that
     // cannot be interpreted is an error, so no branch is ever silently left out.
-    let listing = storage
-        .list_metadata_dir(&storage.root().join("branch"))
-        .await?;
+    let dir = storage.root().join("branch");
+    let listing = storage.list_metadata_dir(&dir).await?;
+    if let Some(f) = listing.files.iter().find(|f| {
+        f.location
+            .name()
+            .strip_prefix("branch-")
+            .is_some_and(|n| !n.is_empty())
+    }) {
+        return Err(Error::malformed(
+            "metadata directory",
+            dir.as_str(),
+            format!(
+                "entry `{}` is a file where a branch directory belongs; refusing to leave the branch out",
+                f.location.name()
+            ),
+        ));
+    }
     let mut names: Vec<String> = listing
         .dirs
         .iter()

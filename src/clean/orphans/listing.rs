@@ -20,8 +20,10 @@
 //! keys of the files younger than the cut-off are returned ([`Partial::young`]): the decision
 //! counts those a version references, so both runs report the same counts.
 //!
-//! A directory that cannot be listed counts as empty (deleting less is always safe); the error
-//! is reported.
+//! A data directory (partition or bucket) that cannot be listed counts as empty (deleting less
+//! is safe there); the error is reported. A directory of the layout (`manifest/`, `index/`,
+//! `statistics/`, a branch's `snapshot/` or `changelog/`) that cannot be listed fails the unit,
+//! and with it the run: only a directory that truly does not exist lists as empty.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -233,6 +235,9 @@ pub(crate) async fn list(
                     referenced.map(|k| k.as_ref()),
                 );
             }
+            // A directory of the layout (`manifest/`, `index/`, `statistics/`, a branch's
+            // `snapshot/` or `changelog/`) that cannot be listed stops the run.
+            Err(e) if !matches!(kind, DirKind::Data(_)) => return Err(e),
             Err(e) => {
                 tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
                 out.errors.push(format!("{dir}: {e}"));

@@ -18,7 +18,9 @@
 //!    no new version appears. Unreadable metadata that a version still present needs — a missing
 //!    manifest list, manifest or index manifest included (P3) — aborts the run before anything
 //!    is deleted; the error names the file. So does an empty reference set while snapshots
-//!    exist.
+//!    exist, a layout directory (`manifest/`, `snapshot/`, `branch/`, ...) that is not a
+//!    readable directory, and an empty snapshot listing of main while manifests, index or
+//!    statistics files or data exist. A table created but never committed is a no-op.
 //! 4. **Decide.** A candidate is kept when its resolved location is referenced; also when only
 //!    its *name* is referenced, at another location: that means our path resolution disagrees
 //!    with the writer's (e.g. partition options changed since, P18), and such candidates are

@@ -197,19 +197,10 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
     ctl.cancel.check()?;
 
     // Listed once for the metadata directories and the versions (the decision lists them
-    // again, with the versions).
-    let branches = match list_branches(&storage).await {
-        Ok(names) => Some(names),
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot list branches; only main's temp files are candidates");
-            state.skipped.push(format!("{}: {e}", root.join("branch")));
-            None
-        }
-    };
-    let branch_roots: Vec<Location> = match &branches {
-        Some(names) => names.iter().map(|b| branch_root(&root, b)).collect(),
-        None => vec![root.clone()],
-    };
+    // again, with the versions). A `branch/` that cannot be listed stops the run: without the
+    // branches' references, the files only they read would look like orphans.
+    let branches = list_branches(&storage).await?;
+    let branch_roots: Vec<Location> = branches.iter().map(|b| branch_root(&root, b)).collect();
 
     // The metadata directories: one list unit.
     let mut metadata = vec![
@@ -264,6 +255,31 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
         ctl.cancel.check()?;
     }
 
+    // No snapshot on main: there is nothing to decide orphans against. A table that holds
+    // manifests or data all the same (its `snapshot/` unreadable, or emptied on an object
+    // store, where an unreadable prefix lists as empty) is refused; one that was created but
+    // never committed (only its schema) is a no-op: no unit, nothing listed or deleted.
+    if main.snapshots().list_ids(&storage).await?.is_empty() {
+        if let Some(what) =
+            content_without_snapshots(&storage, &root, &frontier, &state.found.errors, list_conc)
+                .await?
+        {
+            return Err(Error::Conflict(format!(
+                "{} lists no snapshot while {what} exists: orphan removal cannot tell what is \
+                 referenced (is the snapshot directory readable?); nothing deleted",
+                main.snapshots().dir()
+            )));
+        }
+        tracing::info!("no snapshot, manifest or data file: orphan removal has nothing to do");
+        state.skipped.push(format!(
+            "{}: no snapshot on main and no manifest, index, statistics or data file; nothing \
+             listed, nothing deleted",
+            main.snapshots().dir()
+        ));
+        state.found.canonicalize();
+        return Ok(state);
+    }
+
     // The list units, emitted first.
     let reach = Reach::of(main);
     let mut works = vec![Work::List {
@@ -288,10 +304,7 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
 
     // The versions, then step by step their manifest lists and the manifests to read.
     let io = ctl.io_concurrency.max(1);
-    let new = match branches {
-        Some(names) => state.tracker.discover_in(main, names, io).await?,
-        None => state.tracker.discover(main, io).await?,
-    };
+    let new = state.tracker.discover_in(main, branches, io).await?;
     if !new.is_empty() {
         state.tracker.rounds = 1;
     }
@@ -337,6 +350,44 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
         "orphan removal planned"
     );
     Ok(state)
+}
+
+/// What a table without snapshots holds that only a snapshot could reference, if anything:
+/// a file in `manifest/`, `index/` or `statistics/`, a partition directory of the walk's
+/// `frontier`, a `bucket-*` directory under a data root, or a directory the walk could not
+/// list (`walk_errors`: it may hold any of these). Listing errors are errors.
+async fn content_without_snapshots(
+    storage: &crate::storage::Storage,
+    root: &Location,
+    frontier: &[(Location, Location)],
+    walk_errors: &[String],
+    concurrency: usize,
+) -> Result<Option<String>> {
+    for dir in ["manifest", "index", "statistics"] {
+        let listing = storage.list_dir(&root.join(dir)).await?;
+        if let Some(f) = listing.files.first() {
+            return Ok(Some(format!("the file {}", f.location)));
+        }
+    }
+    if let Some(e) = walk_errors.first() {
+        return Ok(Some(format!(
+            "a data directory that cannot be listed ({e})"
+        )));
+    }
+    if let Some((dir, _)) = frontier.iter().find(|(d, r)| d != r) {
+        return Ok(Some(format!("the partition directory {dir}")));
+    }
+    let roots: Vec<Location> = frontier.iter().map(|(d, _)| d.clone()).collect();
+    for (_, listing) in storage.list_dirs(&roots, concurrency).await? {
+        if let Some(b) = listing
+            .dirs
+            .iter()
+            .find(|d| d.name().starts_with("bucket-"))
+        {
+            return Ok(Some(format!("the bucket directory {b}")));
+        }
+    }
+    Ok(None)
 }
 
 /// Numbers `works` from `first` on ([`numbered`]) and hands each unit to `emit`; returns the
