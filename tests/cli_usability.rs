@@ -290,6 +290,9 @@ fn an_object_store_without_credentials_gets_a_hint() {
         .env_remove("AWS_ACCESS_KEY_ID")
         .env_remove("AWS_SECRET_ACCESS_KEY")
         .env_remove("AWS_PROFILE")
+        .env_remove("AWS_WEB_IDENTITY_TOKEN_FILE")
+        .env_remove("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+        .env_remove("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
         .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
         .env("AWS_CONFIG_FILE", "/nonexistent")
         .output()
@@ -304,4 +307,23 @@ fn an_object_store_without_credentials_gets_a_hint() {
     ] {
         assert!(err.contains(needle), "{needle}: {err}");
     }
+    // With credentials in the environment the failure is something else: no hint.
+    let o = exe()
+        .args([
+            "inspect",
+            "s3://bucket/wh/t",
+            "-o",
+            "s3.endpoint=http://127.0.0.1:9",
+            "-o",
+            "s3.region=us-east-1",
+            "-o",
+            "storage.retry.max-retries=0",
+        ])
+        .env("AWS_ACCESS_KEY_ID", "id")
+        .env("AWS_SECRET_ACCESS_KEY", "key")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("hint:"), "{err}");
 }

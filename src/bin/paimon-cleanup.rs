@@ -827,7 +827,8 @@ fn readable_ms(ms: i64) -> String {
 }
 
 /// What to add to a failed command's error for a person to act on, if anything: a storage
-/// failure on an object store that was given no credentials names where credentials go.
+/// failure on an object store that was given no credentials (neither in the options nor in the
+/// store's environment variables) names where credentials go.
 fn hint(args: &TableArgs, e: &Error) -> Option<String> {
     if !matches!(e, Error::Storage { .. }) || !is_uri(&args.table) {
         return None;
@@ -842,6 +843,31 @@ fn hint(args: &TableArgs, e: &Error) -> Option<String> {
         .map(|o| o.into_iter().map(|(k, (v, _))| (k, v)).collect())
         .unwrap_or_default();
     if credentials_given(&options) {
+        return None;
+    }
+    let set = |vars: &[&str]| vars.iter().any(|v| std::env::var_os(v).is_some());
+    let env_credentials = match scheme.as_str() {
+        "s3" | "s3a" | "s3n" | "oss" => set(&[
+            "AWS_ACCESS_KEY_ID",
+            "AWS_PROFILE",
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        ]),
+        "gs" | "gcs" => set(&[
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "GOOGLE_SERVICE_ACCOUNT",
+            "GOOGLE_SERVICE_ACCOUNT_PATH",
+            "GOOGLE_SERVICE_ACCOUNT_KEY",
+        ]),
+        _ => set(&[
+            "AZURE_STORAGE_ACCOUNT_KEY",
+            "AZURE_STORAGE_SAS_KEY",
+            "AZURE_CLIENT_SECRET",
+            "AZURE_FEDERATED_TOKEN_FILE",
+        ]),
+    };
+    if env_credentials {
         return None;
     }
     let (keys, env) = match scheme.as_str() {
