@@ -1610,8 +1610,8 @@ PaimonCleanupStatus paimon_cleanup_expire_config_new(struct PaimonCleanupExpireC
 /**
  * Sets the minimum number of snapshots kept, whatever their age (`snapshot.num-retained.min`).
  *
- * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_min` < 1 (the
- * config is then unchanged). Whether it exceeds the maximum is checked when an operation runs.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_min` is not in
+ * 1..=2147483647 (the config is then unchanged). Whether it exceeds the maximum is checked when an operation runs.
  * Thread-safety: see `PaimonCleanupExpireConfig`.
  *
  * # Safety
@@ -1625,7 +1625,8 @@ PaimonCleanupStatus paimon_cleanup_expire_config_set_retain_min(struct PaimonCle
  * Sets the maximum number of snapshots kept, whatever their age (`snapshot.num-retained.max`):
  * older ones expire even when they are younger than the time retained.
  *
- * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_max` < 1. Whether it
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_max` is not in
+ * 1..=2147483647. Whether it
  * is at least the minimum is checked when an operation runs (`INVALID_ARGUMENT` then).
  * Thread-safety: see `PaimonCleanupExpireConfig`.
  *
@@ -1643,7 +1644,8 @@ PaimonCleanupStatus paimon_cleanup_expire_config_set_retain_max(struct PaimonCle
  *
  * The cut-off can be given either as this duration or as an absolute time
  * (`paimon_cleanup_expire_config_set_older_than_ms`); the setter called last wins.
- * Errors: `NULL_POINTER` if `config` is NULL.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `time_retained_ms` is
+ * above 2^63-1.
  * Thread-safety: see `PaimonCleanupExpireConfig`.
  *
  * # Safety
@@ -1674,7 +1676,8 @@ PaimonCleanupStatus paimon_cleanup_expire_config_set_older_than_ms(struct Paimon
  * Sets the maximum number of snapshots one run expires (`snapshot.expire.limit`); a later run
  * continues where this one stopped.
  *
- * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` < 1.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is not in
+ * 1..=2147483647.
  * Thread-safety: see `PaimonCleanupExpireConfig`.
  *
  * # Safety
@@ -1912,7 +1915,7 @@ PaimonCleanupStatus paimon_cleanup_expire_tags(const struct PaimonCleanupContext
  * `*out` is left untouched.
  * Thread-safety: any number of host threads may call it at once.
  * Errors: `NULL_POINTER` if `context`, `executor` or `out` is NULL; `INVALID_ARGUMENT` when no
- * expiration is given and the table has none; `NOT_FOUND`, `CANCELLED`, `MALFORMED`, `STORAGE`,
+ * expiration is given and the table has none, or when `expiration_ms` is above 2^63-1; `NOT_FOUND`, `CANCELLED`, `MALFORMED`, `STORAGE`,
  * `PATH_REFUSED` as their names say. `*err` (when `err` is not NULL) is set to NULL on success
  * and to a new error object on failure.
  *
@@ -2489,7 +2492,8 @@ PaimonCleanupStatus paimon_cleanup_partition_expire_config_new(struct PaimonClea
  * Sets the expiration time in milliseconds (`partition.expiration-time`): a partition whose time
  * (by the strategy) is older than now minus this expires.
  *
- * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `expiration_time_ms` is 0.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `expiration_time_ms` is 0
+ * or above 2^63-1.
  * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
  *
  * # Safety
@@ -2548,7 +2552,8 @@ PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_timestamp_pattern
 /**
  * Sets the maximum number of partitions one run expires (`partition.expiration-max-num`).
  *
- * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is 0.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is not in
+ * 1..=2147483647.
  * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
  *
  * # Safety
@@ -2562,7 +2567,8 @@ PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_max_expires(struc
  * Sets how many partitions go into one commit (`partition.expiration-batch-size`); by default
  * all expired partitions are dropped in one commit.
  *
- * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `batch_size` is 0.
+ * Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `batch_size` is not in
+ * 1..=2147483647.
  * Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
  *
  * # Safety

@@ -1260,14 +1260,15 @@ public:
                                                      dry_run, o, out, err))
 
     /** Expires consumers that have not advanced for `expiration` (0 = the table's
-     *  consumer.expiration-time). */
+     *  consumer.expiration-time). A negative `expiration` is refused (INVALID_ARGUMENT, the
+     *  library's bound on `expiration_ms`), not taken as 0. */
     PAIMON_CLEANUP_HPP_OP(expire_consumers,
                           (const Executor &executor,
                            std::chrono::milliseconds expiration = std::chrono::milliseconds(0),
                            bool dry_run = false, const RunOptions &run = RunOptions()),
                           paimon_cleanup_expire_consumers(
                               handle_.get(), executor.get(),
-                              static_cast<uint64_t>(std::max<int64_t>(0, expiration.count())),
+                              static_cast<uint64_t>(expiration.count()),
                               dry_run, o, out, err))
 
     /** Removes files older than the cut-off that nothing references (see OrphanConfig). */

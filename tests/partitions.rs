@@ -1312,10 +1312,10 @@ fn cli_drop_and_expire_partitions() {
         preview["files_marked_deleted"]
     );
     let out = run(&["drop-partitions", t, "--partition", "nokey=1"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a partition key"));
     let out = run(&["drop-partitions", t, "--partition", "p"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     // INT partition values are no dates: values-time expires nothing (and says so in JSON).
     let out = run(&[
         "expire-partitions",
@@ -1341,7 +1341,7 @@ fn cli_drop_and_expire_partitions() {
         "--expiration-time",
         "1 d",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
 }
 
 /// A table whose STRING partition key `p` holds NULL, '', ' ' and 'a', two rows each (rows are
@@ -1442,7 +1442,7 @@ fn cli_specs_name_null_empty_and_blank_partitions_apart() {
     // Ambiguous or malformed specs are refused before anything is read.
     for text in ["p=NULL", "p=null", "p='a", "p=a'", "p"] {
         let out = run(&["drop-partitions", t, "--partition", text]);
-        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert_eq!(out.status.code(), Some(2), "{text}");
     }
     assert_eq!(snapshot_ids(&table), vec![1], "a refused spec committed");
 

@@ -35,11 +35,11 @@ fn cli_json(args: &[&str], env: &[(&str, &str)]) -> Value {
         .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
-/// Runs the CLI and expects exit code 1 with `needle` in the error.
+/// Runs the CLI and expects exit code 2 (usage) with `needle` in the error.
 fn cli_refused(args: &[&str], needle: &str) {
     let out = cli(args, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert!(err.contains(needle), "{args:?}: {err}");
 }
 

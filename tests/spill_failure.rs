@@ -98,7 +98,12 @@ fn fails_cleanly(table: &Path, work: &Path, what: &str, run: fn(&Path, &Path, bo
     let bad = not_a_dir(work);
     for dry_run in [true, false] {
         let out = run(table, &bad, dry_run);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        // With --json the error object is on stdout.
+        let stderr = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert!(
             !out.status.success(),
             "dry_run {dry_run}: the run succeeded without a temp dir: {}",

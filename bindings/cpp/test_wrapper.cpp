@@ -385,6 +385,10 @@ void test_fixture(const std::string &fixtures) {
     CHECK(et.kind() == pc::ReportKind::ExpireTags && et.expired_count() == 0);
     pc::Report ec = ctx_d.expire_consumers(exec, std::chrono::hours(1), true);
     CHECK(ec.kind() == pc::ReportKind::ExpireConsumers);
+    // A negative expiration is refused, not taken as 0 (the table's own expiration).
+    expect_error(pc::Status::InvalidArgument,
+                 [&] { (void)ctx_d.expire_consumers(exec, std::chrono::milliseconds(-1), true); },
+                 "negative consumer expiration");
     pc::MaintainConfig maintain_dry;
     maintain_dry.dry_run(true);
     pc::Report mt = ctx_d.maintain(exec, maintain_dry);

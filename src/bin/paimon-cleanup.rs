@@ -1,11 +1,30 @@
 //! `paimon-cleanup`: a command-line front end over the library's Rust API.
 
+/// Prints one line on standard output; a closed pipe ends the program quietly (see `out`).
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::out::line(&format!($($arg)*))
+    };
+}
+
+#[path = "paimon_cleanup/exit.rs"]
+mod exit;
+#[path = "paimon_cleanup/options.rs"]
+mod options;
+#[path = "paimon_cleanup/out.rs"]
+mod out;
+#[path = "paimon_cleanup/values.rs"]
+mod values;
+
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use paimon_cleanup::clean::orphans::MIN_WINDOW_WITH_WRITERS_MS;
 use paimon_cleanup::clean::partitions::filter::parse_partition_spec;
 use paimon_cleanup::clean::shared::clock::now_millis;
 use paimon_cleanup::clean::{
@@ -20,18 +39,38 @@ use paimon_cleanup::clean::{
     expire_snapshots, DeletionReport, ExpireConfig, RetentionOverrides, RunControl,
 };
 use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig};
-use paimon_cleanup::spec::options::parse_duration;
 use paimon_cleanup::spec::time_text::parse_older_than;
+use paimon_cleanup::storage::config::is_secret_key;
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::inspect::inspect_branch_named;
 use paimon_cleanup::table::{resolve_table_ref, Table, BRANCH_OPTION};
 use paimon_cleanup::{Error, Result};
 
+/// The end of `--help`: exit codes, logging, credentials.
+const AFTER_HELP: &str = "\
+Exit codes: 0 done; 1 failed (storage, not found, cancelled, memory limit, internal error);
+  2 usage (a bad argument, option or option value); 3 refused for safety (malformed metadata,
+  a path outside the table, an unsupported feature, an invariant that does not hold: nothing
+  was deleted); 4 partially done (reserved for sweeps). With --json an error is printed on
+  stdout as {\"error\":{\"code\":\"<kind>\",\"exit_code\":N,\"message\":\"...\"}}.
+
+Logging: PAIMON_CLEANUP_LOG sets what is logged on stderr, as a tracing filter (default
+  `warn`; e.g. `info`, `debug`, `paimon_cleanup=trace`). Colours only when stderr is a
+  terminal (and NO_COLOR is unset).
+
+Credentials: do not type secrets as `-o s3.secret-key=...`: every user of the machine can read
+  the command line (ps, /proc). Use the store's environment variables (AWS_ACCESS_KEY_ID,
+  AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; GOOGLE_SERVICE_ACCOUNT_PATH,
+  GOOGLE_APPLICATION_CREDENTIALS; AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY, ...),
+  an options file (`--options-file FILE`, key=value lines, `-` for stdin) or a value read from
+  a file (`-o s3.secret-key=@FILE`, `@-` for stdin). No log, error or report prints a secret.";
+
 #[derive(Parser)]
 #[command(
     name = "paimon-cleanup",
     version,
-    about = "Apache Paimon table maintenance"
+    about = "Apache Paimon table maintenance",
+    after_help = AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -50,77 +89,50 @@ struct TableArgs {
     /// every branch, as Java's `remove_orphan_files`).
     #[arg(long, value_name = "NAME")]
     branch: Option<String>,
-    /// Table option or storage option override, `key=value` (repeatable).
+    /// Table option or storage option override, `key=value` (repeatable; wins over
+    /// --options-file). `key=@FILE` reads the value from FILE (one trailing newline removed),
+    /// `key=@-` from standard input, `key=@@text` is the value `@text`. Give secrets that way,
+    /// in an options file or in the environment, never as plain `-o` values (a warning says so):
+    /// the command line is visible to every user in `ps`.
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// Worker threads of the runtime (default: number of cores).
-    #[arg(long)]
+    /// Options file: `key=value` lines (`#` comments, blank lines skipped, key and value
+    /// trimmed), repeatable; `-` reads standard input. The place for credentials.
+    #[arg(long = "options-file", value_name = "FILE")]
+    options_files: Vec<String>,
+    /// Worker threads of the runtime, 1 to 1024 (default: number of cores).
+    #[arg(long, value_name = "N", value_parser = values::threads)]
     threads: Option<usize>,
-    /// Print the result as one JSON object.
+    /// Print the result as one JSON object (an error as {"error":{...}}).
     #[arg(long)]
     json: bool,
     /// Bound on the memory the run's large structures may hold (candidate files, protection,
-    /// the deletion plan, the report), e.g. `512MiB`, `1GiB`, `800M` or plain bytes. Past it
-    /// the run stops with an error while planning, before deleting anything.
-    #[arg(long, value_name = "SIZE")]
-    max_memory: Option<String>,
-}
-
-/// Bytes of a size such as `1024`, `64KiB`, `512MiB`, `1GiB`, `800M`, `2G` (K/M/G/T and
-/// KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary).
-fn parse_bytes(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let factor: u64 = match unit.trim() {
-        "" | "B" | "b" => 1,
-        "K" | "KB" | "k" | "kB" => 1_000,
-        "M" | "MB" => 1_000_000,
-        "G" | "GB" => 1_000_000_000,
-        "T" | "TB" => 1_000_000_000_000,
-        "KiB" | "Ki" => 1 << 10,
-        "MiB" | "Mi" => 1 << 20,
-        "GiB" | "Gi" => 1 << 30,
-        "TiB" | "Ti" => 1 << 40,
-        other => {
-            return Err(Error::InvalidArgument(format!(
-                "--max-memory {s}: unknown unit {other:?} (use B, KiB, MiB, GiB, K, M, G)"
-            )))
-        }
-    };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| Error::InvalidArgument(format!("--max-memory {s}: not a size")))?;
-    let bytes = n * factor as f64;
-    if !bytes.is_finite() || bytes < 1.0 || bytes >= u64::MAX as f64 {
-        return Err(Error::InvalidArgument(format!(
-            "--max-memory {s}: must be at least 1 byte"
-        )));
-    }
-    Ok(bytes as u64)
+    /// the deletion plan, the report), e.g. `512MiB`, `1GiB`, `800M` or plain bytes; 1 byte to
+    /// 2^64-1. Past it the run stops with an error while planning, before deleting anything.
+    #[arg(long, value_name = "SIZE", value_parser = values::memory_size)]
+    max_memory: Option<u64>,
 }
 
 /// The run control of one command: `--max-memory`, defaults otherwise.
-fn control(args: &TableArgs) -> Result<RunControl> {
-    Ok(RunControl {
-        max_memory: args.max_memory.as_deref().map(parse_bytes).transpose()?,
+fn control(args: &TableArgs) -> RunControl {
+    RunControl {
+        max_memory: args.max_memory,
         ..RunControl::default()
-    })
+    }
 }
 
 #[derive(Args, Clone)]
 struct RetentionArgs {
-    /// Minimum number of snapshots kept (default: table option, then 10).
-    #[arg(long)]
+    /// Minimum number of snapshots kept, 1 to 2147483647 (default: table option, then 10).
+    #[arg(long, value_name = "N", value_parser = values::count)]
     retain_min: Option<i64>,
-    /// Maximum number of snapshots kept.
-    #[arg(long)]
+    /// Maximum number of snapshots kept, 1 to 2147483647.
+    #[arg(long, value_name = "N", value_parser = values::count)]
     retain_max: Option<i64>,
-    /// Keep versions younger than this (Paimon duration: `0s`, `30 min`, `1 h`, `7d`).
-    #[arg(long, conflicts_with_all = ["older_than_ms", "older_than"])]
-    time_retained: Option<String>,
+    /// Keep versions younger than this (Paimon duration: `0s`, `30 min`, `1 h`, `7d`; at most
+    /// 2^63-1 ms).
+    #[arg(long, value_name = "DURATION", value_parser = values::duration, conflicts_with_all = ["older_than_ms", "older_than"])]
+    time_retained: Option<Duration>,
     /// Cut-off as Java's `older_than`: versions older than this may expire. A timestamp
     /// (`'2024-01-01 12:00:00'`, `2024-01-01T12:00`, `2024-01-01`; local time zone unless it ends
     /// with one: `Z`, `+08:00`) or a duration back from now (`1 d`). Not in the future.
@@ -130,11 +142,12 @@ struct RetentionArgs {
         value_name = "TIMESTAMP|DURATION"
     )]
     older_than: Option<String>,
-    /// Absolute cut-off instead of --time-retained (epoch milliseconds; not in the future).
-    #[arg(long)]
+    /// Absolute cut-off instead of --time-retained (epoch milliseconds, 0 or more; not in the
+    /// future).
+    #[arg(long, value_name = "MS", value_parser = values::epoch_ms)]
     older_than_ms: Option<i64>,
-    /// Maximum snapshots expired in this run (`snapshot.expire.limit`).
-    #[arg(long)]
+    /// Maximum snapshots expired in this run (`snapshot.expire.limit`), 1 to 2147483647.
+    #[arg(long, value_name = "N", value_parser = values::count)]
     max_deletes: Option<i64>,
     /// Compute and report, change nothing.
     #[arg(long)]
@@ -162,8 +175,9 @@ enum Command {
             value_name = "TIMESTAMP|DURATION"
         )]
         older_than: Option<String>,
-        /// Absolute cut-off instead of --older-than (epoch milliseconds, not in the future).
-        #[arg(long)]
+        /// Absolute cut-off instead of --older-than (epoch milliseconds, 0 or more, not in the
+        /// future).
+        #[arg(long, value_name = "MS", value_parser = values::epoch_ms)]
         older_than_ms: Option<i64>,
         /// No writer is running: allow a cut-off within the last hour, up to now. With writers
         /// running, files written but not yet committed would be deleted.
@@ -245,8 +259,8 @@ enum Command {
             value_name = "TIMESTAMP|DURATION"
         )]
         older_than: Option<String>,
-        /// Also delete tags created before this epoch-ms time (not in the future).
-        #[arg(long)]
+        /// Also delete tags created before this epoch-ms time (0 or more, not in the future).
+        #[arg(long, value_name = "MS", value_parser = values::epoch_ms)]
         older_than_ms: Option<i64>,
         /// Compute and report, change nothing.
         #[arg(long)]
@@ -256,9 +270,9 @@ enum Command {
     ExpireConsumers {
         #[command(flatten)]
         table: TableArgs,
-        /// Paimon duration (default: the table's consumer.expiration-time).
-        #[arg(long)]
-        expiration_time: Option<String>,
+        /// Paimon duration, 1 ms to 2^63-1 ms (default: the table's consumer.expiration-time).
+        #[arg(long, value_name = "DURATION", value_parser = values::positive_duration)]
+        expiration_time: Option<Duration>,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -289,9 +303,9 @@ enum Command {
     ExpirePartitions {
         #[command(flatten)]
         table: TableArgs,
-        /// Paimon duration (default: the table's partition.expiration-time).
-        #[arg(long)]
-        expiration_time: Option<String>,
+        /// Paimon duration, 1 ms to 2^63-1 ms (default: the table's partition.expiration-time).
+        #[arg(long, value_name = "DURATION", value_parser = values::positive_duration)]
+        expiration_time: Option<Duration>,
         /// `values-time` or `update-time` (default: partition.expiration-strategy).
         #[arg(long)]
         strategy: Option<String>,
@@ -301,11 +315,13 @@ enum Command {
         /// How to build the time string from the keys, e.g. `$dt $hr:00:00`.
         #[arg(long)]
         timestamp_pattern: Option<String>,
-        /// At most this many partitions (default: partition.expiration-max-num, then 100).
-        #[arg(long)]
+        /// At most this many partitions, 1 to 2147483647 (default:
+        /// partition.expiration-max-num, then 100).
+        #[arg(long, value_name = "N", value_parser = values::count_usize)]
         max_num: Option<usize>,
-        /// Partitions per commit (default: partition.expiration-batch-size, else all in one).
-        #[arg(long)]
+        /// Partitions per commit, 1 to 2147483647 (default: partition.expiration-batch-size,
+        /// else all in one).
+        #[arg(long, value_name = "N", value_parser = values::count_usize)]
         batch_size: Option<usize>,
         /// Select and report, commit nothing.
         #[arg(long)]
@@ -326,11 +342,7 @@ impl RetentionArgs {
         Ok(RetentionOverrides {
             retain_min: self.retain_min,
             retain_max: self.retain_max,
-            time_retained: self
-                .time_retained
-                .as_deref()
-                .map(parse_duration)
-                .transpose()?,
+            time_retained: self.time_retained,
             older_than_ms: cutoff(self.older_than.as_deref(), self.older_than_ms)?,
             limit: self.max_deletes,
         })
@@ -344,7 +356,9 @@ fn cutoff(older_than: Option<&str>, older_than_ms: Option<i64>) -> Result<Option
     match (older_than, older_than_ms) {
         (Some(text), _) => parse_older_than(text, now).map(Some),
         (None, Some(ms)) if ms > now => Err(Error::InvalidArgument(format!(
-            "--older-than-ms {ms} is in the future (now is {now} ms)"
+            "--older-than-ms {ms} ({}) is in the future (now is {})",
+            readable_ms(ms),
+            readable_ms(now)
         ))),
         (None, ms) => Ok(ms),
     }
@@ -362,45 +376,72 @@ fn tag_names(list: &str) -> Vec<String> {
     names
 }
 
-fn parse_options(pairs: &[String]) -> Result<HashMap<String, String>> {
-    pairs
-        .iter()
-        .map(|p| {
-            p.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
-                .ok_or_else(|| Error::InvalidArgument(format!("option '{p}' is not key=value")))
-        })
-        .collect()
+/// The options of one command from every source (see `options`); warns when a secret was
+/// typed on the command line.
+fn parse_options(args: &TableArgs) -> Result<HashMap<String, String>> {
+    let collected = options::collect(&args.options_files, &args.options, &mut std::io::stdin())?;
+    for key in options::secrets_on_command_line(&collected) {
+        tracing::warn!(
+            "option {key} holds a secret and was typed on the command line, where every user of \
+             the machine can read it (ps, /proc): pass it in the environment, in \
+             --options-file FILE or as -o {key}=@FILE instead"
+        );
+    }
+    Ok(collected.into_iter().map(|(k, (v, _))| (k, v)).collect())
 }
 
-/// A relative local path is taken relative to the current directory.
+/// True when `arg` is a URI rather than a local path.
+fn is_uri(arg: &str) -> bool {
+    arg.contains("://") || arg.to_ascii_lowercase().starts_with("file:")
+}
+
+/// A local path is made absolute and canonical once here (relative to the current directory,
+/// `.`, `..` and symlinks resolved), so that `../wh/db.db/t` works; the library then keeps
+/// every path it touches beneath that root. URIs are passed as they are.
 fn table_uri(arg: &str) -> Result<String> {
-    let looks_like_uri = arg.contains("://") || arg.to_ascii_lowercase().starts_with("file:");
-    if looks_like_uri || std::path::Path::new(arg).is_absolute() {
+    if is_uri(arg) {
         return Ok(arg.to_string());
     }
-    let abs = std::fs::canonicalize(arg)
-        .map_err(|e| Error::InvalidArgument(format!("cannot resolve table path '{arg}': {e}")))?;
-    Ok(abs.to_string_lossy().into_owned())
+    let abs = std::fs::canonicalize(arg).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::NotFound {
+                path: arg.to_string(),
+            }
+        } else {
+            Error::InvalidArgument(format!("cannot resolve table path '{arg}': {e}"))
+        }
+    })?;
+    abs.to_str().map(str::to_string).ok_or_else(|| {
+        Error::InvalidArgument(format!("table path '{}' is not UTF-8", abs.display()))
+    })
 }
 
 fn runtime(threads: Option<usize>) -> Result<tokio::runtime::Runtime> {
     let mut b = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = threads {
-        if n == 0 {
-            return Err(Error::InvalidArgument(
-                "--threads must be at least 1".into(),
-            ));
-        }
         b.worker_threads(n);
     }
     // No more blocking threads than blocking sections in flight: tokio would otherwise start a
     // thread for nearly every hand-over between sections (each with a stack, an arena, a zstd
     // context).
     b.max_blocking_threads(paimon_cleanup::storage::max_blocking_sections())
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start runtime: {e}")))
+        .enable_all();
+    // Tokio panics when the system refuses a worker thread (a thread or memory limit): that is
+    // an error here, not a crash. The panic message is kept off stderr while it is caught.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.build()));
+    std::panic::set_hook(hook);
+    let workers = threads.map_or_else(|| "the".to_string(), |n| n.to_string());
+    match built {
+        Ok(Ok(rt)) => Ok(rt),
+        Ok(Err(e)) => Err(Error::Internal(format!(
+            "cannot start {workers} worker threads: {e}"
+        ))),
+        Err(_) => Err(Error::Internal(format!(
+            "cannot start {workers} worker threads: the system refused a thread (lower --threads)"
+        ))),
+    }
 }
 
 /// What one command works on: options, runtime, storage and branch.
@@ -421,7 +462,7 @@ impl Opened {
 /// Options, runtime, storage and branch for one command. `--branch`, `-o branch=` and a
 /// `$branch_<name>` suffix of the table may each name the branch; they must agree.
 fn open(args: &TableArgs) -> Result<Opened> {
-    let options = parse_options(&args.options)?;
+    let options = parse_options(args)?;
     let explicit = match (args.branch.as_deref(), options.get(BRANCH_OPTION)) {
         (Some(a), Some(b)) if a != b => {
             return Err(Error::InvalidArgument(format!(
@@ -444,13 +485,13 @@ fn open(args: &TableArgs) -> Result<Opened> {
 
 fn print_json<T: serde::Serialize>(v: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(v).map_err(|e| Error::Internal(e.to_string()))?;
-    println!("{text}");
+    outln!("{text}");
     Ok(())
 }
 
 fn print_deletion(d: &DeletionReport) {
     for (class, c) in &d.deleted {
-        println!(
+        outln!(
             "  {:<16} {:>8} files {:>14} bytes",
             format!("{class:?}"),
             c.files,
@@ -458,10 +499,10 @@ fn print_deletion(d: &DeletionReport) {
         );
     }
     if d.dirs_removed > 0 {
-        println!("  directories removed: {}", d.dirs_removed);
+        outln!("  directories removed: {}", d.dirs_removed);
     }
     for f in &d.failed {
-        println!("  FAILED {}: {}", f.path, f.error);
+        outln!("  FAILED {}: {}", f.path, f.error);
     }
 }
 
@@ -472,7 +513,7 @@ fn run_expire_snapshots(
     refuse_if_tags_pin: bool,
 ) -> Result<()> {
     let opened = open(args)?;
-    let ctl = control(args)?;
+    let ctl = control(args);
     let cfg = ExpireConfig {
         retention: retention.overrides()?,
         clean_empty_dirs: clean_empty_dirs.then_some(true),
@@ -493,13 +534,13 @@ fn run_expire_snapshots(
         "expired"
     };
     match (report.first_expired, report.last_expired) {
-        (Some(a), Some(b)) => println!("{verb} {} snapshots ({a}..={b})", report.snapshots_expired),
-        _ => println!("nothing to expire"),
+        (Some(a), Some(b)) => outln!("{verb} {} snapshots ({a}..={b})", report.snapshots_expired),
+        _ => outln!("nothing to expire"),
     }
     print_deletion(&report.deletion);
     if cfg.dry_run {
         for p in &report.deletion.paths {
-            println!("  would delete {}", p.path);
+            outln!("  would delete {}", p.path);
         }
     }
     Ok(())
@@ -526,7 +567,7 @@ where
         return print_json(&report);
     }
     let d = deletion(&report);
-    println!(
+    outln!(
         "{what}: {} {} files, {} bytes",
         if d.dry_run { "would delete" } else { "deleted" },
         d.total_files(),
@@ -535,7 +576,7 @@ where
     print_deletion(d);
     if d.dry_run {
         for p in &d.paths {
-            println!("  would delete {}", p.path);
+            outln!("  would delete {}", p.path);
         }
     }
     print_not_found(&report);
@@ -554,7 +595,7 @@ fn print_not_found(report: &impl serde::Serialize) {
         .map(|a| a.iter().filter_map(|n| n.as_str()).collect())
         .unwrap_or_default();
     if !names.is_empty() {
-        println!(
+        outln!(
             "  tags not found (nothing deleted for them): {}",
             names.join(", ")
         );
@@ -563,7 +604,7 @@ fn print_not_found(report: &impl serde::Serialize) {
 
 fn print_partition_report(what: &str, r: &PartitionReport) {
     let verb = if r.dry_run { "would drop" } else { "dropped" };
-    println!(
+    outln!(
         "{what}: {verb} {} partitions: {} files, {} rows, {} bytes marked deleted",
         r.partitions.len(),
         r.files_marked_deleted,
@@ -571,12 +612,14 @@ fn print_partition_report(what: &str, r: &PartitionReport) {
         r.bytes_marked_deleted
     );
     for name in &r.names {
-        println!("  {name}");
+        outln!("  {name}");
     }
     if !r.snapshot_ids.is_empty() {
-        println!(
+        outln!(
             "  snapshots: {:?} ({} retries, {} index entries removed)",
-            r.snapshot_ids, r.retries, r.index_entries_removed
+            r.snapshot_ids,
+            r.retries,
+            r.index_entries_removed
         );
     }
 }
@@ -603,7 +646,7 @@ fn run_drop_partitions(args: &TableArgs, partitions: &[String], dry_run: bool) -
         .iter()
         .map(|p| parse_partition_spec(p))
         .collect::<Result<Vec<_>>>()?;
-    let ctl = control(args)?;
+    let ctl = control(args);
     run_partition_op(args, "drop partitions", |t| async move {
         if dry_run {
             preview_drop_partitions(&t, &specs, &ctl).await
@@ -617,7 +660,7 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
     let opened = open(args)?;
     let report = opened.rt.block_on(async {
         let table = opened.table().await?;
-        maintain(&table, &MaintainConfig { dry_run }, &control(args)?).await
+        maintain(&table, &MaintainConfig { dry_run }, &control(args)).await
     })?;
     if args.json {
         return print_json(&report);
@@ -638,24 +681,24 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
         ),
     ];
     match &report.partitions {
-        Some(p) => println!(
+        Some(p) => outln!(
             "partition expiry: {} partitions dropped, {} files marked deleted",
             p.partitions.len(),
             p.files_marked_deleted
         ),
-        None => println!("partition expiry: not configured"),
+        None => outln!("partition expiry: not configured"),
     }
     for (name, d) in steps {
         match d {
             Some(d) => {
-                println!(
+                outln!(
                     "{name}: {} files, {} bytes",
                     d.total_files(),
                     d.total_bytes()
                 );
                 print_deletion(d);
             }
-            None => println!("{name}: not configured"),
+            None => outln!("{name}: not configured"),
         }
     }
     Ok(())
@@ -670,6 +713,18 @@ fn run_remove_orphan_files(
     dry_run: bool,
 ) -> Result<()> {
     let older_than_ms = cutoff(older_than, older_than_ms)?;
+    if let Some(cut) = older_than_ms {
+        let now = now_millis();
+        if !no_writers_running && cut > now.saturating_sub(MIN_WINDOW_WITH_WRITERS_MS) {
+            return Err(Error::InvalidArgument(format!(
+                "the cut-off {} is within the last hour (now is {}): files of writes not yet \
+                 committed would be deleted; use an older cut-off, or --no-writers-running when \
+                 every writer is stopped",
+                readable_ms(cut),
+                readable_ms(now)
+            )));
+        }
+    }
     let cfg = OrphanConfig {
         older_than_ms,
         dry_run,
@@ -680,34 +735,35 @@ fn run_remove_orphan_files(
     let opened = open(args)?;
     let report = opened.rt.block_on(async {
         let table = opened.table().await?;
-        remove_orphan_files(&table, &cfg, &control(args)?).await
+        remove_orphan_files(&table, &cfg, &control(args)).await
     })?;
     if args.json {
         return print_json(&report);
     }
     let verb = if dry_run { "would delete" } else { "deleted" };
-    println!(
-        "{verb} {} orphan files ({} bytes); {} candidates: {} referenced (any age), {} vetoed, the others older than {} ms",
+    outln!(
+        "{verb} {} orphan files ({} bytes); {} candidates: {} referenced (any age), {} vetoed, the others older than {} ({} ms)",
         report.deletion.total_files(),
         report.deletion.total_bytes(),
         report.candidates,
         report.referenced,
         report.vetoed,
+        readable_ms(report.older_than_ms),
         report.older_than_ms
     );
     print_deletion(&report.deletion);
     for p in &report.kept_name_referenced_elsewhere {
-        println!("  kept (its name is referenced at another location): {p}");
+        outln!("  kept (its name is referenced at another location): {p}");
     }
     for b in &report.branches_without_schema {
-        println!("  branch without schema (its versions still protect files): {b}");
+        outln!("  branch without schema (its versions still protect files): {b}");
     }
     for s in &report.skipped {
-        println!("  not listed: {s}");
+        outln!("  not listed: {s}");
     }
     if dry_run {
         for p in &report.deletion.paths {
-            println!("  would delete {}", p.path);
+            outln!("  would delete {}", p.path);
         }
     }
     Ok(())
@@ -721,20 +777,18 @@ fn run_inspect(args: &TableArgs) -> Result<()> {
         &opened.branch,
     ))?;
     if args.json {
-        let text =
-            serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))?;
-        println!("{text}");
+        print_json(&report)?;
     } else {
-        println!("table:      {}", report.table);
-        println!("branch:     {}", report.branch);
-        println!("branches:   {}", report.branches.join(", "));
+        outln!("table:      {}", report.table);
+        outln!("branch:     {}", report.branch);
+        outln!("branches:   {}", report.branches.join(", "));
         match (report.earliest_snapshot_id, report.latest_snapshot_id) {
-            (Some(a), Some(b)) => println!("snapshots:  {} ({a}..={b})", report.snapshots.len()),
-            _ => println!("snapshots:  none"),
+            (Some(a), Some(b)) => outln!("snapshots:  {} ({a}..={b})", report.snapshots.len()),
+            _ => outln!("snapshots:  none"),
         }
-        println!("tags:       {}", report.tags.len());
-        println!("consumers:  {}", report.consumers.len());
-        println!(
+        outln!("tags:       {}", report.tags.len());
+        outln!("consumers:  {}", report.consumers.len());
+        outln!(
             "live files: {} ({} bytes)",
             report.live_files.len(),
             report.live_file_bytes
@@ -743,16 +797,103 @@ fn run_inspect(args: &TableArgs) -> Result<()> {
     Ok(())
 }
 
-fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PAIMON_CLEANUP_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    let cli = Cli::parse();
-    let result = match &cli.command {
+impl Command {
+    /// The table arguments every command has.
+    fn table_args(&self) -> &TableArgs {
+        match self {
+            Command::Inspect(table)
+            | Command::RemoveOrphanFiles { table, .. }
+            | Command::ExpireSnapshots { table, .. }
+            | Command::ExpireChangelogs { table, .. }
+            | Command::DeleteTag { table, .. }
+            | Command::ExpireTags { table, .. }
+            | Command::ExpireConsumers { table, .. }
+            | Command::DropPartitions { table, .. }
+            | Command::ExpirePartitions { table, .. }
+            | Command::Maintain { table, .. } => table,
+        }
+    }
+}
+
+/// An epoch-ms time as local date, time and zone (`2024-01-01 12:00:00.000 +02:00`).
+fn readable_ms(ms: i64) -> String {
+    match chrono::DateTime::from_timestamp_millis(ms) {
+        Some(t) => t
+            .with_timezone(&chrono::Local)
+            .format("%Y-%m-%d %H:%M:%S%.3f %:z")
+            .to_string(),
+        None => format!("{ms} ms since the epoch"),
+    }
+}
+
+/// What to add to a failed command's error for a person to act on, if anything: a storage
+/// failure on an object store that was given no credentials (neither in the options nor in the
+/// store's environment variables) names where credentials go.
+fn hint(args: &TableArgs, e: &Error) -> Option<String> {
+    if !matches!(e, Error::Storage { .. }) || !is_uri(&args.table) {
+        return None;
+    }
+    let scheme = args.table.split("://").next()?.to_ascii_lowercase();
+    let credentials_given = |options: &HashMap<String, String>| {
+        options
+            .keys()
+            .any(|k| is_secret_key(k) || k.to_ascii_lowercase().contains("access"))
+    };
+    let options = options::collect(&args.options_files, &args.options, &mut std::io::empty())
+        .map(|o| o.into_iter().map(|(k, (v, _))| (k, v)).collect())
+        .unwrap_or_default();
+    if credentials_given(&options) {
+        return None;
+    }
+    let set = |vars: &[&str]| vars.iter().any(|v| std::env::var_os(v).is_some());
+    let env_credentials = match scheme.as_str() {
+        "s3" | "s3a" | "s3n" | "oss" => set(&[
+            "AWS_ACCESS_KEY_ID",
+            "AWS_PROFILE",
+            "AWS_WEB_IDENTITY_TOKEN_FILE",
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+            "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        ]),
+        "gs" | "gcs" => set(&[
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "GOOGLE_SERVICE_ACCOUNT",
+            "GOOGLE_SERVICE_ACCOUNT_PATH",
+            "GOOGLE_SERVICE_ACCOUNT_KEY",
+        ]),
+        _ => set(&[
+            "AZURE_STORAGE_ACCOUNT_KEY",
+            "AZURE_STORAGE_SAS_KEY",
+            "AZURE_CLIENT_SECRET",
+            "AZURE_FEDERATED_TOKEN_FILE",
+        ]),
+    };
+    if env_credentials {
+        return None;
+    }
+    let (keys, env) = match scheme.as_str() {
+        "s3" | "s3a" | "s3n" | "oss" => (
+            "-o s3.access-key=... -o s3.secret-key=@FILE (and s3.endpoint, s3.region)",
+            "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN), AWS_PROFILE",
+        ),
+        "gs" | "gcs" => (
+            "-o fs.gs.auth.service.account.json.keyfile=FILE",
+            "GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_SERVICE_ACCOUNT_PATH",
+        ),
+        "az" | "azure" | "adl" | "abfs" | "abfss" | "wasb" | "wasbs" => (
+            "-o azure_storage_account_name=... -o azure_storage_account_key=@FILE",
+            "AZURE_STORAGE_ACCOUNT_NAME / AZURE_STORAGE_ACCOUNT_KEY",
+        ),
+        _ => return None,
+    };
+    Some(format!(
+        "no credentials were given for {scheme}:// (the store then asks the environment and the \
+         instance metadata endpoint): pass them as {keys}, in an options file (--options-file \
+         FILE), or in the environment ({env})"
+    ))
+}
+
+fn run(command: &Command) -> Result<()> {
+    match command {
         Command::Inspect(a) => run_inspect(a),
         Command::RemoveOrphanFiles {
             table,
@@ -789,7 +930,7 @@ fn main() -> ExitCode {
             run_capability(
                 table,
                 "expire changelogs",
-                |t| async move { expire_changelogs(&t, &cfg, &control(table)?).await },
+                |t| async move { expire_changelogs(&t, &cfg, &control(table)).await },
                 |r: &ChangelogExpireReport| &r.deletion,
             )
         }),
@@ -802,7 +943,7 @@ fn main() -> ExitCode {
             run_capability(
                 table,
                 "delete tag",
-                |t| async move { delete_tags(&t, &names, *dry_run, &control(table)?).await },
+                |t| async move { delete_tags(&t, &names, *dry_run, &control(table)).await },
                 |r: &TagReport| &r.deletion,
             )
         }
@@ -815,7 +956,7 @@ fn main() -> ExitCode {
             run_capability(
                 table,
                 "expire tags",
-                |t| async move { expire_tags(&t, cut, *dry_run, &control(table)?).await },
+                |t| async move { expire_tags(&t, cut, *dry_run, &control(table)).await },
                 |r: &TagReport| &r.deletion,
             )
         }),
@@ -823,18 +964,15 @@ fn main() -> ExitCode {
             table,
             expiration_time,
             dry_run,
-        } => expiration_time
-            .as_deref()
-            .map(parse_duration)
-            .transpose()
-            .and_then(|d| {
-                run_capability(
-                    table,
-                    "expire consumers",
-                    |t| async move { expire_consumers(&t, d, *dry_run, &control(table)?).await },
-                    |r: &ConsumerReport| &r.deletion,
-                )
-            }),
+        } => {
+            let d = *expiration_time;
+            run_capability(
+                table,
+                "expire consumers",
+                |t| async move { expire_consumers(&t, d, *dry_run, &control(table)).await },
+                |r: &ConsumerReport| &r.deletion,
+            )
+        }
         Command::DropPartitions {
             table,
             partitions,
@@ -849,9 +987,9 @@ fn main() -> ExitCode {
             max_num,
             batch_size,
             dry_run,
-        } => (|| {
+        } => {
             let cfg = PartitionExpireConfig {
-                expiration_time: expiration_time.as_deref().map(parse_duration).transpose()?,
+                expiration_time: *expiration_time,
                 strategy: strategy.as_deref().map(str::parse).transpose()?,
                 timestamp_formatter: timestamp_formatter.clone(),
                 timestamp_pattern: timestamp_pattern.clone(),
@@ -861,34 +999,52 @@ fn main() -> ExitCode {
                 now_millis: None,
             };
             run_partition_op(table, "expire partitions", |t| async move {
-                expire_partitions(&t, &cfg, &control(table)?).await
+                expire_partitions(&t, &cfg, &control(table)).await
             })
-        })(),
-        Command::Maintain { table, dry_run } => run_maintain(table, *dry_run),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
         }
+        Command::Maintain { table, dry_run } => run_maintain(table, *dry_run),
     }
 }
 
-#[cfg(test)]
-mod max_memory_tests {
-    use super::parse_bytes;
-
-    #[test]
-    fn sizes_parse_with_binary_and_decimal_units() {
-        assert_eq!(parse_bytes("1024").unwrap(), 1024);
-        assert_eq!(parse_bytes("64KiB").unwrap(), 64 << 10);
-        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
-        assert_eq!(parse_bytes("1GiB").unwrap(), 1 << 30);
-        assert_eq!(parse_bytes("1.5G").unwrap(), 1_500_000_000);
-        assert_eq!(parse_bytes(" 800M ").unwrap(), 800_000_000);
-        for bad in ["", "0", "-1", "12 parsecs", "GiB", "1e999"] {
-            assert!(parse_bytes(bad).is_err(), "{bad}");
+fn main() -> ExitCode {
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("PAIMON_CLEANUP_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_ansi(colour)
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let json = std::env::args_os().any(|a| a == "--json");
+            let quiet = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+            if json && !quiet {
+                let text = e.render().to_string();
+                let message = text
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("error: ");
+                return exit::report("invalid_argument", exit::USAGE, message, true);
+            }
+            // Help, version and usage errors as clap prints them (exit 0, 0 and 2).
+            let _ = e.print();
+            return ExitCode::from(if quiet { exit::DONE } else { exit::USAGE });
+        }
+    };
+    let args = cli.command.table_args();
+    match run(&cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let mut message = e.to_string();
+            if let Some(h) = hint(args, &e) {
+                message = format!("{message}\nhint: {h}");
+            }
+            exit::report(exit::name_of(&e), exit::code_of(&e), &message, args.json)
         }
     }
 }

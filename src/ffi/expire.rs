@@ -9,7 +9,8 @@ use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
 use super::handle::{
-    free_handle, in_range, new_settings, set, settings_handle, settings_of, Settings,
+    free_handle, in_range, new_settings, set, settings_handle, settings_of, Settings, MAX_COUNT,
+    MAX_DURATION_MS,
 };
 use super::ops::Call;
 use super::report::PaimonCleanupReport;
@@ -87,8 +88,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_new(
 
 /// Sets the minimum number of snapshots kept, whatever their age (`snapshot.num-retained.min`).
 ///
-/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_min` < 1 (the
-/// config is then unchanged). Whether it exceeds the maximum is checked when an operation runs.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_min` is not in
+/// 1..=2147483647 (the config is then unchanged). Whether it exceeds the maximum is checked when an operation runs.
 /// Thread-safety: see `PaimonCleanupExpireConfig`.
 ///
 /// # Safety
@@ -100,7 +101,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_min(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_retain_min";
-    let value = in_range(F, "retain_min", retain_min, 1..);
+    let value = in_range(F, "retain_min", retain_min, 1..=MAX_COUNT);
     // SAFETY: forwarded caller guarantees.
     unsafe {
         set(F, config, err, value, |s, v| {
@@ -112,7 +113,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_min(
 /// Sets the maximum number of snapshots kept, whatever their age (`snapshot.num-retained.max`):
 /// older ones expire even when they are younger than the time retained.
 ///
-/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_max` < 1. Whether it
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `retain_max` is not in
+/// 1..=2147483647. Whether it
 /// is at least the minimum is checked when an operation runs (`INVALID_ARGUMENT` then).
 /// Thread-safety: see `PaimonCleanupExpireConfig`.
 ///
@@ -125,7 +127,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_max(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_retain_max";
-    let value = in_range(F, "retain_max", retain_max, 1..);
+    let value = in_range(F, "retain_max", retain_max, 1..=MAX_COUNT);
     // SAFETY: forwarded caller guarantees.
     unsafe {
         set(F, config, err, value, |s, v| {
@@ -140,7 +142,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_retain_max(
 ///
 /// The cut-off can be given either as this duration or as an absolute time
 /// (`paimon_cleanup_expire_config_set_older_than_ms`); the setter called last wins.
-/// Errors: `NULL_POINTER` if `config` is NULL.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `time_retained_ms` is
+/// above 2^63-1.
 /// Thread-safety: see `PaimonCleanupExpireConfig`.
 ///
 /// # Safety
@@ -152,7 +155,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_time_retained_ms(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_time_retained_ms";
-    let value = Ok(Duration::from_millis(time_retained_ms));
+    let value = in_range(F, "time_retained_ms", time_retained_ms, 0..=MAX_DURATION_MS)
+        .map(Duration::from_millis);
     // SAFETY: forwarded caller guarantees.
     unsafe {
         set(F, config, err, value, |s, v| {
@@ -193,7 +197,8 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_older_than_ms(
 /// Sets the maximum number of snapshots one run expires (`snapshot.expire.limit`); a later run
 /// continues where this one stopped.
 ///
-/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` < 1.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is not in
+/// 1..=2147483647.
 /// Thread-safety: see `PaimonCleanupExpireConfig`.
 ///
 /// # Safety
@@ -205,7 +210,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_config_set_max_expires(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expire_config_set_max_expires";
-    let value = in_range(F, "max_expires", max_expires, 1..);
+    let value = in_range(F, "max_expires", max_expires, 1..=MAX_COUNT);
     // SAFETY: forwarded caller guarantees.
     unsafe {
         set(F, config, err, value, |s, v| {

@@ -172,6 +172,13 @@ pub(crate) unsafe fn settings_or_default<H: SettingsHandle>(handle: *const H) ->
 
 /// `value` when it lies in `range`, else `INVALID_ARGUMENT` naming the function, the argument,
 /// the value and the range (`1..`, `0..=4096`). The one range check of every setter.
+/// Largest count a setter accepts (retained snapshots, snapshots or partitions per run,
+/// partitions per commit): Java's `int`, the type of the table options they override.
+pub(crate) const MAX_COUNT: i64 = i32::MAX as i64;
+/// Largest duration in milliseconds a setter accepts: durations are compared with epoch-ms
+/// times, which are `int64`.
+pub(crate) const MAX_DURATION_MS: u64 = i64::MAX as u64;
+
 pub(crate) fn in_range<T, R>(function: &str, name: &str, value: T, range: R) -> Result<T, FfiError>
 where
     T: PartialOrd + Debug,

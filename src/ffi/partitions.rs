@@ -16,6 +16,7 @@ use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
 use super::handle::{
     free_handle, in_range, new_settings, set, settings_handle, settings_or_default, Settings,
+    MAX_COUNT, MAX_DURATION_MS,
 };
 use super::ops::Call;
 use super::report::{PaimonCleanupReport, PaimonCleanupReportKind};
@@ -319,7 +320,7 @@ settings_handle!(
 /// `value` as a count of at least 1, or `INVALID_ARGUMENT`.
 fn count(function: &str, name: &str, value: u64) -> Result<usize, FfiError> {
     // In range, so the conversion is exact.
-    in_range(function, name, value, 1..=usize::MAX as u64).map(|n| n as usize)
+    in_range(function, name, value, 1..=MAX_COUNT as u64).map(|n| n as usize)
 }
 
 /// The strategy a `PaimonCleanupPartitionExpireStrategy` value names, or `INVALID_ARGUMENT`.
@@ -359,7 +360,8 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_new(
 /// Sets the expiration time in milliseconds (`partition.expiration-time`): a partition whose time
 /// (by the strategy) is older than now minus this expires.
 ///
-/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `expiration_time_ms` is 0.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `expiration_time_ms` is 0
+/// or above 2^63-1.
 /// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
 ///
 /// # Safety
@@ -371,8 +373,13 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_expiration_t
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_partition_expire_config_set_expiration_time_ms";
-    let value =
-        in_range(F, "expiration_time_ms", expiration_time_ms, 1..).map(Duration::from_millis);
+    let value = in_range(
+        F,
+        "expiration_time_ms",
+        expiration_time_ms,
+        1..=MAX_DURATION_MS,
+    )
+    .map(Duration::from_millis);
     // SAFETY: forwarded caller guarantees.
     unsafe { set(F, config, err, value, |s, v| s.expiration_time = Some(v)) }
 }
@@ -445,7 +452,8 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_timestamp_pa
 
 /// Sets the maximum number of partitions one run expires (`partition.expiration-max-num`).
 ///
-/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is 0.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `max_expires` is not in
+/// 1..=2147483647.
 /// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
 ///
 /// # Safety
@@ -465,7 +473,8 @@ pub unsafe extern "C" fn paimon_cleanup_partition_expire_config_set_max_expires(
 /// Sets how many partitions go into one commit (`partition.expiration-batch-size`); by default
 /// all expired partitions are dropped in one commit.
 ///
-/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `batch_size` is 0.
+/// Errors: `NULL_POINTER` if `config` is NULL; `INVALID_ARGUMENT` if `batch_size` is not in
+/// 1..=2147483647.
 /// Thread-safety: see `PaimonCleanupPartitionExpireConfig`.
 ///
 /// # Safety

@@ -11,6 +11,7 @@ use crate::clean::{delete_tag, expire_consumers, expire_tags};
 use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
+use super::handle::{in_range, MAX_DURATION_MS};
 use super::ops::Call;
 use super::report::{PaimonCleanupReport, PaimonCleanupReportKind};
 use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
@@ -150,7 +151,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_tags(
 /// `*out` is left untouched.
 /// Thread-safety: any number of host threads may call it at once.
 /// Errors: `NULL_POINTER` if `context`, `executor` or `out` is NULL; `INVALID_ARGUMENT` when no
-/// expiration is given and the table has none; `NOT_FOUND`, `CANCELLED`, `MALFORMED`, `STORAGE`,
+/// expiration is given and the table has none, or when `expiration_ms` is above 2^63-1; `NOT_FOUND`, `CANCELLED`, `MALFORMED`, `STORAGE`,
 /// `PATH_REFUSED` as their names say. `*err` (when `err` is not NULL) is set to NULL on success
 /// and to a new error object on failure.
 ///
@@ -171,6 +172,7 @@ pub unsafe extern "C" fn paimon_cleanup_expire_consumers(
     let body = || -> Result<(), FfiError> {
         // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
         let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        let expiration_ms = in_range(F, "expiration_ms", expiration_ms, 0..=MAX_DURATION_MS)?;
         let expiration = (expiration_ms > 0).then(|| Duration::from_millis(expiration_ms));
         let report = call.run(|table, control| async move {
             expire_consumers(&table, expiration, dry_run, &control).await

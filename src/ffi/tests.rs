@@ -723,7 +723,12 @@ mod operations {
                 ];
                 assert!(got.contains(&expected), "{older} {conc}: {got:?}");
             }
-            for (value, expected) in [(0u64, InvalidArgument), (1, Done), (u64::MAX, Done)] {
+            for (value, expected) in [
+                (0u64, InvalidArgument),
+                (1, Done),
+                (i32::MAX as u64, Done),
+                (u64::MAX, InvalidArgument),
+            ] {
                 let setters = [
                     paimon_cleanup_partition_expire_config_set_expiration_time_ms,
                     paimon_cleanup_partition_expire_config_set_max_expires,
@@ -747,7 +752,7 @@ mod operations {
             assert_eq!(set_strategy(part, 1, ptr::null_mut()), Done);
             let s = (*part).settings().get();
             assert_eq!(s.now_millis, Some(0));
-            assert_eq!(s.batch_size, Some(usize::MAX));
+            assert_eq!(s.batch_size, Some(i32::MAX as usize));
             assert_eq!(
                 paimon_cleanup_maintain_config_set_dry_run(ptr::null_mut(), true, ptr::null_mut()),
                 NullPointer

@@ -88,12 +88,46 @@ impl std::fmt::Debug for StoreConfig {
     }
 }
 
+/// Largest `storage.retry.max-retries`.
+pub const MAX_RETRIES: usize = 1000;
+/// Largest value of the storage durations (retry timeout and backoffs, request and connect
+/// timeouts): 7 days. A larger one would overflow the HTTP client's deadlines.
+pub const MAX_STORAGE_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// True for option keys whose values are credentials (secret keys, passwords, tokens, account
+/// keys, SAS, private keys, credential files' contents): their values are never printed, and
+/// the CLI warns when one is given directly on its command line. Access key ids are not
+/// secrets by this rule.
+pub fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    [
+        "secret",
+        "password",
+        "token",
+        "account.key",
+        "account-key",
+        "account_key",
+        "credential",
+        "sas",
+        "private",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
+}
+
 fn parse_duration_opt(options: &HashMap<String, String>, key: &str) -> Result<Option<Duration>> {
     match options.get(key) {
         None => Ok(None),
-        Some(v) => parse_duration(v)
-            .map(Some)
-            .map_err(|e| Error::InvalidArgument(format!("option {key}: {e}"))),
+        Some(v) => {
+            let d = parse_duration(v)
+                .map_err(|e| Error::InvalidArgument(format!("option {key}: {e}")))?;
+            if d > MAX_STORAGE_DURATION {
+                return Err(Error::InvalidArgument(format!(
+                    "option {key}: '{v}' is longer than 7 d"
+                )));
+            }
+            Ok(Some(d))
+        }
     }
 }
 
@@ -114,11 +148,16 @@ impl StoreConfig {
     pub fn new(options: &HashMap<String, String>) -> Result<StoreConfig> {
         let mut retry = RetrySettings::default();
         if let Some(v) = options.get(RETRY_MAX_RETRIES) {
-            retry.max_retries = v.trim().parse().map_err(|_| {
-                Error::InvalidArgument(format!(
-                    "option {RETRY_MAX_RETRIES}: '{v}' is not a non-negative integer"
-                ))
-            })?;
+            retry.max_retries = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n <= MAX_RETRIES)
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "option {RETRY_MAX_RETRIES}: '{v}' is not an integer from 0 to {MAX_RETRIES}"
+                    ))
+                })?;
         }
         if let Some(d) = parse_duration_opt(options, RETRY_TIMEOUT)? {
             retry.timeout = d;
@@ -522,6 +561,11 @@ mod tests {
             (RETRY_MAX_RETRIES, "x"),
             (RETRY_TIMEOUT, "soon"),
             (RETRY_INIT_BACKOFF, "1 h"),
+            (RETRY_MAX_RETRIES, "1001"),
+            (RETRY_MAX_RETRIES, "18446744073709551615"),
+            (RETRY_TIMEOUT, "8 d"),
+            (REQUEST_TIMEOUT, "106751991167 d"),
+            (CONNECT_TIMEOUT, "9999999 h"),
         ] {
             assert!(
                 matches!(
@@ -530,6 +574,34 @@ mod tests {
                 ),
                 "{bad:?}"
             );
+        }
+    }
+
+    #[test]
+    fn secret_keys_are_recognized() {
+        for k in [
+            "s3.secret-key",
+            "fs.s3a.secret.key",
+            "fs.s3a.session.token",
+            "fs.oss.accessKeySecret",
+            "aws_secret_access_key",
+            "aws_session_token",
+            "fs.azure.account.key.acct.dfs.core.windows.net",
+            "azure_storage_account_key",
+            "azure_storage_sas_key",
+            "fs.azure.account.oauth2.client.secret",
+            "fs.gs.auth.service.account.private.key",
+            "gcs.service-account-credentials",
+        ] {
+            assert!(is_secret_key(k), "{k}");
+        }
+        for k in [
+            "s3.access-key",
+            "s3.endpoint",
+            "branch",
+            "storage.retry.timeout",
+        ] {
+            assert!(!is_secret_key(k), "{k}");
         }
     }
 

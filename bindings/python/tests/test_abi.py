@@ -77,3 +77,34 @@ def test_versions_and_bundled_library():
     assert lib.parent == Path(pc.__file__).parent
     assert "site-packages" in str(lib) or "PAIMON_CLEANUP_LIBRARY" in __import__("os").environ
     assert sys.modules["paimon_cleanup"].__file__ == pc.__file__
+
+
+def test_ints_out_of_their_c_range_are_refused_not_wrapped():
+    # ctypes keeps the low bits of an int too large for its C type: 2**32 + 1 worker threads
+    # would start 1, and 2**64 + 1 retained snapshots would keep 1.
+    import pytest
+
+    with pytest.raises(pc.InvalidArgument, match="out of range"):
+        pc.Executor(threads=2**32 + 1)
+    with pytest.raises(pc.InvalidArgument):
+        pc.Executor(threads=-1)
+    with pc.Executor(threads=1) as ex:
+        with pytest.raises(pc.InvalidArgument, match="out of range"):
+            ex.io_concurrency = 2**32
+    config = ctypes.c_void_p()
+    _native.call(_native.lib.paimon_cleanup_expire_config_new, ctypes.byref(config))
+    try:
+        for setter, bad in (
+            (_native.lib.paimon_cleanup_expire_config_set_retain_min, 2**64 + 1),
+            (_native.lib.paimon_cleanup_expire_config_set_time_retained_ms, 2**64),
+            (_native.lib.paimon_cleanup_expire_config_set_older_than_ms, -(2**63) - 1),
+        ):
+            with pytest.raises(pc.InvalidArgument):
+                _native.call(setter, config, bad)
+        # In the C type's range but past the library's bound: the library's INVALID_ARGUMENT.
+        with pytest.raises(pc.InvalidArgument, match="retain_min"):
+            _native.call(
+                _native.lib.paimon_cleanup_expire_config_set_retain_min, config, 2**31
+            )
+    finally:
+        _native.lib.paimon_cleanup_expire_config_free(config)

@@ -304,11 +304,43 @@ def cstr(value: str, what: str) -> bytes:
     return value.encode("utf-8")
 
 
+def _int_range(c_type) -> Optional[tuple]:
+    """The values a C integer type holds, or None for a type that is not an integer."""
+    if c_type is ctypes.c_bool or c_type not in _SCALARS.values():
+        return None
+    try:
+        bits = 8 * ctypes.sizeof(c_type)
+    except TypeError:
+        return None
+    if not issubclass(c_type, ctypes._SimpleCData) or c_type._type_ not in "bBhHiIlLqQnN":
+        return None
+    signed = c_type(-1).value == -1
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+
+def check_int_args(fn: Callable, args: tuple) -> None:
+    """Refuses a Python ``int`` outside the range of the C parameter it is passed as: ctypes
+    would silently keep its low bits (``2**32 + 1`` threads would become 1)."""
+    from .errors import InvalidArgument  # a cycle at import time otherwise
+
+    for i, (c_type, value) in enumerate(zip(getattr(fn, "argtypes", None) or (), args)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            continue
+        bounds = _int_range(c_type)
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            raise InvalidArgument(
+                f"{getattr(fn, '__name__', 'call')}: argument {i} = {value} is out of range "
+                f"({bounds[0]}..={bounds[1]})"
+            )
+
+
 def call(fn: Callable, *args) -> None:
     """Calls a fallible C function with ``args`` plus the error out-parameter; raises the
-    exception class of its status on failure."""
+    exception class of its status on failure. An ``int`` out of its C type's range is refused
+    with :class:`InvalidArgument` before the call."""
     from .errors import error_from_status  # a cycle at import time otherwise
 
+    check_int_args(fn, args)
     err = ctypes.c_void_p()
     status = fn(*args, ctypes.byref(err))
     try:
