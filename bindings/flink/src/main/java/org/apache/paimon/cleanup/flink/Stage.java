@@ -56,10 +56,7 @@ final class Stage {
                 .fromData(numbered, UNIT)
                 .name(stage + " units (" + units.size() + ")")
                 .partitionCustom((Integer index, int n) -> index % n, u -> u.f0)
-                .fullWindowPartition()
-                .mapPartition(new UnitTask(stage, options))
-                .returns(CHUNK)
-                .name("execute " + stage + " units")
+                .transform("execute " + stage + " units", CHUNK, new UnitTask(stage, options))
                 .setParallelism(parallelism);
         // Each task's chunks, by task index; only a finished attempt's output reaches the sink.
         Map<Integer, TreeMap<Integer, byte[]>> byTask = new TreeMap<>();

@@ -6,25 +6,30 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple4;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ConfigConstants;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
-import org.apache.flink.util.Collector;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.paimon.cleanup.Executor;
 import org.apache.paimon.cleanup.OrphanUnits;
 
 /**
- * One parallel task of a stage: executes its units (numbered {@code (index, bytes)}) with one
- * library {@link Executor} per JVM, merges their partial results and emits the merged result in
- * chunks {@code (subtask, chunk, chunks, bytes)} (so that no record exceeds the RPC frame of
- * Flink's collect sink). Nothing native is serialized: a task receives only unit bytes and the
- * job's {@code -o} options.
+ * One parallel task of a stage, as a bounded operator: executes each unit (numbered {@code
+ * (index, bytes)}) as it arrives with one library {@link Executor} per JVM, merges the partial
+ * results, and at the end of its input emits the merged result in chunks {@code (subtask, chunk,
+ * chunks, bytes)} (so that no record exceeds the RPC frame of Flink's collect sink). The units
+ * run in the task's own thread, so a failing unit fails the task (and Flink's restart strategy
+ * applies). Nothing native is serialized: a task receives only unit bytes and the job's {@code
+ * -o} options.
  */
-final class UnitTask
-        extends RichMapPartitionFunction<Tuple2<Integer, byte[]>, Tuple4<Integer, Integer, Integer, byte[]>> {
+final class UnitTask extends AbstractStreamOperator<Tuple4<Integer, Integer, Integer, byte[]>>
+        implements OneInputStreamOperator<Tuple2<Integer, byte[]>, Tuple4<Integer, Integer, Integer, byte[]>>,
+                BoundedOneInput {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -53,7 +58,13 @@ final class UnitTask
     private static Map<String, String> configOptions;
 
     private final String stage;
-    private final Map<String, String> explicitOptions;
+    private final HashMap<String, String> explicitOptions;
+    private transient Executor exec;
+    private transient Map<String, String> options;
+    private transient int attempt;
+    /** The binary counter of partial results: {@code stack[i]} merges {@code sizes[i]} units. */
+    private transient List<byte[]> stack;
+    private transient List<Integer> sizes;
 
     /**
      * @param stage {@code plan} or {@code delete} (for the log and the fault injection)
@@ -130,41 +141,46 @@ final class UnitTask
         }
     }
 
+    @Override
+    public void open() throws Exception {
+        super.open();
+        NativeLibrary.prepare(getRuntimeContext().getDistributedCache());
+        exec = executor();
+        options = hostOptions(explicitOptions);
+        attempt = getRuntimeContext().getTaskInfo().getAttemptNumber();
+        stack = new ArrayList<>();
+        sizes = new ArrayList<>();
+    }
+
     /**
-     * Executes the units of this task and merges their results, keeping at most one partial
-     * result per power of two of units (a binary counter), so merging costs O(n log n) bytes.
+     * Executes one unit and merges its result in, keeping at most one partial result per power
+     * of two of units (a binary counter), so merging costs O(n log n) bytes.
      */
     @Override
-    public void mapPartition(
-            Iterable<Tuple2<Integer, byte[]>> units, Collector<Tuple4<Integer, Integer, Integer, byte[]>> out) {
-        NativeLibrary.prepare(getRuntimeContext().getDistributedCache());
-        Executor exec = executor();
-        Map<String, String> options = hostOptions(explicitOptions);
-        int attempt = getRuntimeContext().getTaskInfo().getAttemptNumber();
-        List<byte[]> stack = new ArrayList<>();
-        List<Integer> sizes = new ArrayList<>();
-        for (Tuple2<Integer, byte[]> unit : units) {
-            if (Thread.currentThread().isInterrupted()) {
-                throw new IllegalStateException("task cancelled");
-            }
-            int index = unit.f0.intValue();
-            if (stage.equals("plan")) {
-                maybeFail(index, attempt);
-            }
-            byte[] partial = OrphanUnits.execute(exec, unit.f1, options, null);
-            if (stage.equals("delete")) {
-                maybeFail(index, attempt);
-            }
-            int size = 1;
-            while (!sizes.isEmpty() && sizes.get(sizes.size() - 1) == size) {
-                byte[] top = stack.remove(stack.size() - 1);
-                sizes.remove(sizes.size() - 1);
-                partial = OrphanUnits.merge(top, partial);
-                size *= 2;
-            }
-            stack.add(partial);
-            sizes.add(size);
+    public void processElement(StreamRecord<Tuple2<Integer, byte[]>> record) {
+        Tuple2<Integer, byte[]> unit = record.getValue();
+        int index = unit.f0.intValue();
+        if (stage.equals("plan")) {
+            maybeFail(index, attempt);
         }
+        byte[] partial = OrphanUnits.execute(exec, unit.f1, options, null);
+        if (stage.equals("delete")) {
+            maybeFail(index, attempt);
+        }
+        int size = 1;
+        while (!sizes.isEmpty() && sizes.get(sizes.size() - 1) == size) {
+            byte[] top = stack.remove(stack.size() - 1);
+            sizes.remove(sizes.size() - 1);
+            partial = OrphanUnits.merge(top, partial);
+            size *= 2;
+        }
+        stack.add(partial);
+        sizes.add(size);
+    }
+
+    /** Merges what the counter holds and emits it in chunks. */
+    @Override
+    public void endInput() {
         if (stack.isEmpty()) {
             return;
         }
@@ -172,6 +188,8 @@ final class UnitTask
         for (int i = stack.size() - 1; i >= 0; i--) {
             merged = OrphanUnits.merge(stack.get(i), merged);
         }
+        stack.clear();
+        sizes.clear();
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         int chunks = Math.max(1, (merged.length + CHUNK - 1) / CHUNK);
         for (int c = 0; c < chunks; c++) {
@@ -179,7 +197,7 @@ final class UnitTask
             int to = Math.min(merged.length, from + CHUNK);
             byte[] part = new byte[to - from];
             System.arraycopy(merged, from, part, 0, part.length);
-            out.collect(Tuple4.of(subtask, c, chunks, part));
+            output.collect(new StreamRecord<>(Tuple4.of(subtask, c, chunks, part)));
         }
     }
 }

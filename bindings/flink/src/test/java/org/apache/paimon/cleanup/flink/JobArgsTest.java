@@ -124,11 +124,11 @@ public final class JobArgsTest {
         check("json report", ReportText.render(doc, true).equals(doc + "\n"));
         String exp = "{\"snapshots_expired\":2,\"first_expired\":1,\"last_expired\":2,"
                 + "\"earliest_after\":3,\"changelogs_written\":0,\"deletion\":{\"dry_run\":false,"
-                + "\"deleted\":{\"snapshot\":{\"files\":2,\"bytes\":900},\"data\":{\"files\":1,\"bytes\":10}},"
+                + "\"deleted\":{\"snapshot_meta\":{\"files\":2,\"bytes\":900},\"data\":{\"files\":1,\"bytes\":10}},"
                 + "\"failed\":[],\"dirs_removed\":1,\"paths\":[]},\"elapsed_ms\":3}";
         String wantExp = "expired 2 snapshots (1..=2)\n"
                 + "  Data                    1 files             10 bytes\n"
-                + "  Snapshot                2 files            900 bytes\n"
+                + "  SnapshotMeta            2 files            900 bytes\n"
                 + "  directories removed: 1\n";
         String gotExp = ReportText.renderExpiry(exp, false);
         check("expiry text report:\n" + gotExp, wantExp.equals(gotExp));
