@@ -4,15 +4,16 @@
 # Maven Central by `mvn dependency:copy-dependencies` into a cache directory outside the
 # repository (default ${XDG_CACHE_HOME:-~/.cache}/paimon-cleanup/flink-<pom hash>/jars). No Flink
 # distribution: the jobs run in a local MiniCluster from a plain `java` command in the tests.
-# With --paimon it also fetches Paimon's own Flink jar (org.apache.paimon:paimon-flink-2.0:2.0.0,
-# the one built for Flink 2.0.0) for scripts/bench-flink.sh.
+# With --paimon it also makes the class path of Paimon's own Flink actions for scripts/bench-flink.sh:
+# Paimon's Flink jar (org.apache.paimon:paimon-flink-2.0:2.0.0, built for Flink 2.0.0) and the
+# pom's profile paimon-action (Flink's Table API, Hadoop's classes) beside the same Flink jars.
 #
 # Checks that Java 11+ (javac included) and Maven are there. Idempotent: a quick no-op when the
-# cache matches the pom. The first run downloads about 65 MB (Paimon's jar: 55 MB more).
+# cache matches the pom. The first run downloads about 65 MB (with --paimon: about 160 MB more).
 #
 # Prints on stdout (logs go to stderr):
 #   FLINK_JARS=<dir>          the jars to compile against and run with
-#   PAIMON_FLINK_JAR=<file>   with --paimon: Paimon's Flink jar
+#   PAIMON_ACTION_JARS=<dir>  with --paimon: the class path of Paimon's Flink actions
 #
 #   scripts/setup-flink.sh [--paimon]
 #   PAIMON_FLINK_CACHE=/some/dir scripts/setup-flink.sh
@@ -42,14 +43,14 @@ command -v mvn >/dev/null 2>&1 || { log "mvn not found (apt-get install maven)";
 hash="$(sha256sum "$POM" | cut -c1-12)"
 CACHE="${PAIMON_FLINK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/paimon-cleanup/flink-$hash}"
 JARS="$CACHE/jars"
-PAIMON_JAR="$CACHE/paimon/paimon-flink-2.0-2.0.0.jar"
+PAIMON_JARS="$CACHE/paimon-action-jars"
 
 report() {
   echo "FLINK_JARS=$JARS"
-  if [ "$WITH_PAIMON" = 1 ]; then echo "PAIMON_FLINK_JAR=$PAIMON_JAR"; fi
+  if [ "$WITH_PAIMON" = 1 ]; then echo "PAIMON_ACTION_JARS=$PAIMON_JARS"; fi
 }
 ready() {
-  [ -f "$CACHE/jars.done" ] && { [ "$WITH_PAIMON" = 0 ] || [ -f "$PAIMON_JAR" ]; }
+  [ -f "$CACHE/jars.done" ] && { [ "$WITH_PAIMON" = 0 ] || [ -f "$CACHE/paimon-action.done" ]; }
 }
 if ready; then
   report
@@ -77,11 +78,14 @@ if [ ! -f "$CACHE/jars.done" ]; then
   touch "$CACHE/jars.done"
   log "jars copied in $(($(date +%s) - start)) s"
 fi
-if [ "$WITH_PAIMON" = 1 ] && [ ! -f "$PAIMON_JAR" ]; then
-  log "fetching $PAIMON_FLINK_ARTIFACT (~55 MB)"
-  mkdir -p "$CACHE/paimon"
-  mvn -q -B dependency:copy -Dartifact="$PAIMON_FLINK_ARTIFACT" -DoutputDirectory="$CACHE/paimon" >&2 ||
+if [ "$WITH_PAIMON" = 1 ] && [ ! -f "$CACHE/paimon-action.done" ]; then
+  log "copying Paimon's Flink action class path into $PAIMON_JARS (~160 MB)"
+  rm -rf "$PAIMON_JARS"
+  mvn -q -B -f "$POM" -P paimon-action dependency:copy-dependencies \
+    -DoutputDirectory="$PAIMON_JARS" >&2 || { log "mvn -P paimon-action failed"; exit 1; }
+  # Paimon's Flink jar is a bundle whose parent POM is not published: fetched without its POM.
+  mvn -q -B dependency:copy -Dartifact="$PAIMON_FLINK_ARTIFACT" -DoutputDirectory="$PAIMON_JARS" >&2 ||
     { log "mvn dependency:copy $PAIMON_FLINK_ARTIFACT failed"; exit 1; }
-  [ -f "$PAIMON_JAR" ] || { log "$PAIMON_JAR missing after the copy"; exit 1; }
+  touch "$CACHE/paimon-action.done"
 fi
 report
