@@ -136,8 +136,12 @@ final class UnitTask extends AbstractStreamOperator<Tuple4<Integer, Integer, Int
         }
         String target = stage + ":" + index;
         if (spec.equals(target) || (spec.equals(target + ":once") && attempt == 0)) {
-            throw new IllegalStateException("injected failure (" + FAIL_ENV + "=" + spec + ") in "
-                    + stage + " unit " + index + ", attempt " + attempt);
+            String message = "injected failure (" + FAIL_ENV + "=" + spec + ") in " + stage
+                    + " unit " + index + ", attempt " + attempt;
+            // On the task manager's stderr: Flink logs a task failure it recovers from only at
+            // INFO level.
+            System.err.println("remove-orphan-files: " + message);
+            throw new IllegalStateException(message);
         }
     }
 
