@@ -6,6 +6,7 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v mvn >/dev/null 2>&1 || need+=(maven) # fetches the Flink jobs' jars (scripts/setup-flink.sh)
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

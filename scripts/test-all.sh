@@ -3,8 +3,9 @@
 # formatting and lints, the Rust unit and integration tests (Java fixtures + pypaimon tables),
 # the object-store suites against loopback emulators (S3: moto, GCS: fake-gcs-server,
 # Azure: Azurite; docs/storage.md), the README / docs C examples, and the C/C++ tests with the
-# CMake package (scripts/test-c.sh), then the bindings (scripts/test-bindings.sh) and the Spark
-# job with spark-submit from pyspark (scripts/test-spark.sh).
+# CMake package (scripts/test-c.sh), then the bindings (scripts/test-bindings.sh), the Spark
+# job with spark-submit from pyspark (scripts/test-spark.sh) and the Flink jobs in a local
+# MiniCluster (scripts/test-flink.sh).
 #
 # Every suite runs even if an earlier one failed. The last line says what was run and what was
 # not: `tests: N passed, M failed, K skipped (reason)`; a suite (a step, a Rust test binary, a
@@ -92,6 +93,9 @@ suite_add_closing_line "scripts/test-bindings.sh" "$LOGS/test-bindings.log" bind
 echo "== Spark job"
 bash scripts/test-spark.sh 2>&1 | tee "$LOGS/test-spark.log"
 suite_add_closing_line "scripts/test-spark.sh" "$LOGS/test-spark.log" spark
+echo "== Flink jobs"
+bash scripts/test-flink.sh 2>&1 | tee "$LOGS/test-flink.log"
+suite_add_closing_line "scripts/test-flink.sh" "$LOGS/test-flink.log" flink
 echo "== Python package"
 step "scripts/test-python.sh" bash scripts/test-python.sh
 
