@@ -122,7 +122,8 @@ public final class Harness {
                 return write(
                         req.path("seed").asLong(),
                         req.path("dir").asText(),
-                        req.path("size").asInt(40));
+                        req.path("size").asInt(40),
+                        req.path("decoupled").asText("all"));
             case "read":
                 return read(req.path("dir").asText());
             case "clean":
@@ -262,7 +263,13 @@ public final class Harness {
 
     // ---------------------------------------------------------------- write
 
-    private static ObjectNode write(long seed, String dir, int size) throws Exception {
+    /**
+     * Writes a random history from {@code seed}: {@code size} steps, then (with {@code
+     * decoupled} = "all", or "none-only" for tables whose changelog producer is none) maybe a
+     * Java expiry that keeps changelogs longer than snapshots.
+     */
+    private static ObjectNode write(long seed, String dir, int size, String decoupled)
+            throws Exception {
         Random rnd = new Random(seed);
         Shape s = shape(rnd);
         LocalFileIO io = LocalFileIO.create();
@@ -343,7 +350,10 @@ public final class Harness {
         }
         // A decoupled changelog lifecycle: Java's own expiry keeps changelogs longer than
         // snapshots, leaving long-lived changelog files behind.
-        if (s.pk && !s.changelogProducer.equals("none") && rnd.nextBoolean()) {
+        boolean decouple =
+                decoupled.equals("all")
+                        || (decoupled.equals("none-only") && s.changelogProducer.equals("none"));
+        if (s.pk && rnd.nextBoolean() && decouple) {
             Long latest = main.snapshotManager().latestSnapshotId();
             if (latest != null && latest > 6) {
                 int keep = (int) (latest / 2);
