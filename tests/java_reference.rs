@@ -262,24 +262,24 @@ fn expire_snapshots_op(table: &Path, rng: &mut Rng) -> Op {
         }
         None => cli.push("--time-retained=36500 d".to_owned()),
     }
+    // The table options carry the same retention as the arguments, so that our choice of a
+    // decoupled changelog lifecycle (judged from the options) matches Java's (judged from the
+    // ExpireConfig built here).
+    cli.extend([
+        format!("-o=snapshot.num-retained.min={retain_min}"),
+        format!("-o=snapshot.num-retained.max={retain_max}"),
+        "-o=snapshot.time-retained=36500 d".to_owned(),
+        "-o=changelog.time-retained=36500 d".to_owned(),
+        format!("-o=changelog.num-retained.min={retain_min}"),
+    ]);
     if rng.chance(3) {
         // A decoupled changelog lifecycle: changelogs outlive the expiring snapshots.
         let cmax = retain_max + 1 + rng.below(5);
         settings["changelog_retain_min"] = json!(retain_min);
         settings["changelog_retain_max"] = json!(cmax);
-        cli.extend([
-            format!("-o=changelog.num-retained.min={retain_min}"),
-            format!("-o=changelog.num-retained.max={cmax}"),
-            "-o=changelog.time-retained=36500 d".to_owned(),
-        ]);
+        cli.push(format!("-o=changelog.num-retained.max={cmax}"));
     } else {
-        cli.extend([
-            format!("-o=changelog.num-retained.min={retain_min}"),
-            format!("-o=changelog.num-retained.max={retain_max}"),
-        ]);
-        if cut.is_none() {
-            cli.push("-o=changelog.time-retained=36500 d".to_owned());
-        }
+        cli.push(format!("-o=changelog.num-retained.max={retain_max}"));
     }
     Op {
         name: "expire-snapshots",
@@ -674,14 +674,36 @@ fn run_seeds(
                     path: p.clone(),
                     side: "ours-only",
                 }));
+            let mut unclassified = 0;
             for d in diffs {
                 match classify(&d, &ctx) {
                     Some(reason) => *classified.entry(reason).or_default() += 1,
-                    None => failures.push(format!(
-                        "{tag}: unclassified difference {} {} (Java broke: {:?})",
-                        d.side, d.path, ctx.java_broke
-                    )),
+                    None => {
+                        unclassified += 1;
+                        failures.push(format!(
+                            "{tag}: unclassified difference {} {} (Java broke: {:?})",
+                            d.side, d.path, ctx.java_broke
+                        ))
+                    }
                 }
+            }
+            if unclassified > 0 {
+                let meta = |set: &BTreeSet<String>| -> Vec<String> {
+                    set.iter()
+                        .filter(|p| {
+                            p.starts_with("snapshot/")
+                                || p.starts_with("changelog/")
+                                || p.starts_with("tag/")
+                                || p.starts_with("branch/")
+                        })
+                        .cloned()
+                        .collect()
+                };
+                failures.push(format!(
+                    "{tag}: version files deleted by Java {:?}, by us {:?}",
+                    meta(&jset),
+                    meta(&oset)
+                ));
             }
             // (c) Java commits and expires on our copy.
             if let Err(e) = jvm.call(json!({"cmd": "commit-and-expire", "dir": o, "seed": seed})) {

@@ -1,5 +1,6 @@
 package org.paimoncleanup.ref;
 
+import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
@@ -24,7 +25,6 @@ import org.apache.paimon.table.sink.BatchTableCommit;
 import org.apache.paimon.table.sink.BatchTableWrite;
 import org.apache.paimon.table.sink.BatchWriteBuilder;
 import org.apache.paimon.table.sink.CommitMessage;
-import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.table.source.Split;
 import org.apache.paimon.table.source.StreamTableScan;
 import org.apache.paimon.types.DataTypes;
@@ -551,30 +551,40 @@ public final class Harness {
 
     private static void readBranch(FileStoreTable table, File root, String branch, ObjectNode out) {
         for (long id : ids(new File(root, "snapshot"), "snapshot-")) {
-            Map<String, String> opts = new HashMap<>();
-            opts.put("scan.snapshot-id", String.valueOf(id));
-            out.set(branch + ":snapshot:" + id, digest(table, opts));
+            ObjectNode n;
+            try {
+                n = digest(table, table.snapshotManager().snapshot(id));
+            } catch (Throwable e) {
+                n = JSON.createObjectNode().put("error", String.valueOf(e));
+            }
+            out.set(branch + ":snapshot:" + id, n);
         }
         for (String tag : names(new File(root, "tag"), "tag-")) {
-            Map<String, String> opts = new HashMap<>();
-            opts.put("scan.tag-name", tag);
-            out.set(branch + ":tag:" + tag, digest(table, opts));
+            ObjectNode n;
+            try {
+                n = digest(table, table.tagManager().getOrThrow(tag).trimToSnapshot());
+            } catch (Throwable e) {
+                n = JSON.createObjectNode().put("error", String.valueOf(e));
+            }
+            out.set(branch + ":tag:" + tag, n);
         }
     }
 
-    private static ObjectNode digest(FileStoreTable table, Map<String, String> opts) {
+    /** The row count and a hash of the sorted rows of one version (null: the latest). */
+    private static ObjectNode digest(FileStoreTable t, Snapshot snapshot) {
         ObjectNode n = JSON.createObjectNode();
         try {
-            FileStoreTable t = table.copy(opts);
-            ReadBuilder rb = t.newReadBuilder();
-            List<Split> splits = rb.newScan().plan().splits();
+            List<Split> splits =
+                    snapshot == null
+                            ? t.newReadBuilder().newScan().plan().splits()
+                            : t.newSnapshotReader().withSnapshot(snapshot).read().splits();
             List<String> rows = new ArrayList<>();
             InternalRow.FieldGetter[] getters =
                     new InternalRow.FieldGetter[t.rowType().getFieldCount()];
             for (int i = 0; i < getters.length; i++) {
                 getters[i] = InternalRow.createFieldGetter(t.rowType().getTypeAt(i), i);
             }
-            try (RecordReader<InternalRow> r = rb.newRead().createReader(splits)) {
+            try (RecordReader<InternalRow> r = t.newReadBuilder().newRead().createReader(splits)) {
                 r.forEachRemaining(
                         row -> {
                             StringBuilder sb = new StringBuilder(row.getRowKind().shortString());
@@ -708,7 +718,7 @@ public final class Harness {
         ObjectNode reply = JSON.createObjectNode();
         reply.put("expired", expired);
         reply.put("latest", table.snapshotManager().latestSnapshotId());
-        ObjectNode latest = digest(open(io, dir), Collections.emptyMap());
+        ObjectNode latest = digest(open(io, dir), null);
         reply.set("latest_read", latest);
         if (latest.has("error")) {
             throw new IllegalStateException("reading the latest snapshot: " + latest);
