@@ -221,8 +221,11 @@ fn cutoff_between(times: &[(i64, i64)], rng: &mut Rng) -> Option<i64> {
     if times.len() < 2 {
         return None;
     }
+    // Just after version i: Java turns the cut-off into a duration back from its own clock, so
+    // its effective cut-off lands a little later than ours; the whole gap to version i+1 is
+    // the margin.
     let i = rng.below(times.len() as u64 - 1) as usize;
-    Some((times[i].1 + times[i + 1].1) / 2)
+    Some(times[i].1 + 1)
 }
 
 /// One operation with its settings, as Java's harness and as our CLI's arguments.
@@ -458,7 +461,27 @@ struct Difference {
 
 /// The reason of docs/java-differences.md that explains a difference, if any.
 fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
-    let _ = (d, ctx);
+    // Java deleted a file we kept, and Java's own copy no longer reads a version of another
+    // branch that it read before: Java forgot what that branch reads.
+    if d.side == "java-only" && ctx.java_broke.iter().any(|k| !k.starts_with("main:")) {
+        return Some("java-breaks-a-version");
+    }
+    // Long-lived changelogs (already on the table, or made by this expiry): we keep the base
+    // and delta manifest lists and the data files of the snapshots they came from; Java deletes
+    // them.
+    // A time cut-off just after snapshot k: Java 1.4.2 expires k (its own time is older); we
+    // keep it while its successor is younger, as Paimon 2.0's rule does (the version current
+    // at the cut-off stays). Every file only k read differs with it.
+    if d.side == "java-only" && ctx.one_more_by_time {
+        return Some("time-cutoff-keeps-current-snapshot");
+    }
+    let name = d.path.rsplit('/').next().unwrap_or("");
+    if d.side == "java-only"
+        && ctx.changelogs
+        && (name.starts_with("manifest-list-") || name.starts_with("data-"))
+    {
+        return Some("changelog-keeps-lists-and-data");
+    }
     None
 }
 
@@ -466,6 +489,37 @@ fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
 struct Context {
     /// Versions (branch:kind:id) Java's read found broken on Java's own copy after its run.
     java_broke: Vec<String>,
+    /// Long-lived changelogs exist before the operation, or the operation makes them.
+    changelogs: bool,
+    /// With a time cut-off, Java expired exactly one snapshot more than we did: the next one,
+    /// older than the cut-off.
+    one_more_by_time: bool,
+}
+
+/// Whether Java's extra expired snapshots are exactly the one after our last, and it is older
+/// than the operation's time cut-off.
+fn one_more_by_time(
+    op: &Op,
+    base: &Path,
+    jset: &BTreeSet<String>,
+    oset: &BTreeSet<String>,
+) -> bool {
+    let Some(cut) = op.settings.get("older_than_ms").and_then(Value::as_i64) else {
+        return false;
+    };
+    let snaps = |set: &BTreeSet<String>| -> BTreeSet<i64> {
+        set.iter()
+            .filter_map(|p| p.strip_prefix("snapshot/snapshot-")?.parse().ok())
+            .collect()
+    };
+    let (j, o) = (snaps(jset), snaps(oset));
+    let extra: Vec<i64> = j.difference(&o).copied().collect();
+    let next = o.iter().max().map_or(1, |m| m + 1);
+    extra == [next]
+        && o.difference(&j).next().is_none()
+        && versions(&base.join("snapshot"), "snapshot")
+            .iter()
+            .any(|&(id, time)| id == next && time < cut)
 }
 
 /// What a run of seeds found.
@@ -663,7 +717,12 @@ fn run_seeds(
                 .map(|(k, _)| k.clone())
                 .collect();
             // (b) the deleted sets.
-            let ctx = Context { java_broke };
+            let ctx = Context {
+                java_broke,
+                changelogs: !versions(&base.join("changelog"), "changelog").is_empty()
+                    || op.settings.get("changelog_retain_max").is_some(),
+                one_more_by_time: one_more_by_time(&op, &base, &jset, &oset),
+            };
             let diffs = jset
                 .difference(&oset)
                 .map(|p| Difference {
