@@ -49,6 +49,7 @@ step "cargo clippy -D warnings" cargo clippy --all-targets -- -D warnings
 step "cargo clippy --lib without the cli feature" \
   cargo clippy --lib --no-default-features --features library -- -D warnings
 
+step "Paimon Java reference harness (scripts/setup-java-reference.sh)" bash scripts/setup-java-reference.sh
 # Rust tests: one suite per test binary. Tests that cannot run here record why in
 # PAIMON_SKIP_LOG (tests/common: `skip`), and their binary counts as skipped.
 echo "== cargo test"

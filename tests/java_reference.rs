@@ -1,0 +1,779 @@
+//! Paimon Java as the contract: differential tests against Java's own maintenance operations.
+//!
+//! One JVM (the harness in tests/java-reference, built by scripts/setup-java-reference.sh)
+//! writes a random table history per seed through Paimon's Java write API. For each seed and
+//! operation (snapshot expiry, changelog expiry, tag deletion, orphan removal) two identical
+//! copies are made: Java runs its operation on one, the `paimon-cleanup` CLI on the other with
+//! the same settings. Then (a) Java reads every version still on our copy: the rows must equal
+//! what Java read before (zero tolerance); (b) the deleted sets are compared, and every
+//! difference must have a reason from the table in docs/java-differences.md; (c) Java commits
+//! again and expires on our copy without error.
+//!
+//! `PAIMON_JAVA_SEEDS` (default 20), `PAIMON_JAVA_FIRST_SEED` (default 1) and
+//! `PAIMON_JAVA_SIZE` (commits per history, default 30) size the run; `PAIMON_REQUIRE_JAVA=1`
+//! turns a missing harness into a failure instead of a skip.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+/// The harness class path: `PAIMON_JAVA_CLASSPATH`, else what the set-up script wrote.
+fn classpath() -> Option<String> {
+    if let Ok(cp) = std::env::var("PAIMON_JAVA_CLASSPATH") {
+        return Some(cp);
+    }
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java-reference/target/classpath.txt");
+    std::fs::read_to_string(file)
+        .ok()
+        .map(|s| s.trim().to_owned())
+}
+
+/// The JVM running the harness, spoken to in JSON lines.
+struct Jvm {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Jvm {
+    fn start(classpath: &str, log: &Path) -> Jvm {
+        let mut child = Command::new("java")
+            .args([
+                "-Xmx1g",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp",
+                classpath,
+                "org.paimoncleanup.ref.Harness",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .expect("start java");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Jvm {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Sends one request; returns the reply, or the harness's error text.
+    fn call(&mut self, req: Value) -> Result<Value, String> {
+        writeln!(self.stdin, "{req}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        assert!(!line.is_empty(), "the Java harness exited (request {req})");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["ok"] == json!(true) {
+            Ok(v)
+        } else {
+            Err(format!(
+                "{}\n{}",
+                v["error"].as_str().unwrap_or(""),
+                v["trace"].as_str().unwrap_or("")
+            ))
+        }
+    }
+}
+
+impl Drop for Jvm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A small deterministic generator (splitmix64) for the settings of a seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+    fn chance(&mut self, one_in: u64) -> bool {
+        self.below(one_in) == 0
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let st = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(st.success(), "cp -a {} {}", from.display(), to.display());
+}
+
+/// Every file under `root`, relative, with `/` separators.
+fn files_under(root: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(rel(root, &p.to_string_lossy()));
+            }
+        }
+    }
+    out
+}
+
+/// `path` (absolute, maybe a `file:` URI) relative to `root`.
+fn rel(root: &Path, path: &str) -> String {
+    let p = path
+        .strip_prefix("file://")
+        .or_else(|| path.strip_prefix("file:"))
+        .unwrap_or(path);
+    let root = root.to_string_lossy();
+    p.strip_prefix(root.as_ref())
+        .map(|r| r.trim_start_matches('/').to_owned())
+        .unwrap_or_else(|| p.to_owned())
+}
+
+/// Sets the modification time of everything under `root` to `secs_ago` seconds back.
+fn age_tree(root: &Path, secs_ago: u64) {
+    let when = SystemTime::now() - Duration::from_secs(secs_ago);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p.clone());
+            }
+            let f = std::fs::File::options()
+                .read(true)
+                .open(&p)
+                .expect("open for mtime");
+            f.set_modified(when).unwrap();
+        }
+    }
+}
+
+/// `(id, timeMillis)` of the `<prefix>-<id>` JSON files in `dir`.
+fn versions(dir: &Path, prefix: &str) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(id) = name
+            .strip_prefix(prefix)
+            .and_then(|s| s.strip_prefix('-'))
+            .and_then(|s| s.parse::<i64>().ok())
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(e.path()).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        out.push((id, v["timeMillis"].as_i64().unwrap()));
+    }
+    out.sort();
+    out
+}
+
+fn tags(table: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(table.join("tag"))
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_prefix("tag-")
+                        .map(str::to_owned)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+/// A cut-off between two versions' times (so that both sides pick the same versions).
+fn cutoff_between(times: &[(i64, i64)], rng: &mut Rng) -> Option<i64> {
+    if times.len() < 2 {
+        return None;
+    }
+    // Just after version i: Java turns the cut-off into a duration back from its own clock, so
+    // its effective cut-off lands a little later than ours; the whole gap to version i+1 is
+    // the margin.
+    let i = rng.below(times.len() as u64 - 1) as usize;
+    Some(times[i].1 + 1)
+}
+
+/// One operation with its settings, as Java's harness and as our CLI's arguments.
+struct Op {
+    name: &'static str,
+    settings: Value,
+    cli: Vec<String>,
+}
+
+fn expire_snapshots_op(table: &Path, rng: &mut Rng) -> Op {
+    let snaps = versions(&table.join("snapshot"), "snapshot");
+    let n = snaps.len().max(1) as u64;
+    let retain_min = 1 + rng.below(3);
+    let retain_max = retain_min + rng.below(n);
+    let mut settings = json!({"retain_min": retain_min, "retain_max": retain_max});
+    let mut cli = vec![
+        "expire-snapshots".to_owned(),
+        format!("--retain-min={retain_min}"),
+        format!("--retain-max={retain_max}"),
+    ];
+    if rng.chance(3) {
+        let max_deletes = 1 + rng.below(n);
+        settings["max_deletes"] = json!(max_deletes);
+        cli.push(format!("--max-deletes={max_deletes}"));
+    } else {
+        cli.push(format!("--max-deletes={}", i32::MAX));
+    }
+    let cut = if rng.chance(3) {
+        cutoff_between(&snaps, rng)
+    } else {
+        None
+    };
+    match cut {
+        Some(c) => {
+            settings["older_than_ms"] = json!(c);
+            cli.push(format!("--older-than-ms={c}"));
+        }
+        None => cli.push("--time-retained=36500 d".to_owned()),
+    }
+    // The table options carry the same retention as the arguments, so that our choice of a
+    // decoupled changelog lifecycle (judged from the options) matches Java's (judged from the
+    // ExpireConfig built here).
+    cli.extend([
+        format!("-o=snapshot.num-retained.min={retain_min}"),
+        format!("-o=snapshot.num-retained.max={retain_max}"),
+        "-o=snapshot.time-retained=36500 d".to_owned(),
+        "-o=changelog.time-retained=36500 d".to_owned(),
+        format!("-o=changelog.num-retained.min={retain_min}"),
+    ]);
+    if rng.chance(3) {
+        // A decoupled changelog lifecycle: changelogs outlive the expiring snapshots.
+        let cmax = retain_max + 1 + rng.below(5);
+        settings["changelog_retain_min"] = json!(retain_min);
+        settings["changelog_retain_max"] = json!(cmax);
+        cli.push(format!("-o=changelog.num-retained.max={cmax}"));
+    } else {
+        cli.push(format!("-o=changelog.num-retained.max={retain_max}"));
+    }
+    Op {
+        name: "expire-snapshots",
+        settings,
+        cli,
+    }
+}
+
+fn expire_changelogs_op(table: &Path, rng: &mut Rng) -> Op {
+    let snaps = versions(&table.join("snapshot"), "snapshot");
+    let logs = versions(&table.join("changelog"), "changelog");
+    let n = (snaps.len() + logs.len()).max(1) as u64;
+    let retain_min = 1 + rng.below(3);
+    let retain_max = retain_min + rng.below(n);
+    let mut settings = json!({
+        "changelog_retain_min": retain_min,
+        "changelog_retain_max": retain_max,
+    });
+    let mut cli = vec![
+        "expire-changelogs".to_owned(),
+        format!("--retain-min={retain_min}"),
+        format!("--retain-max={retain_max}"),
+    ];
+    if rng.chance(3) {
+        let max_deletes = 1 + rng.below(n);
+        settings["changelog_max_deletes"] = json!(max_deletes);
+        cli.push(format!("--max-deletes={max_deletes}"));
+    } else {
+        settings["changelog_max_deletes"] = json!(i32::MAX);
+        cli.push(format!("--max-deletes={}", i32::MAX));
+    }
+    match if rng.chance(3) {
+        cutoff_between(&logs, rng)
+    } else {
+        None
+    } {
+        Some(c) => {
+            settings["changelog_older_than_ms"] = json!(c);
+            cli.push(format!("--older-than-ms={c}"));
+        }
+        None => cli.push("--time-retained=36500 d".to_owned()),
+    }
+    Op {
+        name: "expire-changelogs",
+        settings,
+        cli,
+    }
+}
+
+fn delete_tag_op(table: &Path, rng: &mut Rng) -> Option<Op> {
+    let all = tags(table);
+    if all.is_empty() {
+        return None;
+    }
+    let tag = all[rng.below(all.len() as u64) as usize].clone();
+    Some(Op {
+        name: "delete-tag",
+        settings: json!({ "tag": tag }),
+        cli: vec!["delete-tag".to_owned(), tag],
+    })
+}
+
+fn orphans_op() -> Op {
+    let cut = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        - 86_400_000;
+    Op {
+        name: "remove-orphan-files",
+        settings: json!({ "older_than_ms": cut }),
+        cli: vec![
+            "remove-orphan-files".to_owned(),
+            format!("--older-than-ms={cut}"),
+        ],
+    }
+}
+
+/// Files no snapshot references, planted identically in both copies before orphan removal: a
+/// data file and a changelog file in a bucket directory, a manifest, a file at a partition
+/// level, a snapshot writer's temp file and an empty bucket directory.
+fn plant_orphans(table: &Path) {
+    let mut bucket = None;
+    let mut stack = vec![table.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.file_type().unwrap().is_dir()
+                && !matches!(
+                    name.as_str(),
+                    "snapshot" | "manifest" | "schema" | "tag" | "branch" | "changelog"
+                )
+            {
+                if name.starts_with("bucket-") && bucket.is_none() {
+                    bucket = Some(p.clone());
+                }
+                stack.push(p);
+            }
+        }
+    }
+    if let Some(b) = bucket {
+        std::fs::write(b.join("data-00000000-orphan-0.parquet"), b"orphan").unwrap();
+        std::fs::write(b.join("changelog-00000000-orphan-0.parquet"), b"orphan").unwrap();
+        std::fs::write(b.parent().unwrap().join("stray.txt"), b"orphan").unwrap();
+    }
+    std::fs::write(table.join("manifest/manifest-00000000-orphan-0"), b"orphan").unwrap();
+    std::fs::write(table.join("snapshot/.snapshot-99.tmp"), b"orphan").unwrap();
+    std::fs::create_dir_all(table.join("bucket-9")).unwrap();
+}
+
+/// Runs our CLI; returns the deleted file paths from its `--json` report.
+fn run_ours(table: &Path, op: &Op) -> Result<BTreeSet<String>, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"))
+        .arg(&op.cli[0])
+        .arg(table)
+        .args(&op.cli[1..])
+        .arg("--json")
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(format!(
+            "{} {:?}: {}\n{}",
+            op.name,
+            op.cli,
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        ));
+    }
+    let v: Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "report is not JSON: {e}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })?;
+    let mut paths = BTreeSet::new();
+    collect_paths(&v, table, &mut paths);
+    Ok(paths)
+}
+
+/// Every `{"class": .., "path": ..}` object of a report.
+fn collect_paths(v: &Value, table: &Path, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            if let (Some(Value::String(p)), true) = (m.get("path"), m.contains_key("class")) {
+                out.insert(rel(table, p));
+            }
+            for x in m.values() {
+                collect_paths(x, table, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_paths(x, table, out)),
+        _ => {}
+    }
+}
+
+/// Java's deleted files (directories are compared apart: our report only counts them).
+fn java_deleted(reply: &Value, table: &Path) -> (BTreeSet<String>, usize) {
+    let mut files = BTreeSet::new();
+    let mut dirs = 0;
+    for d in reply["deleted"].as_array().unwrap() {
+        if d["kind"] == json!("dir") {
+            dirs += 1;
+        } else {
+            files.insert(rel(table, d["path"].as_str().unwrap()));
+        }
+    }
+    (files, dirs)
+}
+
+struct Difference {
+    path: String,
+    /// "java-only" (Java deletes, we keep) or "ours-only".
+    side: &'static str,
+}
+
+/// The reason of docs/java-differences.md that explains a difference, if any.
+fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
+    // Java deleted a file we kept, and Java's own copy no longer reads a version of another
+    // branch that it read before: Java forgot what that branch reads.
+    if d.side == "java-only" && ctx.java_broke.iter().any(|k| !k.starts_with("main:")) {
+        return Some("java-breaks-a-version");
+    }
+    // Long-lived changelogs (already on the table, or made by this expiry): we keep the base
+    // and delta manifest lists and the data files of the snapshots they came from; Java deletes
+    // them.
+    // A time cut-off just after snapshot k: Java 1.4.2 expires k (its own time is older); we
+    // keep it while its successor is younger, as Paimon 2.0's rule does (the version current
+    // at the cut-off stays). Every file only k read differs with it.
+    if d.side == "java-only" && ctx.one_more_by_time {
+        return Some("time-cutoff-keeps-current-snapshot");
+    }
+    let name = d.path.rsplit('/').next().unwrap_or("");
+    if d.side == "java-only"
+        && ctx.changelogs
+        && (name.starts_with("manifest-list-") || name.starts_with("data-"))
+    {
+        return Some("changelog-keeps-lists-and-data");
+    }
+    None
+}
+
+/// What a classification may look at.
+struct Context {
+    /// Versions (branch:kind:id) Java's read found broken on Java's own copy after its run.
+    java_broke: Vec<String>,
+    /// Long-lived changelogs exist before the operation, or the operation makes them.
+    changelogs: bool,
+    /// With a time cut-off, Java expired exactly one snapshot more than we did: the next one,
+    /// older than the cut-off.
+    one_more_by_time: bool,
+}
+
+/// Whether Java's extra expired snapshots are exactly the one after our last, and it is older
+/// than the operation's time cut-off.
+fn one_more_by_time(
+    op: &Op,
+    base: &Path,
+    jset: &BTreeSet<String>,
+    oset: &BTreeSet<String>,
+) -> bool {
+    let Some(cut) = op.settings.get("older_than_ms").and_then(Value::as_i64) else {
+        return false;
+    };
+    let snaps = |set: &BTreeSet<String>| -> BTreeSet<i64> {
+        set.iter()
+            .filter_map(|p| p.strip_prefix("snapshot/snapshot-")?.parse().ok())
+            .collect()
+    };
+    let (j, o) = (snaps(jset), snaps(oset));
+    let extra: Vec<i64> = j.difference(&o).copied().collect();
+    let next = o.iter().max().map_or(1, |m| m + 1);
+    extra == [next]
+        && o.difference(&j).next().is_none()
+        && versions(&base.join("snapshot"), "snapshot")
+            .iter()
+            .any(|&(id, time)| id == next && time < cut)
+}
+
+/// What a run of seeds found.
+#[derive(Default)]
+struct Outcome {
+    failures: Vec<String>,
+    classified: BTreeMap<&'static str, usize>,
+    runs: usize,
+}
+
+/// The harness class path, or None (a skip, or a panic with `PAIMON_REQUIRE_JAVA=1`).
+fn harness() -> Option<String> {
+    let cp = classpath();
+    if cp.is_none() {
+        if std::env::var("PAIMON_REQUIRE_JAVA").as_deref() == Ok("1") {
+            panic!("PAIMON_REQUIRE_JAVA=1 but the Java harness is not built");
+        }
+        common::skip(
+            "Java reference harness not built",
+            "run scripts/setup-java-reference.sh",
+        );
+    }
+    cp
+}
+
+fn env_num(k: &str, d: u64) -> u64 {
+    std::env::var(k)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(d)
+}
+
+/// Panics with every failure of `outcome` and the tail of the Java log.
+fn report(outcome: &Outcome, log: &Path) {
+    if outcome.failures.is_empty() {
+        return;
+    }
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(30)..].join("\n");
+    panic!(
+        "{} failures:\n{}\n(Java log, last lines:\n{tail})",
+        outcome.failures.len(),
+        outcome.failures.join("\n")
+    );
+}
+
+#[test]
+fn java_differential() {
+    let Some(cp) = harness() else {
+        return;
+    };
+    let seeds = env_num("PAIMON_JAVA_SEEDS", 20);
+    let first = env_num("PAIMON_JAVA_FIRST_SEED", 1);
+    let size = env_num("PAIMON_JAVA_SIZE", 30);
+    // Which histories end with Java's decoupled changelog expiry: `none-only` (changelog
+    // producer none) by default, `all` also for input/lookup/full-compaction tables.
+    let decoupled = std::env::var("PAIMON_JAVA_DECOUPLED").unwrap_or_else(|_| "none-only".into());
+    let work = tempfile::tempdir().unwrap();
+    let log = work.path().join("java.log");
+    let started = Instant::now();
+    let mut jvm = Jvm::start(&cp, &log);
+    let outcome = run_seeds(
+        &mut jvm,
+        work.path(),
+        first..first + seeds,
+        size,
+        &decoupled,
+    );
+    eprintln!(
+        "java_differential: seeds {first}..{}, {} operations in {:.1}s; classified differences: {:?}",
+        first + seeds,
+        outcome.runs,
+        started.elapsed().as_secs_f64(),
+        outcome.classified
+    );
+    report(&outcome, &log);
+}
+
+/// A known library defect, kept as a reproduction (run with `--ignored`): a table whose Java
+/// expiry left long-lived changelogs of a `lookup` changelog producer. Java deletes the base
+/// and delta manifest lists of such a changelog (only its changelog manifest list is read);
+/// every operation of ours then stops with "not found: manifest-list-…" (nothing deleted).
+#[test]
+#[ignore = "known defect: changelogs whose base/delta manifest lists Java removed"]
+fn java_decoupled_lookup_changelogs() {
+    let Some(cp) = harness() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let log = work.path().join("java.log");
+    let mut jvm = Jvm::start(&cp, &log);
+    let outcome = run_seeds(&mut jvm, work.path(), 3..4, 25, "all");
+    report(&outcome, &log);
+}
+
+/// Writes one history per seed, then runs every operation on both sides and compares.
+fn run_seeds(
+    jvm: &mut Jvm,
+    work: &Path,
+    seeds: std::ops::Range<u64>,
+    size: u64,
+    decoupled: &str,
+) -> Outcome {
+    jvm.call(json!({"cmd": "ping"})).expect("harness answers");
+    let mut out = Outcome::default();
+    let failures = &mut out.failures;
+    let classified = &mut out.classified;
+    for seed in seeds {
+        let dir = work.join(format!("seed-{seed}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let base = dir.join("base");
+        let w = match jvm.call(json!({"cmd": "write", "seed": seed, "dir": base, "size": size, "decoupled": decoupled})) {
+            Ok(w) => w,
+            Err(e) => {
+                failures.push(format!("seed {seed}: Java write failed: {e}"));
+                continue;
+            }
+        };
+        eprintln!("seed {seed}: {} {}", w["shape"], w["stats"]);
+        let before = jvm.call(json!({"cmd": "read", "dir": base})).unwrap();
+        let before = before["versions"].as_object().unwrap().clone();
+        for (k, v) in &before {
+            if v.get("error").is_some() {
+                failures.push(format!("seed {seed}: Java cannot read its own {k}: {v}"));
+            }
+        }
+        let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let ops: Vec<Op> = [
+            Some(expire_snapshots_op(&base, &mut rng)),
+            Some(expire_changelogs_op(&base, &mut rng)),
+            delete_tag_op(&base, &mut rng),
+            Some(orphans_op()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        for op in ops {
+            out.runs += 1;
+            let tag = format!("seed {seed} {} {}", op.name, op.settings);
+            let j = dir.join(format!("{}-java", op.name));
+            let o = dir.join(format!("{}-ours", op.name));
+            copy_tree(&base, &j);
+            if op.name == "remove-orphan-files" {
+                plant_orphans(&j);
+                age_tree(&j, 3 * 86_400);
+            }
+            copy_tree(&j, &o);
+            let java = match jvm
+                .call(json!({"cmd": "clean", "dir": j, "op": op.name, "settings": op.settings}))
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("{tag}: Java's operation failed: {e}"));
+                    continue;
+                }
+            };
+            let (jset, _jdirs) = java_deleted(&java, &j);
+            let pre = files_under(&o);
+            let oset = match run_ours(&o, &op) {
+                Ok(s) => s,
+                Err(e) => {
+                    failures.push(format!("{tag}: our CLI failed: {e}"));
+                    continue;
+                }
+            };
+            // Our report lists exactly the files that left the disk.
+            let left = files_under(&o);
+            let removed: BTreeSet<String> = pre.difference(&left).cloned().collect();
+            if removed != oset {
+                failures.push(format!(
+                    "{tag}: our report lists {:?} but removed {:?}",
+                    oset.difference(&removed).collect::<Vec<_>>(),
+                    removed.difference(&oset).collect::<Vec<_>>()
+                ));
+            }
+            // (a) Java reads every version left on our copy: rows as before.
+            let after = jvm.call(json!({"cmd": "read", "dir": o})).unwrap();
+            for (k, v) in after["versions"].as_object().unwrap() {
+                match before.get(k) {
+                    Some(b) if b == v => {}
+                    Some(b) => {
+                        failures.push(format!("{tag}: {k} reads {v} after our run, {b} before"))
+                    }
+                    None => failures.push(format!("{tag}: {k} appeared after our run: {v}")),
+                }
+            }
+            // Java's own copy, to tell where Java broke a version.
+            let jafter = jvm.call(json!({"cmd": "read", "dir": j})).unwrap();
+            let java_broke: Vec<String> = jafter["versions"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, v)| before.get(*k) != Some(v))
+                .map(|(k, _)| k.clone())
+                .collect();
+            // (b) the deleted sets.
+            let ctx = Context {
+                java_broke,
+                changelogs: !versions(&base.join("changelog"), "changelog").is_empty()
+                    || op.settings.get("changelog_retain_max").is_some(),
+                one_more_by_time: one_more_by_time(&op, &base, &jset, &oset),
+            };
+            let diffs = jset
+                .difference(&oset)
+                .map(|p| Difference {
+                    path: p.clone(),
+                    side: "java-only",
+                })
+                .chain(oset.difference(&jset).map(|p| Difference {
+                    path: p.clone(),
+                    side: "ours-only",
+                }));
+            let mut unclassified = 0;
+            for d in diffs {
+                match classify(&d, &ctx) {
+                    Some(reason) => *classified.entry(reason).or_default() += 1,
+                    None => {
+                        unclassified += 1;
+                        failures.push(format!(
+                            "{tag}: unclassified difference {} {} (Java broke: {:?})",
+                            d.side, d.path, ctx.java_broke
+                        ))
+                    }
+                }
+            }
+            if unclassified > 0 {
+                let meta = |set: &BTreeSet<String>| -> Vec<String> {
+                    set.iter()
+                        .filter(|p| {
+                            p.starts_with("snapshot/")
+                                || p.starts_with("changelog/")
+                                || p.starts_with("tag/")
+                                || p.starts_with("branch/")
+                        })
+                        .cloned()
+                        .collect()
+                };
+                failures.push(format!(
+                    "{tag}: version files deleted by Java {:?}, by us {:?}",
+                    meta(&jset),
+                    meta(&oset)
+                ));
+            }
+            // (c) Java commits and expires on our copy.
+            if let Err(e) = jvm.call(json!({"cmd": "commit-and-expire", "dir": o, "seed": seed})) {
+                failures.push(format!(
+                    "{tag}: Java cannot commit and expire after our run: {e}"
+                ));
+            }
+            let _ = std::fs::remove_dir_all(&j);
+            let _ = std::fs::remove_dir_all(&o);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    out
+}
