@@ -80,7 +80,8 @@ impl KindRules {
             FileClass::Index => {
                 self.in_data_dir(loc)
                     || self.directly_in(loc, &self.root.join("index"))
-                    || self.index_roots.iter().any(|r| loc.is_under(r))
+                    || (self.index_roots.iter().any(|r| loc.is_under(r))
+                        && !self.in_table_metadata(loc))
             }
             FileClass::Manifest => {
                 self.manifest_named(loc, "manifest-") && !loc.name().starts_with("manifest-list-")
@@ -172,6 +173,18 @@ impl KindRules {
         })
     }
 
+    /// True if `loc` lies in one of the table's metadata areas (`schema/`, `snapshot/`,
+    /// `changelog/`, `tag/`, `consumer/`, `branch/`, `manifest/`, `statistics/` or a hint of
+    /// the root): an index root that covers the table root (a global-index external path set
+    /// to it) must not let an index entry name a schema, a version or a manifest.
+    fn in_table_metadata(&self, loc: &Location) -> bool {
+        let Some(rel) = loc.relative_to(&self.root) else {
+            return false;
+        };
+        let first = rel.split('/').next().unwrap_or(rel);
+        METADATA_DIRS.contains(&first) || !rel.contains('/')
+    }
+
     /// Where orphan removal finds leftovers it cannot name.
     fn other_leftover(&self, loc: &Location) -> bool {
         if self.in_data_dir(loc)
@@ -200,6 +213,102 @@ impl KindRules {
         branch_ok && !version && name != "EARLIEST" && name != "LATEST"
     }
 }
+
+/// Longest file name (one path component) a local filesystem takes (`NAME_MAX`).
+pub const MAX_LOCAL_NAME: usize = 255;
+
+/// Longest local path a system call takes (`PATH_MAX` is 4,096 with the terminating NUL).
+pub const MAX_LOCAL_PATH: usize = 4095;
+
+/// Longest object key S3, GCS and Azure Blob Storage take.
+pub const MAX_OBJECT_KEY: usize = 1024;
+
+/// `Ok(())` if a file can exist at `loc` on its store: on a local disk every path component
+/// is at most [`MAX_LOCAL_NAME`] bytes and the path at most [`MAX_LOCAL_PATH`]; on S3, GCS and
+/// Azure the key is at most [`MAX_OBJECT_KEY`] bytes (`memory://` has no bound). NUL, empty,
+/// `.` and `..` segments cannot be in a [`Location`] at all, and a file name from metadata
+/// with a `/` is refused where it is joined (`table::paths::child`).
+///
+/// Otherwise [`Error::PathRefused`]: metadata that names a file which cannot exist is invalid,
+/// and a plan holding one is refused before its first deletion (a deletion of it could only
+/// fail, and every rerun the same way, after the files before it were gone).
+pub fn check_possible(loc: &Location) -> Result<()> {
+    let longest = loc.path().split('/').map(str::len).max().unwrap_or(0);
+    check_lengths(loc, loc.path().len(), longest)
+}
+
+/// [`check_possible`] of a file named `name_len` bytes directly in `dir`, whose location's
+/// text is `text_len` bytes, without building it (the directory's own components are checked
+/// with the first file of the directory).
+pub(crate) fn check_possible_in(dir: &Location, name_len: usize, text_len: usize) -> Result<()> {
+    let path_len = text_len.saturating_sub(dir.store_base().len());
+    check_lengths(dir, path_len, name_len).map_err(|e| match e {
+        Error::PathRefused { reason, .. } => Error::PathRefused {
+            path: format!("{}/<a name of {name_len} bytes>", shortened(dir.as_str())),
+            reason,
+        },
+        other => other,
+    })
+}
+
+/// The length rules of [`check_possible`] for a location on `at`'s store whose path is
+/// `path_len` bytes with its longest component `longest` bytes.
+fn check_lengths(at: &Location, path_len: usize, longest: usize) -> Result<()> {
+    let why = match at.scheme() {
+        "file" if longest > MAX_LOCAL_NAME => Some(format!(
+            "a path component of {longest} bytes is longer than a local filesystem allows \
+             ({MAX_LOCAL_NAME})"
+        )),
+        "file" if path_len > MAX_LOCAL_PATH => Some(format!(
+            "a path of {path_len} bytes is longer than a local filesystem allows \
+             ({MAX_LOCAL_PATH})"
+        )),
+        "file" | "memory" => None,
+        // The key is the path without its leading `/`.
+        _ if path_len.saturating_sub(1) > MAX_OBJECT_KEY => Some(format!(
+            "an object key of {} bytes is longer than the store allows ({MAX_OBJECT_KEY})",
+            path_len.saturating_sub(1)
+        )),
+        _ => None,
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Error::PathRefused {
+            path: shortened(at.as_str()),
+            reason: format!(
+                "{why}: no such file can exist, so the metadata naming it is invalid; the whole \
+                 plan is refused and nothing is deleted"
+            ),
+        }),
+    }
+}
+
+/// `s`, cut to its first 200 bytes (at a character boundary) with its length when longer:
+/// an error names a path of megabytes without repeating it.
+fn shortened(s: &str) -> String {
+    const KEEP: usize = 200;
+    if s.len() <= KEEP {
+        return s.to_string();
+    }
+    let mut end = KEEP;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}
+
+/// The directories of a table root (and of a branch root) that hold metadata, never data or
+/// index files.
+const METADATA_DIRS: [&str; 8] = [
+    "schema",
+    "snapshot",
+    "changelog",
+    "tag",
+    "consumer",
+    "branch",
+    "manifest",
+    "statistics",
+];
 
 /// A `k=v` partition directory name.
 fn is_partition_dir(seg: &str) -> bool {
