@@ -172,9 +172,10 @@ impl<'a> Deleter<'a> {
         let mut path_bytes = more.path_bytes;
         for p in files {
             let p = p.borrow();
+            // First: its error names a long path shortened.
+            check_possible(&p.location)?;
             self.storage.check_deletable(&p.location)?;
             self.kinds.check(p.class, &p.location)?;
-            check_possible(&p.location)?;
             files_seen += 1;
             path_bytes += p.location.as_str().len() as u64;
             let s = p.location.as_str();
