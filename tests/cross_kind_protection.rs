@@ -160,8 +160,8 @@ fn an_expired_index_entry_naming_a_live_data_file_frees_nothing() {
     assert!(!table.join("manifest/index-manifest-hostile-0").exists());
 }
 
-/// The same through tag deletion: the tag's index entry names a data file the latest
-/// snapshot reads.
+/// The same through tag deletion: the index entry of a tag whose snapshot has expired names
+/// a data file the latest snapshot reads.
 #[test]
 fn a_deleted_tags_index_entry_naming_a_live_data_file_frees_nothing() {
     let Some((_tmp, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
@@ -172,6 +172,10 @@ fn a_deleted_tags_index_entry_naming_a_live_data_file_frees_nothing() {
     let tag = table.join("tag/tag-t1");
     std::fs::copy(table.join("snapshot/snapshot-1"), &tag).unwrap();
     hostile_index_manifest(&table, &tag, "index-manifest-hostile-0", &file_uri(&victim));
+    // The tag's snapshot expires (the tag keeps its files): only the tag names it now.
+    let report = expire_checked(&table, &HashMap::new());
+    assert_eq!(report.snapshots_expired, 2, "{report:?}");
+    assert!(victim.exists());
     let before = common::pypaimon_view(&table, &[]);
     let tree = common::tree(&table);
     let t = open(&table);
@@ -190,6 +194,13 @@ fn a_deleted_tags_index_entry_naming_a_live_data_file_frees_nothing() {
     let real = run(false);
     assert_eq!(paths(&dry.deletion), paths(&real.deletion));
     assert!(!tag.exists());
+    assert!(
+        real.deletion
+            .count(paimon_cleanup::clean::FileClass::ManifestList)
+            .files
+            > 0,
+        "the tag's own metadata goes: {real:?}"
+    );
     assert!(
         victim.exists(),
         "a live data file was deleted as an index file: {rel}"
@@ -258,8 +269,6 @@ fn an_index_entry_naming_a_schema_or_a_version_file_is_refused() {
         return;
     };
     let latest = *common::snapshot_ids(&table).last().unwrap();
-    let root_as_index_root: HashMap<String, String> =
-        [("global-index.external-path".to_string(), file_uri(&table))].into();
     for target in [
         "schema/schema-0".to_string(),
         format!("snapshot/snapshot-{latest}"),
@@ -272,7 +281,9 @@ fn an_index_entry_naming_a_schema_or_a_version_file_is_refused() {
             "index-manifest-hostile-0",
             &file_uri(&copy.join(&target)),
         );
-        for options in [HashMap::new(), root_as_index_root.clone()] {
+        let root_as_index_root: HashMap<String, String> =
+            [("global-index.external-path".to_string(), file_uri(&copy))].into();
+        for options in [HashMap::new(), root_as_index_root] {
             let msg = expire_refused(&copy, &options);
             assert!(msg.contains("as an index file"), "{target}: {msg}");
             assert!(copy.join(&target).exists());
