@@ -446,6 +446,69 @@ mod tests {
     }
 
     #[test]
+    fn an_index_root_covering_the_table_root_never_reaches_its_metadata() {
+        let mut r = rules(1);
+        r.index_roots = vec![Location::parse("/w").unwrap()];
+        assert!(ok(&r, FileClass::Index, "/w/t/a=1/bucket-0/index-1"));
+        assert!(ok(&r, FileClass::Index, "/w/t/global-index/x/y"));
+        assert!(ok(&r, FileClass::Index, "/w/other/x"));
+        for bad in [
+            "/w/t/schema/schema-0",
+            "/w/t/snapshot/snapshot-3",
+            "/w/t/snapshot/LATEST",
+            "/w/t/changelog/changelog-1",
+            "/w/t/tag/tag-t1",
+            "/w/t/consumer/consumer-c",
+            "/w/t/branch/branch-b/schema/schema-0",
+            "/w/t/manifest/manifest-a-0",
+            "/w/t/statistics/stat-1",
+            "/w/t/OPTIONS",
+        ] {
+            assert!(!ok(&r, FileClass::Index, bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_that_cannot_exist_are_refused() {
+        let possible = |s: &str| check_possible(&Location::parse(s).unwrap()).is_ok();
+        let name = |n: usize| "n".repeat(n);
+        assert!(possible(&format!("/t/b/{}", name(255))));
+        assert!(!possible(&format!("/t/b/{}", name(256))));
+        assert!(!possible(&format!("/t/{}/x", name(256))));
+        assert!(!possible(&format!("/t/b/{}", name(16 << 20))));
+        // A path of 4,095 bytes, then 4,096 (components of 200 bytes).
+        let deep = |len: usize| {
+            let mut p = String::new();
+            while p.len() + 201 <= len {
+                p.push('/');
+                p.push_str(&name(200));
+            }
+            p.push('/');
+            p.push_str(&name(len - p.len()));
+            p
+        };
+        assert_eq!(deep(4095).len(), 4095);
+        assert!(possible(&deep(4095)));
+        assert!(!possible(&deep(4096)));
+        // Object stores: the key's length counts, not its components'.
+        assert!(possible(&format!("s3://b/t/{}", name(1020))));
+        assert!(possible(&format!("s3://b/t/{}", name(1022))));
+        assert!(!possible(&format!("s3://b/t/{}", name(1023))));
+        assert!(!possible(&format!("gs://b/{}", name(1025))));
+        assert!(possible(&format!("memory:///t/{}", name(5000))));
+        // The error names the path shortened.
+        let e = check_possible(&Location::parse(&format!("/t/{}", name(70_000))).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 1_000 && e.contains("70000 bytes"), "{e}");
+        // Without building the location.
+        let dir = Location::parse("/t/b").unwrap();
+        let text = |n: usize| "file:///t/b/".len() + n;
+        assert!(check_possible_in(&dir, 255, text(255)).is_ok());
+        assert!(check_possible_in(&dir, 256, text(256)).is_err());
+    }
+
+    #[test]
     fn metadata_only_in_its_own_directory_with_its_own_name() {
         let r = rules(1);
         assert!(ok(&r, FileClass::Manifest, "/w/t/manifest/manifest-a-0"));
