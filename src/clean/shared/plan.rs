@@ -698,6 +698,8 @@ impl PlannedFiles {
     /// directory) depend only on its directory and class for a file named by one plain
     /// segment, as every file of an interned directory is: so the first of a group passes
     /// exactly when all of them do, and the first file refused in plan order is the same.
+    /// Only the length of each file's own name is its own: it is checked here for every file
+    /// that is not a group's first ([`check_possible_in`]).
     fn representatives(&self, out: &mut Vec<Planned>, rest: &mut Represented) -> Result<()> {
         let Some(k) = self.from.as_ref().filter(|_| self.len > 0) else {
             return Ok(());
