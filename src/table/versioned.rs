@@ -127,13 +127,11 @@ impl VersionedDir {
         Ok(self.list_ids(storage).await?.last().copied())
     }
 
-    /// Earliest id: the `EARLIEST` hint if that file exists, else the min listed id.
+    /// Earliest id: the smallest listed id. The `EARLIEST` hint is not trusted over the
+    /// listing: a version below it (left by a run that moved the hint and then failed to
+    /// delete it, or written back by hand) is still a version a reader can open by id, so it
+    /// must be expired whole or protect its files, never skipped.
     pub async fn earliest_id(&self, storage: &Storage) -> Result<Option<i64>> {
-        if let Some(h) = self.read_hint(storage, "EARLIEST").await? {
-            if storage.exists(&self.location(h)).await? {
-                return Ok(Some(h));
-            }
-        }
         Ok(self.list_ids(storage).await?.first().copied())
     }
 

@@ -12,7 +12,7 @@ use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 
 /// The snapshots `[begin, end)` that `retention` expires now (`all`: the branch's snapshots by
-/// id), or None when the branch has no snapshot. `honour_consumers`: no snapshot from the
+/// id, as listed; `begin` is the first of them), or None when the branch has no snapshot. `honour_consumers`: no snapshot from the
 /// smallest `nextSnapshot` of the consumers (but `ignored_consumers`) on expires.
 pub(crate) async fn snapshot_range(
     table: &Table,
@@ -23,10 +23,12 @@ pub(crate) async fn snapshot_range(
 ) -> Result<Option<(i64, i64)>> {
     let storage = table.storage();
     let dir = table.snapshots();
-    let (Some(latest), Some(earliest)) = (
-        dir.latest_id(storage).await?,
-        dir.earliest_id(storage).await?,
-    ) else {
+    // The earliest is the first listed snapshot, whatever `EARLIEST` says: one below the hint
+    // is expired whole like any other (its files are candidates, its file goes last), never
+    // left unprotected. The latest trusts `LATEST` only as `VersionedDir::latest_id` does; a
+    // hint below the listed maximum counts the retention from the hint (keeping more), and
+    // every listed snapshot from `end` on protects its files.
+    let (Some(latest), Some(&earliest)) = (dir.latest_id(storage).await?, all.keys().next()) else {
         return Ok(None);
     };
     // Ids come from metadata (any i64): bounds saturate instead of overflowing.

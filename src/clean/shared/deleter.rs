@@ -8,7 +8,7 @@ use futures::stream::{self, FuturesOrdered, StreamExt};
 use crate::clean::control::RunControl;
 use crate::clean::report::{DeletionReport, FailedDelete, FileClass, PATHS_IN_MEMORY};
 use crate::clean::shared::keys::SortedKeys;
-use crate::clean::shared::kinds::KindRules;
+use crate::clean::shared::kinds::{check_possible, KindRules};
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
 use crate::memory::{hashed, MemoryBudget};
@@ -138,6 +138,8 @@ impl<'a> Deleter<'a> {
     /// * logical: each location lies strictly under an allowed root
     ///   ([`Storage::check_deletable`]) and where a file of its class may be
     ///   ([`KindRules::check`]);
+    /// * possible: a file can exist at each location on its store (path component and path
+    ///   lengths, [`check_possible`]);
     /// * physical: each local location's directory resolves beneath its allowed root with no
     ///   symlinked component ([`Storage::check_beneath`]).
     ///
@@ -170,6 +172,8 @@ impl<'a> Deleter<'a> {
         let mut path_bytes = more.path_bytes;
         for p in files {
             let p = p.borrow();
+            // First: its error names a long path shortened.
+            check_possible(&p.location)?;
             self.storage.check_deletable(&p.location)?;
             self.kinds.check(p.class, &p.location)?;
             files_seen += 1;
@@ -358,10 +362,13 @@ impl<'a> Deleter<'a> {
 
     /// The guard's and the kind rules' check of every file of a batch: a data or changelog
     /// data file named by one plain segment is checked once per directory (its outcome
-    /// depends on nothing else: see [`crate::clean::shared::plan::DeletionPlan::check`]).
+    /// depends on nothing else: see [`crate::clean::shared::plan::DeletionPlan::check`]);
+    /// whether its name can exist, per file.
     fn check_batch(&self, chunk: &[Planned]) -> Result<()> {
         let mut passed: Option<(&str, FileClass)> = None;
         for p in chunk {
+            // A name's own length is checked per file: the directory says nothing of it.
+            check_possible(&p.location)?;
             let (dir, name) = p.location.as_str().rsplit_once('/').unwrap_or(("", ""));
             let by_dir = matches!(p.class, FileClass::Data | FileClass::ChangelogData)
                 && !name.is_empty()

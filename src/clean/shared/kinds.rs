@@ -80,7 +80,8 @@ impl KindRules {
             FileClass::Index => {
                 self.in_data_dir(loc)
                     || self.directly_in(loc, &self.root.join("index"))
-                    || self.index_roots.iter().any(|r| loc.is_under(r))
+                    || (self.index_roots.iter().any(|r| loc.is_under(r))
+                        && !self.in_table_metadata(loc))
             }
             FileClass::Manifest => {
                 self.manifest_named(loc, "manifest-") && !loc.name().starts_with("manifest-list-")
@@ -172,6 +173,18 @@ impl KindRules {
         })
     }
 
+    /// True if `loc` lies in one of the table's metadata areas (`schema/`, `snapshot/`,
+    /// `changelog/`, `tag/`, `consumer/`, `branch/`, `manifest/`, `statistics/` or a hint of
+    /// the root): an index root that covers the table root (a global-index external path set
+    /// to it) must not let an index entry name a schema, a version or a manifest.
+    fn in_table_metadata(&self, loc: &Location) -> bool {
+        let Some(rel) = loc.relative_to(&self.root) else {
+            return false;
+        };
+        let first = rel.split('/').next().unwrap_or(rel);
+        METADATA_DIRS.contains(&first) || !rel.contains('/')
+    }
+
     /// Where orphan removal finds leftovers it cannot name.
     fn other_leftover(&self, loc: &Location) -> bool {
         if self.in_data_dir(loc)
@@ -200,6 +213,102 @@ impl KindRules {
         branch_ok && !version && name != "EARLIEST" && name != "LATEST"
     }
 }
+
+/// Longest file name (one path component) a local filesystem takes (`NAME_MAX`).
+pub const MAX_LOCAL_NAME: usize = 255;
+
+/// Longest local path a system call takes (`PATH_MAX` is 4,096 with the terminating NUL).
+pub const MAX_LOCAL_PATH: usize = 4095;
+
+/// Longest object key S3, GCS and Azure Blob Storage take.
+pub const MAX_OBJECT_KEY: usize = 1024;
+
+/// `Ok(())` if a file can exist at `loc` on its store: on a local disk every path component
+/// is at most [`MAX_LOCAL_NAME`] bytes and the path at most [`MAX_LOCAL_PATH`]; on S3, GCS and
+/// Azure the key is at most [`MAX_OBJECT_KEY`] bytes (`memory://` has no bound). NUL, empty,
+/// `.` and `..` segments cannot be in a [`Location`] at all, and a file name from metadata
+/// with a `/` is refused where it is joined (`table::paths::child`).
+///
+/// Otherwise [`Error::PathRefused`]: metadata that names a file which cannot exist is invalid,
+/// and a plan holding one is refused before its first deletion (a deletion of it could only
+/// fail, and every rerun the same way, after the files before it were gone).
+pub fn check_possible(loc: &Location) -> Result<()> {
+    let longest = loc.path().split('/').map(str::len).max().unwrap_or(0);
+    check_lengths(loc, loc.path().len(), longest)
+}
+
+/// [`check_possible`] of a file named `name_len` bytes directly in `dir`, whose location's
+/// text is `text_len` bytes, without building it (the directory's own components are checked
+/// with the first file of the directory).
+pub(crate) fn check_possible_in(dir: &Location, name_len: usize, text_len: usize) -> Result<()> {
+    let path_len = text_len.saturating_sub(dir.store_base().len());
+    check_lengths(dir, path_len, name_len).map_err(|e| match e {
+        Error::PathRefused { reason, .. } => Error::PathRefused {
+            path: format!("{}/<a name of {name_len} bytes>", shortened(dir.as_str())),
+            reason,
+        },
+        other => other,
+    })
+}
+
+/// The length rules of [`check_possible`] for a location on `at`'s store whose path is
+/// `path_len` bytes with its longest component `longest` bytes.
+fn check_lengths(at: &Location, path_len: usize, longest: usize) -> Result<()> {
+    let why = match at.scheme() {
+        "file" if longest > MAX_LOCAL_NAME => Some(format!(
+            "a path component of {longest} bytes is longer than a local filesystem allows \
+             ({MAX_LOCAL_NAME})"
+        )),
+        "file" if path_len > MAX_LOCAL_PATH => Some(format!(
+            "a path of {path_len} bytes is longer than a local filesystem allows \
+             ({MAX_LOCAL_PATH})"
+        )),
+        "file" | "memory" => None,
+        // The key is the path without its leading `/`.
+        _ if path_len.saturating_sub(1) > MAX_OBJECT_KEY => Some(format!(
+            "an object key of {} bytes is longer than the store allows ({MAX_OBJECT_KEY})",
+            path_len.saturating_sub(1)
+        )),
+        _ => None,
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Error::PathRefused {
+            path: shortened(at.as_str()),
+            reason: format!(
+                "{why}: no such file can exist, so the metadata naming it is invalid; the whole \
+                 plan is refused and nothing is deleted"
+            ),
+        }),
+    }
+}
+
+/// `s`, cut to its first 200 bytes (at a character boundary) with its length when longer:
+/// an error names a path of megabytes without repeating it.
+fn shortened(s: &str) -> String {
+    const KEEP: usize = 200;
+    if s.len() <= KEEP {
+        return s.to_string();
+    }
+    let mut end = KEEP;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}
+
+/// The directories of a table root (and of a branch root) that hold metadata, never data or
+/// index files.
+const METADATA_DIRS: [&str; 8] = [
+    "schema",
+    "snapshot",
+    "changelog",
+    "tag",
+    "consumer",
+    "branch",
+    "manifest",
+    "statistics",
+];
 
 /// A `k=v` partition directory name.
 fn is_partition_dir(seg: &str) -> bool {
@@ -334,6 +443,69 @@ mod tests {
         assert!(!ok(&r0, FileClass::Data, "/w/t/a=1/bucket-0/data-1.orc"));
         // A last-level partition directory (orphan removal's buckets-less partition).
         assert!(ok(&r, FileClass::Data, "/w/t/a=1/b=2/data-1.orc"));
+    }
+
+    #[test]
+    fn an_index_root_covering_the_table_root_never_reaches_its_metadata() {
+        let mut r = rules(1);
+        r.index_roots = vec![Location::parse("/w").unwrap()];
+        assert!(ok(&r, FileClass::Index, "/w/t/a=1/bucket-0/index-1"));
+        assert!(ok(&r, FileClass::Index, "/w/t/global-index/x/y"));
+        assert!(ok(&r, FileClass::Index, "/w/other/x"));
+        for bad in [
+            "/w/t/schema/schema-0",
+            "/w/t/snapshot/snapshot-3",
+            "/w/t/snapshot/LATEST",
+            "/w/t/changelog/changelog-1",
+            "/w/t/tag/tag-t1",
+            "/w/t/consumer/consumer-c",
+            "/w/t/branch/branch-b/schema/schema-0",
+            "/w/t/manifest/manifest-a-0",
+            "/w/t/statistics/stat-1",
+            "/w/t/OPTIONS",
+        ] {
+            assert!(!ok(&r, FileClass::Index, bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names_that_cannot_exist_are_refused() {
+        let possible = |s: &str| check_possible(&Location::parse(s).unwrap()).is_ok();
+        let name = |n: usize| "n".repeat(n);
+        assert!(possible(&format!("/t/b/{}", name(255))));
+        assert!(!possible(&format!("/t/b/{}", name(256))));
+        assert!(!possible(&format!("/t/{}/x", name(256))));
+        assert!(!possible(&format!("/t/b/{}", name(16 << 20))));
+        // A path of 4,095 bytes, then 4,096 (components of 200 bytes).
+        let deep = |len: usize| {
+            let mut p = String::new();
+            while p.len() + 201 <= len {
+                p.push('/');
+                p.push_str(&name(200));
+            }
+            p.push('/');
+            p.push_str(&name(len - p.len()));
+            p
+        };
+        assert_eq!(deep(4095).len(), 4095);
+        assert!(possible(&deep(4095)));
+        assert!(!possible(&deep(4096)));
+        // Object stores: the key's length counts, not its components'.
+        assert!(possible(&format!("s3://b/t/{}", name(1020))));
+        assert!(possible(&format!("s3://b/t/{}", name(1022))));
+        assert!(!possible(&format!("s3://b/t/{}", name(1023))));
+        assert!(!possible(&format!("gs://b/{}", name(1025))));
+        assert!(possible(&format!("memory:///t/{}", name(5000))));
+        // The error names the path shortened.
+        let e = check_possible(&Location::parse(&format!("/t/{}", name(70_000))).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 1_000 && e.contains("70000 bytes"), "{e}");
+        // Without building the location.
+        let dir = Location::parse("/t/b").unwrap();
+        let text = |n: usize| "file:///t/b/".len() + n;
+        assert!(check_possible_in(&dir, 255, text(255)).is_ok());
+        assert!(check_possible_in(&dir, 256, text(256)).is_err());
     }
 
     #[test]

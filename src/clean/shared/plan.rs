@@ -14,6 +14,8 @@ use crate::clean::shared::candidates::{spill_error, Bits};
 pub use crate::clean::shared::candidates::{Candidate, Candidates};
 use crate::clean::shared::deleter::{Deleter, Planned, Represented};
 use crate::clean::shared::keys::SortedKeys;
+use crate::clean::shared::kinds::check_possible_in;
+use crate::clean::shared::names;
 use crate::clean::shared::references::{
     read_index_files_sized, CandidateKeys, ListedManifest, Protector, ReferenceReader, Slim,
 };
@@ -425,6 +427,126 @@ impl RemovedMetadata {
     }
 }
 
+/// The metadata files of removed versions that a plan deletes unless a protector names them,
+/// located, in plan order: manifests, index files, statistics, then lists and index
+/// manifests (each location once, a list before a manifest of the same name).
+#[derive(Debug, Default)]
+struct MetadataCandidates {
+    /// Each file with the phase it goes in.
+    files: Vec<(MetadataPhase, Planned)>,
+}
+
+/// The phase of [`DeletionPlan`] a metadata file goes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MetadataPhase {
+    Manifests,
+    IndexFiles,
+    Statistics,
+    Lists,
+}
+
+impl MetadataCandidates {
+    /// The metadata of `removed`, located.
+    fn of(table: &Table, removed: &RemovedMetadata) -> Result<MetadataCandidates> {
+        let paths = table.paths();
+        let mut out = MetadataCandidates::default();
+        let mut named: HashSet<&str> = HashSet::new();
+        for (l, _) in &removed.lists {
+            named.insert(l.as_str());
+        }
+        for (m, size) in &removed.manifests {
+            if named.insert(m.as_str()) {
+                out.push(
+                    MetadataPhase::Manifests,
+                    paths.manifest(m)?,
+                    FileClass::Manifest,
+                    Some(*size),
+                );
+            }
+        }
+        for (l, size) in &removed.lists {
+            out.push(
+                MetadataPhase::Lists,
+                paths.manifest(l)?,
+                FileClass::ManifestList,
+                *size,
+            );
+        }
+        if removed.scope == MetadataScope::ChangelogOnly {
+            return Ok(out);
+        }
+        for (f, size) in &removed.index_files {
+            out.push(
+                MetadataPhase::IndexFiles,
+                f.clone(),
+                FileClass::Index,
+                Some(*size),
+            );
+        }
+        for (im, size) in &removed.index_manifests {
+            if named.insert(im.as_str()) {
+                out.push(
+                    MetadataPhase::Lists,
+                    paths.manifest(im)?,
+                    FileClass::IndexManifest,
+                    *size,
+                );
+            }
+        }
+        for st in &removed.statistics {
+            out.push(
+                MetadataPhase::Statistics,
+                paths.statistics(st)?,
+                FileClass::Statistics,
+                None,
+            );
+        }
+        Ok(out)
+    }
+
+    fn push(
+        &mut self,
+        phase: MetadataPhase,
+        location: Location,
+        class: FileClass,
+        bytes: Option<u64>,
+    ) {
+        self.files.push((
+            phase,
+            Planned {
+                location,
+                class,
+                bytes,
+            },
+        ));
+    }
+
+    /// Their location keys, sorted.
+    fn keys(&self) -> SortedKeys {
+        SortedKeys::from_unsorted(
+            self.files
+                .iter()
+                .map(|(_, p)| location_key(p.location.as_str()))
+                .collect(),
+        )
+    }
+
+    /// Into `plan`'s phases, but those whose location key is `protected`.
+    fn plan_into(self, plan: &mut DeletionPlan, protected: &FastSet<u64>) {
+        for (phase, p) in self.files {
+            if protected.contains(&location_key(p.location.as_str())) {
+                continue;
+            }
+            match phase {
+                MetadataPhase::Manifests => plan.manifests.push(p),
+                MetadataPhase::IndexFiles => plan.index_files.push(p),
+                MetadataPhase::Statistics => plan.statistics.push(p),
+                MetadataPhase::Lists => plan.lists.push(p),
+            }
+        }
+    }
+}
+
 /// The candidates of a plan with, per slot (see [`Candidates::decide`]), whether it goes.
 #[derive(Debug)]
 struct KeptCandidates {
@@ -576,11 +698,14 @@ impl PlannedFiles {
     /// directory) depend only on its directory and class for a file named by one plain
     /// segment, as every file of an interned directory is: so the first of a group passes
     /// exactly when all of them do, and the first file refused in plan order is the same.
+    /// Only the length of each file's own name is its own: it is checked here for every file
+    /// that is not a group's first ([`check_possible_in`]).
     fn representatives(&self, out: &mut Vec<Planned>, rest: &mut Represented) -> Result<()> {
         let Some(k) = self.from.as_ref().filter(|_| self.len > 0) else {
             return Ok(());
         };
         let mut groups: FastSet<(u32, FileClass)> = FastSet::default();
+        let mut refused: Option<Error> = None;
         let mut records = k.cands.reader();
         let mut slot = 0usize;
         while let Some(rec) = records.next_record() {
@@ -610,11 +735,24 @@ impl PlannedFiles {
                             bytes: None,
                         });
                     } else {
+                        // The directory's checks hold for it; its name's length is its own.
+                        if let Stored::InDir(_, dir, packed) = &stored {
+                            if let Err(e) = check_possible_in(
+                                dir,
+                                names::unpacked_len(packed),
+                                stored.text_len(),
+                            ) {
+                                refused.get_or_insert(e);
+                            }
+                        }
                         rest.files += 1;
                         rest.path_bytes += stored.text_len() as u64;
                     }
                 })
                 .ok_or_else(malformed)?;
+            if let Some(e) = refused.take() {
+                return Err(e);
+            }
         }
         Ok(())
     }
@@ -676,6 +814,15 @@ impl DeletionPlan {
     }
 
     /// [`DeletionPlan::build`] from metadata already read with [`RemovedMetadata::read`].
+    ///
+    /// Protection is one set of locations across every kind: every location a protector
+    /// reads (its live data and changelog files with their extra files, its manifest lists,
+    /// manifests, index manifests, index files and statistics) keeps every candidate at that
+    /// location, whatever kind the candidate claims. An index entry of a removed version whose
+    /// external path names a data file a protector reads therefore frees nothing, nor does a
+    /// DELETE entry naming a protector's index file. (A candidate at a location its kind
+    /// cannot have, such as a schema or a version file, is refused by the kind rules before
+    /// anything is deleted.)
     pub async fn from_parts(
         rr: &mut ReferenceReader<'_>,
         table: &Table,
@@ -691,34 +838,57 @@ impl DeletionPlan {
         // keys' radix directory and the per-slot flags, held until protection ends.
         let index_bytes = slots as u64 * (4 + 2) + (slots as u64).div_ceil(8) * 2;
         budget.charge("the candidates' lookup index", index_bytes)?;
+        // The removed versions' metadata, located (few files next to the data files).
+        let metadata = MetadataCandidates::of(table, &removed)?;
         // Every slot's location key, sorted in place, with the slot of each in a parallel
         // vector. Protection works on keys alone: a location that shares a key with a
         // candidate's keeps it (a 64-bit collision only ever keeps a file).
         let (sorted, slot_at) = sort_with_slots(std::mem::take(&mut cands.keys));
-        let filter = Arc::new(CandidateKeys::new(sorted));
+        let filter = Arc::new(CandidateKeys::new(sorted).with_more(metadata.keys()));
         let keys = filter.sorted();
+        let meta_keys = filter.more();
         // Per sorted position (the first of each run of equal keys): protected?
         let mut protected = Bits::zeros(slots);
+        // The metadata candidates' keys that a protector names.
+        let mut meta_protected: FastSet<u64> = FastSet::default();
+        let mut protect_key = |k: u64| {
+            let r = keys.range(k);
+            if !r.is_empty() {
+                protected.set(r.start);
+            }
+            if meta_keys.contains(k) {
+                meta_protected.insert(k);
+            }
+        };
         rr.protect_among(
             protectors,
             filter.clone(),
-            |l| keys.contains(location_key(l.as_str())),
             |l| {
-                let r = keys.range(location_key(l.as_str()));
-                if !r.is_empty() {
-                    protected.set(r.start);
-                }
+                let k = location_key(l.as_str());
+                keys.contains(k) || meta_keys.contains(k)
             },
+            |l| protect_key(location_key(l.as_str())),
         )
         .await?;
         // Protection's reduced manifests are not needed again.
         rr.release_slim();
+        // The protectors' metadata protects candidates of every kind at its locations.
+        let referenced = rr.referenced_metadata(protectors).await?;
+        for name in &referenced.manifest_dir_names {
+            protect_key(location_key(table.paths().manifest(name)?.as_str()));
+        }
+        for f in &referenced.index_files {
+            protect_key(location_key(f.as_str()));
+        }
+        for name in &referenced.statistics {
+            protect_key(location_key(table.paths().statistics(name)?.as_str()));
+        }
+        drop(referenced);
         let ok = cands.decide(keys.keys(), &slot_at, &protected);
         drop(protected);
         drop(slot_at);
         drop(filter);
         budget.release(index_bytes);
-        let referenced = rr.referenced_metadata(protectors).await?;
         // Nor are the lists it read: the plan holds what it needs.
         rr.release_caches();
         let mut plan = DeletionPlan::default();
@@ -729,64 +899,7 @@ impl DeletionPlan {
         });
         plan.data = PlannedFiles::of(&kept, false);
         plan.changelog_data = PlannedFiles::of(&kept, true);
-
-        // Lists and manifests of the removed versions that no protector names (a list a
-        // protector names has every manifest of it named too).
-        let unreferenced = |name: &str| !referenced.manifest_dir_names.contains(name);
-        let mut planned: HashSet<&str> = HashSet::new();
-        for (l, _) in &removed.lists {
-            planned.insert(l.as_str());
-        }
-        for (m, size) in &removed.manifests {
-            if unreferenced(m) && planned.insert(m.as_str()) {
-                plan.manifests.push(Planned {
-                    location: table.paths().manifest(m)?,
-                    class: FileClass::Manifest,
-                    bytes: Some(*size),
-                });
-            }
-        }
-        for (l, size) in &removed.lists {
-            if unreferenced(l) {
-                plan.lists.push(Planned {
-                    location: table.paths().manifest(l)?,
-                    class: FileClass::ManifestList,
-                    bytes: *size,
-                });
-            }
-        }
-        if removed.scope == MetadataScope::ChangelogOnly {
-            return Ok(plan);
-        }
-
-        // Index manifests and the index files no protector names; statistics likewise.
-        for (f, size) in removed.index_files {
-            if !referenced.index_files.contains(&f) {
-                plan.index_files.push(Planned {
-                    location: f,
-                    class: FileClass::Index,
-                    bytes: Some(size),
-                });
-            }
-        }
-        for (im, size) in &removed.index_manifests {
-            if unreferenced(im) && planned.insert(im.as_str()) {
-                plan.lists.push(Planned {
-                    location: table.paths().manifest(im)?,
-                    class: FileClass::IndexManifest,
-                    bytes: *size,
-                });
-            }
-        }
-        for st in &removed.statistics {
-            if !referenced.statistics.contains(st) {
-                plan.statistics.push(Planned {
-                    location: table.paths().statistics(st)?,
-                    class: FileClass::Statistics,
-                    bytes: None,
-                });
-            }
-        }
+        metadata.plan_into(&mut plan, &meta_protected);
         Ok(plan)
     }
 

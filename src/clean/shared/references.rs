@@ -137,35 +137,49 @@ fn identifier_rest(e: &FileLocator<'_>) -> Box<[u8]> {
 /// passes the filter; whether it is a candidate is then decided on its exact location.
 ///
 /// Held sorted ([`SortedKeys`], about 10 bytes a location; issue 19).
+///
+/// The data and changelog candidates' keys are held apart from the few other candidates'
+/// (the removed versions' metadata, [`CandidateKeys::with_more`]): the first are indexed by
+/// slot by the plan, and protection looks for both.
 #[derive(Debug, Default)]
-pub struct CandidateKeys(SortedKeys);
+pub struct CandidateKeys(SortedKeys, SortedKeys);
 
 impl CandidateKeys {
     /// From the locations' keys.
     pub fn new(keys: SortedKeys) -> CandidateKeys {
-        CandidateKeys(keys)
+        CandidateKeys(keys, SortedKeys::default())
+    }
+
+    /// With `more` candidates' keys besides (the metadata of removed versions).
+    pub fn with_more(self, more: SortedKeys) -> CandidateKeys {
+        CandidateKeys(self.0, more)
     }
 
     /// From the locations.
     pub fn from_locations<'a>(locations: impl Iterator<Item = &'a Location>) -> CandidateKeys {
-        CandidateKeys(SortedKeys::from_unsorted(
+        CandidateKeys::new(SortedKeys::from_unsorted(
             locations.map(|l| location_key(l.as_str())).collect(),
         ))
     }
 
-    /// The sorted keys.
+    /// The sorted keys (given to [`CandidateKeys::new`]).
     pub fn sorted(&self) -> &SortedKeys {
         &self.0
     }
 
+    /// The other candidates' sorted keys (given to [`CandidateKeys::with_more`]).
+    pub fn more(&self) -> &SortedKeys {
+        &self.1
+    }
+
     /// True if a location with this key may be a candidate.
     pub fn may_contain(&self, key: u64) -> bool {
-        self.0.contains(key)
+        self.0.contains(key) || self.1.contains(key)
     }
 
     /// True if there are no candidates.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.is_empty() && self.1.is_empty()
     }
 }
 
