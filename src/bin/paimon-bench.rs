@@ -97,7 +97,7 @@ struct Cli {
     /// I/O concurrency of the operation and the floor (the library's default is 32).
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
-    /// Which floor: `plain` (issue 19: one thread lists, reads the bytes of the metadata
+    /// Which floor: `plain` (one thread lists, reads the bytes of the metadata
     /// without decoding, unlinks) or `decode` (the same reads decoded with the crate's decoders
     /// at `--concurrency`, unlinks on `--unlink-threads`).
     #[arg(long, default_value = "plain")]

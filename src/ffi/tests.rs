@@ -1066,7 +1066,7 @@ mod operations {
         }
     }
 
-    /// Issue 19: a report of more paths than it keeps on the heap gives every path back, in
+    /// A report of more paths than it keeps on the heap gives every path back, in
     /// deletion order and with its class, through the per-index accessors; each returned
     /// pointer stays valid (same text) until the report is freed, in any reading order.
     #[test]
@@ -1522,7 +1522,7 @@ mod operations {
         }
     }
 
-    /// Issue 16 point 7: cancelling through the C ABI returns promptly while a read is stuck
+    /// Cancelling through the C ABI returns promptly while a read is stuck
     /// (an S3 endpoint that accepts connections and never answers), long before the request
     /// would time out.
     #[test]

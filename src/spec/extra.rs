@@ -27,7 +27,7 @@ const COMMON_KEYS: &[&str] = &[
 /// Every other key of a snapshot document, with its JSON value, in key order (as
 /// `serde_json::Map` orders them, so documents serialize alike).
 ///
-/// A sorted vector rather than a map (issue 19): expiry holds every expired snapshot while it
+/// A sorted vector rather than a map: expiry holds every expired snapshot while it
 /// plans, and a `BTreeMap` node for the usual four keys took about 760 bytes a snapshot, this
 /// about 230 (7 MB at 10,000 snapshots). Lookups scan a few keys.
 #[derive(Debug, Clone, Default, PartialEq)]

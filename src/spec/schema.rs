@@ -135,8 +135,8 @@ mod tests {
         assert!(TableSchema::parse(b"[]", "schema-0").is_err());
     }
 
-    /// Fuzzing regression (json_metadata): the partition path of a DECIMAL key with a scale of
-    /// 4294967295 used to allocate a 4 GiB string of zeros; the key type is now refused.
+    /// A DECIMAL partition key with a scale of 4294967295 (its partition path would be a 4 GiB
+    /// string of zeros) is refused.
     #[test]
     fn absurd_decimal_partition_key_is_refused() {
         use crate::spec::binary_row::BinaryRowWriter;

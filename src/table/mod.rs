@@ -30,7 +30,7 @@ pub const DEFAULT_READ_CONCURRENCY: usize = 16;
 
 /// Default concurrency for metadata reads of a table on a local filesystem: there reads are
 /// bound by the cores, not by latency, and each read in flight holds a blocking thread whose
-/// allocator arena keeps what it once held (issue 19: at 1 M data files, 8 instead of 16
+/// allocator arena keeps what it once held (at 1 M data files, 8 instead of 16
 /// took about 4 MB off expiry's peak and was faster on 2 cores).
 pub const LOCAL_READ_CONCURRENCY: usize = 8;
 

@@ -1,6 +1,6 @@
 //! The floor of each operation: the least I/O any implementation must do, done plainly.
 //!
-//! The default floor (`--floor plain`) is the one issue 19 defines: in one thread, right after
+//! The default floor (`--floor plain`) is the one docs/benchmarks.md defines: in one thread, right after
 //! `sync`, list (`read_dir` + `metadata` of every entry) the directories the operation must
 //! list, read the bytes of every snapshot, tag, manifest list, manifest and index manifest it
 //! must read (no decoding), and `std::fs::remove_file` a copy of exactly the files it deletes.
@@ -425,7 +425,7 @@ async fn metadata_reads(
         .collect())
 }
 
-/// Issue 19's floor of expiry and orphan removal: the directories and files are found first
+/// The floor of expiry and orphan removal: the directories and files are found first
 /// (not timed), then one thread lists every directory (with each entry's metadata), reads the
 /// bytes of every metadata file and removes the copy of every planned file.
 fn plain_floor(

@@ -113,7 +113,7 @@ pub async fn expire_snapshots(
     let mut expired: Vec<Snapshot> = expired_map.into_values().collect();
     if !decoupled {
         // Held until the run ends, and only their ids and manifest names are needed then,
-        // with the sizes of their lists (reported): the other keys go (issue 19). A decoupled
+        // with the sizes of their lists (reported): the other keys go. A decoupled
         // run copies them whole into long-lived changelogs.
         for s in &mut expired {
             s.extra.retain(|k, _| LIST_SIZE_KEYS.contains(&k));

@@ -49,7 +49,7 @@ enum VersionKey {
 
 /// A version that references files. Its names are ids in the tracker's name tables, its label
 /// and file are rebuilt when an error or a log needs them ([`Tracker::describe`]): 10 k
-/// versions hold about 1 MB where strings of their own held several (issue 19).
+/// versions hold about 1 MB where strings of their own held several.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct VersionInfo {
     /// Index into [`Tracker::branches`].

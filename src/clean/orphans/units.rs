@@ -1,4 +1,4 @@
-//! Orphan removal as units an engine schedules (issue 20): [`plan`] on the driver, [`execute`]
+//! Orphan removal as units an engine schedules: [`plan`] on the driver, [`execute`]
 //! each unit anywhere, [`merge`] the partial results in any order and grouping, [`decide`] on
 //! the driver, [`execute`] the delete units, [`finish`] on the driver. Units, partial results,
 //! the plan state and the decision are versioned byte strings ([`FORMAT_VERSION`]).

@@ -1,5 +1,5 @@
 //! The list of deleted paths of a [`super::DeletionReport`], kept off the heap past a small
-//! in-memory budget (issue 19: a run deleting millions of files must not hold a `String` per
+//! in-memory budget (a run deleting millions of files must not hold a `String` per
 //! file).
 //!
 //! The first [`IN_MEMORY`] paths are kept in memory; later ones are appended to an anonymous

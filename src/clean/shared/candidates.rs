@@ -1,4 +1,4 @@
-//! The candidate files of a plan (issue 19): held as one 64-bit location key per location in
+//! The candidate files of a plan: held as one 64-bit location key per location in
 //! memory, their records (directory, packed name, size, class, extra files) in a
 //! [`RecordLog`] that moves to an anonymous temporary file past [`RECORDS_IN_MEMORY`].
 //!

@@ -1,5 +1,5 @@
 //! A sorted set of 64-bit keys ([`crate::hash::location_key`], [`crate::hash::name_key`]) with
-//! a radix directory: about 9 bytes a key, where a hash set of them takes 17–19 (issue 19),
+//! a radix directory: about 9 bytes a key, where a hash set of them takes 17–19,
 //! with a lookup that touches one or two cache lines. Expiry owns its keys
 //! ([`SortedKeys`]); orphan removal indexes keys it holds elsewhere (`SortedKeys<&[u64]>`,
 //! [`SortedKeys::new`]), through the same code.

@@ -1,4 +1,4 @@
-//! File names packed for the candidate arena (issue 19): Paimon writers name data and
+//! File names packed for the candidate arena: Paimon writers name data and
 //! changelog files `data-<uuid>-<count>.<format>` / `changelog-<uuid>-<count>.<format>`, 53
 //! bytes for a Parquet file; packed, the UUID takes its 16 bytes and the name about 27.
 //!

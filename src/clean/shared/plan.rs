@@ -77,7 +77,7 @@ fn reduce_delta(
     Ok((out, keep_slim.then_some(slim)))
 }
 
-/// Emptied vectors of [`Reduced`] entries, reused by later manifests (issue 19): a fresh one
+/// Emptied vectors of [`Reduced`] entries, reused by later manifests: a fresh one
 /// per manifest, grown on a blocking thread and freed on another, left every thread's
 /// allocator arena fragmented.
 static REDUCED_VECS: std::sync::Mutex<Vec<Vec<Reduced>>> = std::sync::Mutex::new(Vec::new());

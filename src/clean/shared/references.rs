@@ -136,7 +136,7 @@ fn identifier_rest(e: &FileLocator<'_>) -> Box<[u8]> {
 /// the entries that may name a candidate. A location that shares a key with a candidate's only
 /// passes the filter; whether it is a candidate is then decided on its exact location.
 ///
-/// Held sorted ([`SortedKeys`], about 10 bytes a location; issue 19).
+/// Held sorted ([`SortedKeys`], about 10 bytes a location).
 ///
 /// The data and changelog candidates' keys are held apart from the few other candidates'
 /// (the removed versions' metadata, [`CandidateKeys::with_more`]): the first are indexed by
@@ -195,7 +195,7 @@ pub struct IndexFile {
 /// A manifest as a manifest list names it, reduced to what expiry reads of it (its name and
 /// size). A decoded [`ManifestFileMeta`] holds its partition statistics as slices of the
 /// decompressed list, so caching those would keep every list's decompressed blocks alive
-/// (issue 19: about 130 bytes per data file at medium size).
+/// (about 130 bytes per data file at medium size).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedManifest {
     /// `_FILE_NAME`: name of the manifest file in `manifest/`.

@@ -1,5 +1,5 @@
 //! An append-only log of length-framed records that starts in memory and moves to an anonymous
-//! temporary file past a threshold (issue 19: a plan of millions of candidate files keeps its
+//! temporary file past a threshold (a plan of millions of candidate files keeps its
 //! records off the heap). The file lives in the system temp dir ([`std::env::temp_dir`]) and is
 //! removed by the system when the log is dropped, even if the process dies.
 //!

@@ -1,4 +1,4 @@
-//! The path listing of a C report, held with bounded heap memory (issue 19).
+//! The path listing of a C report, held with bounded heap memory.
 //!
 //! `paimon_cleanup_report_path` promises that the string it returns stays valid until the
 //! report is freed, and a caller may read the listing in any order. Copying every path into a

@@ -703,7 +703,7 @@ const MAX_BLOCK_BYTES: usize = 256 << 20;
 /// and this library write blocks of about 64,000 bytes plus one record).
 const MIN_BLOCK_CAPACITY: usize = 128 << 10;
 
-/// Idle zstd decompression contexts, shared by every thread (issue 19). A context costs about
+/// Idle zstd decompression contexts, shared by every thread. A context costs about
 /// 100 KiB and creating one more than decompressing a typical 64 KiB manifest block, so a few
 /// are kept; one per thread (16 and more blocking threads) cost about 1.5 MiB, and their
 /// streaming window buffers as much again. Blocks are decompressed in one shot (the whole
@@ -779,7 +779,7 @@ fn zstd_decompress(data: &[u8], out: &mut Vec<u8>) -> DecodeResult<()> {
     })
 }
 
-/// Idle decompressed-block buffers, shared by every thread (issue 19): decoding a manifest
+/// Idle decompressed-block buffers, shared by every thread: decoding a manifest
 /// reuses one instead of allocating (and growing) a fresh buffer per block, which on many
 /// blocking threads left each thread's allocator arena fragmented by block-sized holes.
 static BLOCK_BUFFERS: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());

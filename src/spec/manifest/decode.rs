@@ -1245,7 +1245,7 @@ const INDEX_PLAN: Planner<IndexPlan> = Planner {
 /// Plans this thread has made, by writer schema (the very [`Schema`] of
 /// [`Schema::parse_cached`], held here so that its address names it) and planner key: every
 /// manifest of a table usually has the same schema, and planning it again for every file cost
-/// about as much as decoding a small manifest (issue 19). Only plans that succeeded are kept.
+/// about as much as decoding a small manifest. Only plans that succeeded are kept.
 type PlanCache = Vec<(Arc<Schema>, &'static str, Rc<dyn Any>)>;
 
 thread_local! {

@@ -7,7 +7,7 @@
 //! the file (or [`Error::Unsupported`] for a valid file this library refuses), never a panic.
 //!
 //! Byte fields (`_MIN_KEY`, stats rows) are [`bytes::Bytes`] copied out of the decompressed
-//! Avro block (issue 19: a slice would keep the whole block alive while one small field is
+//! Avro block (a slice would keep the whole block alive while one small field is
 //! referenced); blocks are decompressed into buffers reused across files.
 //!
 //! Writing (Avro only) is in [`writer`]: records are encoded by field name in a writer schema

@@ -1,5 +1,5 @@
 //! Running precomputed skip programs: how to step over one value of a writer-schema node,
-//! compiled once per parsed schema by `avro::compile_all` (`Schema::parse`; issue 19: skipping a manifest entry's keys and statistics through
+//! compiled once per parsed schema by `avro::compile_all` (`Schema::parse`; skipping a manifest entry's keys and statistics through
 //! the generic, recursive [`Cursor::skip_value`] was the largest cost of reading references).
 //!
 //! A program is a flat list of primitive steps: records are inlined field by field, `null`
