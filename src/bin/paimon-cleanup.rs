@@ -13,6 +13,8 @@ mod exit;
 mod options;
 #[path = "paimon_cleanup/out.rs"]
 mod out;
+#[path = "paimon_cleanup/progress.rs"]
+mod progress;
 #[path = "paimon_cleanup/values.rs"]
 mod values;
 
@@ -111,12 +113,22 @@ struct TableArgs {
     /// 2^64-1. Past it the run stops with an error while planning, before deleting anything.
     #[arg(long, value_name = "SIZE", value_parser = values::memory_size)]
     max_memory: Option<u64>,
+    /// Progress on standard error: `auto` draws a live display per phase (count, bytes, rate,
+    /// ETA) when standard error is a terminal and nothing otherwise; `json` writes one JSON
+    /// line per phase per second (`{"progress":{"phase","done","total","bytes","rate",
+    /// "elapsed_ms"}}`), terminal or not, for schedulers; `none` shows nothing.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    progress: progress::Choice,
+    /// No progress display (the report is printed as usual).
+    #[arg(short = 'q', long, conflicts_with = "progress")]
+    quiet: bool,
 }
 
-/// The run control of one command: `--max-memory`, defaults otherwise.
+/// The run control of one command: `--max-memory`, the progress display, defaults otherwise.
 fn control(args: &TableArgs) -> RunControl {
     RunControl {
         max_memory: args.max_memory,
+        progress: progress::callback(),
         ..RunControl::default()
     }
 }
@@ -1037,7 +1049,14 @@ fn main() -> ExitCode {
         }
     };
     let args = cli.command.table_args();
-    match run(&cli.command) {
+    progress::start(progress::mode(
+        args.progress,
+        args.quiet,
+        std::io::stderr().is_terminal(),
+    ));
+    let result = run(&cli.command);
+    progress::finish();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let mut message = e.to_string();
