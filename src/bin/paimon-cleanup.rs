@@ -15,6 +15,8 @@ mod options;
 mod out;
 #[path = "paimon_cleanup/progress.rs"]
 mod progress;
+#[path = "paimon_cleanup/report.rs"]
+mod report;
 #[path = "paimon_cleanup/values.rs"]
 mod values;
 
@@ -122,6 +124,35 @@ struct TableArgs {
     /// No progress display (the report is printed as usual).
     #[arg(short = 'q', long, conflicts_with = "progress")]
     quiet: bool,
+    /// List the paths deleted (or, in a dry run, that would be deleted) after the totals:
+    /// `--list` every one, `--list N` the first N (1 to 2147483647). Without it the text report
+    /// gives the totals per kind and per step only.
+    #[arg(long, value_name = "N", num_args = 0..=1, value_parser = values::count_usize)]
+    list: Option<Option<usize>>,
+    /// Also write the full JSON report (the document --json prints, every path included) to
+    /// FILE, for audits. The file is created before the run: one that cannot be written stops
+    /// the command before it changes anything.
+    #[arg(long = "report", value_name = "FILE")]
+    report_file: Option<std::path::PathBuf>,
+}
+
+impl TableArgs {
+    /// The paths the text report lists.
+    fn listing(&self) -> report::Listing {
+        report::Listing::of(self.list)
+    }
+
+    /// Writes the `--report` file, then prints the JSON report when `--json` asks for it;
+    /// true when the report was printed as JSON (the text report is then not printed).
+    fn emit<T: serde::Serialize>(&self, value: &T) -> Result<bool> {
+        if let Some(file) = &self.report_file {
+            report::write(file, value)?;
+        }
+        if self.json {
+            print_json(value)?;
+        }
+        Ok(self.json)
+    }
 }
 
 /// The run control of one command: `--max-memory`, the progress display, defaults otherwise.
@@ -537,8 +568,8 @@ fn run_expire_snapshots(
         let table = opened.table().await?;
         expire_snapshots(&table, &cfg, &ctl).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     let verb = if cfg.dry_run {
         "would expire"
@@ -546,15 +577,16 @@ fn run_expire_snapshots(
         "expired"
     };
     match (report.first_expired, report.last_expired) {
-        (Some(a), Some(b)) => outln!("{verb} {} snapshots ({a}..={b})", report.snapshots_expired),
+        (Some(a), Some(b)) => outln!(
+            "{verb} {} snapshots ({a}..={b}): {} files, {} bytes",
+            report.snapshots_expired,
+            report.deletion.total_files(),
+            report.deletion.total_bytes()
+        ),
         _ => outln!("nothing to expire"),
     }
     print_deletion(&report.deletion);
-    if cfg.dry_run {
-        for p in &report.deletion.paths {
-            outln!("  would delete {}", p.path);
-        }
-    }
+    report::print_paths(&report.deletion, args.listing());
     Ok(())
 }
 
@@ -575,8 +607,8 @@ where
         let table = opened.table().await?;
         f(table).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     let d = deletion(&report);
     outln!(
@@ -586,11 +618,7 @@ where
         d.total_bytes()
     );
     print_deletion(d);
-    if d.dry_run {
-        for p in &d.paths {
-            outln!("  would delete {}", p.path);
-        }
-    }
+    report::print_paths(d, args.listing());
     print_not_found(&report);
     Ok(())
 }
@@ -646,8 +674,8 @@ where
         let table = opened.table().await?;
         f(table).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     print_partition_report(what, &report);
     Ok(())
@@ -674,9 +702,22 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
         let table = opened.table().await?;
         maintain(&table, &MaintainConfig { dry_run }, &control(args)).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
+    let deletions = [
+        report.tags.as_ref().map(|r| &r.deletion),
+        report.consumers.as_ref().map(|r| &r.deletion),
+        report.snapshots.as_ref().map(|r| &r.deletion),
+        report.changelogs.as_ref().map(|r| &r.deletion),
+    ];
+    let (files, bytes) = deletions.iter().flatten().fold((0u64, 0u64), |(f, b), d| {
+        (f + d.total_files(), b + d.total_bytes())
+    });
+    outln!(
+        "maintain: {} {files} files, {bytes} bytes",
+        if dry_run { "would delete" } else { "deleted" }
+    );
     let steps: [(&str, Option<&DeletionReport>); 4] = [
         ("tag expiry", report.tags.as_ref().map(|r| &r.deletion)),
         (
@@ -709,6 +750,7 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
                     d.total_bytes()
                 );
                 print_deletion(d);
+                report::print_paths(d, args.listing());
             }
             None => outln!("{name}: not configured"),
         }
@@ -749,8 +791,8 @@ fn run_remove_orphan_files(
         let table = opened.table().await?;
         remove_orphan_files(&table, &cfg, &control(args)).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     let verb = if dry_run { "would delete" } else { "deleted" };
     outln!(
@@ -773,11 +815,7 @@ fn run_remove_orphan_files(
     for s in &report.skipped {
         outln!("  not listed: {s}");
     }
-    if dry_run {
-        for p in &report.deletion.paths {
-            outln!("  would delete {}", p.path);
-        }
-    }
+    report::print_paths(&report.deletion, args.listing());
     Ok(())
 }
 
@@ -788,9 +826,7 @@ fn run_inspect(args: &TableArgs) -> Result<()> {
         &opened.options,
         &opened.branch,
     ))?;
-    if args.json {
-        print_json(&report)?;
-    } else {
+    if !args.emit(&report)? {
         outln!("table:      {}", report.table);
         outln!("branch:     {}", report.branch);
         outln!("branches:   {}", report.branches.join(", "));
@@ -1054,7 +1090,11 @@ fn main() -> ExitCode {
         args.quiet,
         std::io::stderr().is_terminal(),
     ));
-    let result = run(&cli.command);
+    let result = match &args.report_file {
+        Some(file) => report::prepare(file),
+        None => Ok(()),
+    }
+    .and_then(|()| run(&cli.command));
     progress::finish();
     match result {
         Ok(()) => ExitCode::SUCCESS,
