@@ -150,11 +150,12 @@ fn progress_json_writes_parseable_lines_without_a_terminal() {
     assert_eq!(snapshots["done"], 7, "{snapshots}");
     assert_eq!(snapshots["total"], 7, "{snapshots}");
     assert!(last["data files"]["bytes"].as_u64().unwrap() > 0);
-    // The bytes of every phase add up to the report's total.
+    // The bytes of every phase add up to the report's bytes per kind.
     let sum: u64 = last.values().map(|p| p["bytes"].as_u64().unwrap()).sum();
     let stdout = String::from_utf8_lossy(&o.stdout);
     let reported: u64 = stdout
         .lines()
+        .filter(|l| l.starts_with("  ") && l.contains(" files "))
         .filter_map(|l| l.trim().strip_suffix(" bytes"))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
         .sum();
