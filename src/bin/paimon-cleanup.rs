@@ -17,6 +17,8 @@ mod out;
 mod progress;
 #[path = "paimon_cleanup/report.rs"]
 mod report;
+#[path = "paimon_cleanup/sweep.rs"]
+mod sweep;
 #[path = "paimon_cleanup/values.rs"]
 mod values;
 
@@ -85,7 +87,22 @@ struct Cli {
 struct TableArgs {
     /// Table root: a path, file://, s3://, gs://, az:// or memory:// URI. A last segment
     /// `<table>$branch_<name>` names a branch, as Paimon Java's `t$branch_<name>` does.
-    table: String,
+    /// Not with --warehouse.
+    #[arg(required_unless_present = "warehouse", conflicts_with = "warehouse")]
+    table: Option<String>,
+    /// Sweep: run the command on every table of this local filesystem-catalog warehouse
+    /// (`ROOT/<db>.db/<table>/` with a `schema/` directory) that --table names, each table in a
+    /// process of its own, one table's failure reported and the others run; a summary table
+    /// closes the run. Exit 0 when every table succeeded, 4 when some failed, 1 when all did.
+    #[arg(long, value_name = "ROOT", requires = "pattern")]
+    warehouse: Option<String>,
+    /// The tables of the sweep: `DB.TABLE`, where either part may be or hold `*` (`db.*`,
+    /// `'*.*'`, `db.t`).
+    #[arg(long = "table", value_name = "DB.TABLE", requires = "warehouse")]
+    pattern: Option<String>,
+    /// Tables run at once in a sweep, 1 to 1024 (default 1).
+    #[arg(long, value_name = "N", value_parser = values::threads, default_value = "1", requires = "warehouse")]
+    parallel_tables: usize,
     /// Branch to work on (default `main`; also `-o branch=NAME` or a `$branch_NAME` suffix of
     /// the table). Expiry, tags, consumers and partitions change only this branch's
     /// snapshots, changelogs, tags and consumers, and keep every file any version of any
@@ -515,7 +532,7 @@ fn open(args: &TableArgs) -> Result<Opened> {
         (Some(a), _) => Some(a),
         (None, b) => b.map(String::as_str),
     };
-    let table_ref = resolve_table_ref(&args.table, explicit)?;
+    let table_ref = resolve_table_ref(args.table.as_deref().unwrap_or_default(), explicit)?;
     let rt = runtime(args.threads)?;
     let storage = Arc::new(Storage::open(&table_uri(&table_ref.uri)?, &options)?);
     Ok(Opened {
@@ -878,10 +895,11 @@ fn readable_ms(ms: i64) -> String {
 /// failure on an object store that was given no credentials (neither in the options nor in the
 /// store's environment variables) names where credentials go.
 fn hint(args: &TableArgs, e: &Error) -> Option<String> {
-    if !matches!(e, Error::Storage { .. }) || !is_uri(&args.table) {
+    let table = args.table.as_deref()?;
+    if !matches!(e, Error::Storage { .. }) || !is_uri(table) {
         return None;
     }
-    let scheme = args.table.split("://").next()?.to_ascii_lowercase();
+    let scheme = table.split("://").next()?.to_ascii_lowercase();
     let credentials_given = |options: &HashMap<String, String>| {
         options
             .keys()
@@ -1090,6 +1108,44 @@ fn main() -> ExitCode {
         args.quiet,
         std::io::stderr().is_terminal(),
     ));
+    if let (Some(root), Some(pattern)) = (&args.warehouse, &args.pattern) {
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        let swept = match &args.report_file {
+            Some(file) => report::prepare(file),
+            None => Ok(()),
+        }
+        .and_then(|()| {
+            // Each table runs in a process of its own, whose standard input is closed.
+            if args.options_files.iter().any(|f| f == "-")
+                || args.options.iter().any(|o| o.ends_with("=@-"))
+            {
+                return Err(Error::InvalidArgument(
+                    "a sweep cannot read options from standard input: use --options-file FILE \
+                     or -o KEY=@FILE"
+                        .into(),
+                ));
+            }
+            sweep::find_tables(root, pattern)
+        })
+        .and_then(|tables| {
+            sweep::run(
+                &argv,
+                &tables,
+                args.parallel_tables,
+                args.json,
+                args.report_file.as_deref(),
+            )
+        });
+        return match swept {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => exit::report(
+                exit::name_of(&e),
+                exit::code_of(&e),
+                &e.to_string(),
+                args.json,
+            ),
+        };
+    }
     let result = match &args.report_file {
         Some(file) => report::prepare(file),
         None => Ok(()),
