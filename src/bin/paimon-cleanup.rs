@@ -57,7 +57,7 @@ const AFTER_HELP: &str = "\
 Exit codes: 0 done; 1 failed (storage, not found, cancelled, memory limit, internal error);
   2 usage (a bad argument, option or option value); 3 refused for safety (malformed metadata,
   a path outside the table, an unsupported feature, an invariant that does not hold: nothing
-  was deleted); 4 partially done (reserved for sweeps). With --json an error is printed on
+  was deleted); 4 partially done (a sweep in which some tables failed). With --json an error is printed on
   stdout as {\"error\":{\"code\":\"<kind>\",\"exit_code\":N,\"message\":\"...\"}}.
 
 Logging: PAIMON_CLEANUP_LOG sets what is logged on stderr, as a tracing filter (default
