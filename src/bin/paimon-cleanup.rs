@@ -13,6 +13,12 @@ mod exit;
 mod options;
 #[path = "paimon_cleanup/out.rs"]
 mod out;
+#[path = "paimon_cleanup/progress.rs"]
+mod progress;
+#[path = "paimon_cleanup/report.rs"]
+mod report;
+#[path = "paimon_cleanup/sweep.rs"]
+mod sweep;
 #[path = "paimon_cleanup/values.rs"]
 mod values;
 
@@ -51,7 +57,7 @@ const AFTER_HELP: &str = "\
 Exit codes: 0 done; 1 failed (storage, not found, cancelled, memory limit, internal error);
   2 usage (a bad argument, option or option value); 3 refused for safety (malformed metadata,
   a path outside the table, an unsupported feature, an invariant that does not hold: nothing
-  was deleted); 4 partially done (reserved for sweeps). With --json an error is printed on
+  was deleted); 4 partially done (a sweep in which some tables failed). With --json an error is printed on
   stdout as {\"error\":{\"code\":\"<kind>\",\"exit_code\":N,\"message\":\"...\"}}.
 
 Logging: PAIMON_CLEANUP_LOG sets what is logged on stderr, as a tracing filter (default
@@ -81,7 +87,22 @@ struct Cli {
 struct TableArgs {
     /// Table root: a path, file://, s3://, gs://, az:// or memory:// URI. A last segment
     /// `<table>$branch_<name>` names a branch, as Paimon Java's `t$branch_<name>` does.
-    table: String,
+    /// Not with --warehouse.
+    #[arg(required_unless_present = "warehouse", conflicts_with = "warehouse")]
+    table: Option<String>,
+    /// Sweep: run the command on every table of this local filesystem-catalog warehouse
+    /// (`ROOT/<db>.db/<table>/` with a `schema/` directory) that --table names, each table in a
+    /// process of its own, one table's failure reported and the others run; a summary table
+    /// closes the run. Exit 0 when every table succeeded, 4 when some failed, 1 when all did.
+    #[arg(long, value_name = "ROOT", requires = "pattern")]
+    warehouse: Option<String>,
+    /// The tables of the sweep: `DB.TABLE`, where either part may be or hold `*` (`db.*`,
+    /// `'*.*'`, `db.t`).
+    #[arg(long = "table", value_name = "DB.TABLE", requires = "warehouse")]
+    pattern: Option<String>,
+    /// Tables run at once in a sweep, 1 to 1024 (default 1).
+    #[arg(long, value_name = "N", value_parser = values::threads, default_value = "1", requires = "warehouse")]
+    parallel_tables: usize,
     /// Branch to work on (default `main`; also `-o branch=NAME` or a `$branch_NAME` suffix of
     /// the table). Expiry, tags, consumers and partitions change only this branch's
     /// snapshots, changelogs, tags and consumers, and keep every file any version of any
@@ -111,12 +132,51 @@ struct TableArgs {
     /// 2^64-1. Past it the run stops with an error while planning, before deleting anything.
     #[arg(long, value_name = "SIZE", value_parser = values::memory_size)]
     max_memory: Option<u64>,
+    /// Progress on standard error: `auto` draws a live display per phase (count, bytes, rate,
+    /// ETA) when standard error is a terminal and nothing otherwise; `json` writes one JSON
+    /// line per phase per second (`{"progress":{"phase","done","total","bytes","rate",
+    /// "elapsed_ms"}}`), terminal or not, for schedulers; `none` shows nothing.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    progress: progress::Choice,
+    /// No progress display (the report is printed as usual).
+    #[arg(short = 'q', long, conflicts_with = "progress")]
+    quiet: bool,
+    /// List the paths deleted (or, in a dry run, that would be deleted) after the totals:
+    /// `--list` every one, `--list N` the first N (1 to 2147483647). Without it the text report
+    /// gives the totals per kind and per step only.
+    #[arg(long, value_name = "N", num_args = 0..=1, value_parser = values::count_usize)]
+    list: Option<Option<usize>>,
+    /// Also write the full JSON report (the document --json prints, every path included) to
+    /// FILE, for audits. The file is created before the run: one that cannot be written stops
+    /// the command before it changes anything.
+    #[arg(long = "report", value_name = "FILE")]
+    report_file: Option<std::path::PathBuf>,
 }
 
-/// The run control of one command: `--max-memory`, defaults otherwise.
+impl TableArgs {
+    /// The paths the text report lists.
+    fn listing(&self) -> report::Listing {
+        report::Listing::of(self.list)
+    }
+
+    /// Writes the `--report` file, then prints the JSON report when `--json` asks for it;
+    /// true when the report was printed as JSON (the text report is then not printed).
+    fn emit<T: serde::Serialize>(&self, value: &T) -> Result<bool> {
+        if let Some(file) = &self.report_file {
+            report::write(file, value)?;
+        }
+        if self.json {
+            print_json(value)?;
+        }
+        Ok(self.json)
+    }
+}
+
+/// The run control of one command: `--max-memory`, the progress display, defaults otherwise.
 fn control(args: &TableArgs) -> RunControl {
     RunControl {
         max_memory: args.max_memory,
+        progress: progress::callback(),
         ..RunControl::default()
     }
 }
@@ -472,7 +532,7 @@ fn open(args: &TableArgs) -> Result<Opened> {
         (Some(a), _) => Some(a),
         (None, b) => b.map(String::as_str),
     };
-    let table_ref = resolve_table_ref(&args.table, explicit)?;
+    let table_ref = resolve_table_ref(args.table.as_deref().unwrap_or_default(), explicit)?;
     let rt = runtime(args.threads)?;
     let storage = Arc::new(Storage::open(&table_uri(&table_ref.uri)?, &options)?);
     Ok(Opened {
@@ -525,8 +585,8 @@ fn run_expire_snapshots(
         let table = opened.table().await?;
         expire_snapshots(&table, &cfg, &ctl).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     let verb = if cfg.dry_run {
         "would expire"
@@ -534,15 +594,16 @@ fn run_expire_snapshots(
         "expired"
     };
     match (report.first_expired, report.last_expired) {
-        (Some(a), Some(b)) => outln!("{verb} {} snapshots ({a}..={b})", report.snapshots_expired),
+        (Some(a), Some(b)) => outln!(
+            "{verb} {} snapshots ({a}..={b}): {} files, {} bytes",
+            report.snapshots_expired,
+            report.deletion.total_files(),
+            report.deletion.total_bytes()
+        ),
         _ => outln!("nothing to expire"),
     }
     print_deletion(&report.deletion);
-    if cfg.dry_run {
-        for p in &report.deletion.paths {
-            outln!("  would delete {}", p.path);
-        }
-    }
+    report::print_paths(&report.deletion, args.listing());
     Ok(())
 }
 
@@ -563,8 +624,8 @@ where
         let table = opened.table().await?;
         f(table).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     let d = deletion(&report);
     outln!(
@@ -574,11 +635,7 @@ where
         d.total_bytes()
     );
     print_deletion(d);
-    if d.dry_run {
-        for p in &d.paths {
-            outln!("  would delete {}", p.path);
-        }
-    }
+    report::print_paths(d, args.listing());
     print_not_found(&report);
     Ok(())
 }
@@ -634,8 +691,8 @@ where
         let table = opened.table().await?;
         f(table).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     print_partition_report(what, &report);
     Ok(())
@@ -662,9 +719,22 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
         let table = opened.table().await?;
         maintain(&table, &MaintainConfig { dry_run }, &control(args)).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
+    let deletions = [
+        report.tags.as_ref().map(|r| &r.deletion),
+        report.consumers.as_ref().map(|r| &r.deletion),
+        report.snapshots.as_ref().map(|r| &r.deletion),
+        report.changelogs.as_ref().map(|r| &r.deletion),
+    ];
+    let (files, bytes) = deletions.iter().flatten().fold((0u64, 0u64), |(f, b), d| {
+        (f + d.total_files(), b + d.total_bytes())
+    });
+    outln!(
+        "maintain: {} {files} files, {bytes} bytes",
+        if dry_run { "would delete" } else { "deleted" }
+    );
     let steps: [(&str, Option<&DeletionReport>); 4] = [
         ("tag expiry", report.tags.as_ref().map(|r| &r.deletion)),
         (
@@ -697,6 +767,7 @@ fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
                     d.total_bytes()
                 );
                 print_deletion(d);
+                report::print_paths(d, args.listing());
             }
             None => outln!("{name}: not configured"),
         }
@@ -737,8 +808,8 @@ fn run_remove_orphan_files(
         let table = opened.table().await?;
         remove_orphan_files(&table, &cfg, &control(args)).await
     })?;
-    if args.json {
-        return print_json(&report);
+    if args.emit(&report)? {
+        return Ok(());
     }
     let verb = if dry_run { "would delete" } else { "deleted" };
     outln!(
@@ -761,11 +832,7 @@ fn run_remove_orphan_files(
     for s in &report.skipped {
         outln!("  not listed: {s}");
     }
-    if dry_run {
-        for p in &report.deletion.paths {
-            outln!("  would delete {}", p.path);
-        }
-    }
+    report::print_paths(&report.deletion, args.listing());
     Ok(())
 }
 
@@ -776,9 +843,7 @@ fn run_inspect(args: &TableArgs) -> Result<()> {
         &opened.options,
         &opened.branch,
     ))?;
-    if args.json {
-        print_json(&report)?;
-    } else {
+    if !args.emit(&report)? {
         outln!("table:      {}", report.table);
         outln!("branch:     {}", report.branch);
         outln!("branches:   {}", report.branches.join(", "));
@@ -830,10 +895,11 @@ fn readable_ms(ms: i64) -> String {
 /// failure on an object store that was given no credentials (neither in the options nor in the
 /// store's environment variables) names where credentials go.
 fn hint(args: &TableArgs, e: &Error) -> Option<String> {
-    if !matches!(e, Error::Storage { .. }) || !is_uri(&args.table) {
+    let table = args.table.as_deref()?;
+    if !matches!(e, Error::Storage { .. }) || !is_uri(table) {
         return None;
     }
-    let scheme = args.table.split("://").next()?.to_ascii_lowercase();
+    let scheme = table.split("://").next()?.to_ascii_lowercase();
     let credentials_given = |options: &HashMap<String, String>| {
         options
             .keys()
@@ -1037,7 +1103,56 @@ fn main() -> ExitCode {
         }
     };
     let args = cli.command.table_args();
-    match run(&cli.command) {
+    progress::start(progress::mode(
+        args.progress,
+        args.quiet,
+        std::io::stderr().is_terminal(),
+    ));
+    if let (Some(root), Some(pattern)) = (&args.warehouse, &args.pattern) {
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        let swept = match &args.report_file {
+            Some(file) => report::prepare(file),
+            None => Ok(()),
+        }
+        .and_then(|()| {
+            // Each table runs in a process of its own, whose standard input is closed.
+            if args.options_files.iter().any(|f| f == "-")
+                || args.options.iter().any(|o| o.ends_with("=@-"))
+            {
+                return Err(Error::InvalidArgument(
+                    "a sweep cannot read options from standard input: use --options-file FILE \
+                     or -o KEY=@FILE"
+                        .into(),
+                ));
+            }
+            sweep::find_tables(root, pattern)
+        })
+        .and_then(|tables| {
+            sweep::run(
+                &argv,
+                &tables,
+                args.parallel_tables,
+                args.json,
+                args.report_file.as_deref(),
+            )
+        });
+        return match swept {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => exit::report(
+                exit::name_of(&e),
+                exit::code_of(&e),
+                &e.to_string(),
+                args.json,
+            ),
+        };
+    }
+    let result = match &args.report_file {
+        Some(file) => report::prepare(file),
+        None => Ok(()),
+    }
+    .and_then(|()| run(&cli.command));
+    progress::finish();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let mut message = e.to_string();

@@ -22,7 +22,6 @@ pub const USAGE: u8 = 2;
 /// Refused for safety.
 pub const REFUSED: u8 = 3;
 /// Partially done (reserved for sweeps).
-#[allow(dead_code)]
 pub const PARTIAL: u8 = 4;
 
 /// The exit code of a failed command.

@@ -6,6 +6,8 @@ use std::io::Write;
 /// the program exits at once with status 0: the command's work is done, only its output was cut
 /// short. Any other write error exits with status 1.
 pub fn line(text: &str) {
+    // The report follows the progress display, which ends first so that the two do not mix.
+    crate::progress::finish();
     let mut out = std::io::stdout().lock();
     let result = out
         .write_all(text.as_bytes())
