@@ -175,7 +175,7 @@ run_step "generated table (paimon-gen: tags, a branch, orphans) in 5 copies" mak
 
 dry_run_text() {
   local t="$WORK/cli/t"
-  "$CLI" remove-orphan-files "$t" --older-than "$CUTOFF_TEXT" --dry-run >"$WORK/cli-dry.txt" &&
+  "$CLI" remove-orphan-files "$t" --older-than "$CUTOFF_TEXT" --dry-run --list >"$WORK/cli-dry.txt" &&
     orphans dry "$t" --older-than "$CUTOFF_TEXT" --dry-run --parallelism 2 || return 1
   diff -u "$WORK/cli-dry.txt" "$WORK/dry.out" ||
     { echo "the job's text report differs from the CLI's" >&2; return 1; }

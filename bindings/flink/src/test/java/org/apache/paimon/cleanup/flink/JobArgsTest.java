@@ -113,12 +113,14 @@ public final class JobArgsTest {
                 + "\"paths\":[{\"class\":\"data\",\"path\":\"p=1/bucket-0/d\"}]},"
                 + "\"branches_without_schema\":[],\"skipped\":[\"ext: not owned\"]}";
         String want = "would delete 3 orphan files (37 bytes); 4 candidates: 1 referenced (any age), "
-                + "0 vetoed, the others older than 5 ms\n"
+                + "0 vetoed, the others older than " + ReportText.readableMs(5) + " (5 ms)\n"
                 + "  Data                    2 files             30 bytes\n"
                 + "  ManifestList            1 files              7 bytes\n"
                 + "  kept (its name is referenced at another location): x/k\n"
                 + "  not listed: ext: not owned\n"
                 + "  would delete p=1/bucket-0/d\n";
+        check("readable time", ReportText.readableMs(5).matches(
+                "19(69|70)-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3} [+-][0-9]{2}:[0-9]{2}"));
         String got = ReportText.render(doc, false);
         check("text report:\n" + got, want.equals(got));
         check("json report", ReportText.render(doc, true).equals(doc + "\n"));

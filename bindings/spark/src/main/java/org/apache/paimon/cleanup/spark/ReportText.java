@@ -2,6 +2,9 @@ package org.apache.paimon.cleanup.spark;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -44,10 +47,10 @@ final class ReportText {
         }
         StringBuilder out = new StringBuilder();
         out.append(String.format("%s %d orphan files (%d bytes); %d candidates: %d referenced "
-                        + "(any age), %d vetoed, the others older than %d ms%n",
+                        + "(any age), %d vetoed, the others older than %s (%d ms)%n",
                 dryRun ? "would delete" : "deleted", files, bytes, r.path("candidates").asLong(),
                 r.path("referenced").asLong(), r.path("vetoed").asLong(),
-                r.path("older_than_ms").asLong()));
+                readableMs(r.path("older_than_ms").asLong()), r.path("older_than_ms").asLong()));
         // The CLI lists the classes in the library's order (FileClass), the document by name.
         List<Map.Entry<String, JsonNode>> classes = new ArrayList<>(d.path("deleted").properties());
         classes.sort(Comparator.comparingInt(c -> classOrder(c.getKey())));
@@ -80,6 +83,15 @@ final class ReportText {
             }
         }
         return out.toString();
+    }
+
+    /**
+     * An epoch-ms time as the CLI prints it: local date, time with milliseconds and the zone's
+     * offset ({@code 2024-01-01 12:00:00.000 +02:00}).
+     */
+    static String readableMs(long ms) {
+        return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS xxx")
+                .format(Instant.ofEpochMilli(ms).atZone(ZoneId.systemDefault()));
     }
 
     /** The position of a class label in the library's order; unknown labels last. */
