@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::clean::expiry::range::expiring_now;
-use crate::clean::shared::references::{ProtectMode, Protector};
+use crate::clean::shared::references::{changelog_needed_lists, ProtectMode, Protector};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::{list_branches, Table};
@@ -126,16 +126,11 @@ async fn changelog_protectors(branch: &Table, name: &str) -> Result<Vec<Protecto
     Ok(out)
 }
 
-/// Whether every metadata file a changelog protector reads is present: its changelog list (or
-/// base and delta lists) and the manifests they name. Errors other than "not found" are errors.
+/// Whether every metadata file a changelog protector needs is present: the lists of
+/// [`changelog_needed_lists`] and the manifests they name. Errors other than "not found" are
+/// errors.
 async fn changelog_readable(branch: &Table, changelog: &Snapshot) -> Result<bool> {
-    let lists = match &changelog.changelog_manifest_list {
-        Some(l) => vec![l.clone()],
-        None => vec![
-            changelog.base_manifest_list.clone(),
-            changelog.delta_manifest_list.clone(),
-        ],
-    };
+    let lists = changelog_needed_lists(changelog, branch.options().changelog_producer_none());
     for l in lists {
         let metas = match branch.reader().manifest_list(branch.paths(), &l).await {
             Ok(m) => m,

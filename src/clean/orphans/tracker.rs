@@ -12,7 +12,8 @@
 //!   P3) is an error: nothing may be deleted then.
 //! * A long-lived changelog with a changelog manifest list needs only that list (what an
 //!   incremental reader of it uses); its base and delta lists are read when present, never
-//!   required. Nor does it need its index manifest.
+//!   required. One without a changelog list needs its base and delta lists only when its
+//!   branch's changelog producer is `none`. Nor does it need its index manifest.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -193,6 +194,10 @@ pub(crate) struct Tracker {
     pub snapshots_listed: u64,
     /// Listings after the first.
     pub rounds: usize,
+    /// Per branch index: whether its changelog producer is `none` (missing: taken as `none`,
+    /// which requires the most of a changelog).
+    #[serde(default)]
+    producer_none: Vec<bool>,
 }
 
 impl Tracker {
@@ -250,11 +255,18 @@ impl Tracker {
         s: &VersionRefs,
     ) -> Result<VersionInfo> {
         let changelog = matches!(version, Version::Changelog(_));
+        let producer_none = self
+            .producer_none
+            .get(branch as usize)
+            .copied()
+            .unwrap_or(true);
         let mut lists = Vec::with_capacity(3);
         for l in s.manifest_lists() {
-            // A changelog with a changelog list needs only that one.
+            // A changelog with a changelog list needs only that one; one without needs its
+            // base and delta lists with producer `none` only (no reader reads it otherwise).
             let required = match (&s.changelog_manifest_list, changelog) {
                 (Some(c), true) => c == l,
+                (None, true) => producer_none,
                 _ => true,
             };
             let id = self.list_names.intern(l)?;
@@ -282,15 +294,16 @@ impl Tracker {
         if let Some(i) = self.branches.iter().position(|b| b.name == name) {
             return Ok(i as u32);
         }
-        let own_schema = if name == MAIN_BRANCH {
-            true
+        let main_none = main.options().changelog_producer_none();
+        let (own_schema, producer_none) = if name == MAIN_BRANCH {
+            (true, main_none)
         } else {
             match main.branch(name).await {
-                Ok(_) => true,
+                Ok(b) => (true, b.options().changelog_producer_none()),
                 Err(Error::NotFound { .. }) => {
                     tracing::warn!(branch = %name, "branch directory has no schema; its snapshots, tags and changelogs are read with the main branch's schema");
                     self.branches_without_schema.push(name.to_string());
-                    false
+                    (false, main_none)
                 }
                 Err(e) => return Err(e),
             }
@@ -299,6 +312,13 @@ impl Tracker {
             name: name.to_string(),
             own_schema,
         });
+        let index = self.branches.len() - 1;
+        if self.producer_none.len() < index {
+            // State from before this field: unknown branches count as `none`.
+            self.producer_none.resize(index, true);
+        }
+        self.producer_none.truncate(index);
+        self.producer_none.push(producer_none);
         Ok((self.branches.len() - 1) as u32)
     }
 

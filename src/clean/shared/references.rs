@@ -97,6 +97,30 @@ impl Slim {
     }
 }
 
+/// The manifest lists a long-lived changelog `c` needs (a missing one is an error): its
+/// changelog manifest list when it has one (a changelog reader reads only that); otherwise,
+/// with changelog producer `none` (`producer_none`), its base and delta lists (the reader
+/// reads the files its delta adds); otherwise none (no reader reads anything of it).
+pub(crate) fn changelog_needed_lists(c: &Snapshot, producer_none: bool) -> Vec<String> {
+    match &c.changelog_manifest_list {
+        Some(l) => vec![l.clone()],
+        None if producer_none => vec![c.base_manifest_list.clone(), c.delta_manifest_list.clone()],
+        None => Vec::new(),
+    }
+}
+
+/// The manifest lists of a long-lived changelog `c` without a changelog manifest list of a
+/// table whose changelog producer is not `none`: no reader needs them, but while present
+/// they keep the metadata they name. Paimon Java deletes them when it turns a snapshot into
+/// such a changelog, so only their absence ("not found") is tolerated.
+fn changelog_optional_lists(c: &Snapshot, producer_none: bool) -> Vec<String> {
+    if c.changelog_manifest_list.is_none() && !producer_none {
+        vec![c.base_manifest_list.clone(), c.delta_manifest_list.clone()]
+    } else {
+        Vec::new()
+    }
+}
+
 /// The parts of an entry's identifier that its location does not already fix, encoded
 /// without ambiguity (length-prefixed): partition bytes (distinct rows may share a directory),
 /// bucket, extra files, embedded index and, with an external path, that path and the file
@@ -356,7 +380,7 @@ impl<'t> ReferenceReader<'t> {
     /// Read (strictly, once, concurrently) the manifest lists of `protectors`; returns the
     /// manifests they name.
     pub async fn protector_manifests(&self, protectors: &[Protector]) -> Result<HashSet<String>> {
-        let lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
+        let lists: Vec<String> = self.lists_of_all(protectors);
         self.load_lists(&lists, false).await?;
         let mut out = HashSet::new();
         for l in &lists {
@@ -506,17 +530,22 @@ impl<'t> ReferenceReader<'t> {
         Ok(())
     }
 
-    fn lists_of(p: &Protector) -> Vec<String> {
+    /// The manifest lists protector `p` needs (read strictly).
+    fn lists_of(&self, p: &Protector) -> Vec<String> {
         let s = &p.snapshot;
         match p.mode {
             ProtectMode::Full | ProtectMode::DeltaAdds => {
                 s.manifest_lists().map(String::from).collect()
             }
-            ProtectMode::Changelog => match &s.changelog_manifest_list {
-                Some(c) => vec![c.clone()],
-                None => vec![s.base_manifest_list.clone(), s.delta_manifest_list.clone()],
-            },
+            ProtectMode::Changelog => {
+                changelog_needed_lists(s, self.table.options().changelog_producer_none())
+            }
         }
+    }
+
+    /// The manifest lists of all `protectors` (repeats included).
+    fn lists_of_all(&self, protectors: &[Protector]) -> Vec<String> {
+        protectors.iter().flat_map(|p| self.lists_of(p)).collect()
     }
 
     /// Of the `candidates`, those that some protector still needs. Any metadata a protector
@@ -564,7 +593,7 @@ impl<'t> ReferenceReader<'t> {
         if candidate_keys.is_empty() {
             return Ok(());
         }
-        let all_lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
+        let all_lists: Vec<String> = self.lists_of_all(protectors);
         self.load_lists(&all_lists, false).await?;
         let manifests = self.manifests_of_lists(&all_lists);
         self.load_slim(&manifests, &candidate_keys).await?;
@@ -702,7 +731,7 @@ impl<'t> ReferenceReader<'t> {
         if self.table.root().is_local() {
             return Ok(());
         }
-        let lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
+        let lists: Vec<String> = self.lists_of_all(protectors);
         let index_manifests = Self::index_manifests_of(protectors);
         let manifests = async {
             self.load_lists(&lists, false).await?;
@@ -789,8 +818,16 @@ impl<'t> ReferenceReader<'t> {
         protectors: &[Protector],
     ) -> Result<ReferencedMetadata> {
         let mut out = ReferencedMetadata::default();
-        let lists: Vec<String> = protectors.iter().flat_map(Self::lists_of).collect();
+        let mut lists: Vec<String> = self.lists_of_all(protectors);
         self.load_lists(&lists, false).await?;
+        let producer_none = self.table.options().changelog_producer_none();
+        let optional: Vec<String> = protectors
+            .iter()
+            .filter(|p| p.mode == ProtectMode::Changelog)
+            .flat_map(|p| changelog_optional_lists(&p.snapshot, producer_none))
+            .collect();
+        self.load_lists(&optional, true).await?;
+        lists.extend(optional);
         for l in &lists {
             if !out.manifest_dir_names.contains(l) {
                 out.manifest_dir_names.insert(l.clone());
