@@ -295,9 +295,13 @@ enum Command {
         #[command(flatten)]
         table: TableArgs,
         /// Tag name, or several separated by commas (`t1,t2`), as Java's `delete_tag`; names are
-        /// trimmed. Tags that do not exist are reported, not an error.
-        #[arg(value_name = "TAG[,TAG...]")]
-        tag: String,
+        /// trimmed. Tags that do not exist are reported, not an error. In a sweep (no table
+        /// argument) give them with --tag.
+        #[arg(value_name = "TAG[,TAG...]", required_unless_present = "tag_option")]
+        tag: Option<String>,
+        /// The tags as an option instead of the second argument (needed with --warehouse).
+        #[arg(long = "tag", value_name = "TAG[,TAG...]", conflicts_with = "tag")]
+        tag_option: Option<String>,
         /// Compute and report, change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -1003,8 +1007,14 @@ fn run(command: &Command) -> Result<()> {
         Command::DeleteTag {
             table,
             tag,
+            tag_option,
             dry_run,
         } => {
+            let Some(tag) = tag.as_ref().or(tag_option.as_ref()) else {
+                return Err(Error::InvalidArgument(
+                    "delete-tag needs the tag names (TAG[,TAG...] or --tag)".into(),
+                ));
+            };
             let names = tag_names(tag);
             run_capability(
                 table,
