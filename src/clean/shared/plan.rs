@@ -872,16 +872,37 @@ impl DeletionPlan {
         .await?;
         // Protection's reduced manifests are not needed again.
         rr.release_slim();
-        // The protectors' metadata protects candidates of every kind at its locations.
+        // The protectors' metadata protects candidates of every kind at its locations. A data
+        // or changelog data candidate there names metadata a kept version reads: the entry is
+        // hostile or corrupt, and the plan is refused whole, as the kind rules refuse a data
+        // entry naming any other metadata file.
         let referenced = rr.referenced_metadata(protectors).await?;
+        let refuse_data_at = |l: &Location, what: &str| -> Result<()> {
+            if keys.range(location_key(l.as_str())).is_empty() {
+                return Ok(());
+            }
+            Err(Error::PathRefused {
+                path: l.to_string(),
+                reason: format!(
+                    "the plan deletes it as a data file (an entry of a removed version names \
+                     it), but a kept version reads it as {what}; the metadata naming it is \
+                     invalid"
+                ),
+            })
+        };
         for name in &referenced.manifest_dir_names {
-            protect_key(location_key(table.paths().manifest(name)?.as_str()));
+            let l = table.paths().manifest(name)?;
+            refuse_data_at(&l, "a manifest, manifest list or index manifest")?;
+            protect_key(location_key(l.as_str()));
         }
         for f in &referenced.index_files {
+            refuse_data_at(f, "an index file")?;
             protect_key(location_key(f.as_str()));
         }
         for name in &referenced.statistics {
-            protect_key(location_key(table.paths().statistics(name)?.as_str()));
+            let l = table.paths().statistics(name)?;
+            refuse_data_at(&l, "a statistics file")?;
+            protect_key(location_key(l.as_str()));
         }
         drop(referenced);
         let ok = cands.decide(keys.keys(), &slot_at, &protected);
