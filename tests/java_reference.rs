@@ -476,6 +476,12 @@ fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
         return Some("time-cutoff-keeps-current-snapshot");
     }
     let name = d.path.rsplit('/').next().unwrap_or("");
+    // Changelog expiry: Java deletes every file an expired changelog's changelog manifest list
+    // adds, and the list's manifests, even where a tag of the same snapshot names that list;
+    // we keep what a tag's changelog still reads.
+    if d.side == "java-only" && ctx.tag_changelog.contains(name) {
+        return Some("tag-keeps-its-changelog");
+    }
     if d.side == "java-only"
         && ctx.changelogs
         && (name.starts_with("manifest-list-") || name.starts_with("data-"))
@@ -491,9 +497,59 @@ struct Context {
     java_broke: Vec<String>,
     /// Long-lived changelogs exist before the operation, or the operation makes them.
     changelogs: bool,
+    /// For changelog expiry, the names a tag's changelog reads: each tag's changelog manifest
+    /// list, its manifests and the changelog files they add (empty for other operations).
+    tag_changelog: BTreeSet<String>,
     /// With a time cut-off, Java expired exactly one snapshot more than we did: the next one,
     /// older than the cut-off.
     one_more_by_time: bool,
+}
+
+/// The file names the changelogs of `table`'s main-branch tags read: each tag's changelog
+/// manifest list, the manifests it names and the files those add, read with the library's
+/// own reader.
+fn tag_changelog_names(table: &Path) -> BTreeSet<String> {
+    let mut lists = BTreeSet::new();
+    if let Ok(rd) = std::fs::read_dir(table.join("tag")) {
+        for e in rd.flatten() {
+            let v: Value = serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap();
+            if let Some(l) = v["changelogManifestList"].as_str() {
+                lists.insert(l.to_owned());
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    if lists.is_empty() {
+        return out;
+    }
+    let rt = common::rt();
+    let storage = std::sync::Arc::new(
+        paimon_cleanup::storage::Storage::open(
+            table.to_str().unwrap(),
+            &std::collections::HashMap::new(),
+        )
+        .unwrap(),
+    );
+    let t = rt
+        .block_on(paimon_cleanup::table::Table::open(
+            storage,
+            &std::collections::HashMap::new(),
+        ))
+        .unwrap();
+    // A list or manifest that cannot be read names nothing: it classifies no difference.
+    for l in lists {
+        let Ok(manifests) = rt.block_on(t.reader().manifest_list(t.paths(), &l)) else {
+            continue;
+        };
+        out.insert(l);
+        for m in manifests {
+            if let Ok(entries) = rt.block_on(t.reader().manifest(t.paths(), &m.file_name)) {
+                out.extend(entries.into_iter().map(|e| e.file.file_name));
+            }
+            out.insert(m.file_name);
+        }
+    }
+    out
 }
 
 /// Whether Java's extra expired snapshots are exactly the one after our last, and it is older
@@ -601,10 +657,10 @@ fn java_differential() {
 
 /// A table whose Java expiry left long-lived changelogs of a `lookup` changelog producer, some
 /// without a changelog manifest list: Java deletes the base and delta manifest lists of such
-/// changelogs (no reader needs them); every operation of ours must still run. Still a known
-/// defect for changelog expiry (it reports absent lists as deleted and keeps files Java deletes).
+/// changelogs (no reader needs them); every operation of ours must still run, and changelog
+/// expiry reports none of those absent lists. It also has a tag of a snapshot whose changelog
+/// expires: Java deletes that tag's changelog files, we keep them (`tag-keeps-its-changelog`).
 #[test]
-#[ignore = "known defect: changelog expiry differs from Java on changelogs without base/delta lists"]
 fn java_decoupled_lookup_changelogs() {
     let Some(cp) = harness() else {
         return;
@@ -722,6 +778,11 @@ fn run_seeds(
                 changelogs: !versions(&base.join("changelog"), "changelog").is_empty()
                     || op.settings.get("changelog_retain_max").is_some(),
                 one_more_by_time: one_more_by_time(&op, &base, &jset, &oset),
+                tag_changelog: if op.name == "expire-changelogs" {
+                    tag_changelog_names(&base)
+                } else {
+                    BTreeSet::new()
+                },
             };
             let diffs = jset
                 .difference(&oset)

@@ -362,16 +362,28 @@ impl RemovedMetadata {
             }
         }
         // Each list's manifests are taken as it arrives (in this fixed order, so the plan is
-        // the same in a dry run and the real run) and the list is dropped.
+        // the same in a dry run and the real run) and the list is dropped. A list that is not
+        // on disk (removed by an earlier run, or by Java's snapshot expiry for a long-lived
+        // changelog that no longer needs it) is not planned: a report lists only files that
+        // left the disk, and a dry run says what the real run does.
         let mut manifests: Vec<(String, u64)> = Vec::new();
+        let mut absent: HashSet<usize> = HashSet::new();
         {
             let lists_ref = &lists;
-            let mut read = stream::iter(base_lists.into_iter().chain(other_lists))
-                .map(|i| rr.list_uncached(&lists_ref[i].0, true))
-                .buffered(rr.concurrency());
+            let mut read =
+                stream::iter(base_lists.into_iter().chain(other_lists))
+                    .map(|i| async move {
+                        Ok::<_, Error>((i, rr.list_if_present(&lists_ref[i].0).await?))
+                    })
+                    .buffered(rr.concurrency());
             let mut manifest_seen: HashSet<String> = HashSet::new();
-            while let Some(metas) = read.next().await {
-                for m in metas?.iter() {
+            while let Some(next) = read.next().await {
+                let (i, metas) = next?;
+                let Some(metas) = metas else {
+                    absent.insert(i);
+                    continue;
+                };
+                for m in metas.iter() {
                     if !manifest_seen.contains(&m.file_name) {
                         manifest_seen.insert(m.file_name.clone());
                         manifests.push((m.file_name.clone(), m.file_size.max(0) as u64));
@@ -379,6 +391,12 @@ impl RemovedMetadata {
                 }
             }
         }
+        let lists: Vec<(String, Option<u64>)> = lists
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !absent.contains(i))
+            .map(|(_, l)| l)
+            .collect();
         let mut out = RemovedMetadata {
             scope,
             lists,

@@ -452,6 +452,24 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
+    /// [`ReferenceReader::list_uncached`] that tells an absent list apart: `None` when the
+    /// list is not on disk.
+    pub async fn list_if_present(&self, name: &str) -> Result<Option<Arc<Vec<ListedManifest>>>> {
+        if let Some(v) = self.lists.get(name) {
+            return Ok(Some(v));
+        }
+        match self
+            .table
+            .reader()
+            .manifest_list(self.table.paths(), name)
+            .await
+        {
+            Ok(v) => Ok(Some(Arc::new(listed(v)))),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Read one manifest in full (not cached). With `tolerate_missing`, an absent one reads as
     /// empty.
     pub async fn manifest(&self, name: &str, tolerate_missing: bool) -> Result<Vec<ManifestEntry>> {

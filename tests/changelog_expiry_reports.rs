@@ -1,0 +1,166 @@
+//! Changelog expiry's report lists exactly the files that left the disk, and its dry run lists
+//! the same files. A long-lived changelog of a changelog-producing table that has no changelog
+//! manifest list (an APPEND commit of a `lookup` table) is left without its base and delta
+//! manifest lists by Java's decoupled snapshot expiry: expiring it deletes nothing of those
+//! lists, so the report must not name them.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use paimon_cleanup::clean::{expire_snapshots, ExpireConfig, RunControl};
+use paimon_cleanup::storage::Storage;
+use paimon_cleanup::table::Table;
+
+/// Decoupled retention: two snapshots kept, changelogs kept far longer.
+const DECOUPLED: [(&str, &str); 6] = [
+    ("changelog.num-retained.max", "100"),
+    ("changelog.num-retained.min", "1"),
+    ("changelog.time-retained", "0s"),
+    ("snapshot.num-retained.max", "2"),
+    ("snapshot.num-retained.min", "1"),
+    ("snapshot.time-retained", "0s"),
+];
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The `changelog-N` files of the table, sorted by id.
+fn changelogs(table: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<(i64, PathBuf)> = std::fs::read_dir(table.join("changelog"))
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let n = e.file_name().to_str()?.to_owned();
+                    let id = n.strip_prefix("changelog-")?.parse().ok()?;
+                    Some((id, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Every `{"class": .., "path": ..}` of a JSON report, relative to the table.
+fn report_paths(v: &serde_json::Value, table: &Path, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            if let (Some(serde_json::Value::String(p)), true) =
+                (m.get("path"), m.contains_key("class"))
+            {
+                let p = p.strip_prefix("file://").unwrap_or(p);
+                let root = table.to_str().unwrap();
+                let rel = p.strip_prefix(root).unwrap_or(p).trim_start_matches('/');
+                out.insert(rel.to_owned());
+            }
+            m.values().for_each(|x| report_paths(x, table, out));
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| report_paths(x, table, out)),
+        _ => {}
+    }
+}
+
+/// `expire-changelogs TABLE --json` keeping one changelog (plus `extra` arguments); the files
+/// its report names.
+fn expire_changelogs_cli(table: &Path, extra: &[&str]) -> BTreeSet<String> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
+    cmd.arg("expire-changelogs")
+        .arg(table)
+        .args(["--retain-min=1", "--retain-max=1", "--json"])
+        .args(extra);
+    for (k, v) in DECOUPLED {
+        cmd.arg("-o").arg(format!("{k}={v}"));
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut paths = BTreeSet::new();
+    report_paths(&v, table, &mut paths);
+    paths
+}
+
+/// A pypaimon `input`-producer table expired (decoupled) to its last two snapshots, whose
+/// first long-lived changelog is made into one without a changelog manifest list and without
+/// its base and delta lists on disk (as Java leaves a `lookup` table's APPEND changelog).
+/// Returns (guard, table, the absent lists).
+fn table_with_changelog_without_lists() -> Option<(tempfile::TempDir, PathBuf, Vec<String>)> {
+    let (tmp, table, _) = common::pypaimon_table("pk_changelog")?;
+    let rt = common::rt();
+    let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
+    let o: HashMap<String, String> = DECOUPLED
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let t = rt.block_on(Table::open(storage, &o)).unwrap();
+    let r = rt
+        .block_on(expire_snapshots(
+            &t,
+            &ExpireConfig::default(),
+            &RunControl::default(),
+        ))
+        .unwrap();
+    assert!(r.changelogs_written >= 1, "{r:?}");
+    let logs = changelogs(&table);
+    assert!(!logs.is_empty());
+    let first = &logs[0];
+    let mut c = json(first);
+    let mut absent = Vec::new();
+    for k in ["baseManifestList", "deltaManifestList"] {
+        let l = c[k].as_str().unwrap().to_owned();
+        // Our own decoupled expiry may have removed them already; else remove them here.
+        let _ = std::fs::remove_file(table.join("manifest").join(&l));
+        absent.push(l);
+    }
+    c["changelogManifestList"] = serde_json::Value::Null;
+    if let Some(m) = c.as_object_mut() {
+        m.remove("changelogManifestListSize");
+        m.remove("changelogRecordCount");
+    }
+    std::fs::write(first, serde_json::to_vec(&c).unwrap()).unwrap();
+    Some((tmp, table, absent))
+}
+
+#[test]
+fn absent_lists_of_an_expired_changelog_are_not_reported() {
+    let Some((_tmp, table, absent)) = table_with_changelog_without_lists() else {
+        return;
+    };
+    let before: BTreeMap<String, u64> = common::tree(&table);
+
+    let dry = expire_changelogs_cli(&table, &["--dry-run"]);
+    assert_eq!(common::tree(&table), before, "a dry run changed the table");
+    let reported = expire_changelogs_cli(&table, &[]);
+    let after: BTreeMap<String, u64> = common::tree(&table);
+    let removed: BTreeSet<String> = before
+        .keys()
+        .filter(|k| !after.contains_key(*k))
+        .cloned()
+        .collect();
+
+    assert!(
+        reported
+            .iter()
+            .any(|p| p.starts_with("changelog/changelog-")),
+        "a changelog expired: {reported:?}"
+    );
+    for l in &absent {
+        let p = format!("manifest/{l}");
+        assert!(!reported.contains(&p), "{p} was not on disk: {reported:?}");
+        assert!(!dry.contains(&p), "dry run lists absent {p}: {dry:?}");
+    }
+    assert_eq!(reported, removed, "the report lists what left the disk");
+    assert_eq!(dry, reported, "the dry run says what the real run does");
+    for (k, v) in common::all_versions(&table) {
+        assert!(v.get("error").is_none(), "{k}: {v}");
+    }
+}
