@@ -327,3 +327,37 @@ fn an_object_store_without_credentials_gets_a_hint() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(!err.contains("hint:"), "{err}");
 }
+
+/// `delete-tag` takes its tag names as the second argument or as `--tag` (a sweep has no table
+/// argument); neither is a usage error, both at once too. Every form parses without the
+/// argument parser's own assertion failing (a debug build panicked on any `delete-tag`).
+#[test]
+fn delete_tag_takes_names_as_argument_or_option() {
+    let Some((_tmp, t)) = table() else {
+        return;
+    };
+    let t = t.to_str().unwrap();
+    for args in [
+        vec!["delete-tag", t, "no-such-tag", "--dry-run", "--json"],
+        vec![
+            "delete-tag",
+            t,
+            "--tag",
+            "no-such-tag",
+            "--dry-run",
+            "--json",
+        ],
+    ] {
+        let o = cli(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v.to_string().contains("no-such-tag"), "{args:?}: {v}");
+    }
+    for args in [
+        vec!["delete-tag", t],
+        vec!["delete-tag", t, "a", "--tag", "b"],
+    ] {
+        let o = cli(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+}

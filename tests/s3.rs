@@ -807,8 +807,9 @@ fn concurrent_committer_on_s3_loses_the_race_and_retries() {
 }
 
 /// Several committers racing for real (no hold): each commit lands exactly once, on distinct
-/// consecutive snapshots, and the number of lost races the library reports equals the number
-/// of 412 answers the server gave.
+/// consecutive snapshots, and every 412 answer the server gave is a lost race the library
+/// reports (it also finds lost races without a 412: by listing `snapshot/` again right before
+/// publishing, where a newer id means the race is lost before any conditional put).
 #[test]
 fn racing_committers_on_s3_each_land_once() {
     let Some(srv) = server() else { return };
@@ -840,10 +841,10 @@ fn racing_committers_on_s3_each_land_once() {
     assert_eq!(ids, vec![ids[0], ids[0] + 1, ids[0] + 2], "{reports:?}");
     let retries: u64 = reports.iter().map(|r| r.retries).sum();
     let stats = proxy.stats();
-    assert_eq!(
-        stats["cond_put_status"]["412"].as_u64().unwrap_or(0),
-        retries,
-        "{stats}"
+    let refused = stats["cond_put_status"]["412"].as_u64().unwrap_or(0);
+    assert!(
+        retries >= refused,
+        "{retries} retries reported, {refused} conditional puts refused: {stats}"
     );
     let inspection = rt
         .block_on(inspect(
