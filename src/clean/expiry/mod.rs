@@ -3,7 +3,8 @@
 
 pub mod changelogs;
 pub mod consumers;
-pub mod protectors;
+pub mod plan;
+pub mod protected;
 pub mod range;
 pub mod retention;
 pub mod snapshots;

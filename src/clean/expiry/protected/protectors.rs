@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::clean::expiry::protected::{changelog_needed_lists, ProtectMode, Protector};
 use crate::clean::expiry::range::expiring_now;
-use crate::clean::shared::references::{changelog_needed_lists, ProtectMode, Protector};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::{list_branches, Table};

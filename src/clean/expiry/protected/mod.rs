@@ -4,8 +4,10 @@
 //!
 //! Protectors' manifest lists and manifests are read at most once per run; their manifests are
 //! decoded and immediately filtered down to the candidates, so memory follows the candidate
-//! set, not the table. Manifests read to find candidates (`clean::shared::plan`) are reduced to
+//! set, not the table. Manifests read to find candidates (`clean::expiry::plan`) are reduced to
 //! candidates as they are decoded and not kept; a protector naming one of them reads it again.
+
+pub mod protectors;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -744,7 +746,7 @@ impl<'t> ReferenceReader<'t> {
     /// compete with the candidate readers for the cores (measured slower at medium size).
     ///
     /// Manifests in `skip` are not fetched (a candidate reader reads them and caches them for
-    /// protection, see [`crate::clean::shared::plan::deleted_by_deltas`]).
+    /// protection, see [`crate::clean::expiry::plan::deleted_by_deltas`]).
     pub async fn prefetch(&self, protectors: &[Protector], skip: &HashSet<String>) -> Result<()> {
         if self.table.root().is_local() {
             return Ok(());

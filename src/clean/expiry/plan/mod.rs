@@ -2,23 +2,25 @@
 //! expiry, tag deletion): which data files the removed versions free, which metadata files
 //! nothing else names, and the crash-safe order in which they go.
 
+pub mod candidates;
+
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
+use crate::clean::expiry::plan::candidates::Stored;
+use crate::clean::expiry::plan::candidates::{spill_error, Bits};
+pub use crate::clean::expiry::plan::candidates::{Candidate, Candidates};
+use crate::clean::expiry::protected::{
+    read_index_files_sized, CandidateKeys, ListedManifest, Protector, ReferenceReader, Slim,
+};
 use crate::clean::report::FileClass;
-use crate::clean::shared::candidates::Stored;
-use crate::clean::shared::candidates::{spill_error, Bits};
-pub use crate::clean::shared::candidates::{Candidate, Candidates};
 use crate::clean::shared::deleter::{Deleter, Planned, Represented};
 use crate::clean::shared::keys::SortedKeys;
 use crate::clean::shared::kinds::check_possible_in;
 use crate::clean::shared::names;
-use crate::clean::shared::references::{
-    read_index_files_sized, CandidateKeys, ListedManifest, Protector, ReferenceReader, Slim,
-};
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastMap, FastSet};
 use crate::spec::manifest::FileKind;
