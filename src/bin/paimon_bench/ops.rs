@@ -349,11 +349,10 @@ pub fn run(
 /// per step, in dry-run mode (the deletion steps only compute sizes). The real operation is one
 /// call; this replica exists to attribute its time.
 pub fn profile_expire(table: &Path, plan: &PlanHead, threads: usize) -> Result<Measure, String> {
-    use paimon_cleanup::clean::expiry::plan::{
-        added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope,
-    };
+    use paimon_cleanup::clean::expiry::plan::{DeletionPlan, MetadataScope};
     use paimon_cleanup::clean::expiry::protected::protectors::{other_protectors, snapshot_line};
     use paimon_cleanup::clean::expiry::protected::ReferenceReader;
+    use paimon_cleanup::clean::expiry::removed::{added_by_lists, deleted_by_deltas};
     use paimon_cleanup::clean::shared::deleter::Deleter;
     use paimon_cleanup::clean::FileClass;
 

@@ -8,12 +8,13 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
+use crate::clean::expiry::plan::{DeletionPlan, MetadataScope};
 use crate::clean::expiry::protected::protectors::{
     changelog_label, other_protectors_except, snapshot_line,
 };
 use crate::clean::expiry::protected::{ProtectMode, ReferenceReader};
 use crate::clean::expiry::range::{changelog_end, ChangelogIds};
+use crate::clean::expiry::removed::{added_by_lists, deleted_by_deltas};
 use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;

@@ -6,6 +6,7 @@ pub mod consumers;
 pub mod plan;
 pub mod protected;
 pub mod range;
+pub mod removed;
 pub mod retention;
 pub mod snapshots;
 pub mod tags;

@@ -9,11 +9,10 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::plan::{
-    added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope,
-};
+use crate::clean::expiry::plan::{Candidate, Candidates, DeletionPlan, MetadataScope};
 use crate::clean::expiry::protected::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::expiry::protected::ReferenceReader;
+use crate::clean::expiry::removed::added_by_lists;
 use crate::clean::partitions::budget::Charges;
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
