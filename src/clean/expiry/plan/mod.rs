@@ -7,7 +7,6 @@ pub mod candidates;
 mod files;
 mod metadata;
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -170,22 +169,6 @@ impl DeletionPlan {
         plan.statistics = kept_metadata.statistics;
         plan.lists = kept_metadata.lists;
         Ok(plan)
-    }
-
-    /// Every planned file, in execution order (data files built as they are read).
-    pub fn files(&self) -> impl Iterator<Item = Cow<'_, Planned>> {
-        self.data
-            .iter()
-            .chain(self.changelog_data.iter())
-            .map(Cow::Owned)
-            .chain(
-                self.manifests
-                    .iter()
-                    .chain(&self.index_files)
-                    .chain(&self.statistics)
-                    .chain(&self.lists)
-                    .map(Cow::Borrowed),
-            )
     }
 
     /// [`Deleter::check_plan`] of `before` (files the caller deletes first) and every file of
