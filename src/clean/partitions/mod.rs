@@ -1,7 +1,12 @@
-//! Drop partitions and expire partitions (spec §5.7, §5.8): each drop is one OVERWRITE commit
-//! whose delta marks every live file of the partitions DELETE, published through the atomic
-//! commit protocol ([`crate::clean::partitions::commit`]). No data file is deleted here; snapshot expiry
-//! deletes them once the snapshots before the drop expire (and no tag or branch needs them).
+//! Drop partitions and expire partitions (spec §5.7, §5.8): [`drop_partitions`] and
+//! [`expire_partitions`].
+//!
+//! **What it deletes:** no file. Each drop is one OVERWRITE commit whose delta marks every live
+//! file of the matched partitions DELETE ([`filter`] matches them), published through the
+//! atomic commit protocol ([`commit::commit`]). **What keeps a file:** everything, here:
+//! snapshot expiry deletes the dropped files once the snapshots before the drop expire and no
+//! tag or branch needs them. Which partitions expire is decided by the `values-time` or
+//! `update-time` strategy, at most `partition.expiration-max-num` of them.
 //!
 //! * [`drop_partitions`] takes partition specs (key → value text; a prefix of the keys is
 //!   enough). A spec names partition values, matched on the decoded partition row as Java's
