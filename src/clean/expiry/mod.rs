@@ -8,3 +8,5 @@ pub mod range;
 pub mod retention;
 pub mod snapshots;
 pub mod tags;
+mod unit_bytes;
+pub mod units;
