@@ -345,16 +345,15 @@ pub fn run(
 }
 
 /// Where expiry's time goes: `clean::expiry::snapshots` replayed step by step through the same
-/// public building blocks (`clean::shared::plan`, `clean::shared::references`, `clean::expiry::protectors`), timed
+/// public building blocks (`clean::expiry::plan`, `clean::expiry::protected`, `clean::expiry::protected::protectors`), timed
 /// per step, in dry-run mode (the deletion steps only compute sizes). The real operation is one
 /// call; this replica exists to attribute its time.
 pub fn profile_expire(table: &Path, plan: &PlanHead, threads: usize) -> Result<Measure, String> {
-    use paimon_cleanup::clean::expiry::protectors::{other_protectors, snapshot_line};
+    use paimon_cleanup::clean::expiry::plan::{DeletionPlan, MetadataScope};
+    use paimon_cleanup::clean::expiry::protected::protectors::{other_protectors, snapshot_line};
+    use paimon_cleanup::clean::expiry::protected::ReferenceReader;
+    use paimon_cleanup::clean::expiry::removed::{added_by_lists, deleted_by_deltas};
     use paimon_cleanup::clean::shared::deleter::Deleter;
-    use paimon_cleanup::clean::shared::plan::{
-        added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope,
-    };
-    use paimon_cleanup::clean::shared::references::ReferenceReader;
     use paimon_cleanup::clean::FileClass;
 
     let rt = runtime(threads)?;

@@ -8,14 +8,17 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::protectors::{changelog_label, other_protectors_except, snapshot_line};
+use crate::clean::expiry::plan::{DeletionPlan, MetadataScope};
+use crate::clean::expiry::protected::protectors::{
+    changelog_label, other_protectors_except, snapshot_line,
+};
+use crate::clean::expiry::protected::{ProtectMode, ReferenceReader};
 use crate::clean::expiry::range::{changelog_end, ChangelogIds};
+use crate::clean::expiry::removed::{added_by_lists, deleted_by_deltas};
 use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
-use crate::clean::shared::plan::{added_by_lists, deleted_by_deltas, DeletionPlan, MetadataScope};
-use crate::clean::shared::references::{ProtectMode, ReferenceReader};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
@@ -207,7 +210,7 @@ pub async fn expire_changelogs(
     plan.execute(table, &mut deleter, false).await?;
     deleter.delete("changelog files", files).await?;
     // A changelog file left behind must stay visible to a rerun: no EARLIEST past it.
-    crate::clean::shared::plan::stop_if_failed(&deleter)?;
+    crate::clean::expiry::plan::stop_if_failed(&deleter)?;
     if !cfg.dry_run {
         if cfg.delete_all {
             for hint in ["EARLIEST", "LATEST"] {

@@ -3,8 +3,10 @@
 
 pub mod changelogs;
 pub mod consumers;
-pub mod protectors;
+pub mod plan;
+pub mod protected;
 pub mod range;
+pub mod removed;
 pub mod retention;
 pub mod snapshots;
 pub mod tags;

@@ -10,17 +10,15 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::expiry::plan::{stop_if_failed, DeletionPlan, MetadataScope, RemovedMetadata};
+use crate::clean::expiry::protected::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::expiry::protected::{ProtectMode, Protector, ReferenceReader};
 use crate::clean::expiry::range::snapshot_range;
+use crate::clean::expiry::removed::{added_by_lists, deleted_by_deltas, manifests_by_list};
 use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
-use crate::clean::shared::plan::{
-    added_by_lists, deleted_by_deltas, manifests_by_list, stop_if_failed, DeletionPlan,
-    MetadataScope, RemovedMetadata,
-};
-use crate::clean::shared::references::{ProtectMode, Protector, ReferenceReader};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;

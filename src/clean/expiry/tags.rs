@@ -9,15 +9,14 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::expiry::plan::{Candidate, Candidates, DeletionPlan, MetadataScope};
+use crate::clean::expiry::protected::protectors::{other_protectors_except, snapshot_line};
+use crate::clean::expiry::protected::ReferenceReader;
+use crate::clean::expiry::removed::added_by_lists;
 use crate::clean::partitions::budget::Charges;
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
-use crate::clean::shared::plan::{
-    added_by_lists, Candidate, Candidates, DeletionPlan, MetadataScope,
-};
-use crate::clean::shared::references::ReferenceReader;
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Tag;
 use crate::table::{DataFileLocator, Table};

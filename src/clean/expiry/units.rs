@@ -37,6 +37,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::clean::control::RunControl;
+use crate::clean::expiry::plan::{
+    remove_empty_dirs, stop_if_failed, Candidate, Candidates, DeletionPlan, MetadataScope,
+    RemovedMetadata,
+};
+use crate::clean::expiry::protected::{CandidateKeys, ProtectMode, Protector, ReferenceReader};
+use crate::clean::expiry::removed::{added_by_lists, deleted_by_deltas};
 use crate::clean::expiry::snapshots::{
     prepare, read_protectors, snapshot_files, write_earliest_if_absent,
     write_long_lived_changelogs, ExpireConfig, ExpireReport, Prepared,
@@ -45,11 +51,6 @@ use crate::clean::report::{FailedDelete, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned as PlannedFile};
 use crate::clean::shared::keys::SortedKeys;
-use crate::clean::shared::plan::{
-    added_by_lists, deleted_by_deltas, remove_empty_dirs, stop_if_failed, Candidate, Candidates,
-    DeletionPlan, MetadataScope, RemovedMetadata,
-};
-use crate::clean::shared::references::{CandidateKeys, ProtectMode, Protector, ReferenceReader};
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
 use crate::spec::snapshot::Snapshot;
@@ -551,7 +552,7 @@ async fn read_candidates(
     let mut out = Vec::with_capacity(cands.len());
     let mut records = cands.reader();
     while let Some(rec) = records.next_record() {
-        let rec = rec.map_err(crate::clean::shared::candidates::spill_error)?;
+        let rec = rec.map_err(crate::clean::expiry::plan::candidates::spill_error)?;
         let r = cands
             .decode(rec)
             .ok_or_else(|| Error::Internal("a candidate record does not parse".into()))?;

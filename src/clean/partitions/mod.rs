@@ -1,6 +1,6 @@
 //! Drop partitions and expire partitions (spec §5.7, §5.8): each drop is one OVERWRITE commit
 //! whose delta marks every live file of the partitions DELETE, published through the atomic
-//! commit protocol ([`crate::clean::shared::commit`]). No data file is deleted here; snapshot expiry
+//! commit protocol ([`crate::clean::partitions::commit`]). No data file is deleted here; snapshot expiry
 //! deletes them once the snapshots before the drop expire (and no tag or branch needs them).
 //!
 //! * [`drop_partitions`] takes partition specs (key → value text; a prefix of the keys is
@@ -24,6 +24,7 @@
 //! the epoch-day number, which never parses, so it never expires DATE partitions).
 
 pub(crate) mod budget;
+pub mod commit;
 pub mod filter;
 
 use std::collections::{BTreeMap, HashSet};
@@ -34,9 +35,9 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::partitions::budget::{entry_bytes, partition_set_bytes, Charges};
+use crate::clean::partitions::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::clean::partitions::filter::{describe, PartitionFilter};
 use crate::clean::shared::clock::now_millis;
-use crate::clean::shared::commit::{commit, Changes, CommitIdentity, CommitOutcome};
 use crate::error::{Error, Result};
 use crate::memory::MemoryBudget;
 use crate::spec::manifest::{FileKind, IndexManifestEntry, ManifestEntry};

@@ -157,7 +157,7 @@ impl<'a> Deleter<'a> {
     /// [`Deleter::check_plan`] of a plan given as `files` that stand for the others: `more`
     /// counts the files not passed, each of which passes every check exactly when a file
     /// passed does and lies in a directory of one (see
-    /// [`crate::clean::shared::plan::DeletionPlan::check`]). They count towards what the run
+    /// [`crate::clean::expiry::plan::DeletionPlan::check`]). They count towards what the run
     /// charges before its first deletion.
     pub(crate) async fn check_plan_represented<P: Borrow<Planned>>(
         &self,
@@ -239,7 +239,7 @@ impl<'a> Deleter<'a> {
     }
 
     /// [`Deleter::delete`] of files built one at a time (a compact plan's data files, see
-    /// [`crate::clean::shared::plan::PlannedFiles`]): only the batches in flight are held.
+    /// [`crate::clean::expiry::plan::PlannedFiles`]): only the batches in flight are held.
     /// `total` is how many `files` yields (progress reports it). `files` must yield each
     /// location at most once (a plan's files do); a location already seen earlier in this run
     /// is skipped as by [`Deleter::delete`].
@@ -362,7 +362,7 @@ impl<'a> Deleter<'a> {
 
     /// The guard's and the kind rules' check of every file of a batch: a data or changelog
     /// data file named by one plain segment is checked once per directory (its outcome
-    /// depends on nothing else: see [`crate::clean::shared::plan::DeletionPlan::check`]);
+    /// depends on nothing else: see [`crate::clean::expiry::plan::DeletionPlan::check`]);
     /// whether its name can exist, per file.
     fn check_batch(&self, chunk: &[Planned]) -> Result<()> {
         let mut passed: Option<(&str, FileClass)> = None;

@@ -1,12 +1,68 @@
-//! Gathering the versions that protect files, across every branch of a table.
+//! The versions that protect files ([`Protector`], read as their [`ProtectMode`] says), gathered
+//! across every branch of a table: a removed version's line of retained snapshots
+//! ([`snapshot_line`]) and everything outside it ([`other_protectors_except`]).
 
 use std::collections::BTreeMap;
 
 use crate::clean::expiry::range::expiring_now;
-use crate::clean::shared::references::{changelog_needed_lists, ProtectMode, Protector};
 use crate::error::{Error, Result};
 use crate::spec::snapshot::Snapshot;
 use crate::table::{list_branches, Table};
+
+/// How a protecting version is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtectMode {
+    /// A readable version (snapshot, tag): its live files (base + delta merged) and the ADDs of
+    /// its changelog list; all of its manifest lists, manifests, index files and statistics.
+    Full,
+    /// A snapshot after an already-`Full` one of the same line: files its delta (and changelog
+    /// list) adds; all of its metadata. (Any file live in it is live in the earlier `Full`
+    /// version or added by one of these deltas.)
+    DeltaAdds,
+    /// A long-lived changelog: what an incremental reader of it uses. Data: the files its
+    /// changelog list adds; without a changelog list, with changelog producer `none`, the data
+    /// files its delta adds (with another producer, nothing: its data was compacted away or
+    /// is read through later changelog lists, and Java deletes it at snapshot expiry). Never
+    /// the files of its base list (those are a full read, which a changelog is not).
+    /// Metadata: its changelog list, else its delta and base lists (Java keeps both) and their
+    /// manifests; never its index manifest or statistics (they go with the snapshot).
+    Changelog,
+}
+
+/// One version that keeps files alive.
+#[derive(Debug, Clone)]
+pub struct Protector {
+    /// For logs and errors, e.g. "tag t1 (branch main)".
+    pub label: String,
+    /// The version's snapshot document.
+    pub snapshot: Snapshot,
+    /// How to read it.
+    pub mode: ProtectMode,
+}
+
+/// The manifest lists a long-lived changelog `c` needs (a missing one is an error): its
+/// changelog manifest list when it has one (a changelog reader reads only that); otherwise,
+/// with changelog producer `none` (`producer_none`), its base and delta lists (the reader
+/// reads the files its delta adds); otherwise none (no reader reads anything of it).
+pub(crate) fn changelog_needed_lists(c: &Snapshot, producer_none: bool) -> Vec<String> {
+    match &c.changelog_manifest_list {
+        Some(l) => vec![l.clone()],
+        None if producer_none => vec![c.base_manifest_list.clone(), c.delta_manifest_list.clone()],
+        None => Vec::new(),
+    }
+}
+
+/// The manifest lists of a long-lived changelog `c` without a changelog manifest list of a
+/// table whose changelog producer is not `none`: no reader needs them, but while present
+/// they keep the metadata they name. Paimon Java deletes them when it turns a snapshot into
+/// such a changelog, so only their absence ("not found") is tolerated.
+pub(crate) fn changelog_optional_lists(c: &Snapshot, producer_none: bool) -> Vec<String> {
+    if c.changelog_manifest_list.is_none() && !producer_none {
+        vec![c.base_manifest_list.clone(), c.delta_manifest_list.clone()]
+    } else {
+        Vec::new()
+    }
+}
 
 /// Protectors of one line of snapshots (ascending ids): the first `Full`, the rest `DeltaAdds`.
 pub fn snapshot_line(label: &str, snapshots: &[Snapshot]) -> Vec<Protector> {
