@@ -2413,6 +2413,205 @@ PaimonCleanupStatus paimon_cleanup_orphan_units_finish(const struct PaimonCleanu
                                                        struct PaimonCleanupError **err);
 
 /**
+ * Plans a snapshot expiry of the context's branch as units (on the driver): resolves the
+ * retention (the rules of `paimon_cleanup_expire_snapshots`), picks the snapshots to expire
+ * (reads only) and returns the plan state and the candidate units, each "read these delta (or
+ * changelog) manifest lists and return the files they free".
+ *
+ * Then: execute every unit with `paimon_cleanup_expiry_unit_execute` (anywhere, any order),
+ * merge the results with `paimon_cleanup_expiry_partials_merge`, call
+ * `paimon_cleanup_expiry_units_protect`, execute and merge its protect units, call
+ * `paimon_cleanup_expiry_units_decide`, execute and merge its delete units, and call
+ * `paimon_cleanup_expiry_units_finish`. The result equals `paimon_cleanup_expire_snapshots`.
+ *
+ * `config`: required (as for `paimon_cleanup_expire_snapshots`). `run_options`: may be NULL.
+ * Blocks the calling thread; the work runs on `executor`.
+ *
+ * Ownership: on success `*out_state` receives a new buffer and `*out_units` a new list, owned
+ * by the caller (free with `paimon_cleanup_buffer_free` / `paimon_cleanup_buffer_list_free`);
+ * on failure both are left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `context`, `executor`, `config`, `out_state` or `out_units` is
+ * NULL; `INVALID_ARGUMENT` for bad retention values; `NOT_FOUND` if the table does not exist;
+ * `CONFLICT` (tags pin expired snapshots with `_set_refuse_if_tags_pin`, or the first kept
+ * snapshot is missing); `MALFORMED` / `STORAGE` reading the snapshots; `CANCELLED`. `*err`
+ * (when `err` is not NULL) is set to NULL on success and to a new error object on failure.
+ *
+ * # Safety
+ * Handles must be NULL or live; out-parameters and `err` must be NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_units_plan(const struct PaimonCleanupContext *context,
+                                                     const struct PaimonCleanupExecutor *executor,
+                                                     const struct PaimonCleanupExpireConfig *config,
+                                                     const struct PaimonCleanupRunOptions *run_options,
+                                                     struct PaimonCleanupBuffer **out_state,
+                                                     struct PaimonCleanupBufferList **out_units,
+                                                     struct PaimonCleanupError **err);
+
+/**
+ * Executes one unit of snapshot expiry (a candidate, protect or delete unit) on any host:
+ * opens the table's branch from the table URI, branch and options the unit carries, with the
+ * host's options added (they win; units never carry credentials — option keys naming secrets,
+ * tokens, passwords or access keys are left out when planning — so pass them here), and
+ * returns the unit's partial result.
+ *
+ * `unit` / `unit_len`: a unit from `paimon_cleanup_expiry_units_plan`, `_protect` or
+ * `_decide`. `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each
+ * (both may be NULL when the count is 0). `run_options`: may be NULL (its token cancels; the
+ * reads of a candidate or protect unit stop at once). The I/O concurrency is the executor's.
+ * Candidate and protect units only read: a failed, cancelled or repeated one changes nothing.
+ * A delete unit checks every path again (roots, kind, no symlinked directory) before its
+ * first deletion; files it cannot delete are reported in its result, and finish then stops
+ * before the metadata that names them.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out` receives a new buffer owned by
+ * the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+ * Thread-safety: any number of host threads may call it at once, with one executor.
+ * Errors: `NULL_POINTER` for a NULL `executor`, `out`, unit bytes or option array;
+ * `INVALID_UTF8`; `INVALID_ARGUMENT` for bytes that are not a unit of this library's format
+ * version, an empty or duplicate key; `NOT_FOUND` / `STORAGE` opening the table; `MALFORMED` /
+ * `NOT_FOUND` / `STORAGE` when a protect unit cannot read metadata a protector needs;
+ * `PATH_REFUSED` for a delete unit naming a path outside the table's roots or of the wrong
+ * kind; `CANCELLED`. `*err` as usual.
+ *
+ * # Safety
+ * `unit` must be NULL or point to `unit_len` readable bytes; each option array NULL or
+ * `option_count` readable pointers to NUL-terminated strings; handles NULL or live; `out` and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_unit_execute(const struct PaimonCleanupExecutor *executor,
+                                                       const uint8_t *unit,
+                                                       size_t unit_len,
+                                                       const char *const *option_keys,
+                                                       const char *const *option_values,
+                                                       size_t option_count,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       struct PaimonCleanupBuffer **out,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Merges two partial results of snapshot-expiry units of one stage. Associative and
+ * commutative (any order and grouping give identical bytes); an empty byte string (length 0,
+ * pointer may be NULL) is the neutral element.
+ *
+ * Ownership: the caller keeps `a` and `b`. On success `*out` receives a new buffer owned by
+ * the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+ * Thread-safety: any thread; no executor needed (pure computation).
+ * Errors: `NULL_POINTER` for a NULL `out` or a NULL pointer with a non-zero length;
+ * `INVALID_ARGUMENT` for bytes that are not a partial result of this format version, results
+ * of two different plans or stages, or a unit's result included in both. `*err` as usual.
+ *
+ * # Safety
+ * `a` / `b` must be NULL or point to `a_len` / `b_len` readable bytes; `out` and `err` NULL or
+ * writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_partials_merge(const uint8_t *a,
+                                                         size_t a_len,
+                                                         const uint8_t *b,
+                                                         size_t b_len,
+                                                         struct PaimonCleanupBuffer **out,
+                                                         struct PaimonCleanupError **err);
+
+/**
+ * After the candidate units (on the driver): rebuilds the candidates in plan order from
+ * `candidates` (every candidate unit's result, merged), reads the removed snapshots' metadata
+ * and every version that protects files (retained snapshots, tags of every branch, other
+ * branches, long-lived changelogs), and returns the new plan state and the protect units, each
+ * "read these protectors and return which candidates they still need". Nothing is deleted.
+ *
+ * `state`: `*out_state` of `paimon_cleanup_expiry_units_plan`.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_state` receives a new buffer
+ * (pass it to `_decide`) and `*out_units` a new list, owned by the caller; on failure both are
+ * left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, bytes of another table or a
+ * missing unit result; `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a protector needs
+ * cannot be read (nothing deleted); `CANCELLED`. `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_units_protect(const struct PaimonCleanupContext *context,
+                                                        const struct PaimonCleanupExecutor *executor,
+                                                        const struct PaimonCleanupRunOptions *run_options,
+                                                        const uint8_t *state,
+                                                        size_t state_len,
+                                                        const uint8_t *candidates,
+                                                        size_t candidates_len,
+                                                        struct PaimonCleanupBuffer **out_state,
+                                                        struct PaimonCleanupBufferList **out_units,
+                                                        struct PaimonCleanupError **err);
+
+/**
+ * After the protect units (on the driver): builds the deletion plan of
+ * `paimon_cleanup_expire_snapshots` from the candidates and the protected keys, checks every
+ * path of it (roots, kinds, no symlinked directory), and returns the decision and the delete
+ * units (batches of data and changelog files; none in a dry run). Nothing is deleted.
+ *
+ * `state`: `*out_state` of `_protect`. `candidates`: the merged candidate results given to
+ * `_protect`. `protected`: every protect unit's result, merged (length 0 when `_protect`
+ * returned no unit).
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+ * and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing result;
+ * `CONFLICT` when the removed snapshots' metadata changed since `_protect`; `PATH_REFUSED`;
+ * `NOT_FOUND` / `MALFORMED` / `STORAGE` reading the protectors' metadata; `CANCELLED`.
+ * `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_units_decide(const struct PaimonCleanupContext *context,
+                                                       const struct PaimonCleanupExecutor *executor,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       const uint8_t *state,
+                                                       size_t state_len,
+                                                       const uint8_t *candidates,
+                                                       size_t candidates_len,
+                                                       const uint8_t *protected_,
+                                                       size_t protected_len,
+                                                       struct PaimonCleanupBuffer **out_decision,
+                                                       struct PaimonCleanupBufferList **out_units,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Finishes a snapshot expiry run as units (on the driver), after every delete unit: if a
+ * delete unit could not delete a file, fails with `STORAGE` before deleting the metadata that
+ * names it (a rerun finishes); otherwise removes emptied directories, deletes the manifests,
+ * index files, statistics and lists, then the snapshot files, writes the `EARLIEST` hint and
+ * returns the report `paimon_cleanup_expire_snapshots` returns.
+ *
+ * `decision`: `*out_decision` of `_decide`. `merged`: every delete unit's result, merged
+ * (length 0 when `_decide` returned no unit).
+ *
+ * Ownership: the caller keeps its arguments. On success `*out` receives a new report
+ * (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_SNAPSHOTS`), released with `paimon_cleanup_report_free`;
+ * on failure it is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing delete unit
+ * result; `STORAGE` when a deletion failed; `PATH_REFUSED`; `NOT_FOUND` if the table does not
+ * exist; `CANCELLED`. `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; `out` and `err` NULL
+ * or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_units_finish(const struct PaimonCleanupContext *context,
+                                                       const struct PaimonCleanupExecutor *executor,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       const uint8_t *decision,
+                                                       size_t decision_len,
+                                                       const uint8_t *merged,
+                                                       size_t merged_len,
+                                                       struct PaimonCleanupReport **out,
+                                                       struct PaimonCleanupError **err);
+
+/**
  * Drops partitions: one OVERWRITE commit marks every live data file of every partition matching
  * one of the specs deleted, and removes the partitions' index entries. Nothing is deleted from
  * storage: the files go when a later snapshot expiry expires the snapshots that still reference

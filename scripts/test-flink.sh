@@ -23,7 +23,13 @@
 #      one, the job on the other (credentials from the Flink configuration's s3.* keys, the first
 #      attempt of a plan unit's task failing, injected, and Flink restarting it): same deleted
 #      set, same objects left, inspect reads the table
-# The jobs' JVM starts 6 times, plus one plain JVM for the argument tests.
+#   5. ExpireSnapshots (snapshot expiry as units) on a generated table with compactions, tags and
+#      a branch: a delete unit failing after its deletions fails the job with only files the CLI
+#      deletes gone (no metadata) and nothing a version needs missing, and the rerun converges to
+#      the CLI's files; an unreadable manifest fails the job with nothing deleted; on S3 (a
+#      candidate unit's first attempt failing, Flink restarting it) the same objects and report
+#      as the CLI
+# The jobs' JVM starts 10 times, plus one plain JVM for the argument tests.
 #
 # Environment:
 #   PAIMON_PYTHON            the harness venv's python (scripts/setup-python.sh): moto, fastavro
@@ -385,6 +391,122 @@ PYEOF
       >/dev/null
 }
 run_step "S3 (moto), a plan task restarted: the job deletes what the CLI deletes" s3_same_as_cli
+
+# --- 5. ExpireSnapshots on units: failures, unreadable metadata, S3 ---------------------------
+XBASE="$WORK/xbase/t"
+expire_table() {
+  "$GEN" "$XBASE" --snapshots 30 --partitions 3 --files-per-commit 6 --compact-every 3 \
+    --tags 2 --branch b --branch-at 10 --branch-commits 3 --seed 21 >/dev/null || return 1
+  missing_needed "$XBASE" || return 1
+  for c in x-cli x-fail x-bad; do
+    mkdir -p "$WORK/$c" && cp -a "$XBASE" "$WORK/$c/t" || return 1
+  done
+  files "$XBASE" >"$WORK/xbase.files"
+  X_ARGS=(--retain-min 2 --older-than-ms "$(($(date +%s%3N) - 1000))" --max-deletes 1000
+    --clean-empty-dirs --json)
+  "$CLI" expire-snapshots "$WORK/x-cli/t" "${X_ARGS[@]}" >"$WORK/x-cli.json" || return 1
+  files "$WORK/x-cli/t" >"$WORK/x-cli.files"
+  comm -23 "$WORK/xbase.files" "$WORK/x-cli.files" >"$WORK/x-cli.deleted"
+  echo "CLI expire-snapshots deleted $(wc -l <"$WORK/x-cli.deleted") files"
+  [ -s "$WORK/x-cli.deleted" ]
+}
+run_step "ExpireSnapshots: generated table (compactions, tags, a branch) in 3 copies; CLI reference" \
+  expire_table
+
+# same_expiry_report <cli json> <job json>: the same report but the wall time.
+same_expiry_report() {
+  "$PY" - "$1" "$2" <<'PYEOF2'
+import json, sys
+cli, job = (json.load(open(p)) for p in sys.argv[1:3])
+for r in (cli, job):
+    r.pop("elapsed_ms")
+assert cli == job, (cli, job)
+assert job["snapshots_expired"] > 0 and job["deletion"]["paths"], job
+print(f"both expired snapshots {job['first_expired']}..={job['last_expired']}, "
+      f"{len(job['deletion']['paths'])} files")
+PYEOF2
+}
+
+expire_failed_delete_unit() {
+  local t="$WORK/x-fail/t"
+  if PAIMON_CLEANUP_FLINK_FAIL_EXPIRY_UNIT=delete:0 flink_run x-failed ExpireSnapshots "$t" \
+    "${X_ARGS[@]}" --parallelism 2; then
+    echo "the job succeeded although a delete unit failed" >&2
+    return 1
+  fi
+  grep -q 'injected failure' "$WORK/x-failed.err" ||
+    { echo "the job did not fail through the injected failure" >&2; tail -n 20 "$WORK/x-failed.err" >&2; return 1; }
+  files "$t" >"$WORK/x-failed.files"
+  comm -23 "$WORK/xbase.files" "$WORK/x-failed.files" >"$WORK/x-failed.deleted"
+  echo "deleted before the failure: $(wc -l <"$WORK/x-failed.deleted") files"
+  [ -s "$WORK/x-failed.deleted" ] || { echo "the failing delete unit deleted nothing" >&2; return 1; }
+  [ -z "$(comm -23 "$WORK/x-failed.deleted" "$WORK/x-cli.deleted")" ] ||
+    { echo "the failed job deleted files the CLI keeps" >&2; return 1; }
+  ! grep -qE '^(snapshot|manifest)/' "$WORK/x-failed.deleted" ||
+    { echo "the failed job deleted metadata" >&2; return 1; }
+  missing_needed "$t" || return 1
+  flink_run x-rerun ExpireSnapshots "$t" "${X_ARGS[@]}" --parallelism 2 || return 1
+  files "$t" >"$WORK/x-rerun.files"
+  diff -u "$WORK/x-cli.files" "$WORK/x-rerun.files" ||
+    { echo "the rerun left other files than the CLI" >&2; return 1; }
+  missing_needed "$t"
+}
+run_step "ExpireSnapshots: a failing delete unit leaves the table safe, a rerun converges" \
+  expire_failed_delete_unit
+
+expire_unreadable_manifest() {
+  local t="$WORK/x-bad/t" victim
+  victim="$("$PY" "$ROOT/tests/py/needed_files.py" "$t" |
+    "$PY" -c 'import json,sys; print([n for n in json.load(sys.stdin)["needed"]["manifest_dir"] if n.startswith("manifest-") and not n.startswith("manifest-list-")][0])')" ||
+    return 1
+  printf 'not avro' >"$t/manifest/$victim"
+  files "$t" >"$WORK/x-bad.before"
+  if flink_run x-bad ExpireSnapshots "$t" "${X_ARGS[@]}" --parallelism 2; then
+    echo "ExpireSnapshots succeeded although manifest $victim is unreadable" >&2
+    return 1
+  fi
+  files "$t" >"$WORK/x-bad.after"
+  diff -u "$WORK/x-bad.before" "$WORK/x-bad.after" ||
+    { echo "the failed job deleted files" >&2; return 1; }
+  echo "job failed on unreadable $victim, nothing deleted"
+}
+run_step "ExpireSnapshots: unreadable metadata fails the job, nothing deleted" \
+  expire_unreadable_manifest
+
+expire_s3_same_as_cli() {
+  if [ -z "$S3_ENDPOINT" ]; then start_s3 || return 1; fi
+  "$PY" - "$S3_ENDPOINT" "$XBASE" <<'PYEOF2' || return 1
+import os, sys, boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
+                  aws_access_key_id="test", aws_secret_access_key="test")
+base = sys.argv[2]
+for root, _, names in os.walk(base):
+    for n in names:
+        rel = os.path.relpath(os.path.join(root, n), base)
+        for prefix in ("x-cli", "x-flink"):
+            s3.upload_file(os.path.join(root, n), "paimon", f"{prefix}/t/{rel}")
+PYEOF2
+  local opts=(-o "s3.endpoint=$S3_ENDPOINT" -o s3.region=us-east-1 -o s3.path-style-access=true
+    -o s3.allow-http=true)
+  local args=(--retain-min 2 --older-than-ms "$(($(date +%s%3N) - 1000))" --max-deletes 1000 --json)
+  "$CLI" expire-snapshots s3://paimon/x-cli/t "${opts[@]}" -o s3.access-key=test \
+    -o s3.secret-key=test "${args[@]}" >"$WORK/x-s3-cli.json" || return 1
+  # Credentials from the Flink configuration; a candidate unit's first attempt fails (restarted).
+  write_conf "s3.access-key: test" "s3.secret-key: test"
+  PAIMON_CLEANUP_FLINK_FAIL_EXPIRY_UNIT=candidates:0:once flink_run x-s3 ExpireSnapshots \
+    s3://paimon/x-flink/t "${opts[@]}" "${args[@]}" --parallelism 2
+  local rc=$?
+  write_conf
+  [ "$rc" -eq 0 ] || return 1
+  grep -q 'injected failure' "$WORK/x-s3.err" ||
+    { echo "the candidate unit's first attempt did not fail" >&2; return 1; }
+  s3_keys x-cli >"$WORK/x-s3-cli.keys" && s3_keys x-flink >"$WORK/x-s3-flink.keys" || return 1
+  diff -u "$WORK/x-s3-cli.keys" "$WORK/x-s3-flink.keys" ||
+    { echo "ExpireSnapshots left other objects than the CLI" >&2; return 1; }
+  same_expiry_report "$WORK/x-s3-cli.json" "$WORK/x-s3.out"
+}
+run_step "ExpireSnapshots on S3 (moto), a candidate task restarted: the CLI's deletions" \
+  expire_s3_same_as_cli
 
 suite_closing_line flink
 [ "$SUITES_FAILED" -eq 0 ]

@@ -19,7 +19,13 @@
 #      one, the job on the other (credentials through the Spark configuration's spark.hadoop.*
 #      keys; local[2,2]: a task may be retried once, and the first attempt of a plan unit's task
 #      fails, injected): same deleted set, same objects left, inspect reads the table
-# spark-submit runs 5 times (~20 s each).
+#   5. ExpireSnapshots (snapshot expiry as units) on a generated table with compactions, tags and
+#      a branch: the same report and files as the CLI's expire-snapshots; a delete unit failing
+#      after its deletions fails the job with only files the CLI deletes gone (no metadata) and
+#      nothing a version needs missing, and the rerun converges; an unreadable manifest fails the
+#      job with nothing deleted; on S3 (a candidate unit's first attempt failing) the same
+#      objects and report as the CLI
+# spark-submit runs 10 times (~20 s each).
 #
 # Environment:
 #   PAIMON_PYTHON            the harness venv's python (scripts/setup-python.sh): moto, fastavro
@@ -342,6 +348,150 @@ EOF
       >/dev/null
 }
 run_step "S3 (moto), a plan task retried: the job deletes what the CLI deletes" s3_same_as_cli
+
+# --- 5. ExpireSnapshots (snapshot expiry as units) ------------------------------------------
+# submit_expire <log name> <job arguments...>: as submit, the ExpireSnapshots class.
+submit_expire() {
+  local name="$1" rc
+  shift
+  "$SPARK_SUBMIT" --master "$SUBMIT_MASTER" --conf spark.ui.enabled=false \
+    --conf spark.log.level=WARN --driver-memory 1g \
+    "${SUBMIT_CONF[@]+"${SUBMIT_CONF[@]}"}" \
+    --jars "$JAVA_JAR" --files "$JNI" \
+    --class org.apache.paimon.cleanup.spark.ExpireSnapshots "$SPARK_JAR" \
+    "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+  rc=$?
+  grep -E '^(expire-snapshots:|error:)' "$WORK/$name.err" | cut -c1-400 || true
+  return $rc
+}
+
+XBASE="$WORK/xbase/t"
+expire_table() {
+  "$GEN" "$XBASE" --snapshots 30 --partitions 3 --files-per-commit 6 --compact-every 3 \
+    --tags 2 --branch b --branch-at 10 --branch-commits 3 --seed 21 >/dev/null || return 1
+  missing_needed "$XBASE" || return 1
+  for c in x-cli x-spark x-fail x-bad; do
+    mkdir -p "$WORK/$c" && cp -a "$XBASE" "$WORK/$c/t" || return 1
+  done
+  files "$XBASE" >"$WORK/xbase.files"
+  X_ARGS=(--retain-min 2 --older-than-ms "$(($(date +%s%3N) - 1000))" --max-deletes 1000
+    --clean-empty-dirs --json)
+  "$CLI" expire-snapshots "$WORK/x-cli/t" "${X_ARGS[@]}" >"$WORK/x-cli.json" || return 1
+  files "$WORK/x-cli/t" >"$WORK/x-cli.files"
+  comm -23 "$WORK/xbase.files" "$WORK/x-cli.files" >"$WORK/x-cli.deleted"
+  echo "CLI expire-snapshots deleted $(wc -l <"$WORK/x-cli.deleted") files"
+  [ -s "$WORK/x-cli.deleted" ]
+}
+run_step "ExpireSnapshots: generated table (compactions, tags, a branch) in 4 copies; CLI reference" \
+  expire_table
+
+# same_expiry_report <cli json> <job json>: the same report but the wall time.
+same_expiry_report() {
+  "$PY" - "$1" "$2" <<'EOF'
+import json, sys
+cli, job = (json.load(open(p)) for p in sys.argv[1:3])
+for r in (cli, job):
+    r.pop("elapsed_ms")
+assert cli == job, (cli, job)
+assert job["snapshots_expired"] > 0 and job["deletion"]["paths"], job
+print(f"both expired snapshots {job['first_expired']}..={job['last_expired']}, "
+      f"{len(job['deletion']['paths'])} files")
+EOF
+}
+
+expire_same_as_cli() {
+  local t="$WORK/x-spark/t"
+  submit_expire x-spark "$t" "${X_ARGS[@]}" --parallelism 2 || return 1
+  files "$t" >"$WORK/x-spark.files"
+  diff -u "$WORK/x-cli.files" "$WORK/x-spark.files" ||
+    { echo "ExpireSnapshots left other files than the CLI" >&2; return 1; }
+  same_expiry_report "$WORK/x-cli.json" "$WORK/x-spark.out" &&
+    missing_needed "$t" && "$CLI" inspect "$t" >/dev/null
+}
+run_step "ExpireSnapshots: the CLI's expire-snapshots report and files" expire_same_as_cli
+
+expire_failed_delete_unit() {
+  local t="$WORK/x-fail/t"
+  if PAIMON_CLEANUP_SPARK_FAIL_EXPIRY_UNIT=delete:0 submit_expire x-failed "$t" "${X_ARGS[@]}" \
+    --parallelism 2; then
+    echo "the job succeeded although a delete unit failed" >&2
+    return 1
+  fi
+  grep -q 'injected failure' "$WORK/x-failed.err" ||
+    { echo "the job did not fail through the injected failure" >&2; tail -n 20 "$WORK/x-failed.err" >&2; return 1; }
+  files "$t" >"$WORK/x-failed.files"
+  comm -23 "$WORK/xbase.files" "$WORK/x-failed.files" >"$WORK/x-failed.deleted"
+  echo "deleted before the failure: $(wc -l <"$WORK/x-failed.deleted") files"
+  [ -s "$WORK/x-failed.deleted" ] || { echo "the failing delete unit deleted nothing" >&2; return 1; }
+  [ -z "$(comm -23 "$WORK/x-failed.deleted" "$WORK/x-cli.deleted")" ] ||
+    { echo "the failed job deleted files the CLI keeps" >&2; return 1; }
+  ! grep -qE '^(snapshot|manifest)/' "$WORK/x-failed.deleted" ||
+    { echo "the failed job deleted metadata" >&2; return 1; }
+  missing_needed "$t" || return 1
+  submit_expire x-rerun "$t" "${X_ARGS[@]}" --parallelism 2 || return 1
+  files "$t" >"$WORK/x-rerun.files"
+  diff -u "$WORK/x-cli.files" "$WORK/x-rerun.files" ||
+    { echo "the rerun left other files than the CLI" >&2; return 1; }
+  missing_needed "$t"
+}
+run_step "ExpireSnapshots: a failing delete unit leaves the table safe, a rerun converges" \
+  expire_failed_delete_unit
+
+expire_unreadable_manifest() {
+  local t="$WORK/x-bad/t" victim
+  victim="$("$PY" "$ROOT/tests/py/needed_files.py" "$t" |
+    "$PY" -c 'import json,sys; print([n for n in json.load(sys.stdin)["needed"]["manifest_dir"] if n.startswith("manifest-") and not n.startswith("manifest-list-")][0])')" ||
+    return 1
+  printf 'not avro' >"$t/manifest/$victim"
+  files "$t" >"$WORK/x-bad.before"
+  if submit_expire x-bad "$t" "${X_ARGS[@]}" --parallelism 2; then
+    echo "ExpireSnapshots succeeded although manifest $victim is unreadable" >&2
+    return 1
+  fi
+  files "$t" >"$WORK/x-bad.after"
+  diff -u "$WORK/x-bad.before" "$WORK/x-bad.after" ||
+    { echo "the failed job deleted files" >&2; return 1; }
+  echo "job failed on unreadable $victim, nothing deleted"
+}
+run_step "ExpireSnapshots: unreadable metadata fails the job, nothing deleted" \
+  expire_unreadable_manifest
+
+expire_s3_same_as_cli() {
+  if [ -z "$S3_ENDPOINT" ]; then start_s3 || return 1; fi
+  "$PY" - "$S3_ENDPOINT" "$XBASE" <<'EOF' || return 1
+import os, sys, boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
+                  aws_access_key_id="test", aws_secret_access_key="test")
+base = sys.argv[2]
+for root, _, names in os.walk(base):
+    for n in names:
+        rel = os.path.relpath(os.path.join(root, n), base)
+        for prefix in ("x-cli", "x-spark"):
+            s3.upload_file(os.path.join(root, n), "paimon", f"{prefix}/t/{rel}")
+EOF
+  local opts=(-o "s3.endpoint=$S3_ENDPOINT" -o s3.region=us-east-1 -o s3.path-style-access=true
+    -o s3.allow-http=true)
+  local args=(--retain-min 2 --older-than-ms "$(($(date +%s%3N) - 1000))" --max-deletes 1000 --json)
+  "$CLI" expire-snapshots s3://paimon/x-cli/t "${opts[@]}" -o s3.access-key=test \
+    -o s3.secret-key=test "${args[@]}" >"$WORK/x-s3-cli.json" || return 1
+  # Credentials from the Spark configuration; a candidate unit's first attempt fails (retried).
+  SUBMIT_CONF=(--conf spark.hadoop.fs.s3a.access.key=test --conf spark.hadoop.fs.s3a.secret.key=test)
+  SUBMIT_MASTER='local[2,2]'
+  PAIMON_CLEANUP_SPARK_FAIL_EXPIRY_UNIT=candidates:0:once submit_expire x-s3 \
+    s3://paimon/x-spark/t "${opts[@]}" "${args[@]}" --parallelism 3
+  local rc=$?
+  SUBMIT_CONF=()
+  SUBMIT_MASTER='local[2]'
+  [ "$rc" -eq 0 ] || return 1
+  grep -q 'injected failure' "$WORK/x-s3.err" ||
+    { echo "the candidate unit's first attempt did not fail" >&2; return 1; }
+  s3_keys x-cli >"$WORK/x-s3-cli.keys" && s3_keys x-spark >"$WORK/x-s3-spark.keys" || return 1
+  diff -u "$WORK/x-s3-cli.keys" "$WORK/x-s3-spark.keys" ||
+    { echo "ExpireSnapshots left other objects than the CLI" >&2; return 1; }
+  same_expiry_report "$WORK/x-s3-cli.json" "$WORK/x-s3.out"
+}
+run_step "ExpireSnapshots on S3 (moto), a candidate task retried: the CLI's deletions" \
+  expire_s3_same_as_cli
 
 suite_closing_line spark
 [ "$SUITES_FAILED" -eq 0 ]

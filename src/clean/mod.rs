@@ -43,6 +43,7 @@ pub use expiry::consumers::{expire_consumers, ConsumerReport};
 pub use expiry::retention::{AssumeRemoved, RetentionOverrides};
 pub use expiry::snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 pub use expiry::tags::{check_tag_name, delete_tag, delete_tags, expire_tags, TagReport};
+pub use expiry::units as expiry_units;
 pub use maintain::{maintain, MaintainConfig, MaintainReport};
 pub use orphans::units as orphan_units;
 pub use orphans::{

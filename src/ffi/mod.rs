@@ -41,6 +41,8 @@ mod orphans;
 
 mod units;
 
+mod expiry_units;
+
 mod partitions;
 
 mod time;
@@ -70,6 +72,7 @@ pub use summary::{paimon_cleanup_table_summary, PaimonCleanupTableSummary};
 
 pub use control::*;
 pub use expire::*;
+pub use expiry_units::*;
 pub use log::{PaimonCleanupLogFn, PaimonCleanupLogLevel};
 pub use maintain::*;
 pub use orphans::*;

@@ -42,13 +42,13 @@ pub struct PaimonCleanupBufferList {
     items: Vec<PaimonCleanupBuffer>,
 }
 
-fn buffer(bytes: Vec<u8>) -> PaimonCleanupBuffer {
+pub(super) fn buffer(bytes: Vec<u8>) -> PaimonCleanupBuffer {
     PaimonCleanupBuffer {
         bytes: bytes.into_boxed_slice(),
     }
 }
 
-fn buffer_list(all: Vec<Vec<u8>>) -> PaimonCleanupBufferList {
+pub(super) fn buffer_list(all: Vec<Vec<u8>>) -> PaimonCleanupBufferList {
     PaimonCleanupBufferList {
         items: all.into_iter().map(buffer).collect(),
     }
@@ -58,7 +58,7 @@ fn buffer_list(all: Vec<Vec<u8>>) -> PaimonCleanupBufferList {
 ///
 /// # Safety
 /// `ptr` must be NULL or point to `len` readable bytes that outlive `'a`.
-unsafe fn bytes_arg<'a>(
+pub(super) unsafe fn bytes_arg<'a>(
     ptr: *const u8,
     len: usize,
     function: &str,

@@ -1214,3 +1214,151 @@ JNIEXPORT void JNICALL JNI_FN(foreignThreadSelfTest)(JNIEnv *env, jclass cls, jo
     }
     pthread_mutex_destroy(&st.lock);
 }
+
+/* ---- snapshot expiry as units (ExpiryUnits.java) ------------------------------------------- */
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(expiryUnitsPlan)(JNIEnv *env, jclass cls, jlong ctx,
+                                                       jlong exec, jlong cfg, jlong token,
+                                                       jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *state = NULL;
+    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (call_begin(env, &st, token, progress, NULL) == 0)
+        s = paimon_cleanup_expiry_units_plan(CTX(ctx), EXEC(exec), PTR(PaimonCleanupExpireConfig, cfg),
+                                             st.options, &state, &units, &err);
+    call_end(env, &st, s, NULL, err);
+    if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, state, units);
+    paimon_cleanup_buffer_free(state);
+    paimon_cleanup_buffer_list_free(units);
+    return out;
+}
+
+JNIEXPORT jbyteArray JNICALL JNI_FN(expiryUnitExecute)(JNIEnv *env, jclass cls, jlong exec,
+                                                       jbyteArray unit, jobjectArray keys,
+                                                       jobjectArray values, jlong token,
+                                                       jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *result = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    jsize n = keys != NULL ? (*env)->GetArrayLength(env, keys) : 0;
+    char **ck = strings_from(env, keys, n), **cv = strings_from(env, values, n);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    jbyteArray out = NULL;
+    (void)cls;
+    if (ck == NULL || cv == NULL) {
+        throw_oom(env);
+    } else if (bytes_in(env, unit, &data, &len) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_expiry_unit_execute(EXEC(exec), data, len, (const char *const *)ck,
+                                                   (const char *const *)cv, (size_t)n, st.options,
+                                                   &result, &err);
+        call_end(env, &st, s, NULL, err);
+        if (!(*env)->ExceptionCheck(env)) out = buffer_bytes(env, result);
+    }
+    paimon_cleanup_buffer_free(result);
+    free(data);
+    free_strings(ck, n);
+    free_strings(cv, n);
+    return out;
+}
+
+JNIEXPORT jbyteArray JNICALL JNI_FN(expiryPartialsMerge)(JNIEnv *env, jclass cls, jbyteArray a,
+                                                         jbyteArray b) {
+    PaimonCleanupBuffer *merged = NULL;
+    PaimonCleanupError *err = NULL;
+    uint8_t *da = NULL, *db = NULL;
+    size_t la = 0, lb = 0;
+    jbyteArray out = NULL;
+    (void)cls;
+    if (bytes_in(env, a, &da, &la) == 0 && bytes_in(env, b, &db, &lb) == 0 &&
+        !check(env, paimon_cleanup_expiry_partials_merge(da, la, db, lb, &merged, &err), &err))
+        out = buffer_bytes(env, merged);
+    paimon_cleanup_buffer_free(merged);
+    free(da);
+    free(db);
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(expiryUnitsProtect)(JNIEnv *env, jclass cls, jlong ctx,
+                                                          jlong exec, jbyteArray state,
+                                                          jbyteArray candidates, jlong token,
+                                                          jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *next = NULL;
+    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *ds = NULL, *dc = NULL;
+    size_t ls = 0, lc = 0;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, candidates, &dc, &lc) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_expiry_units_protect(CTX(ctx), EXEC(exec), st.options, ds, ls, dc, lc,
+                                                    &next, &units, &err);
+        call_end(env, &st, s, NULL, err);
+        if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, next, units);
+    }
+    paimon_cleanup_buffer_free(next);
+    paimon_cleanup_buffer_list_free(units);
+    free(ds);
+    free(dc);
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(expiryUnitsDecide)(JNIEnv *env, jclass cls, jlong ctx,
+                                                         jlong exec, jbyteArray state,
+                                                         jbyteArray candidates, jbyteArray protected_,
+                                                         jlong token, jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *decision = NULL;
+    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *ds = NULL, *dc = NULL, *dp = NULL;
+    size_t ls = 0, lc = 0, lp = 0;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, candidates, &dc, &lc) == 0 &&
+        bytes_in(env, protected_, &dp, &lp) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_expiry_units_decide(CTX(ctx), EXEC(exec), st.options, ds, ls, dc, lc,
+                                                   dp, lp, &decision, &units, &err);
+        call_end(env, &st, s, NULL, err);
+        if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, decision, units);
+    }
+    paimon_cleanup_buffer_free(decision);
+    paimon_cleanup_buffer_list_free(units);
+    free(ds);
+    free(dc);
+    free(dp);
+    return out;
+}
+
+JNIEXPORT jlong JNICALL JNI_FN(expiryUnitsFinish)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
+                                                  jbyteArray decision, jbyteArray merged,
+                                                  jlong token, jobject progress) {
+    call_state st;
+    PaimonCleanupReport *report = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *dd = NULL, *dm = NULL;
+    size_t ld = 0, lm = 0;
+    jlong out = 0;
+    (void)cls;
+    if (bytes_in(env, decision, &dd, &ld) == 0 && bytes_in(env, merged, &dm, &lm) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_expiry_units_finish(CTX(ctx), EXEC(exec), st.options, dd, ld, dm, lm,
+                                                   &report, &err);
+        out = call_end(env, &st, s, report, err);
+    }
+    free(dd);
+    free(dm);
+    return out;
+}

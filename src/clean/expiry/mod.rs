@@ -21,3 +21,5 @@ pub mod removed;
 pub mod retention;
 pub mod snapshots;
 pub mod tags;
+mod unit_bytes;
+pub mod units;

@@ -68,76 +68,39 @@ pub async fn expire_snapshots(
     ctl: &RunControl,
 ) -> Result<ExpireReport> {
     let started = Instant::now();
-    let settings = Settings::resolve(table, cfg)?;
-    let decoupled = settings.retention.changelog_decoupled;
     let storage = table.storage();
-    let (all, sizes) = read_snapshots_sized(table).await?;
     let mut report = ExpireReport::default();
     let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
-
-    let Some((earliest, end)) = snapshot_range(
-        table,
-        &settings.retention,
-        !settings.changelog_only,
-        &cfg.assume_removed.consumers,
-        &all,
-    )
-    .await?
-    else {
-        report.elapsed_ms = started.elapsed().as_millis() as u64;
-        return Ok(report);
-    };
-    let dir = table.snapshots();
-    if end <= earliest {
-        if !cfg.dry_run && !storage.exists(&dir.hint_location("EARLIEST")).await? {
-            dir.write_hint(storage, "EARLIEST", earliest).await?;
+    let run = match prepare(table, cfg, ctl).await? {
+        Prepared::Nothing => {
+            report.elapsed_ms = started.elapsed().as_millis() as u64;
+            return Ok(report);
         }
-        report.earliest_after = Some(earliest);
-        report.deletion = deleter.report;
-        report.elapsed_ms = started.elapsed().as_millis() as u64;
-        return Ok(report);
-    }
-    if !all.contains_key(&end) {
-        return Err(Error::Conflict(format!(
-            "snapshot {end}, the first one to keep, is missing; refusing to expire (nothing deleted)"
-        )));
-    }
-    // The snapshots are split, not copied (10,000 snapshots take about 6 MB): `end` and every
-    // later one are kept, [earliest, end) expire, the older ones are not needed.
-    let mut older = all;
-    let kept_map = older.split_off(&end);
-    let expired_map = older.split_off(&earliest);
-    drop(older);
-    let mut expired: Vec<Snapshot> = expired_map.into_values().collect();
-    if !decoupled {
-        // Held until the run ends, and only their ids and manifest names are needed then,
-        // with the sizes of their lists (reported): the other keys go. A decoupled
-        // run copies them whole into long-lived changelogs.
-        for s in &mut expired {
-            s.extra.retain(|k, _| LIST_SIZE_KEYS.contains(&k));
+        Prepared::HintOnly { earliest } => {
+            write_earliest_if_absent(table, cfg.dry_run, earliest).await?;
+            report.earliest_after = Some(earliest);
+            report.deletion = deleter.report;
+            report.elapsed_ms = started.elapsed().as_millis() as u64;
+            return Ok(report);
         }
-    }
-    let Some(begin) = expired.first().map(|s| s.id) else {
-        report.earliest_after = Some(end);
-        report.deletion = deleter.report;
-        report.elapsed_ms = started.elapsed().as_millis() as u64;
-        return Ok(report);
+        Prepared::AllKept { end } => {
+            report.earliest_after = Some(end);
+            report.deletion = deleter.report;
+            report.elapsed_ms = started.elapsed().as_millis() as u64;
+            return Ok(report);
+        }
+        Prepared::Expire(run) => run,
     };
-    if cfg.refuse_if_tags_pin_expired {
-        refuse_if_tags_pin(table, &cfg.assume_removed.tags, end).await?;
-    }
-    ctl.cancel.check()?;
-
-    // Candidates: files deleted by the deltas of (begin, end] and changelog files of
-    // [begin, end); protectors: `end` and every later snapshot (`end` first), and everything
-    // else.
-    let kept: Vec<Snapshot> = kept_map.into_values().collect();
-    let delta_lists: Vec<String> = expired
-        .iter()
-        .skip(1)
-        .chain(kept.first())
-        .map(|s| s.delta_manifest_list.clone())
-        .collect();
+    let ExpiryRun {
+        settings,
+        expired,
+        kept,
+        sizes,
+        begin,
+        end,
+        delta_lists,
+    } = run;
+    let decoupled = settings.retention.changelog_decoupled;
     let plan = plan_deletions(
         table,
         &delta_lists,
@@ -161,7 +124,10 @@ pub async fn expire_snapshots(
     // A snapshot file left behind must stay visible to a rerun: no EARLIEST past it.
     stop_if_failed(&deleter)?;
     if !cfg.dry_run {
-        dir.write_hint(storage, "EARLIEST", end).await?;
+        table
+            .snapshots()
+            .write_hint(storage, "EARLIEST", end)
+            .await?;
     }
 
     report.snapshots_expired = expired.len() as u64;
@@ -178,7 +144,132 @@ pub async fn expire_snapshots(
     Ok(report)
 }
 
-/// What a snapshot expiry runs with: the caller's settings over the table's options.
+/// What a snapshot expiry has to do once its range is known ([`prepare`]).
+pub(crate) enum Prepared {
+    /// Nothing: no snapshot, or nothing may expire.
+    Nothing,
+    /// Nothing expires, but `EARLIEST` is written (when absent) at `earliest`.
+    HintOnly {
+        /// The earliest snapshot.
+        earliest: i64,
+    },
+    /// Every snapshot of the range is kept; the earliest after the run is `end`.
+    AllKept {
+        /// The first kept snapshot.
+        end: i64,
+    },
+    /// Snapshots expire.
+    Expire(ExpiryRun),
+}
+
+/// The snapshots a run expires and keeps, with its settings.
+pub(crate) struct ExpiryRun {
+    /// The resolved settings.
+    pub(crate) settings: Settings,
+    /// The expired snapshots, ascending (only the list-size keys of their extra fields unless
+    /// the changelog lifecycle is decoupled).
+    pub(crate) expired: Vec<Snapshot>,
+    /// `end` and every later snapshot, ascending.
+    pub(crate) kept: Vec<Snapshot>,
+    /// The snapshot files' sizes from the listing.
+    pub(crate) sizes: BTreeMap<i64, u64>,
+    /// The first expired id.
+    pub(crate) begin: i64,
+    /// The first kept id.
+    pub(crate) end: i64,
+    /// The delta lists whose DELETE entries are candidates: those of the expired snapshots
+    /// but the first, and of `end`.
+    pub(crate) delta_lists: Vec<String>,
+}
+
+/// Resolves the settings, reads the snapshots and picks the range to expire; refuses
+/// (Lance's policy) when tags pin expired snapshots. Reads only.
+pub(crate) async fn prepare(
+    table: &Table,
+    cfg: &ExpireConfig,
+    ctl: &RunControl,
+) -> Result<Prepared> {
+    let settings = Settings::resolve(table, cfg)?;
+    let decoupled = settings.retention.changelog_decoupled;
+    let (all, sizes) = read_snapshots_sized(table).await?;
+
+    let Some((earliest, end)) = snapshot_range(
+        table,
+        &settings.retention,
+        !settings.changelog_only,
+        &cfg.assume_removed.consumers,
+        &all,
+    )
+    .await?
+    else {
+        return Ok(Prepared::Nothing);
+    };
+    if end <= earliest {
+        return Ok(Prepared::HintOnly { earliest });
+    }
+    if !all.contains_key(&end) {
+        return Err(Error::Conflict(format!(
+            "snapshot {end}, the first one to keep, is missing; refusing to expire (nothing deleted)"
+        )));
+    }
+    // The snapshots are split, not copied (10,000 snapshots take about 6 MB): `end` and every
+    // later one are kept, [earliest, end) expire, the older ones are not needed.
+    let mut older = all;
+    let kept_map = older.split_off(&end);
+    let expired_map = older.split_off(&earliest);
+    drop(older);
+    let mut expired: Vec<Snapshot> = expired_map.into_values().collect();
+    if !decoupled {
+        // Held until the run ends, and only their ids and manifest names are needed then,
+        // with the sizes of their lists (reported): the other keys go. A decoupled
+        // run copies them whole into long-lived changelogs.
+        for s in &mut expired {
+            s.extra.retain(|k, _| LIST_SIZE_KEYS.contains(&k));
+        }
+    }
+    let Some(begin) = expired.first().map(|s| s.id) else {
+        return Ok(Prepared::AllKept { end });
+    };
+    if cfg.refuse_if_tags_pin_expired {
+        refuse_if_tags_pin(table, &cfg.assume_removed.tags, end).await?;
+    }
+    ctl.cancel.check()?;
+
+    // Candidates: files deleted by the deltas of (begin, end] and changelog files of
+    // [begin, end); protectors: `end` and every later snapshot (`end` first), and everything
+    // else.
+    let kept: Vec<Snapshot> = kept_map.into_values().collect();
+    let delta_lists: Vec<String> = expired
+        .iter()
+        .skip(1)
+        .chain(kept.first())
+        .map(|s| s.delta_manifest_list.clone())
+        .collect();
+    Ok(Prepared::Expire(ExpiryRun {
+        settings,
+        expired,
+        kept,
+        sizes,
+        begin,
+        end,
+        delta_lists,
+    }))
+}
+
+/// Writes `EARLIEST` at `earliest` when it is absent (not in a dry run).
+pub(crate) async fn write_earliest_if_absent(
+    table: &Table,
+    dry_run: bool,
+    earliest: i64,
+) -> Result<()> {
+    let storage = table.storage();
+    let dir = table.snapshots();
+    if !dry_run && !storage.exists(&dir.hint_location("EARLIEST")).await? {
+        dir.write_hint(storage, "EARLIEST", earliest).await?;
+    }
+    Ok(())
+}
+
 /// The keys of a snapshot that record the sizes of its manifest lists.
 const LIST_SIZE_KEYS: [&str; 3] = [
     "baseManifestListSize",
@@ -186,14 +277,15 @@ const LIST_SIZE_KEYS: [&str; 3] = [
     "changelogManifestListSize",
 ];
 
-struct Settings {
+/// What a snapshot expiry runs with: the caller's settings over the table's options.
+pub(crate) struct Settings {
     /// Resolved retention (it also says whether the changelog lifecycle is decoupled).
-    retention: Retention,
+    pub(crate) retention: Retention,
     /// Remove directories left empty.
-    clean_dirs: bool,
+    pub(crate) clean_dirs: bool,
     /// Consumers read changelogs only (`consumer.changelog-only`, decoupled lifecycle): they
     /// do not hold snapshots back.
-    changelog_only: bool,
+    pub(crate) changelog_only: bool,
 }
 
 impl Settings {
@@ -303,7 +395,7 @@ async fn plan_deletions(
 /// kept snapshots of this branch (their lists read first: known already), every tag (but
 /// `skip_tags` of this branch), other branches, changelogs, and (decoupled lifecycle) the
 /// expired snapshots that become long-lived changelogs now.
-async fn read_protectors(
+pub(crate) async fn read_protectors(
     rr: &ReferenceReader<'_>,
     table: &Table,
     kept: &[Snapshot],
@@ -329,7 +421,11 @@ async fn read_protectors(
 }
 
 /// The files of the `expired` snapshots, with their sizes from the listing.
-fn snapshot_files(table: &Table, expired: &[Snapshot], sizes: &BTreeMap<i64, u64>) -> Vec<Planned> {
+pub(crate) fn snapshot_files(
+    table: &Table,
+    expired: &[Snapshot],
+    sizes: &BTreeMap<i64, u64>,
+) -> Vec<Planned> {
     let dir = table.snapshots();
     expired
         .iter()
@@ -343,7 +439,10 @@ fn snapshot_files(table: &Table, expired: &[Snapshot], sizes: &BTreeMap<i64, u64
 
 /// Decoupled lifecycle: writes the long-lived changelog of every `expired` snapshot, then the
 /// changelog `LATEST` hint; returns how many were written.
-async fn write_long_lived_changelogs(table: &Table, expired: &[Snapshot]) -> Result<u64> {
+pub(crate) async fn write_long_lived_changelogs(
+    table: &Table,
+    expired: &[Snapshot],
+) -> Result<u64> {
     let storage = table.storage();
     let changelogs = table.changelogs();
     let mut written = 0;

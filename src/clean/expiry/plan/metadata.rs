@@ -44,6 +44,12 @@ pub struct RemovedMetadata {
 }
 
 impl RemovedMetadata {
+    /// The location keys of the files [`super::DeletionPlan::from_parts`] deletes of this
+    /// metadata unless a protector names them, sorted.
+    pub(crate) fn location_keys(&self, table: &Table) -> Result<SortedKeys> {
+        Ok(MetadataCandidates::of(table, self)?.keys())
+    }
+
     /// Read the lists (base lists first: the others are usually being cached by the candidate
     /// readers meanwhile) and, for [`MetadataScope::All`], index manifests of `removed`,
     /// concurrently. Missing lists and index manifests name nothing (an interrupted earlier run

@@ -73,6 +73,21 @@ impl DeletionPlan {
         removed: RemovedMetadata,
         protectors: &[Protector],
     ) -> Result<DeletionPlan> {
+        DeletionPlan::from_parts_with(rr, table, candidates, removed, protectors, None).await
+    }
+
+    /// [`DeletionPlan::from_parts`], with the locations the protectors still need among the
+    /// candidates given as their location keys (`found_protected`, found by protect units with
+    /// [`ReferenceReader::protect_among`] over the same candidates' keys) instead of read here
+    /// (`None` reads them here). The protectors' metadata is read here either way.
+    pub async fn from_parts_with(
+        rr: &mut ReferenceReader<'_>,
+        table: &Table,
+        candidates: Candidates,
+        removed: RemovedMetadata,
+        protectors: &[Protector],
+        found_protected: Option<&[u64]>,
+    ) -> Result<DeletionPlan> {
         let mut cands = candidates;
         cands.finish()?;
         let slots = cands.slots();
@@ -103,16 +118,21 @@ impl DeletionPlan {
                 meta_protected.insert(k);
             }
         };
-        rr.protect_among(
-            protectors,
-            filter.clone(),
-            |l| {
-                let k = location_key(l.as_str());
-                keys.contains(k) || meta_keys.contains(k)
-            },
-            |l| protect_key(location_key(l.as_str())),
-        )
-        .await?;
+        match found_protected {
+            Some(found) => found.iter().for_each(|k| protect_key(*k)),
+            None => {
+                rr.protect_among(
+                    protectors,
+                    filter.clone(),
+                    |l| {
+                        let k = location_key(l.as_str());
+                        keys.contains(k) || meta_keys.contains(k)
+                    },
+                    |l| protect_key(location_key(l.as_str())),
+                )
+                .await?
+            }
+        }
         // Protection's reduced manifests are not needed again.
         rr.release_slim();
         // The protectors' metadata protects candidates of every kind at its locations. A data

@@ -216,6 +216,26 @@ public final class PaimonCleanup {
 
     static native void reportFree(long report);
 
+    /** [0] = the plan state, then the candidate units. */
+    static native byte[][] expiryUnitsPlan(long ctx, long exec, long cfg, long token, ProgressListener p);
+
+    static native byte[] expiryUnitExecute(
+            long exec, byte[] unit, byte[][] keys, byte[][] values, long token, ProgressListener p);
+
+    static native byte[] expiryPartialsMerge(byte[] a, byte[] b);
+
+    /** [0] = the new plan state, then the protect units. */
+    static native byte[][] expiryUnitsProtect(
+            long ctx, long exec, byte[] state, byte[] candidates, long token, ProgressListener p);
+
+    /** [0] = the decision, then the delete units. */
+    static native byte[][] expiryUnitsDecide(long ctx, long exec, byte[] state, byte[] candidates,
+            byte[] protectedKeys, long token, ProgressListener p);
+
+    /** Returns a native report handle. */
+    static native long expiryUnitsFinish(
+            long ctx, long exec, byte[] decision, byte[] merged, long token, ProgressListener p);
+
     /** Test hook: calls {@code p} from {@code threads} new native threads, {@code calls} times each. */
     static native void foreignThreadSelfTest(ProgressListener p, int threads, int calls);
 }

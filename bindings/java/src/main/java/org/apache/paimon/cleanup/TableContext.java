@@ -143,7 +143,7 @@ public final class TableContext implements AutoCloseable {
         }
     }
 
-    private static long expireConfig(ExpireConfig c) {
+    static long expireConfig(ExpireConfig c) {
         long cfg = PaimonCleanup.expireConfigNew();
         try {
             if (c.retainMin != null) {

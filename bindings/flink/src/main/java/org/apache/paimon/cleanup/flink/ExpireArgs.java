@@ -18,7 +18,7 @@ final class ExpireArgs implements Serializable {
             "         paimon-cleanup-flink.jar TABLE [options]",
             "",
             "Expires old snapshots of a Paimon table branch and deletes every file only they referenced,",
-            "in one Flink task (the library's single-process expiry; it has no parallel units yet).",
+            "with the library's units in parallel Flink tasks (the same result as the CLI's expire-snapshots).",
             "",
             "  TABLE                     table root: a path, file://, s3://, gs://, az:// URI",
             "  --branch NAME             branch to expire (default main)",
@@ -33,6 +33,7 @@ final class ExpireArgs implements Serializable {
             "  --clean-empty-dirs        remove bucket and partition directories left empty",
             "  --refuse-if-tags-pin      refuse to run when a tag pins a snapshot that would expire",
             "  --dry-run                 compute and report, change nothing",
+            "  --parallelism N           tasks of each stage (default: the environment's parallelism)",
             "  --native-library FILE     libpaimon_cleanup_jni.so (as RemoveOrphanFiles)",
             "  --json                    print the report as the CLI's --json document",
             "  -h, --help                this text");
@@ -53,6 +54,7 @@ final class ExpireArgs implements Serializable {
     boolean refuseIfTagsPin;
     boolean dryRun;
     String nativeLibrary;
+    int parallelism;
     boolean json;
     boolean help;
     /** {@code --time-retained} in milliseconds, set by {@link #resolve}. */
@@ -126,6 +128,9 @@ final class ExpireArgs implements Serializable {
                     break;
                 case "--json":
                     a.json = true;
+                    break;
+                case "--parallelism":
+                    a.parallelism = JobArgs.positive(arg, inline != null ? inline : JobArgs.value(argv, ++i, arg));
                     break;
                 case "--native-library":
                     a.nativeLibrary = inline != null ? inline : JobArgs.value(argv, ++i, arg);

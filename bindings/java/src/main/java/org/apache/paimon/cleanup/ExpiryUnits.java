@@ -1,0 +1,295 @@
+package org.apache.paimon.cleanup;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Snapshot expiry split into units that an engine (Spark, Flink, ...) schedules on its own
+ * workers. Every unit and every partial result is an opaque, versioned byte string: ship it,
+ * store it, retry it. The result equals {@link TableContext#expireSnapshots} (same report, same
+ * files left): the driver steps build the single-process run's deletion plan with the same code.
+ *
+ * <h2>Contract</h2>
+ *
+ * <pre>{@code
+ * // driver
+ * ExpiryUnits.Step plan = ExpiryUnits.plan(table, exec, config, run);
+ * // executors, any order (candidate units only read):
+ * byte[] candidates = merge of ExpiryUnits.execute(exec, unit, hostOptions, run) over plan.units()
+ * // driver
+ * ExpiryUnits.Step protect = ExpiryUnits.protect(table, exec, run, plan.state(), candidates);
+ * // executors (protect units only read):
+ * byte[] protectedKeys = merge of execute(...) over protect.units()
+ * // driver
+ * ExpiryUnits.Step decision = ExpiryUnits.decide(table, exec, run, protect.state(), candidates, protectedKeys);
+ * // executors: each delete unit (a retry is harmless: deleting a deleted file is a no-op)
+ * byte[] deletes = merge of execute(...) over decision.units()
+ * // driver
+ * Report report = ExpiryUnits.finish(table, exec, run, decision.state(), deletes);
+ * }</pre>
+ *
+ * <ol>
+ *   <li>{@link #plan}: resolves the retention and picks the snapshots to expire (reads only);
+ *       candidate units read a slice of the expired range's delta (or changelog) manifest lists
+ *       and return the files they free.
+ *   <li>{@link #protect}: rebuilds the candidates in plan order, reads every version that
+ *       protects files (retained snapshots, tags of every branch, other branches, long-lived
+ *       changelogs); protect units read a slice of those versions' manifests and return which
+ *       candidates they still need. Metadata a protector needs that cannot be read fails the
+ *       unit (the job), with nothing deleted.
+ *   <li>{@link #decide}: builds the deletion plan, checks every path (roots, kinds, no symlinked
+ *       directory) and returns delete units of data and changelog files (none in a dry run).
+ *   <li>{@link #finish}, after every delete unit succeeded: deletes the manifests, index files,
+ *       statistics and lists, then the snapshot files, then writes the {@code EARLIEST} hint
+ *       (the single-process run's crash-safe order). A delete unit that failed, or whose result
+ *       is missing, makes it fail before anything of that: the metadata naming the files still
+ *       there stays, and a rerun converges.
+ * </ol>
+ *
+ * <p>A missing, doubled or foreign partial result is refused with INVALID_ARGUMENT. All methods
+ * are static and thread-safe; they block the calling thread. Failures throw {@link
+ * PaimonCleanupException} with the library's status.
+ */
+public final class ExpiryUnits {
+    private ExpiryUnits() {}
+
+    /** What a driver step returns: its state (or decision) and the units to execute next. */
+    public static final class Step {
+        private final byte[] state;
+        private final List<byte[]> units;
+
+        Step(byte[] state, List<byte[]> units) {
+            this.state = state;
+            this.units = units;
+        }
+
+        /** @return the state for the next driver step (keep it on the driver) */
+        public byte[] state() {
+            return state;
+        }
+
+        /** @return the units to execute with {@link #execute} (possibly none) */
+        public List<byte[]> units() {
+            return units;
+        }
+    }
+
+    private static Step step(byte[][] all) {
+        List<byte[]> out = new ArrayList<>(Math.max(0, all.length - 1));
+        for (int i = 1; i < all.length; i++) {
+            out.add(all[i]);
+        }
+        return new Step(all[0], Collections.unmodifiableList(out));
+    }
+
+    private interface TokenCall<T> {
+        T call(long token, ProgressListener progress);
+    }
+
+    private static <T> T withToken(RunOptions run, TokenCall<T> body) {
+        CancelToken cancel = run == null ? null : run.cancelToken();
+        ProgressListener progress = run == null ? null : run.progress();
+        long token = PaimonCleanup.runNew(run == null ? 0 : run.maxMemory(),
+                run == null ? null : run.log(), run == null ? 0 : run.logLevel());
+        try {
+            if (cancel != null) {
+                cancel.attach(token);
+            }
+            return body.call(token, progress);
+        } finally {
+            if (cancel != null) {
+                cancel.detach(token);
+            }
+            PaimonCleanup.runFree(token);
+        }
+    }
+
+    private interface DriverCall<T> {
+        T call(long ctx, long exec, long token, ProgressListener progress);
+    }
+
+    private static <T> T onDriver(TableContext table, Executor exec, RunOptions run, final DriverCall<T> body) {
+        final long ctx = table.acquireHandle();
+        try {
+            final long e = exec.acquire();
+            try {
+                return withToken(run, new TokenCall<T>() {
+                    @Override
+                    public T call(long token, ProgressListener p) {
+                        return body.call(ctx, e, token, p);
+                    }
+                });
+            } finally {
+                exec.release();
+            }
+        } finally {
+            table.releaseHandle();
+        }
+    }
+
+    private static void nonNull(Object... values) {
+        for (Object v : values) {
+            if (v == null) {
+                throw new PaimonCleanupException(PaimonCleanupException.NULL_POINTER, "an argument is null");
+            }
+        }
+    }
+
+    /**
+     * Plans an expiry of the table's branch (on the driver).
+     *
+     * @param table the table (its branch expires)
+     * @param exec the executor
+     * @param config the settings (null = the table's options, then Paimon's defaults)
+     * @param run may be null
+     * @return the plan state and the candidate units
+     * @throws PaimonCleanupException INVALID_ARGUMENT, NOT_FOUND, CONFLICT, MALFORMED, STORAGE,
+     *     CANCELLED (as {@link TableContext#expireSnapshots} before its first deletion)
+     */
+    public static Step plan(TableContext table, Executor exec, ExpireConfig config, RunOptions run) {
+        final long cfg = TableContext.expireConfig(config == null ? new ExpireConfig() : config);
+        try {
+            return step(onDriver(table, exec, run, new DriverCall<byte[][]>() {
+                @Override
+                public byte[][] call(long ctx, long e, long token, ProgressListener p) {
+                    return PaimonCleanup.expiryUnitsPlan(ctx, e, cfg, token, p);
+                }
+            }));
+        } finally {
+            PaimonCleanup.expireConfigFree(cfg);
+        }
+    }
+
+    /**
+     * Executes one unit (candidate, protect or delete) anywhere.
+     *
+     * @param exec the executor of this JVM
+     * @param unit a unit of {@link Step#units()}
+     * @param hostOptions options added to (and overriding) those carried in the unit, e.g. the
+     *     storage credentials, which units never carry (may be null)
+     * @param run may be null
+     * @return the partial result, to {@link #merge}
+     * @throws PaimonCleanupException INVALID_ARGUMENT for bytes that are not a unit of this
+     *     format version, NOT_FOUND / MALFORMED / STORAGE (a protect unit that cannot read what a
+     *     protector needs), PATH_REFUSED, CANCELLED
+     */
+    public static byte[] execute(Executor exec, final byte[] unit, Map<String, String> hostOptions, RunOptions run) {
+        nonNull(unit);
+        int n = hostOptions == null ? 0 : hostOptions.size();
+        final byte[][] keys = new byte[n][];
+        final byte[][] values = new byte[n][];
+        if (hostOptions != null) {
+            int i = 0;
+            for (Map.Entry<String, String> en : hostOptions.entrySet()) {
+                keys[i] = PaimonCleanup.encode(en.getKey(), "option key");
+                values[i] = PaimonCleanup.encode(en.getValue(), "value of option " + en.getKey());
+                i++;
+            }
+        }
+        final long e = exec.acquire();
+        try {
+            return withToken(run, new TokenCall<byte[]>() {
+                @Override
+                public byte[] call(long token, ProgressListener p) {
+                    return PaimonCleanup.expiryUnitExecute(e, unit, keys, values, token, p);
+                }
+            });
+        } finally {
+            exec.release();
+        }
+    }
+
+    /**
+     * Combines two partial results of one stage (associative and commutative; an empty array is
+     * neutral).
+     *
+     * @param a a partial result, or an empty array
+     * @param b a partial result, or an empty array
+     * @return the combined partial result
+     * @throws PaimonCleanupException INVALID_ARGUMENT for foreign bytes, results of different
+     *     plans or stages, or a unit's result in both
+     */
+    public static byte[] merge(byte[] a, byte[] b) {
+        nonNull(a, b);
+        return PaimonCleanup.expiryPartialsMerge(a, b);
+    }
+
+    /**
+     * After the candidate units (on the driver): reads the protectors, returns the protect units.
+     *
+     * @param table the table the plan was made for
+     * @param exec the executor
+     * @param run may be null
+     * @param state {@link Step#state()} of {@link #plan}
+     * @param candidates every candidate unit's result, merged
+     * @return the new state (for {@link #decide}) and the protect units
+     * @throws PaimonCleanupException INVALID_ARGUMENT for foreign bytes or a missing result,
+     *     NOT_FOUND / MALFORMED / STORAGE reading what protects files, CANCELLED
+     */
+    public static Step protect(TableContext table, Executor exec, RunOptions run, final byte[] state,
+            final byte[] candidates) {
+        nonNull(state, candidates);
+        return step(onDriver(table, exec, run, new DriverCall<byte[][]>() {
+            @Override
+            public byte[][] call(long ctx, long e, long token, ProgressListener p) {
+                return PaimonCleanup.expiryUnitsProtect(ctx, e, state, candidates, token, p);
+            }
+        }));
+    }
+
+    /**
+     * After the protect units (on the driver): builds and checks the deletion plan, returns the
+     * delete units. Nothing is deleted.
+     *
+     * @param table the table the plan was made for
+     * @param exec the executor
+     * @param run may be null
+     * @param state {@link Step#state()} of {@link #protect}
+     * @param candidates the candidate results given to {@link #protect}
+     * @param protectedKeys every protect unit's result, merged (empty when there was none)
+     * @return the decision (for {@link #finish}) and the delete units (none in a dry run)
+     * @throws PaimonCleanupException INVALID_ARGUMENT, CONFLICT, PATH_REFUSED, NOT_FOUND,
+     *     MALFORMED, STORAGE, CANCELLED
+     */
+    public static Step decide(TableContext table, Executor exec, RunOptions run, final byte[] state,
+            final byte[] candidates, final byte[] protectedKeys) {
+        nonNull(state, candidates, protectedKeys);
+        return step(onDriver(table, exec, run, new DriverCall<byte[][]>() {
+            @Override
+            public byte[][] call(long ctx, long e, long token, ProgressListener p) {
+                return PaimonCleanup.expiryUnitsDecide(ctx, e, state, candidates, protectedKeys, token, p);
+            }
+        }));
+    }
+
+    /**
+     * Finishes the run (on the driver) after every delete unit: deletes the metadata, the
+     * snapshot files, writes the hint and builds the report.
+     *
+     * @param table the table
+     * @param exec the executor
+     * @param run may be null
+     * @param decision {@link Step#state()} of {@link #decide}
+     * @param mergedDeletes every delete unit's result, merged (empty when there was none)
+     * @return the report ({@link ReportKind#EXPIRE_SNAPSHOTS}), as the single-process run's
+     * @throws PaimonCleanupException INVALID_ARGUMENT for a missing result, STORAGE when a
+     *     deletion failed (nothing of the metadata deleted), PATH_REFUSED, CANCELLED
+     */
+    public static Report finish(TableContext table, Executor exec, RunOptions run, final byte[] decision,
+            final byte[] mergedDeletes) {
+        nonNull(decision, mergedDeletes);
+        long report = onDriver(table, exec, run, new DriverCall<Long>() {
+            @Override
+            public Long call(long ctx, long e, long token, ProgressListener p) {
+                return Long.valueOf(PaimonCleanup.expiryUnitsFinish(ctx, e, decision, mergedDeletes, token, p));
+            }
+        }).longValue();
+        try {
+            return new Report(report);
+        } finally {
+            PaimonCleanup.reportFree(report);
+        }
+    }
+}

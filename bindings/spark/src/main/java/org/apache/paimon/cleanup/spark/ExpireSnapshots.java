@@ -1,0 +1,161 @@
+package org.apache.paimon.cleanup.spark;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.paimon.cleanup.Executor;
+import org.apache.paimon.cleanup.ExpiryUnits;
+import org.apache.paimon.cleanup.PaimonCleanupException;
+import org.apache.paimon.cleanup.Report;
+import org.apache.paimon.cleanup.TableContext;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+
+/**
+ * Expires the old snapshots of a Paimon table branch as a Spark job, with the library's units
+ * ({@link ExpiryUnits}); the result is the CLI's {@code expire-snapshots}:
+ *
+ * <ol>
+ *   <li>driver: {@link ExpiryUnits#plan} (retention, the range to expire) gives the candidate
+ *       units, each a slice of the expired range's delta and changelog manifest lists;
+ *   <li>stage 1: the executors read them and return the files they free (merged with {@code
+ *       treeReduce});
+ *   <li>driver: {@link ExpiryUnits#protect} reads every version that protects files and gives the
+ *       protect units; stage 2: the executors read the protectors' manifests;
+ *   <li>driver: {@link ExpiryUnits#decide} builds and checks the deletion plan and gives delete
+ *       units (data and changelog files; none in a dry run); stage 3: the executors delete;
+ *   <li>driver: {@link ExpiryUnits#finish} deletes the manifests, lists and snapshot files and
+ *       writes the hint, in the crash-safe order, and prints the report as the CLI does.
+ * </ol>
+ *
+ * <p>Exit status: 0 done, 1 the run failed (nothing is deleted before stage 3; a failure in stage
+ * 3 leaves every remaining version whole, the metadata of the expired snapshots stays, and a rerun
+ * converges), 2 bad arguments.
+ */
+public final class ExpireSnapshots {
+    private ExpireSnapshots() {}
+
+    /**
+     * Entry point for {@code spark-submit --class org.apache.paimon.cleanup.spark.ExpireSnapshots}.
+     *
+     * @param argv the table and the options (see {@code --help})
+     */
+    public static void main(String[] argv) {
+        int rc = run(argv);
+        if (rc != 0) {
+            System.exit(rc);
+        }
+    }
+
+    static void log(String message) {
+        System.err.println("expire-snapshots: " + message);
+    }
+
+    /** Parses the arguments, runs the job in a new Spark context, returns the exit status. */
+    static int run(String[] argv) {
+        long now = System.currentTimeMillis();
+        ExpireArgs args;
+        try {
+            args = ExpireArgs.parse(argv, now);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println(ExpireArgs.USAGE);
+            return 2;
+        }
+        if (args.help) {
+            System.out.println(ExpireArgs.USAGE);
+            return 0;
+        }
+        SparkConf conf = new SparkConf();
+        if (!conf.contains("spark.app.name")) {
+            conf.setAppName("paimon-cleanup expire-snapshots");
+        }
+        try (JavaSparkContext jsc = new JavaSparkContext(conf)) {
+            try {
+                UnitRunner.executor(conf);
+                args.resolve(now);
+            } catch (IllegalArgumentException e) {
+                System.err.println("error: " + e.getMessage());
+                System.err.println(ExpireArgs.USAGE);
+                return 2;
+            } catch (UnsatisfiedLinkError e) {
+                return cannotLoad(e);
+            }
+            return run(jsc, args);
+        }
+    }
+
+    private static int cannotLoad(UnsatisfiedLinkError e) {
+        System.err.println("error: cannot load the native library (" + NativeLibrary.describe()
+                + "): " + e.getMessage() + "; ship it with spark-submit --files "
+                + "<dir>/" + NativeLibrary.fileName() + " (see bindings/spark/README.md)");
+        return 1;
+    }
+
+    /** Runs the job on {@code jsc}; returns the exit status (0 or 1). */
+    static int run(JavaSparkContext jsc, ExpireArgs args) {
+        SparkConf conf = jsc.getConf();
+        try {
+            Executor exec = UnitRunner.executor(conf);
+            log("native library " + NativeLibrary.describe());
+            Map<String, String> driverOptions = UnitRunner.hostOptions(conf, args.options);
+            TableContext table = args.branch == null
+                    ? new TableContext(args.table, driverOptions)
+                    : TableContext.onBranch(args.table, args.branch, driverOptions);
+            try {
+                long t0 = System.nanoTime();
+                ExpiryUnits.Step plan = ExpiryUnits.plan(table, exec, args.config(), null);
+                log(String.format("plan: %d candidate units (%d ms)", plan.units().size(), ms(t0)));
+                byte[] candidates = stage(jsc, "candidates", plan.units(), args);
+
+                long t1 = System.nanoTime();
+                ExpiryUnits.Step protect = ExpiryUnits.protect(table, exec, null, plan.state(), candidates);
+                log(String.format("protect: %d protect units (%d ms)", protect.units().size(), ms(t1)));
+                byte[] protectedKeys = stage(jsc, "protect", protect.units(), args);
+
+                long t2 = System.nanoTime();
+                ExpiryUnits.Step decision =
+                        ExpiryUnits.decide(table, exec, null, protect.state(), candidates, protectedKeys);
+                candidates = null;
+                log(String.format("decide: %d delete units (%d ms)", decision.units().size(), ms(t2)));
+                byte[] deletes = stage(jsc, "delete", decision.units(), args);
+
+                Report report = ExpiryUnits.finish(table, exec, null, decision.state(), deletes);
+                System.out.print(ExpireReportText.renderExpiry(report.json(), args.json));
+                System.out.flush();
+                return 0;
+            } finally {
+                table.close();
+            }
+        } catch (PaimonCleanupException e) {
+            System.err.println("error: " + e.getMessage());
+            return 1;
+        } catch (UnsatisfiedLinkError e) {
+            return cannotLoad(e);
+        } catch (RuntimeException e) {
+            // A failed Spark job (a task failed more often than spark.task.maxFailures allows).
+            System.err.println("error: " + e);
+            return 1;
+        }
+    }
+
+    private static long ms(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1_000_000L;
+    }
+
+    /** Executes {@code units} on the executors and returns their merged partial result. */
+    static byte[] stage(JavaSparkContext jsc, String stage, List<byte[]> units, ExpireArgs args) {
+        if (units.isEmpty()) {
+            return new byte[0];
+        }
+        int wanted = args.parallelism > 0 ? args.parallelism : jsc.defaultParallelism();
+        int slices = Math.max(1, Math.min(units.size(), wanted));
+        Map<String, String> options = new HashMap<>(args.options);
+        jsc.setJobDescription("expire-snapshots: " + stage + " units (" + units.size() + ")");
+        JavaRDD<UnitRunner.Unit> rdd = jsc.parallelize(UnitRunner.number(units), slices);
+        return rdd.mapPartitions(it -> ExpiryUnitRunner.executePartition(stage, it, options))
+                .treeReduce(ExpiryUnitRunner::merge);
+    }
+}

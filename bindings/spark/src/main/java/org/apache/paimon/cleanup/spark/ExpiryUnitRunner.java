@@ -1,0 +1,92 @@
+package org.apache.paimon.cleanup.spark;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.paimon.cleanup.Executor;
+import org.apache.paimon.cleanup.ExpiryUnits;
+import org.apache.spark.SparkConf;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.TaskContext;
+
+/**
+ * What runs inside the Spark tasks of {@link ExpireSnapshots}: executes snapshot-expiry units with
+ * the JVM's library {@link Executor} ({@link UnitRunner#executor}) and merges their partial
+ * results. Nothing native is serialized; a task receives only unit bytes and the host options.
+ */
+final class ExpiryUnitRunner {
+    /**
+     * Fault injection for the tests (scripts/test-spark.sh), read in the task: {@code
+     * <stage>:<index>} makes the task of unit {@code index} of stage {@code candidates} or {@code
+     * protect} (before executing it) or {@code delete} (after executing it, so its deletions
+     * happened but its result is lost) throw, in every attempt; {@code <stage>:<index>:once} only
+     * in the task's first attempt. Unset, nothing happens.
+     */
+    static final String FAIL_ENV = "PAIMON_CLEANUP_SPARK_FAIL_EXPIRY_UNIT";
+
+    private ExpiryUnitRunner() {}
+
+    private static void maybeFail(String stage, UnitRunner.Unit unit) {
+        String spec = System.getenv(FAIL_ENV);
+        if (spec == null) {
+            return;
+        }
+        String target = stage + ":" + unit.index;
+        TaskContext tc = TaskContext.get();
+        boolean firstAttempt = tc == null || tc.attemptNumber() == 0;
+        if (spec.equals(target) || (spec.equals(target + ":once") && firstAttempt)) {
+            throw new IllegalStateException("injected failure (" + FAIL_ENV + "=" + spec + ") in "
+                    + stage + " unit " + unit.index);
+        }
+    }
+
+    /** Executes the units of one partition and merges their results (a binary counter). */
+    static Iterator<byte[]> executePartition(
+            String stage, Iterator<UnitRunner.Unit> units, Map<String, String> explicitOptions) {
+        SparkEnv env = SparkEnv.get();
+        SparkConf conf = env == null ? null : env.conf();
+        Executor exec = UnitRunner.executor(conf);
+        Map<String, String> options = UnitRunner.hostOptions(conf, explicitOptions);
+        List<byte[]> stack = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
+        while (units.hasNext()) {
+            TaskContext tc = TaskContext.get();
+            if (tc != null && tc.isInterrupted()) {
+                throw new IllegalStateException("task killed");
+            }
+            UnitRunner.Unit unit = units.next();
+            if (!stage.equals("delete")) {
+                maybeFail(stage, unit);
+            }
+            byte[] partial = ExpiryUnits.execute(exec, unit.bytes, options, null);
+            if (stage.equals("delete")) {
+                maybeFail(stage, unit);
+            }
+            int size = 1;
+            while (!sizes.isEmpty() && sizes.get(sizes.size() - 1) == size) {
+                byte[] top = stack.remove(stack.size() - 1);
+                sizes.remove(sizes.size() - 1);
+                partial = ExpiryUnits.merge(top, partial);
+                size *= 2;
+            }
+            stack.add(partial);
+            sizes.add(size);
+        }
+        byte[] merged = new byte[0];
+        for (int i = stack.size() - 1; i >= 0; i--) {
+            merged = ExpiryUnits.merge(stack.get(i), merged);
+        }
+        List<byte[]> one = new ArrayList<>(1);
+        one.add(merged);
+        return one.iterator();
+    }
+
+    /** Merges two partial results (in a task or on the driver). */
+    static byte[] merge(byte[] a, byte[] b) {
+        SparkEnv env = SparkEnv.get();
+        UnitRunner.executor(env == null ? null : env.conf()); // loads the library
+        return ExpiryUnits.merge(a, b);
+    }
+}

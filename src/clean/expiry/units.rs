@@ -1,0 +1,1067 @@
+//! Snapshot expiry as units an engine schedules:
+//!
+//! 1. [`plan`] (driver): resolves the retention, picks the range to expire (reads only) and
+//!    returns the plan state and the **candidate units**, each a slice of the delta lists (or
+//!    of the changelog lists) of the expired range;
+//! 2. [`execute`] each candidate unit anywhere: it reads the manifests of its lists and returns
+//!    the files they free (DELETE entries not cancelled by an ADD of the same list; changelog
+//!    files), with their extra files, sizes and classes; [`merge`] the results;
+//! 3. [`protect`] (driver): rebuilds the candidates in plan order, reads the removed versions'
+//!    metadata and every protector (retained snapshots, tags of every branch, other branches'
+//!    snapshots, long-lived changelogs; consumers bound the range in step 1) and returns the
+//!    **protect units**, each a slice of the protectors with the candidates' location keys;
+//! 4. [`execute`] each protect unit: it reads its protectors' manifests and returns the keys
+//!    of the candidates they still need; [`merge`] the results;
+//! 5. [`decide`] (driver): builds the deletion plan of the single-process expiry from the
+//!    candidates and the protected keys (the same code: [`DeletionPlan::from_parts_with`]),
+//!    checks every path of it (roots, kinds, no symlinked directory) and returns the decision
+//!    and the **delete units** (batches of data and changelog files; none in a dry run);
+//! 6. [`execute`] each delete unit (each path is checked again before it goes); [`merge`];
+//! 7. [`finish`] (driver), after every delete unit succeeded: removes emptied directories,
+//!    deletes the manifests, index files, statistics, lists, then the snapshot files, then
+//!    writes the `EARLIEST` hint, in the crash-safe order of the single-process run, and returns
+//!    its report.
+//!
+//! Every byte string is versioned ([`FORMAT_VERSION`]) and names its plan: results of another
+//! plan, a unit's result included twice and a missing result are refused
+//! ([`Error::InvalidArgument`]). Units carry the table root, its branch and the options minus
+//! credentials; the executing host passes the credentials. Candidate and protect units only
+//! read, so a failed or repeated one changes nothing. Delete units delete only files the
+//! decision planned; if one fails (or its result is lost) [`finish`] deletes nothing, so the
+//! manifests, lists and snapshot files that name the files still there stay, and a rerun
+//! converges.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::clean::control::RunControl;
+use crate::clean::expiry::plan::{
+    remove_empty_dirs, stop_if_failed, Candidate, Candidates, DeletionPlan, MetadataScope,
+    RemovedMetadata,
+};
+use crate::clean::expiry::protected::{CandidateKeys, ProtectMode, Protector, ReferenceReader};
+use crate::clean::expiry::removed::{added_by_lists, deleted_by_deltas};
+use crate::clean::expiry::snapshots::{
+    prepare, read_protectors, snapshot_files, write_earliest_if_absent,
+    write_long_lived_changelogs, ExpireConfig, ExpireReport, Prepared,
+};
+use crate::clean::report::{FailedDelete, FileClass};
+use crate::clean::shared::clock::now_millis;
+use crate::clean::shared::deleter::{Deleter, Planned as PlannedFile};
+use crate::clean::shared::keys::SortedKeys;
+use crate::error::{Error, Result};
+use crate::hash::{location_key, FastSet};
+use crate::spec::snapshot::Snapshot;
+use crate::storage::{Location, StopReads, Storage};
+use crate::table::Table;
+
+pub use super::unit_bytes::FORMAT_VERSION;
+use super::unit_bytes::{decode, encode, Kind};
+
+/// Delta (or changelog) lists per candidate unit.
+const LISTS_PER_UNIT: usize = 4;
+
+/// Protectors per protect unit.
+const PROTECTORS_PER_UNIT: usize = 8;
+
+/// Files per delete unit.
+const FILES_PER_DELETE_UNIT: usize = 1000;
+
+/// What [`plan`] and [`protect`] return.
+#[derive(Debug, Clone, Default)]
+pub struct Planned {
+    /// The driver-side state, for the next driver step.
+    pub state: Vec<u8>,
+    /// The units to [`execute`].
+    pub units: Vec<Vec<u8>>,
+}
+
+/// What [`decide`] returns.
+#[derive(Debug, Clone, Default)]
+pub struct Decided {
+    /// The decision, for [`finish`].
+    pub decision: Vec<u8>,
+    /// The delete units to [`execute`] (none in a dry run).
+    pub units: Vec<Vec<u8>>,
+}
+
+/// How a unit reaches its table: root, branch and options without credentials.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Reach {
+    uri: String,
+    branch: String,
+    options: BTreeMap<String, String>,
+}
+
+/// True for option keys that hold credentials (the rule of orphan units): units never carry
+/// them, the executing host passes them.
+fn is_secret(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    [
+        "secret",
+        "password",
+        "token",
+        "access-key",
+        "access.key",
+        "accesskey",
+        "account.key",
+        "account-key",
+        "credential",
+        "sas",
+        "private",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
+}
+
+impl Reach {
+    fn of(table: &Table) -> Reach {
+        Reach {
+            uri: table.root().as_str().to_string(),
+            branch: table.branch_name().to_string(),
+            options: table
+                .overrides()
+                .iter()
+                .filter(|(k, _)| !is_secret(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+
+    /// Opens the table's branch with the carried options, overridden by `host`'s.
+    async fn open(&self, host: &HashMap<String, String>, stop: Option<StopReads>) -> Result<Table> {
+        let mut options: HashMap<String, String> = self.options.clone().into_iter().collect();
+        options.extend(host.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let mut storage = Storage::open(&self.uri, &options)?;
+        if let Some(stop) = stop {
+            storage = storage.stop_reads_when(stop);
+        }
+        Table::open_branch(Arc::new(storage), &options, &self.branch).await
+    }
+
+    /// Refuses a driver table that is not the one the bytes were planned on.
+    fn check_same(&self, table: &Table) -> Result<()> {
+        if self.uri != table.root().as_str() || self.branch != table.branch_name() {
+            return Err(Error::InvalidArgument(format!(
+                "the bytes were planned on {} (branch {}), not on {} (branch {})",
+                self.uri,
+                self.branch,
+                table.root().as_str(),
+                table.branch_name()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A file as units and decisions carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct WireFile {
+    location: String,
+    class: u8,
+    bytes: Option<u64>,
+}
+
+fn class_of(code: u8) -> Result<FileClass> {
+    if (code as usize) < FileClass::ALL.len() {
+        Ok(FileClass::from_code(code))
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "unknown file class code {code}"
+        )))
+    }
+}
+
+impl WireFile {
+    fn of(p: &PlannedFile) -> WireFile {
+        WireFile {
+            location: p.location.as_str().to_string(),
+            class: p.class.code(),
+            bytes: p.bytes,
+        }
+    }
+
+    fn planned(&self) -> Result<PlannedFile> {
+        Ok(PlannedFile {
+            location: Location::parse(&self.location)?,
+            class: class_of(self.class)?,
+            bytes: self.bytes,
+        })
+    }
+}
+
+fn planned_all(files: &[WireFile]) -> Result<Vec<PlannedFile>> {
+    files.iter().map(WireFile::planned).collect()
+}
+
+/// A candidate as a candidate unit returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct WireCandidate {
+    location: String,
+    class: u8,
+    bytes: u64,
+    extras: Vec<String>,
+}
+
+/// A protector as a protect unit and the protect state carry it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct WireProtector {
+    label: String,
+    snapshot: String,
+    mode: u8,
+}
+
+impl WireProtector {
+    fn of(p: &Protector) -> Result<WireProtector> {
+        Ok(WireProtector {
+            label: p.label.clone(),
+            snapshot: p.snapshot.to_json()?,
+            mode: match p.mode {
+                ProtectMode::Full => 0,
+                ProtectMode::DeltaAdds => 1,
+                ProtectMode::Changelog => 2,
+            },
+        })
+    }
+
+    fn protector(&self) -> Result<Protector> {
+        Ok(Protector {
+            label: self.label.clone(),
+            snapshot: Snapshot::parse(self.snapshot.as_bytes(), &self.label)?,
+            mode: match self.mode {
+                0 => ProtectMode::Full,
+                1 => ProtectMode::DeltaAdds,
+                2 => ProtectMode::Changelog,
+                m => return Err(Error::InvalidArgument(format!("unknown protect mode {m}"))),
+            },
+        })
+    }
+}
+
+fn snapshots_json(s: &[Snapshot]) -> Result<Vec<String>> {
+    s.iter().map(Snapshot::to_json).collect()
+}
+
+fn snapshots_of(s: &[String]) -> Result<Vec<Snapshot>> {
+    s.iter()
+        .map(|j| Snapshot::parse(j.as_bytes(), "a snapshot of the plan state"))
+        .collect()
+}
+
+/// The stages whose units return partial results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Stage {
+    Candidates,
+    Protect,
+    Delete,
+}
+
+/// One unit.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Unit {
+    plan: u64,
+    stage: Stage,
+    index: u32,
+    reach: Reach,
+    work: Work,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Work {
+    /// Read these delta lists' DELETE entries (or, with `changelog`, these changelog lists'
+    /// ADD entries).
+    Candidates { changelog: bool, lists: Vec<String> },
+    /// Read these protectors; the tail keys are the candidates' keys (data then metadata:
+    /// `data_keys` of them are data candidates' keys).
+    Protect {
+        protectors: Vec<WireProtector>,
+        data_keys: u64,
+    },
+    /// Delete these files.
+    Delete { files: Vec<WireFile> },
+}
+
+/// What one unit returned.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum UnitResult {
+    Candidates(Vec<WireCandidate>),
+    Protected(Vec<u64>),
+    Deleted {
+        /// Class, path as the report shows it, size.
+        deleted: Vec<(u8, String, u64)>,
+        /// Path and error.
+        failed: Vec<(String, String)>,
+    },
+}
+
+/// Results of some units of one stage of one plan.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Partial {
+    plan: u64,
+    stage: Stage,
+    results: BTreeMap<u32, UnitResult>,
+}
+
+/// The driver's state between the steps.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct State {
+    plan: u64,
+    started_ms: i64,
+    reach: Reach,
+    dry_run: bool,
+    outcome: Outcome,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Outcome {
+    Nothing,
+    HintOnly {
+        earliest: i64,
+    },
+    AllKept {
+        end: i64,
+    },
+    Expire {
+        begin: i64,
+        end: i64,
+        clean_dirs: bool,
+        decoupled: bool,
+        skip_tags: Vec<String>,
+        expired: Vec<String>,
+        kept: Vec<String>,
+        sizes: Vec<(i64, u64)>,
+        data_units: u32,
+        changelog_units: u32,
+        /// Set by [`protect`].
+        protect: Option<ProtectStage>,
+    },
+}
+
+/// What [`protect`] fixed: the protectors and the metadata candidates' keys its units were
+/// given, and how many units.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct ProtectStage {
+    protectors: Vec<WireProtector>,
+    meta_keys: Vec<u64>,
+    units: u32,
+}
+
+/// The driver's decision: what [`finish`] deletes after the delete units.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Decision {
+    plan: u64,
+    started_ms: i64,
+    reach: Reach,
+    dry_run: bool,
+    outcome: Outcome,
+    delete_units: u32,
+    /// In a dry run, the data and changelog files the delete units would have deleted.
+    dry_files: Vec<WireFile>,
+    dirs: Vec<String>,
+    manifests: Vec<WireFile>,
+    index_files: Vec<WireFile>,
+    statistics: Vec<WireFile>,
+    lists: Vec<WireFile>,
+    snapshot_files: Vec<WireFile>,
+}
+
+/// An identifier for a plan: time and process, so that bytes of two plans do not mix.
+fn plan_id(table: &Table) -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    location_key(&format!(
+        "{}#{}#{nanos}",
+        table.root().as_str(),
+        std::process::id()
+    ))
+}
+
+/// Plans a snapshot expiry of `table`'s branch as units: resolves the retention and the range
+/// (reads only; the errors of [`super::snapshots::expire_snapshots`] before its first
+/// deletion, including Lance's refusal) and returns the plan state and the candidate units.
+pub async fn plan(table: &Table, cfg: &ExpireConfig, ctl: &RunControl) -> Result<Planned> {
+    let started_ms = now_millis();
+    let plan = plan_id(table);
+    let reach = Reach::of(table);
+    let (outcome, units) = match prepare(table, cfg, ctl).await? {
+        Prepared::Nothing => (Outcome::Nothing, Vec::new()),
+        Prepared::HintOnly { earliest } => (Outcome::HintOnly { earliest }, Vec::new()),
+        Prepared::AllKept { end } => (Outcome::AllKept { end }, Vec::new()),
+        Prepared::Expire(run) => {
+            let changelog_lists: Vec<String> = run
+                .expired
+                .iter()
+                .filter_map(|s| s.changelog_manifest_list.clone())
+                .collect();
+            let mut units = Vec::new();
+            let mut index = 0u32;
+            let mut slices = |lists: &[String], changelog: bool| -> Result<u32> {
+                let mut n = 0;
+                for slice in lists.chunks(LISTS_PER_UNIT) {
+                    units.push(encode(
+                        Kind::Unit,
+                        &Unit {
+                            plan,
+                            stage: Stage::Candidates,
+                            index,
+                            reach: reach.clone(),
+                            work: Work::Candidates {
+                                changelog,
+                                lists: slice.to_vec(),
+                            },
+                        },
+                        &[],
+                    )?);
+                    index += 1;
+                    n += 1;
+                }
+                Ok(n)
+            };
+            let data_units = slices(&run.delta_lists, false)?;
+            let changelog_units = slices(&changelog_lists, true)?;
+            let outcome = Outcome::Expire {
+                begin: run.begin,
+                end: run.end,
+                clean_dirs: run.settings.clean_dirs,
+                decoupled: run.settings.retention.changelog_decoupled,
+                skip_tags: cfg.assume_removed.tags.clone(),
+                expired: snapshots_json(&run.expired)?,
+                kept: snapshots_json(&run.kept)?,
+                sizes: run.sizes.into_iter().collect(),
+                data_units,
+                changelog_units,
+                protect: None,
+            };
+            (outcome, units)
+        }
+    };
+    tracing::info!(units = units.len(), "snapshot expiry planned as units");
+    let state = State {
+        plan,
+        started_ms,
+        reach,
+        dry_run: cfg.dry_run,
+        outcome,
+    };
+    Ok(Planned {
+        state: encode(Kind::State, &state, &[])?,
+        units,
+    })
+}
+
+/// The table root URI a unit names (for choosing an I/O concurrency before executing it).
+pub fn table_uri(unit: &[u8]) -> Result<String> {
+    let (u, _): (Unit, _) = decode(Kind::Unit, unit)?;
+    Ok(u.reach.uri)
+}
+
+/// Executes one unit (candidate, protect or delete) anywhere: opens the table's branch from the
+/// root and options the unit carries, with `host_options` added and winning (the
+/// credentials), and returns its partial result. Reads stop at cancellation of `ctl`.
+///
+/// Errors: [`Error::InvalidArgument`] for bytes that are not a unit of this format version;
+/// storage errors opening the table; a protect unit whose protectors' metadata cannot be read
+/// (strict, as the single-process run); [`Error::PathRefused`] for a delete unit naming a
+/// path outside the table's roots or of the wrong kind; cancellation. A file a delete unit
+/// cannot delete is in its result, not an error.
+pub async fn execute(
+    unit: &[u8],
+    host_options: &HashMap<String, String>,
+    ctl: &RunControl,
+) -> Result<Vec<u8>> {
+    let (unit, keys): (Unit, Vec<u64>) = decode(Kind::Unit, unit)?;
+    let stop = match unit.work {
+        Work::Delete { .. } => None,
+        _ => {
+            let token = ctl.cancel.clone();
+            let stop: StopReads = Arc::new(move || token.is_cancelled());
+            Some(stop)
+        }
+    };
+    let table = unit.reach.open(host_options, stop).await?;
+    let result = match unit.work {
+        Work::Candidates { changelog, lists } => {
+            UnitResult::Candidates(read_candidates(&table, ctl, changelog, &lists).await?)
+        }
+        Work::Protect {
+            protectors,
+            data_keys,
+        } => {
+            let protectors: Vec<Protector> = protectors
+                .iter()
+                .map(WireProtector::protector)
+                .collect::<Result<_>>()?;
+            let split = (data_keys as usize).min(keys.len());
+            let mut data = keys;
+            let meta = data.split_off(split);
+            UnitResult::Protected(read_protected(&table, ctl, &protectors, data, meta).await?)
+        }
+        Work::Delete { files } => {
+            let files = planned_all(&files)?;
+            let mut deleter = Deleter::for_table(&table, ctl, false).handing_paths_back();
+            deleter.check_plan(&files).await?;
+            deleter.delete("data files", files).await?;
+            let deleted = deleter
+                .take_handed()
+                .into_iter()
+                .map(|(c, p, b)| (c.code(), p, b))
+                .collect();
+            let failed = deleter
+                .report
+                .failed
+                .iter()
+                .map(|f| (f.path.clone(), f.error.clone()))
+                .collect();
+            UnitResult::Deleted { deleted, failed }
+        }
+    };
+    let mut results = BTreeMap::new();
+    results.insert(unit.index, result);
+    encode(
+        Kind::Partial,
+        &Partial {
+            plan: unit.plan,
+            stage: unit.stage,
+            results,
+        },
+        &[],
+    )
+}
+
+/// The candidates of `lists`, in plan order, as the single-process run reads them.
+async fn read_candidates(
+    table: &Table,
+    ctl: &RunControl,
+    changelog: bool,
+    lists: &[String],
+) -> Result<Vec<WireCandidate>> {
+    let rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
+    let cands = if changelog {
+        added_by_lists(&rr, table, lists, FileClass::ChangelogData).await?
+    } else {
+        deleted_by_deltas(&rr, table, lists, &HashSet::new()).await?
+    };
+    let mut out = Vec::with_capacity(cands.len());
+    let mut records = cands.reader();
+    while let Some(rec) = records.next_record() {
+        let rec = rec.map_err(crate::clean::expiry::plan::candidates::spill_error)?;
+        let r = cands
+            .decode(rec)
+            .ok_or_else(|| Error::Internal("a candidate record does not parse".into()))?;
+        out.push(WireCandidate {
+            location: r.location.as_str().to_string(),
+            class: r.class.code(),
+            bytes: r.bytes,
+            extras: r.extras.iter().map(|x| x.as_str().to_string()).collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// The keys, among `data` and `meta` (sorted), of the locations `protectors` still need.
+async fn read_protected(
+    table: &Table,
+    ctl: &RunControl,
+    protectors: &[Protector],
+    data: Vec<u64>,
+    meta: Vec<u64>,
+) -> Result<Vec<u64>> {
+    let mut rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
+    let filter = Arc::new(
+        CandidateKeys::new(SortedKeys::from_sorted(data)).with_more(SortedKeys::from_sorted(meta)),
+    );
+    let mut protected: FastSet<u64> = FastSet::default();
+    let f = filter.clone();
+    rr.protect_among(
+        protectors,
+        filter,
+        |l| {
+            let k = location_key(l.as_str());
+            f.sorted().contains(k) || f.more().contains(k)
+        },
+        |l| {
+            protected.insert(location_key(l.as_str()));
+        },
+    )
+    .await?;
+    let mut out: Vec<u64> = protected.into_iter().collect();
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// Merges two partial results of one stage of one plan: associative and commutative, byte
+/// for byte; an empty byte string is the neutral element. Refuses results of different plans
+/// or stages and a unit's result included twice ([`Error::InvalidArgument`]).
+pub fn merge(a: &[u8], b: &[u8]) -> Result<Vec<u8>> {
+    if a.is_empty() {
+        return Ok(b.to_vec());
+    }
+    if b.is_empty() {
+        return Ok(a.to_vec());
+    }
+    let (mut pa, _): (Partial, _) = decode(Kind::Partial, a)?;
+    let (pb, _): (Partial, _) = decode(Kind::Partial, b)?;
+    if pa.plan != pb.plan || pa.stage != pb.stage {
+        return Err(Error::InvalidArgument(
+            "partial results of different plans or stages".into(),
+        ));
+    }
+    for (i, r) in pb.results {
+        if pa.results.insert(i, r).is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "the result of unit {i} is included twice"
+            )));
+        }
+    }
+    encode(Kind::Partial, &pa, &[])
+}
+
+/// The results of `merged`, checked: of plan `plan` and stage `stage`, with exactly units
+/// `from..from + count`.
+fn results_of(
+    merged: &[u8],
+    plan: u64,
+    stage: Stage,
+    from: u32,
+    count: u32,
+) -> Result<BTreeMap<u32, UnitResult>> {
+    if count == 0 && merged.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let (p, _): (Partial, _) = decode(Kind::Partial, merged)?;
+    if p.plan != plan || p.stage != stage {
+        return Err(Error::InvalidArgument(format!(
+            "the merged results are not of this plan's {stage:?} units"
+        )));
+    }
+    let expected: Vec<u32> = (from..from + count).collect();
+    let got: Vec<u32> = p.results.keys().copied().collect();
+    if got != expected {
+        let missing: Vec<String> = expected
+            .iter()
+            .filter(|i| !p.results.contains_key(i))
+            .map(|i| i.to_string())
+            .collect();
+        return Err(Error::InvalidArgument(format!(
+            "the merged results of the {stage:?} units are incomplete or foreign: missing \
+             [{}], {} given for {count}; refusing to go on (nothing deleted by this step)",
+            missing.join(", "),
+            got.len()
+        )));
+    }
+    Ok(p.results)
+}
+
+/// The candidates in the order the single-process run gathers them: the delta lists' in list
+/// order, then the changelog lists'.
+fn candidates_of(ctl: &RunControl, results: BTreeMap<u32, UnitResult>) -> Result<Candidates> {
+    let mut out = Candidates::with_budget(ctl.memory_budget());
+    for (_, r) in results {
+        let UnitResult::Candidates(list) = r else {
+            return Err(Error::InvalidArgument(
+                "a candidate unit's result holds no candidates".into(),
+            ));
+        };
+        for c in list {
+            out.push(
+                Location::parse(&c.location)?,
+                Candidate {
+                    class: class_of(c.class)?,
+                    bytes: c.bytes,
+                    extras: c
+                        .extras
+                        .iter()
+                        .map(|x| Location::parse(x))
+                        .collect::<Result<_>>()?,
+                },
+            )?;
+        }
+    }
+    Ok(out)
+}
+
+fn decode_state(table: &Table, state: &[u8]) -> Result<State> {
+    let (s, _): (State, _) = decode(Kind::State, state)?;
+    s.reach.check_same(table)?;
+    Ok(s)
+}
+
+/// After the candidate units: rebuilds the candidates in plan order, reads the removed
+/// versions' metadata and every protector, and returns the new state and the protect units.
+/// `merged` is every candidate unit's result, merged.
+///
+/// Errors: [`Error::InvalidArgument`] for foreign bytes or a missing result; storage and
+/// format errors reading what protects files (nothing is deleted by this step).
+pub async fn protect(
+    table: &Table,
+    ctl: &RunControl,
+    state: &[u8],
+    merged: &[u8],
+) -> Result<Planned> {
+    let mut st = decode_state(table, state)?;
+    let Outcome::Expire {
+        decoupled,
+        skip_tags,
+        expired,
+        kept,
+        data_units,
+        changelog_units,
+        protect,
+        ..
+    } = &mut st.outcome
+    else {
+        results_of(merged, st.plan, Stage::Candidates, 0, 0)?;
+        return Ok(Planned {
+            state: encode(Kind::State, &st, &[])?,
+            units: Vec::new(),
+        });
+    };
+    if protect.is_some() {
+        return Err(Error::InvalidArgument(
+            "the plan state has been through protect already".into(),
+        ));
+    }
+    let results = results_of(
+        merged,
+        st.plan,
+        Stage::Candidates,
+        0,
+        *data_units + *changelog_units,
+    )?;
+    let expired = snapshots_of(expired)?;
+    let kept = snapshots_of(kept)?;
+    let cands = candidates_of(ctl, results)?;
+    let rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
+    let removed = RemovedMetadata::read(&rr, table, &expired, MetadataScope::All).await?;
+    let meta_keys = removed.location_keys(table)?.into_keys();
+    let (protectors, _) =
+        read_protectors(&rr, table, &kept, &expired, *decoupled, skip_tags).await?;
+    let mut data_keys = cands.keys.clone();
+    data_keys.sort_unstable();
+    data_keys.dedup();
+    let mut meta_sorted = meta_keys.clone();
+    meta_sorted.dedup();
+    let mut tail = data_keys.clone();
+    tail.extend(meta_sorted.iter().copied());
+    let wire: Vec<WireProtector> = protectors
+        .iter()
+        .map(WireProtector::of)
+        .collect::<Result<_>>()?;
+    let mut units = Vec::new();
+    if !(data_keys.is_empty() && meta_sorted.is_empty()) {
+        for (i, slice) in wire.chunks(PROTECTORS_PER_UNIT).enumerate() {
+            let unit = Unit {
+                plan: st.plan,
+                stage: Stage::Protect,
+                index: i as u32,
+                reach: st.reach.clone(),
+                work: Work::Protect {
+                    protectors: slice.to_vec(),
+                    data_keys: data_keys.len() as u64,
+                },
+            };
+            units.push(encode(Kind::Unit, &unit, &tail)?);
+        }
+    }
+    *protect = Some(ProtectStage {
+        protectors: wire,
+        meta_keys: meta_sorted,
+        units: units.len() as u32,
+    });
+    tracing::info!(
+        candidates = cands.len(),
+        protect_units = units.len(),
+        "snapshot expiry: protect units planned"
+    );
+    Ok(Planned {
+        state: encode(Kind::State, &st, &[])?,
+        units,
+    })
+}
+
+/// After the protect units: builds the deletion plan of the single-process run from the
+/// candidates (`candidates`: every candidate unit's result, merged, as given to [`protect`])
+/// and the keys the protect units found protected (`protected`: every protect unit's result,
+/// merged), checks every path, and returns the decision and the delete units (none in a dry
+/// run). Nothing is deleted by this call.
+///
+/// Errors: [`Error::InvalidArgument`] for foreign bytes or a missing result; a
+/// [`Error::Conflict`] when the removed versions' metadata changed since [`protect`];
+/// [`Error::PathRefused`]; storage and format errors reading the protectors' metadata.
+pub async fn decide(
+    table: &Table,
+    ctl: &RunControl,
+    state: &[u8],
+    candidates: &[u8],
+    protected: &[u8],
+) -> Result<Decided> {
+    let st = decode_state(table, state)?;
+    let mut decision = Decision {
+        plan: st.plan,
+        started_ms: st.started_ms,
+        reach: st.reach.clone(),
+        dry_run: st.dry_run,
+        outcome: st.outcome.clone(),
+        delete_units: 0,
+        dry_files: Vec::new(),
+        dirs: Vec::new(),
+        manifests: Vec::new(),
+        index_files: Vec::new(),
+        statistics: Vec::new(),
+        lists: Vec::new(),
+        snapshot_files: Vec::new(),
+    };
+    let Outcome::Expire {
+        clean_dirs,
+        expired,
+        sizes,
+        data_units,
+        changelog_units,
+        protect,
+        ..
+    } = &st.outcome
+    else {
+        return Ok(Decided {
+            decision: encode(Kind::Decision, &decision, &[])?,
+            units: Vec::new(),
+        });
+    };
+    let Some(protect) = protect else {
+        return Err(Error::InvalidArgument(
+            "the plan state has not been through protect".into(),
+        ));
+    };
+    let cand_results = results_of(
+        candidates,
+        st.plan,
+        Stage::Candidates,
+        0,
+        *data_units + *changelog_units,
+    )?;
+    let prot_results = results_of(protected, st.plan, Stage::Protect, 0, protect.units)?;
+    let expired = snapshots_of(expired)?;
+    let protectors: Vec<Protector> = protect
+        .protectors
+        .iter()
+        .map(WireProtector::protector)
+        .collect::<Result<_>>()?;
+    let cands = candidates_of(ctl, cand_results)?;
+    let mut protected_keys: Vec<u64> = Vec::new();
+    for (_, r) in prot_results {
+        let UnitResult::Protected(keys) = r else {
+            return Err(Error::InvalidArgument(
+                "a protect unit's result holds no keys".into(),
+            ));
+        };
+        protected_keys.extend(keys);
+    }
+    protected_keys.sort_unstable();
+    protected_keys.dedup();
+    let mut rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
+    let removed = RemovedMetadata::read(&rr, table, &expired, MetadataScope::All).await?;
+    // The protect units looked for the metadata candidates fixed by `protect`: one that
+    // appeared since was not looked for.
+    let known = SortedKeys::from_sorted(protect.meta_keys.clone());
+    if let Some(k) = removed
+        .location_keys(table)?
+        .keys()
+        .iter()
+        .find(|k| !known.contains(**k))
+    {
+        return Err(Error::Conflict(format!(
+            "the removed versions' metadata changed since the protect step (key {k:016x}); \
+             plan again (nothing deleted)"
+        )));
+    }
+    let plan = DeletionPlan::from_parts_with(
+        &mut rr,
+        table,
+        cands,
+        removed,
+        &protectors,
+        Some(&protected_keys),
+    )
+    .await?;
+    ctl.cancel.check()?;
+    let sizes: BTreeMap<i64, u64> = sizes.iter().copied().collect();
+    let snapshot_files = snapshot_files(table, &expired, &sizes);
+    let deleter = Deleter::for_table(table, ctl, st.dry_run);
+    // Every check, for the whole plan and the snapshot files, before any unit deletes.
+    deleter.check_plan(&snapshot_files).await?;
+    let data_dirs = plan.check(&deleter, &[]).await?;
+    let files: Vec<WireFile> = plan
+        .data
+        .iter()
+        .chain(plan.changelog_data.iter())
+        .map(|p| WireFile::of(&p))
+        .collect();
+    plan.data.read_error()?;
+    plan.changelog_data.read_error()?;
+    let mut units = Vec::new();
+    if st.dry_run {
+        decision.dry_files = files;
+    } else {
+        for (i, slice) in files.chunks(FILES_PER_DELETE_UNIT).enumerate() {
+            units.push(encode(
+                Kind::Unit,
+                &Unit {
+                    plan: st.plan,
+                    stage: Stage::Delete,
+                    index: i as u32,
+                    reach: st.reach.clone(),
+                    work: Work::Delete {
+                        files: slice.to_vec(),
+                    },
+                },
+                &[],
+            )?);
+        }
+    }
+    decision.delete_units = units.len() as u32;
+    if *clean_dirs {
+        decision.dirs = data_dirs.iter().map(|d| d.as_str().to_string()).collect();
+    }
+    decision.manifests = plan.manifests.iter().map(WireFile::of).collect();
+    decision.index_files = plan.index_files.iter().map(WireFile::of).collect();
+    decision.statistics = plan.statistics.iter().map(WireFile::of).collect();
+    decision.lists = plan.lists.iter().map(WireFile::of).collect();
+    decision.snapshot_files = snapshot_files.iter().map(WireFile::of).collect();
+    tracing::info!(delete_units = units.len(), "snapshot expiry decided");
+    Ok(Decided {
+        decision: encode(Kind::Decision, &decision, &[])?,
+        units,
+    })
+}
+
+/// Finishes, on the driver, after every delete unit: if any file of a delete unit could not be
+/// deleted, stops with a storage error before deleting the metadata that names it (a rerun
+/// finishes); otherwise removes emptied directories (with `snapshot.clean-empty-directories`),
+/// deletes the manifests, index files, statistics, lists and index manifests, writes the
+/// long-lived changelogs (decoupled lifecycle), deletes the snapshot files and writes the
+/// `EARLIEST` hint, and returns the report of the single-process run. `merged` is every delete
+/// unit's result, merged (empty when there was none).
+pub async fn finish(
+    table: &Table,
+    ctl: &RunControl,
+    decision: &[u8],
+    merged: &[u8],
+) -> Result<ExpireReport> {
+    let (d, _): (Decision, _) = decode(Kind::Decision, decision)?;
+    d.reach.check_same(table)?;
+    let elapsed = |d: &Decision| now_millis().saturating_sub(d.started_ms).max(0) as u64;
+    let mut report = ExpireReport::default();
+    let mut deleter = Deleter::for_table(table, ctl, d.dry_run);
+    let (begin, end, decoupled, expired) = match &d.outcome {
+        Outcome::Nothing => {
+            report.elapsed_ms = elapsed(&d);
+            return Ok(report);
+        }
+        Outcome::HintOnly { earliest } => {
+            write_earliest_if_absent(table, d.dry_run, *earliest).await?;
+            report.earliest_after = Some(*earliest);
+            report.deletion = deleter.report;
+            report.elapsed_ms = elapsed(&d);
+            return Ok(report);
+        }
+        Outcome::AllKept { end } => {
+            report.earliest_after = Some(*end);
+            report.deletion = deleter.report;
+            report.elapsed_ms = elapsed(&d);
+            return Ok(report);
+        }
+        Outcome::Expire {
+            begin,
+            end,
+            decoupled,
+            expired,
+            ..
+        } => (*begin, *end, *decoupled, snapshots_of(expired)?),
+    };
+    let results = results_of(merged, d.plan, Stage::Delete, 0, d.delete_units)?;
+    if d.dry_run {
+        let files = planned_all(&d.dry_files)?;
+        let n = files.len() as u64;
+        deleter
+            .delete_each("data files", n, files.into_iter())
+            .await?;
+    }
+    for (_, r) in results {
+        let UnitResult::Deleted { deleted, failed } = r else {
+            return Err(Error::InvalidArgument(
+                "a delete unit's result holds no deletions".into(),
+            ));
+        };
+        for (class, path, bytes) in deleted {
+            deleter.report.record(class_of(class)?, path, bytes);
+        }
+        deleter.report.failed.extend(
+            failed
+                .into_iter()
+                .map(|(path, error)| FailedDelete { path, error }),
+        );
+    }
+    // A data file left behind keeps the metadata that lists it, for a rerun.
+    stop_if_failed(&deleter)?;
+    if !d.dirs.is_empty() {
+        let dirs: Vec<Location> = d
+            .dirs
+            .iter()
+            .map(|x| Location::parse(x))
+            .collect::<Result<_>>()?;
+        remove_empty_dirs(table, &mut deleter, dirs).await;
+    }
+    let snapshot_files = planned_all(&d.snapshot_files)?;
+    let manifests = planned_all(&d.manifests)?;
+    let index_files = planned_all(&d.index_files)?;
+    let statistics = planned_all(&d.statistics)?;
+    let lists = planned_all(&d.lists)?;
+    // The driver's part of the plan is checked again before its first deletion.
+    deleter
+        .check_plan(
+            manifests
+                .iter()
+                .chain(&index_files)
+                .chain(&statistics)
+                .chain(&lists)
+                .chain(&snapshot_files),
+        )
+        .await?;
+    deleter.delete("manifests", manifests).await?;
+    stop_if_failed(&deleter)?;
+    deleter.delete("index files", index_files).await?;
+    deleter.delete("statistics", statistics).await?;
+    stop_if_failed(&deleter)?;
+    deleter.delete("manifest lists", lists).await?;
+    stop_if_failed(&deleter)?;
+    if decoupled && !d.dry_run {
+        report.changelogs_written = write_long_lived_changelogs(table, &expired).await?;
+    }
+    deleter.delete("snapshot files", snapshot_files).await?;
+    stop_if_failed(&deleter)?;
+    if !d.dry_run {
+        table
+            .snapshots()
+            .write_hint(table.storage(), "EARLIEST", end)
+            .await?;
+    }
+    report.snapshots_expired = expired.len() as u64;
+    report.first_expired = Some(begin);
+    report.last_expired = expired.last().map(|s| s.id);
+    report.earliest_after = Some(end);
+    report.deletion = deleter.report;
+    report.elapsed_ms = elapsed(&d);
+    tracing::info!(
+        expired = report.snapshots_expired,
+        files = report.deletion.total_files(),
+        "expired snapshots (units)"
+    );
+    Ok(report)
+}

@@ -1,0 +1,439 @@
+//! Snapshot expiry as units an engine schedules (plan / execute / merge / protect / decide /
+//! finish). Units, partial results, plan states and decisions are opaque, versioned byte
+//! strings handed out in the buffers of orphan removal as units ([`PaimonCleanupBuffer`],
+//! [`PaimonCleanupBufferList`]).
+
+use std::os::raw::c_char;
+
+use crate::clean::expiry::units;
+
+use super::context::{options_arg, PaimonCleanupContext};
+use super::control::PaimonCleanupRunOptions;
+use super::executor::PaimonCleanupExecutor;
+use super::expire::PaimonCleanupExpireConfig;
+use super::handle::{hand_out, settings_of};
+use super::ops::{run_on, Call};
+use super::report::PaimonCleanupReport;
+use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
+use super::units::{buffer, buffer_list, bytes_arg, PaimonCleanupBuffer, PaimonCleanupBufferList};
+use super::util::out_arg;
+
+/// Plans a snapshot expiry of the context's branch as units (on the driver): resolves the
+/// retention (the rules of `paimon_cleanup_expire_snapshots`), picks the snapshots to expire
+/// (reads only) and returns the plan state and the candidate units, each "read these delta (or
+/// changelog) manifest lists and return the files they free".
+///
+/// Then: execute every unit with `paimon_cleanup_expiry_unit_execute` (anywhere, any order),
+/// merge the results with `paimon_cleanup_expiry_partials_merge`, call
+/// `paimon_cleanup_expiry_units_protect`, execute and merge its protect units, call
+/// `paimon_cleanup_expiry_units_decide`, execute and merge its delete units, and call
+/// `paimon_cleanup_expiry_units_finish`. The result equals `paimon_cleanup_expire_snapshots`.
+///
+/// `config`: required (as for `paimon_cleanup_expire_snapshots`). `run_options`: may be NULL.
+/// Blocks the calling thread; the work runs on `executor`.
+///
+/// Ownership: on success `*out_state` receives a new buffer and `*out_units` a new list, owned
+/// by the caller (free with `paimon_cleanup_buffer_free` / `paimon_cleanup_buffer_list_free`);
+/// on failure both are left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER` if `context`, `executor`, `config`, `out_state` or `out_units` is
+/// NULL; `INVALID_ARGUMENT` for bad retention values; `NOT_FOUND` if the table does not exist;
+/// `CONFLICT` (tags pin expired snapshots with `_set_refuse_if_tags_pin`, or the first kept
+/// snapshot is missing); `MALFORMED` / `STORAGE` reading the snapshots; `CANCELLED`. `*err`
+/// (when `err` is not NULL) is set to NULL on success and to a new error object on failure.
+///
+/// # Safety
+/// Handles must be NULL or live; out-parameters and `err` must be NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_units_plan(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    config: *const PaimonCleanupExpireConfig,
+    run_options: *const PaimonCleanupRunOptions,
+    out_state: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_units_plan";
+    let body = || -> Result<(), FfiError> {
+        let out_state = out_arg(out_state, F, "out_state")?;
+        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
+            .reads_stop_on_cancel();
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { settings_of(config, F) }?.snapshots();
+        let planned =
+            call.run(|table, control| async move { units::plan(&table, &config, &control).await })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_state, buffer(planned.state));
+            hand_out(out_units, buffer_list(planned.units));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Executes one unit of snapshot expiry (a candidate, protect or delete unit) on any host:
+/// opens the table's branch from the table URI, branch and options the unit carries, with the
+/// host's options added (they win; units never carry credentials — option keys naming secrets,
+/// tokens, passwords or access keys are left out when planning — so pass them here), and
+/// returns the unit's partial result.
+///
+/// `unit` / `unit_len`: a unit from `paimon_cleanup_expiry_units_plan`, `_protect` or
+/// `_decide`. `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each
+/// (both may be NULL when the count is 0). `run_options`: may be NULL (its token cancels; the
+/// reads of a candidate or protect unit stop at once). The I/O concurrency is the executor's.
+/// Candidate and protect units only read: a failed, cancelled or repeated one changes nothing.
+/// A delete unit checks every path again (roots, kind, no symlinked directory) before its
+/// first deletion; files it cannot delete are reported in its result, and finish then stops
+/// before the metadata that names them.
+///
+/// Ownership: the caller keeps its arguments. On success `*out` receives a new buffer owned by
+/// the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+/// Thread-safety: any number of host threads may call it at once, with one executor.
+/// Errors: `NULL_POINTER` for a NULL `executor`, `out`, unit bytes or option array;
+/// `INVALID_UTF8`; `INVALID_ARGUMENT` for bytes that are not a unit of this library's format
+/// version, an empty or duplicate key; `NOT_FOUND` / `STORAGE` opening the table; `MALFORMED` /
+/// `NOT_FOUND` / `STORAGE` when a protect unit cannot read metadata a protector needs;
+/// `PATH_REFUSED` for a delete unit naming a path outside the table's roots or of the wrong
+/// kind; `CANCELLED`. `*err` as usual.
+///
+/// # Safety
+/// `unit` must be NULL or point to `unit_len` readable bytes; each option array NULL or
+/// `option_count` readable pointers to NUL-terminated strings; handles NULL or live; `out` and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_unit_execute(
+    executor: *const PaimonCleanupExecutor,
+    unit: *const u8,
+    unit_len: usize,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_unit_execute";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let executor = unsafe { super::util::handle_ref(executor, F, "executor") }?;
+        let out = out_arg(out, F, "out")?;
+        if unit_len == 0 {
+            return Err(FfiError::invalid_argument(format!(
+                "{F}: argument `unit` is empty"
+            )));
+        }
+        // SAFETY: as documented.
+        let unit = unsafe { bytes_arg(unit, unit_len, F, "unit") }?;
+        // SAFETY: as documented.
+        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let run = unsafe { run_options.as_ref() };
+        let uri = units::table_uri(unit)?;
+        let bytes = run_on(F, executor, run, &uri, |control| async move {
+            units::execute(unit, &options, &control).await
+        })?;
+        // SAFETY: checked non-NULL and writable.
+        unsafe { hand_out(out, buffer(bytes)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Merges two partial results of snapshot-expiry units of one stage. Associative and
+/// commutative (any order and grouping give identical bytes); an empty byte string (length 0,
+/// pointer may be NULL) is the neutral element.
+///
+/// Ownership: the caller keeps `a` and `b`. On success `*out` receives a new buffer owned by
+/// the caller (free with `paimon_cleanup_buffer_free`); on failure it is left untouched.
+/// Thread-safety: any thread; no executor needed (pure computation).
+/// Errors: `NULL_POINTER` for a NULL `out` or a NULL pointer with a non-zero length;
+/// `INVALID_ARGUMENT` for bytes that are not a partial result of this format version, results
+/// of two different plans or stages, or a unit's result included in both. `*err` as usual.
+///
+/// # Safety
+/// `a` / `b` must be NULL or point to `a_len` / `b_len` readable bytes; `out` and `err` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_partials_merge(
+    a: *const u8,
+    a_len: usize,
+    b: *const u8,
+    b_len: usize,
+    out: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_partials_merge";
+    let body = || -> Result<(), FfiError> {
+        let out = out_arg(out, F, "out")?;
+        // SAFETY: as documented.
+        let a = unsafe { bytes_arg(a, a_len, F, "a") }?;
+        // SAFETY: as documented.
+        let b = unsafe { bytes_arg(b, b_len, F, "b") }?;
+        let merged = units::merge(a, b)?;
+        // SAFETY: checked non-NULL and writable.
+        unsafe { hand_out(out, buffer(merged)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// After the candidate units (on the driver): rebuilds the candidates in plan order from
+/// `candidates` (every candidate unit's result, merged), reads the removed snapshots' metadata
+/// and every version that protects files (retained snapshots, tags of every branch, other
+/// branches, long-lived changelogs), and returns the new plan state and the protect units, each
+/// "read these protectors and return which candidates they still need". Nothing is deleted.
+///
+/// `state`: `*out_state` of `paimon_cleanup_expiry_units_plan`.
+///
+/// Ownership: the caller keeps its arguments. On success `*out_state` receives a new buffer
+/// (pass it to `_decide`) and `*out_units` a new list, owned by the caller; on failure both are
+/// left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, bytes of another table or a
+/// missing unit result; `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a protector needs
+/// cannot be read (nothing deleted); `CANCELLED`. `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_units_protect(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    state: *const u8,
+    state_len: usize,
+    candidates: *const u8,
+    candidates_len: usize,
+    out_state: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_units_protect";
+    let body = || -> Result<(), FfiError> {
+        let out_state = out_arg(out_state, F, "out_state")?;
+        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: as documented.
+        let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
+        // SAFETY: as documented.
+        let candidates = unsafe { bytes_arg(candidates, candidates_len, F, "candidates") }?;
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
+            .reads_stop_on_cancel();
+        let planned = call.run(|table, control| async move {
+            units::protect(&table, &control, state, candidates).await
+        })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_state, buffer(planned.state));
+            hand_out(out_units, buffer_list(planned.units));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// After the protect units (on the driver): builds the deletion plan of
+/// `paimon_cleanup_expire_snapshots` from the candidates and the protected keys, checks every
+/// path of it (roots, kinds, no symlinked directory), and returns the decision and the delete
+/// units (batches of data and changelog files; none in a dry run). Nothing is deleted.
+///
+/// `state`: `*out_state` of `_protect`. `candidates`: the merged candidate results given to
+/// `_protect`. `protected`: every protect unit's result, merged (length 0 when `_protect`
+/// returned no unit).
+///
+/// Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+/// and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing result;
+/// `CONFLICT` when the removed snapshots' metadata changed since `_protect`; `PATH_REFUSED`;
+/// `NOT_FOUND` / `MALFORMED` / `STORAGE` reading the protectors' metadata; `CANCELLED`.
+/// `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_units_decide(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    state: *const u8,
+    state_len: usize,
+    candidates: *const u8,
+    candidates_len: usize,
+    protected: *const u8,
+    protected_len: usize,
+    out_decision: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_units_decide";
+    let body = || -> Result<(), FfiError> {
+        let out_decision = out_arg(out_decision, F, "out_decision")?;
+        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: as documented.
+        let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
+        // SAFETY: as documented.
+        let candidates = unsafe { bytes_arg(candidates, candidates_len, F, "candidates") }?;
+        // SAFETY: as documented.
+        let protected = unsafe { bytes_arg(protected, protected_len, F, "protected") }?;
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
+            .reads_stop_on_cancel();
+        let decided = call.run(|table, control| async move {
+            units::decide(&table, &control, state, candidates, protected).await
+        })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_decision, buffer(decided.decision));
+            hand_out(out_units, buffer_list(decided.units));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Finishes a snapshot expiry run as units (on the driver), after every delete unit: if a
+/// delete unit could not delete a file, fails with `STORAGE` before deleting the metadata that
+/// names it (a rerun finishes); otherwise removes emptied directories, deletes the manifests,
+/// index files, statistics and lists, then the snapshot files, writes the `EARLIEST` hint and
+/// returns the report `paimon_cleanup_expire_snapshots` returns.
+///
+/// `decision`: `*out_decision` of `_decide`. `merged`: every delete unit's result, merged
+/// (length 0 when `_decide` returned no unit).
+///
+/// Ownership: the caller keeps its arguments. On success `*out` receives a new report
+/// (`PAIMON_CLEANUP_REPORT_KIND_EXPIRE_SNAPSHOTS`), released with `paimon_cleanup_report_free`;
+/// on failure it is left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes or a missing delete unit
+/// result; `STORAGE` when a deletion failed; `PATH_REFUSED`; `NOT_FOUND` if the table does not
+/// exist; `CANCELLED`. `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; `out` and `err` NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_units_finish(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    decision: *const u8,
+    decision_len: usize,
+    merged: *const u8,
+    merged_len: usize,
+    out: *mut *mut PaimonCleanupReport,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_units_finish";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: as documented.
+        let decision = unsafe { bytes_arg(decision, decision_len, F, "decision") }?;
+        // SAFETY: as documented.
+        let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
+        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
+        let report = call.run(|table, control| async move {
+            units::finish(&table, &control, decision, merged).await
+        })?;
+        call.deliver(PaimonCleanupReport::from_expire_snapshots(report));
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::{paimon_cleanup_buffer_free, paimon_cleanup_buffer_len};
+    use crate::ffi::{
+        paimon_cleanup_error_free, paimon_cleanup_executor_free, paimon_cleanup_executor_new,
+    };
+    use std::ptr;
+
+    #[test]
+    fn merge_and_argument_checks() {
+        // SAFETY: every pointer below is NULL, a live handle or a local out-parameter.
+        unsafe {
+            let mut out: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let s = paimon_cleanup_expiry_partials_merge(
+                ptr::null(),
+                0,
+                ptr::null(),
+                0,
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::Ok);
+            assert_eq!(paimon_cleanup_buffer_len(out), 0);
+            paimon_cleanup_buffer_free(out);
+
+            let mut err = ptr::null_mut();
+            let mut out: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let s = paimon_cleanup_expiry_partials_merge(
+                b"nope".as_ptr(),
+                4,
+                b"nope".as_ptr(),
+                4,
+                &mut out,
+                &mut err,
+            );
+            assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+            assert!(out.is_null() && !err.is_null());
+            paimon_cleanup_error_free(err);
+            let s = paimon_cleanup_expiry_partials_merge(
+                ptr::null(),
+                3,
+                ptr::null(),
+                0,
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+
+            let s = paimon_cleanup_expiry_unit_execute(
+                ptr::null(),
+                b"x".as_ptr(),
+                1,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            let mut exec = ptr::null_mut();
+            assert_eq!(
+                paimon_cleanup_executor_new(1, &mut exec, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            // An orphan-removal unit is not an expiry unit.
+            let s = paimon_cleanup_expiry_unit_execute(
+                exec,
+                b"PCOU\x03\x01{}".as_ptr(),
+                8,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+            assert!(out.is_null());
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+}
