@@ -23,7 +23,8 @@
 //!   plan keeps now reads from a planned snapshot;
 //! * every path must lie below the table root (or a configured external data root), where a
 //!   file of its kind lives, and resolve beneath its root with no symlink
-//!   ([`Deleter::check_plan`] with the table's [`KindRules`](crate::clean::shared::kinds::KindRules)):
+//!   ([`Deleter::check_plan`](crate::clean::shared::deleter::Deleter::check_plan) with the
+//!   table's [`KindRules`](crate::clean::shared::kinds::KindRules)):
 //!   a violation refuses the whole plan ([`Error::PathRefused`]);
 //! * a planned file that any version present now references (every snapshot, tag and
 //!   long-lived changelog of every branch, apart from the versions the plan itself deletes) is

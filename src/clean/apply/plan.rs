@@ -227,7 +227,7 @@ pub(crate) async fn consumers_of(
 /// The plan of the dry-run reports `deletions`, made by `command` with `arguments` on
 /// `table`'s branch: every file they list with its kind and its size now, the content
 /// fingerprint of every version file among them, the table's identity and every branch's
-/// versions. The reports must be dry runs (a report of a real run is
+/// versions. The reports must be dry runs (a report of a real run that deleted anything is
 /// [`Error::InvalidArgument`]).
 pub async fn make_plan(
     table: &Table,
@@ -236,7 +236,7 @@ pub async fn make_plan(
     deletions: &[&DeletionReport],
     ctl: &RunControl,
 ) -> Result<Plan> {
-    if deletions.iter().any(|d| !d.dry_run) {
+    if deletions.iter().any(|d| !d.dry_run && d.total_files() > 0) {
         return Err(Error::InvalidArgument(
             "a plan is made from a dry run only".into(),
         ));

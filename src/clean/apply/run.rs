@@ -254,7 +254,7 @@ pub async fn apply_plan(
         ));
     }
     for s in &report.skipped {
-        tracing::warn!(path = %s.path, reason = %s.reason, "planned file kept");
+        tracing::info!(path = %s.path, reason = %s.reason, "planned file kept");
     }
     let mut deleted_snapshots = false;
     let mut deleted_changelogs = false;
