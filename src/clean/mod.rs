@@ -47,7 +47,7 @@ pub(crate) mod shared;
 
 pub use apply::{
     apply_plan, make_plan, ApplyConfig, ApplyReport, BranchState, Plan, PlanFile, PlanIdentity,
-    SkippedFile,
+    SkippedFile, DEFAULT_MAX_PLAN_AGE_MS, MAX_PLAN_AGE_BOUND_MS, PLAN_FORMAT, PLAN_VERSION,
 };
 pub use control::{CancelToken, CommitHook, CommitStep, ProgressFn, RunControl};
 pub use expiry::changelogs::{expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport};
