@@ -44,7 +44,7 @@ use paimon_cleanup::clean::{
     PartitionReport,
 };
 use paimon_cleanup::clean::{
-    expire_snapshots, DeletionReport, ExpireConfig, RetentionOverrides, RunControl,
+    expire_snapshots, DeletionReport, ExpireConfig, ExpiryBound, RetentionOverrides, RunControl,
 };
 use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig};
 use paimon_cleanup::spec::time_text::parse_older_than;
@@ -653,11 +653,49 @@ fn run_expire_snapshots(
             report.deletion.total_files(),
             report.deletion.total_bytes()
         ),
-        _ => outln!("nothing to expire"),
+        _ => match &report.kept_by {
+            Some(bound) => outln!("nothing to expire: {}", bound_text(bound)),
+            None => outln!("nothing to expire"),
+        },
+    }
+    if report.snapshots_expired > 0 {
+        if let Some(bound) = &report.kept_by {
+            outln!(
+                "  kept from snapshot {} on: {}",
+                report.earliest_after.unwrap_or_default(),
+                bound_text(bound)
+            );
+        }
     }
     print_deletion(&report.deletion);
     report::print_paths(&report.deletion, args.listing());
     Ok(())
+}
+
+/// Which bound kept the snapshots, for a person (times readable, in the local zone).
+fn bound_text(bound: &ExpiryBound) -> String {
+    match bound {
+        ExpiryBound::Time {
+            snapshot,
+            time_millis,
+            older_than_ms,
+        } => format!(
+            "time: snapshot {snapshot} was committed at {}, not before the cut-off {} \
+             (a snapshot expires once the next one is older than the cut-off: --time-retained, \
+             --older-than, snapshot.time-retained)",
+            readable_ms(*time_millis),
+            readable_ms(*older_than_ms)
+        ),
+        ExpiryBound::RetainMin { retain_min, latest } => format!(
+            "retain-min: the latest {retain_min} snapshots are kept, up to snapshot {latest} \
+             (--retain-min, snapshot.num-retained.min)"
+        ),
+        ExpiryBound::Limit { limit } => format!(
+            "the limit: at most {limit} snapshots expire per run (--max-deletes, \
+             snapshot.expire.limit)"
+        ),
+        other => other.describe(),
+    }
 }
 
 /// Open the table and run one capability, printing its report as JSON or a short summary.

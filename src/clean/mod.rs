@@ -52,6 +52,7 @@ pub use apply::{
 pub use control::{CancelToken, CommitHook, CommitStep, ProgressFn, RunControl};
 pub use expiry::changelogs::{expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport};
 pub use expiry::consumers::{expire_consumers, ConsumerReport};
+pub use expiry::range::ExpiryBound;
 pub use expiry::retention::{AssumeRemoved, RetentionOverrides};
 pub use expiry::snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 pub use expiry::tags::{check_tag_name, delete_tag, delete_tags, expire_tags, TagReport};

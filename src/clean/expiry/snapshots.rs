@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::clean::control::RunControl;
 use crate::clean::expiry::protectors::{other_protectors_except, snapshot_line};
-use crate::clean::expiry::range::snapshot_range;
+use crate::clean::expiry::range::{snapshot_range, ExpiryBound};
 use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
@@ -55,6 +55,9 @@ pub struct ExpireReport {
     pub earliest_after: Option<i64>,
     /// Long-lived changelog files written (decoupled changelog lifecycle).
     pub changelogs_written: u64,
+    /// The bound that kept the snapshots from `earliest_after` on (retain-min, a consumer, the
+    /// limit, the time rule; no snapshot at all): why nothing, or no more, expired.
+    pub kept_by: Option<ExpiryBound>,
     /// Files deleted per kind, failures and paths.
     pub deletion: DeletionReport,
     /// Wall time in milliseconds.
@@ -77,7 +80,7 @@ pub async fn expire_snapshots(
     let mut report = ExpireReport::default();
     let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
 
-    let Some((earliest, end)) = snapshot_range(
+    let Some((earliest, end, bound)) = snapshot_range(
         table,
         &settings.retention,
         !settings.changelog_only,
@@ -86,9 +89,11 @@ pub async fn expire_snapshots(
     )
     .await?
     else {
+        report.kept_by = Some(ExpiryBound::NoSnapshots);
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     };
+    report.kept_by = Some(bound);
     let dir = table.snapshots();
     if end <= earliest {
         if !cfg.dry_run && !storage.exists(&dir.hint_location("EARLIEST")).await? {
