@@ -41,6 +41,8 @@ mod orphans;
 
 mod units;
 
+mod warehouse;
+
 mod partitions;
 
 mod time;
@@ -78,6 +80,7 @@ pub use report::*;
 pub use tags::*;
 pub use time::paimon_cleanup_parse_older_than;
 pub use units::*;
+pub use warehouse::*;
 
 use std::os::raw::c_char;
 
