@@ -571,6 +571,14 @@ typedef struct PaimonCleanupReport PaimonCleanupReport;
 typedef struct PaimonCleanupRunOptions PaimonCleanupRunOptions;
 
 /**
+ * The tables of a warehouse, from `paimon_cleanup_warehouse_list_tables`: each table's
+ * `db.table` name and its location (a local path, usable as a context's table location).
+ * Opaque; read with `paimon_cleanup_table_list_count`, `_name` and `_location`, release with
+ * `paimon_cleanup_table_list_free`. Immutable: any number of threads may read it at once.
+ */
+typedef struct PaimonCleanupTableList PaimonCleanupTableList;
+
+/**
  * Overview of one branch of a table (the context's), filled by `paimon_cleanup_table_summary`.
  *
  * A plain struct the caller allocates (on the stack is fine); it holds no pointers and needs no
@@ -2610,6 +2618,73 @@ PaimonCleanupStatus paimon_cleanup_expiry_units_finish(const struct PaimonCleanu
                                                        size_t merged_len,
                                                        struct PaimonCleanupReport **out,
                                                        struct PaimonCleanupError **err);
+
+/**
+ * Lists the tables of the local filesystem-catalog warehouse `warehouse` (a path or a
+ * `file://` URI: `<warehouse>/<db>.db/<table>/` directories holding a `schema/` directory)
+ * that `pattern` names, sorted by name. `pattern` is `db.table` where either part may be or
+ * hold `*` (`"db.*"`, `"*.*"`, `"db.t"`; `*` matches any run of characters), as Paimon Java's
+ * procedures take a table. Read-only; lists directories on the calling thread (no executor).
+ *
+ * Ownership: `warehouse` and `pattern` stay owned by the caller. On success `*out` receives a
+ * new list owned by the caller, released with `paimon_cleanup_table_list_free`; on failure
+ * `*out` is left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER` if `warehouse`, `pattern` or `out` is NULL; `INVALID_UTF8`;
+ * `INVALID_ARGUMENT` for a pattern without `.`; `UNSUPPORTED` for an object-store URI (only
+ * local warehouses are listed); `STORAGE` when a directory cannot be listed; `NOT_FOUND` when no
+ * table matches. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
+ * object on failure.
+ *
+ * # Safety
+ * `warehouse` and `pattern` must be NULL or NUL-terminated; `out` and `err` must be NULL or
+ * writable.
+ */
+PaimonCleanupStatus paimon_cleanup_warehouse_list_tables(const char *warehouse,
+                                                         const char *pattern,
+                                                         struct PaimonCleanupTableList **out,
+                                                         struct PaimonCleanupError **err);
+
+/**
+ * Returns the number of tables in `list` (0 for NULL).
+ *
+ * # Safety
+ * `list` must be NULL or a live list.
+ */
+size_t paimon_cleanup_table_list_count(const struct PaimonCleanupTableList *list);
+
+/**
+ * Returns the `db.table` name of table `index` (below `paimon_cleanup_table_list_count`), or
+ * NULL when out of range or `list` is NULL.
+ *
+ * Ownership: borrowed from the list; valid until the list is freed.
+ *
+ * # Safety
+ * `list` must be NULL or a live list.
+ */
+const char *paimon_cleanup_table_list_name(const struct PaimonCleanupTableList *list, size_t index);
+
+/**
+ * Returns the location (a local path) of table `index` (below
+ * `paimon_cleanup_table_list_count`), or NULL when out of range or `list` is NULL: what
+ * `paimon_cleanup_context_new` takes as the table location.
+ *
+ * Ownership: borrowed from the list; valid until the list is freed.
+ *
+ * # Safety
+ * `list` must be NULL or a live list.
+ */
+const char *paimon_cleanup_table_list_location(const struct PaimonCleanupTableList *list,
+                                               size_t index);
+
+/**
+ * Releases a list from `paimon_cleanup_warehouse_list_tables`. NULL is accepted. The strings
+ * borrowed from it become invalid.
+ *
+ * # Safety
+ * `list` must be NULL or a list not freed before; it must not be used afterwards.
+ */
+void paimon_cleanup_table_list_free(struct PaimonCleanupTableList *list);
 
 /**
  * Drops partitions: one OVERWRITE commit marks every live data file of every partition matching

@@ -2,6 +2,13 @@
 //! `examples/docs/`, which ctest builds against the library (and runs where it can; see
 //! `examples/docs/CMakeLists.txt`). A block edited without its copy, a new block without a
 //! program, or a copy whose block is gone fails here.
+//!
+//! Every command of the README's `sh` blocks is run here on a copy of a pypaimon-written table
+//! (the placeholders `target/release/paimon-cleanup`, `/data/wh/db.db/t` and `/tmp/plan.json`
+//! substituted), or is named in [`RUN_ELSEWHERE`] with the script that runs it (builds, object
+//! stores, Spark and Flink clusters).
+
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -187,4 +194,141 @@ fn format_references_in_the_code_resolve_in_docs_paimon_format() {
         missing.is_empty(),
         "references without an entry in docs/paimon-format.md: {missing:?}"
     );
+}
+
+/// README `sh` commands not run by this test: a prefix of the command and who runs it.
+const RUN_ELSEWHERE: [(&str, &str); 12] = [
+    ("bash scripts/test-all.sh", "the whole test suite, this test included (CI runs it)"),
+    ("bash scripts/demo.sh", "the main job itself (15 min cold; tests/demo_build.rs checks it compiles the crate once)"),
+    ("$CLI expire-snapshots s3://", "needs an S3 endpoint and credentials (tests/s3.rs runs the CLI against a loopback S3 server)"),
+    ("AWS_ACCESS_KEY_ID=", "needs S3 credentials (tests/s3.rs)"),
+    ("cargo build --release --lib && pip install bindings/python", "scripts/test-python.sh builds the wheel and installs it"),
+    ("spark-submit", "a Spark cluster (scripts/test-spark.sh runs the job with spark-submit)"),
+    ("flink run", "a Flink cluster (scripts/test-flink.sh runs the jobs in a MiniCluster)"),
+    ("cmake -S . -B build", "scripts/test-c.sh configures, builds and installs with CMake"),
+    ("cmake --build build", "scripts/test-c.sh"),
+    ("cmake --install build", "scripts/test-c.sh"),
+    ("export PKG_CONFIG_PATH=", "scripts/test-c.sh runs the pkg-config lines verbatim"),
+    ("cc app.c $(pkg-config", "scripts/test-c.sh, against the CMake install"),
+];
+
+/// The commands of every `sh` block of `text` (fences may be indented), each with its line
+/// continuations joined.
+fn sh_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    let mut pending = String::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if !inside {
+            inside = t == "```sh";
+            continue;
+        }
+        if t == "```" {
+            inside = false;
+            continue;
+        }
+        if let Some(head) = t.strip_suffix('\\') {
+            pending.push_str(head.trim_end());
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(t);
+        if !pending.trim().is_empty() {
+            out.push(std::mem::take(&mut pending));
+        }
+        pending.clear();
+    }
+    out
+}
+
+/// `cmd` without its comment (` # ...` outside quotes) and optional parts (`[...]`, which the
+/// README uses for optional arguments).
+fn runnable(cmd: &str) -> String {
+    let mut out = String::new();
+    let (mut single, mut double, mut depth) = (false, false, 0usize);
+    for c in cmd.chars() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '#' if !single && !double && out.ends_with(' ') => break,
+            '[' if !single && !double => {
+                depth += 1;
+                continue;
+            }
+            ']' if !single && !double && depth > 0 => {
+                depth -= 1;
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            out.push(c);
+        }
+    }
+    out.trim().to_string()
+}
+
+#[test]
+fn every_shell_command_of_the_readme_runs_or_names_who_runs_it() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("read README.md");
+    let commands = sh_commands(&readme);
+    assert!(commands.len() > 20, "{commands:?}");
+    let Some((guard, table, _)) = common::pypaimon_table("append_unaware") else {
+        return;
+    };
+    let cwd = guard.path().join("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let plan = guard.path().join("plan.json");
+    let cli = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let mut used_elsewhere = vec![false; RUN_ELSEWHERE.len()];
+    let mut ran = 0;
+    for cmd in &commands {
+        if let Some(i) = RUN_ELSEWHERE.iter().position(|(p, _)| cmd.starts_with(p)) {
+            used_elsewhere[i] = true;
+            continue;
+        }
+        let line = runnable(cmd)
+            .replace("target/release/paimon-cleanup", cli)
+            .replace("/data/wh/db.db/t", table.to_str().unwrap())
+            .replace("/tmp/plan.json", plan.to_str().unwrap());
+        let script = format!("set -e\nCLI={cli}\n{line}\n");
+        let o = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(&cwd)
+            .env_remove("PAIMON_CLEANUP_LOG")
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "README command `{cmd}` failed ({:?}):\n{}{}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 15, "only {ran} commands ran");
+    for (i, used) in used_elsewhere.iter().enumerate() {
+        assert!(
+            used,
+            "RUN_ELSEWHERE names `{}`, which no README command starts with any more",
+            RUN_ELSEWHERE[i].0
+        );
+    }
+    // The table survived the whole list: every version pypaimon can still read.
+    for (name, v) in common::all_versions(&table) {
+        assert!(v.get("error").is_none(), "{name}: {v}");
+    }
+}
+
+#[test]
+fn readme_commands_are_split_and_cleaned_as_a_shell_reads_them() {
+    let text = "x\n  ```sh\n  a \\\n    b # c\n  ```\n```sh\nd [--e] 'f # g' [h | i]\n```\n";
+    let cmds = sh_commands(text);
+    assert_eq!(cmds, ["a b # c", "d [--e] 'f # g' [h | i]"]);
+    assert_eq!(runnable(&cmds[0]), "a b");
+    assert_eq!(runnable(&cmds[1]), "d  'f # g'");
 }

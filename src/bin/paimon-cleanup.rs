@@ -13,6 +13,8 @@ mod exit;
 mod options;
 #[path = "paimon_cleanup/out.rs"]
 mod out;
+#[path = "paimon_cleanup/plan.rs"]
+mod plan;
 #[path = "paimon_cleanup/progress.rs"]
 mod progress;
 #[path = "paimon_cleanup/report.rs"]
@@ -42,7 +44,7 @@ use paimon_cleanup::clean::{
     PartitionReport,
 };
 use paimon_cleanup::clean::{
-    expire_snapshots, DeletionReport, ExpireConfig, RetentionOverrides, RunControl,
+    expire_snapshots, DeletionReport, ExpireConfig, ExpiryBound, RetentionOverrides, RunControl,
 };
 use paimon_cleanup::clean::{remove_orphan_files, OrphanConfig};
 use paimon_cleanup::spec::time_text::parse_older_than;
@@ -151,9 +153,43 @@ struct TableArgs {
     /// the command before it changes anything.
     #[arg(long = "report", value_name = "FILE")]
     report_file: Option<std::path::PathBuf>,
+    /// Write the exact plan to FILE instead of deleting (implies --dry-run): every path with
+    /// its kind and size, the table's identity, each branch's latest snapshot and the versions
+    /// read, the command and its options (secrets redacted), the creation time. Review it,
+    /// then `paimon-cleanup apply FILE` deletes exactly those files after checking them again.
+    /// For the commands that delete files; not in a sweep.
+    #[arg(long = "plan-out", value_name = "FILE", conflicts_with = "warehouse")]
+    plan_out: Option<std::path::PathBuf>,
 }
 
 impl TableArgs {
+    /// A dry run when asked for, or when the command writes a plan.
+    fn dry(&self, dry_run: bool) -> bool {
+        dry_run || self.plan_out.is_some()
+    }
+
+    /// Writes the plan of `deletions` when `--plan-out` asks for it.
+    fn write_plan(
+        &self,
+        opened: &Opened,
+        command: &str,
+        deletions: &[&DeletionReport],
+    ) -> Result<()> {
+        let Some(file) = &self.plan_out else {
+            return Ok(());
+        };
+        plan::write(
+            &opened.rt,
+            opened.storage.clone(),
+            &opened.options,
+            &opened.branch,
+            file,
+            command,
+            deletions,
+            self.json,
+        )
+    }
+
     /// The paths the text report lists.
     fn listing(&self) -> report::Listing {
         report::Listing::of(self.list)
@@ -399,6 +435,15 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Apply a reviewed plan (`--plan-out FILE` of a deleting command): delete exactly the
+    /// files it lists, after checking each again. Refused whole (exit 3, nothing deleted) when
+    /// the plan is older than --max-plan-age, the table was replaced, a version file it deletes
+    /// changed, the branch was rolled back, or a consumer now reads a planned snapshot; a path
+    /// outside the table or where no file of its kind lives refuses it too. A planned file
+    /// that a version present now references (a commit, tag or branch made since) is kept and
+    /// reported. Deletes in the crash-safe order: tag and consumer files, data, manifests,
+    /// lists, snapshot and changelog files, then the EARLIEST hint.
+    Apply(plan::ApplyArgs),
 }
 
 impl RetentionArgs {
@@ -581,14 +626,18 @@ fn run_expire_snapshots(
     let cfg = ExpireConfig {
         retention: retention.overrides()?,
         clean_empty_dirs: clean_empty_dirs.then_some(true),
-        dry_run: retention.dry_run,
+        dry_run: args.dry(retention.dry_run),
         refuse_if_tags_pin_expired: refuse_if_tags_pin,
         ..Default::default()
     };
     let report = opened.rt.block_on(async {
         let table = opened.table().await?;
+        if args.plan_out.is_some() {
+            refuse_decoupled_plan(&table, &cfg.retention)?;
+        }
         expire_snapshots(&table, &cfg, &ctl).await
     })?;
+    args.write_plan(&opened, "expire-snapshots", &[&report.deletion])?;
     if args.emit(&report)? {
         return Ok(());
     }
@@ -604,16 +653,55 @@ fn run_expire_snapshots(
             report.deletion.total_files(),
             report.deletion.total_bytes()
         ),
-        _ => outln!("nothing to expire"),
+        _ => match &report.kept_by {
+            Some(bound) => outln!("nothing to expire: {}", bound_text(bound)),
+            None => outln!("nothing to expire"),
+        },
+    }
+    if report.snapshots_expired > 0 {
+        if let Some(bound) = &report.kept_by {
+            outln!(
+                "  kept from snapshot {} on: {}",
+                report.earliest_after.unwrap_or_default(),
+                bound_text(bound)
+            );
+        }
     }
     print_deletion(&report.deletion);
     report::print_paths(&report.deletion, args.listing());
     Ok(())
 }
 
+/// Which bound kept the snapshots, for a person (times readable, in the local zone).
+fn bound_text(bound: &ExpiryBound) -> String {
+    match bound {
+        ExpiryBound::Time {
+            snapshot,
+            time_millis,
+            older_than_ms,
+        } => format!(
+            "time: snapshot {snapshot} was committed at {}, not before the cut-off {} \
+             (a snapshot expires once the next one is older than the cut-off: --time-retained, \
+             --older-than, snapshot.time-retained)",
+            readable_ms(*time_millis),
+            readable_ms(*older_than_ms)
+        ),
+        ExpiryBound::RetainMin { retain_min, latest } => format!(
+            "retain-min: the latest {retain_min} snapshots are kept, up to snapshot {latest} \
+             (--retain-min, snapshot.num-retained.min)"
+        ),
+        ExpiryBound::Limit { limit } => format!(
+            "the limit: at most {limit} snapshots expire per run (--max-deletes, \
+             snapshot.expire.limit)"
+        ),
+        other => other.describe(),
+    }
+}
+
 /// Open the table and run one capability, printing its report as JSON or a short summary.
 fn run_capability<R, F, Fut>(
     args: &TableArgs,
+    command: &str,
     what: &str,
     f: F,
     deletion: fn(&R) -> &DeletionReport,
@@ -628,6 +716,7 @@ where
         let table = opened.table().await?;
         f(table).await
     })?;
+    args.write_plan(&opened, command, &[deletion(&report)])?;
     if args.emit(&report)? {
         return Ok(());
     }
@@ -718,11 +807,38 @@ fn run_drop_partitions(args: &TableArgs, partitions: &[String], dry_run: bool) -
 }
 
 fn run_maintain(args: &TableArgs, dry_run: bool) -> Result<()> {
+    let dry_run = args.dry(dry_run);
     let opened = open(args)?;
     let report = opened.rt.block_on(async {
         let table = opened.table().await?;
+        if args.plan_out.is_some() {
+            refuse_decoupled_plan(&table, &RetentionOverrides::default())?;
+        }
         maintain(&table, &MaintainConfig { dry_run }, &control(args)).await
     })?;
+    if args.plan_out.is_some() {
+        if report
+            .partitions
+            .as_ref()
+            .is_some_and(|p| !p.partitions.is_empty())
+        {
+            return Err(Error::Unsupported(
+                "maintain would also expire partitions, a commit a plan cannot carry: run \
+                 expire-partitions first, then plan maintain"
+                    .into(),
+            ));
+        }
+        let deletions: Vec<&DeletionReport> = [
+            report.tags.as_ref().map(|r| &r.deletion),
+            report.consumers.as_ref().map(|r| &r.deletion),
+            report.snapshots.as_ref().map(|r| &r.deletion),
+            report.changelogs.as_ref().map(|r| &r.deletion),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        args.write_plan(&opened, "maintain", &deletions)?;
+    }
     if args.emit(&report)? {
         return Ok(());
     }
@@ -800,6 +916,7 @@ fn run_remove_orphan_files(
             )));
         }
     }
+    let dry_run = args.dry(dry_run);
     let cfg = OrphanConfig {
         older_than_ms,
         dry_run,
@@ -812,6 +929,7 @@ fn run_remove_orphan_files(
         let table = opened.table().await?;
         remove_orphan_files(&table, &cfg, &control(args)).await
     })?;
+    args.write_plan(&opened, "remove-orphan-files", &[&report.deletion])?;
     if args.emit(&report)? {
         return Ok(());
     }
@@ -867,9 +985,9 @@ fn run_inspect(args: &TableArgs) -> Result<()> {
 }
 
 impl Command {
-    /// The table arguments every command has.
-    fn table_args(&self) -> &TableArgs {
-        match self {
+    /// The table arguments of every command but `apply`.
+    fn table_args(&self) -> Option<&TableArgs> {
+        Some(match self {
             Command::Inspect(table)
             | Command::RemoveOrphanFiles { table, .. }
             | Command::ExpireSnapshots { table, .. }
@@ -880,7 +998,8 @@ impl Command {
             | Command::DropPartitions { table, .. }
             | Command::ExpirePartitions { table, .. }
             | Command::Maintain { table, .. } => table,
-        }
+            Command::Apply(_) => return None,
+        })
     }
 }
 
@@ -994,11 +1113,12 @@ fn run(command: &Command) -> Result<()> {
             let cfg = ChangelogExpireConfig {
                 retention: r,
                 delete_all: *delete_all,
-                dry_run: retention.dry_run,
+                dry_run: table.dry(retention.dry_run),
                 ..Default::default()
             };
             run_capability(
                 table,
+                "expire-changelogs",
                 "expire changelogs",
                 |t| async move { expire_changelogs(&t, &cfg, &control(table)).await },
                 |r: &ChangelogExpireReport| &r.deletion,
@@ -1016,10 +1136,12 @@ fn run(command: &Command) -> Result<()> {
                 ));
             };
             let names = tag_names(tag);
+            let dry_run = table.dry(*dry_run);
             run_capability(
                 table,
+                "delete-tag",
                 "delete tag",
-                |t| async move { delete_tags(&t, &names, *dry_run, &control(table)).await },
+                |t| async move { delete_tags(&t, &names, dry_run, &control(table)).await },
                 |r: &TagReport| &r.deletion,
             )
         }
@@ -1029,10 +1151,12 @@ fn run(command: &Command) -> Result<()> {
             older_than_ms,
             dry_run,
         } => cutoff(older_than.as_deref(), *older_than_ms).and_then(|cut| {
+            let dry_run = table.dry(*dry_run);
             run_capability(
                 table,
+                "expire-tags",
                 "expire tags",
-                |t| async move { expire_tags(&t, cut, *dry_run, &control(table)).await },
+                |t| async move { expire_tags(&t, cut, dry_run, &control(table)).await },
                 |r: &TagReport| &r.deletion,
             )
         }),
@@ -1042,10 +1166,12 @@ fn run(command: &Command) -> Result<()> {
             dry_run,
         } => {
             let d = *expiration_time;
+            let dry_run = table.dry(*dry_run);
             run_capability(
                 table,
+                "expire-consumers",
                 "expire consumers",
-                |t| async move { expire_consumers(&t, d, *dry_run, &control(table)).await },
+                |t| async move { expire_consumers(&t, d, dry_run, &control(table)).await },
                 |r: &ConsumerReport| &r.deletion,
             )
         }
@@ -1079,7 +1205,44 @@ fn run(command: &Command) -> Result<()> {
             })
         }
         Command::Maintain { table, dry_run } => run_maintain(table, *dry_run),
+        Command::Apply(a) => plan::run_apply(a),
     }
+}
+
+/// Runs `apply` (which has no table arguments: the plan names the table).
+fn run_apply_command(command: &Command) -> ExitCode {
+    let Command::Apply(a) = command else {
+        return ExitCode::from(exit::FAILED);
+    };
+    progress::start(progress::mode(
+        a.progress,
+        a.quiet,
+        std::io::stderr().is_terminal(),
+    ));
+    let result = run(command);
+    progress::finish();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => exit::report(exit::name_of(&e), exit::code_of(&e), &e.to_string(), a.json),
+    }
+}
+
+/// `--plan-out` of snapshot expiry (or `maintain`) with a decoupled changelog lifecycle is
+/// refused: that expiry writes long-lived changelogs, which a plan of deletions cannot carry.
+fn refuse_decoupled_plan(table: &Table, overrides: &RetentionOverrides) -> Result<()> {
+    let r = paimon_cleanup::clean::expiry::retention::Retention::resolve_snapshot(
+        table.options(),
+        overrides,
+        now_millis(),
+    )?;
+    if r.changelog_decoupled {
+        return Err(Error::Unsupported(
+            "the table's changelog lifecycle is decoupled: snapshot expiry writes long-lived \
+             changelogs, which a plan of deletions cannot carry (run it without --plan-out)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -1112,7 +1275,23 @@ fn main() -> ExitCode {
             return ExitCode::from(if quiet { exit::DONE } else { exit::USAGE });
         }
     };
-    let args = cli.command.table_args();
+    let Some(args) = cli.command.table_args() else {
+        return run_apply_command(&cli.command);
+    };
+    if args.plan_out.is_some()
+        && matches!(
+            cli.command,
+            Command::Inspect(_) | Command::DropPartitions { .. } | Command::ExpirePartitions { .. }
+        )
+    {
+        return exit::report(
+            "invalid_argument",
+            exit::USAGE,
+            "--plan-out is for the commands that delete files (drop and expire partitions \
+             commit, they delete nothing)",
+            args.json,
+        );
+    }
     progress::start(progress::mode(
         args.progress,
         args.quiet,
@@ -1160,6 +1339,10 @@ fn main() -> ExitCode {
         Some(file) => report::prepare(file),
         None => Ok(()),
     }
+    .and_then(|()| match &args.plan_out {
+        Some(file) => plan::prepare(file),
+        None => Ok(()),
+    })
     .and_then(|()| run(&cli.command));
     progress::finish();
     match result {

@@ -1,4 +1,5 @@
-//! Cleanup capabilities over the table layer, grouped by job: `expiry` (snapshots, changelogs,
+//! Cleanup capabilities over the table layer, grouped by job: `apply` (reviewed plans applied
+//! as reviewed), `expiry` (snapshots, changelogs,
 //! tags, consumers and the retention rules they share), `orphans` (orphan-file removal),
 //! `partitions` (partition drop and expiry), `maintain` (the combined run), with the run
 //! control (`control`), the reports (`report`) and the machinery they share (`shared`).
@@ -8,6 +9,10 @@
 //! themselves are crate-private; the `internal-api` feature (on with `cli`, for the tools in
 //! `src/bin`) makes them public, with no promise of stability.
 
+#[cfg(feature = "internal-api")]
+pub mod apply;
+#[cfg(not(feature = "internal-api"))]
+pub(crate) mod apply;
 #[cfg(feature = "internal-api")]
 pub mod control;
 #[cfg(not(feature = "internal-api"))]
@@ -37,9 +42,14 @@ pub mod shared;
 #[cfg(not(feature = "internal-api"))]
 pub(crate) mod shared;
 
+pub use apply::{
+    apply_plan, make_plan, ApplyConfig, ApplyReport, BranchState, Plan, PlanFile, PlanIdentity,
+    SkippedFile, DEFAULT_MAX_PLAN_AGE_MS, MAX_PLAN_AGE_BOUND_MS, PLAN_FORMAT, PLAN_VERSION,
+};
 pub use control::{CancelToken, CommitHook, CommitStep, ProgressFn, RunControl};
 pub use expiry::changelogs::{expire_changelogs, ChangelogExpireConfig, ChangelogExpireReport};
 pub use expiry::consumers::{expire_consumers, ConsumerReport};
+pub use expiry::range::ExpiryBound;
 pub use expiry::retention::{AssumeRemoved, RetentionOverrides};
 pub use expiry::snapshots::{expire_snapshots, ExpireConfig, ExpireReport};
 pub use expiry::tags::{check_tag_name, delete_tag, delete_tags, expire_tags, TagReport};

@@ -42,6 +42,7 @@ mod orphans;
 mod units;
 
 mod expiry_units;
+mod warehouse;
 
 mod partitions;
 
@@ -81,6 +82,7 @@ pub use report::*;
 pub use tags::*;
 pub use time::paimon_cleanup_parse_older_than;
 pub use units::*;
+pub use warehouse::*;
 
 use std::os::raw::c_char;
 

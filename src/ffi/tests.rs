@@ -856,6 +856,7 @@ mod operations {
             last_expired: Some(6),
             earliest_after: Some(7),
             changelogs_written: 0,
+            kept_by: None,
             deletion: deletion(
                 &[
                     (FileClass::Data, "p=1/bucket-0/data-a.orc", 100),

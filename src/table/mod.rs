@@ -6,6 +6,7 @@ mod files;
 pub mod inspect;
 mod paths;
 mod versioned;
+pub mod warehouse;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

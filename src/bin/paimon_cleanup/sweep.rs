@@ -10,7 +10,7 @@
 //! every table succeeded, 1 when every table failed, 4 when some failed.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -19,91 +19,12 @@ use std::time::{Duration, Instant};
 use paimon_cleanup::{Error, Result};
 
 /// A table of the warehouse: `db.table` and its directory.
-#[derive(Clone, Debug)]
-pub struct Found {
-    /// `db.table`.
-    pub name: String,
-    /// The table's directory.
-    pub path: PathBuf,
-}
-
-/// True when `text` matches `pattern`, where `*` matches any run of characters.
-fn glob(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let (first, rest) = match parts.split_first() {
-        Some(p) => p,
-        None => return text.is_empty(),
-    };
-    let Some(mut tail) = text.strip_prefix(first) else {
-        return false;
-    };
-    let Some((last, middle)) = rest.split_last() else {
-        return tail.is_empty();
-    };
-    for part in middle {
-        match tail.find(part) {
-            Some(i) => tail = &tail[i + part.len()..],
-            None => return false,
-        }
-    }
-    tail.len() >= last.len() && tail.ends_with(last)
-}
+pub use paimon_cleanup::table::warehouse::WarehouseTable as Found;
 
 /// The tables of the local warehouse `root` that `pattern` (`db.table`, each part may hold `*`)
-/// names, sorted by name.
+/// names, sorted by name (the library's `table::warehouse::find_tables`).
 pub fn find_tables(root: &str, pattern: &str) -> Result<Vec<Found>> {
-    let (db_pat, table_pat) = pattern.split_once('.').ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "--table {pattern}: expected DB.TABLE, where either may be or hold * (db.*, *.*)"
-        ))
-    })?;
-    if root.contains("://") && !root.starts_with("file://") {
-        return Err(Error::Unsupported(format!(
-            "--warehouse {root}: sweeps list local warehouses only; run each table of an object \
-             store by its URI"
-        )));
-    }
-    let root_path = Path::new(root.strip_prefix("file://").unwrap_or(root));
-    let read = |dir: &Path| {
-        std::fs::read_dir(dir).map_err(|e| Error::Storage {
-            path: dir.display().to_string(),
-            message: format!("cannot list the warehouse: {e}"),
-        })
-    };
-    let mut found = Vec::new();
-    for db in read(root_path)? {
-        let db = db.map_err(|e| Error::Storage {
-            path: root.to_string(),
-            message: e.to_string(),
-        })?;
-        let db_name = db.file_name().to_string_lossy().into_owned();
-        let Some(db_name) = db_name.strip_suffix(".db") else {
-            continue;
-        };
-        if !db.path().is_dir() || !glob(db_pat, db_name) {
-            continue;
-        }
-        for t in read(&db.path())? {
-            let t = t.map_err(|e| Error::Storage {
-                path: db.path().display().to_string(),
-                message: e.to_string(),
-            })?;
-            let t_name = t.file_name().to_string_lossy().into_owned();
-            if glob(table_pat, &t_name) && t.path().join("schema").is_dir() {
-                found.push(Found {
-                    name: format!("{db_name}.{t_name}"),
-                    path: t.path(),
-                });
-            }
-        }
-    }
-    found.sort_by(|a, b| a.name.cmp(&b.name));
-    if found.is_empty() {
-        return Err(Error::NotFound {
-            path: format!("{root} (no table matches {pattern})"),
-        });
-    }
-    Ok(found)
+    paimon_cleanup::table::warehouse::find_tables(root, pattern)
 }
 
 /// The outcome of one table.
@@ -375,19 +296,6 @@ fn print_summary(outcomes: &[Outcome]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn glob_matches_stars_anywhere() {
-        assert!(glob("*", "anything"));
-        assert!(glob("*", ""));
-        assert!(glob("db", "db"));
-        assert!(!glob("db", "db2"));
-        assert!(glob("t_*", "t_1"));
-        assert!(glob("*_1", "t_1"));
-        assert!(glob("a*c*e", "abcde"));
-        assert!(!glob("a*c*e", "abcd"));
-        assert!(!glob("ab*ba", "aba"));
-    }
 
     #[test]
     fn child_args_drop_the_sweep_flags_and_name_the_table() {

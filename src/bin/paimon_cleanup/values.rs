@@ -56,6 +56,16 @@ pub fn duration(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// `--max-plan-age`: a Paimon duration of 1 ms to 30 days, in milliseconds.
+pub fn plan_age(s: &str) -> Result<i64, String> {
+    let d = parse_duration(s).map_err(|e| e.to_string())?;
+    let bound = paimon_cleanup::clean::apply::MAX_PLAN_AGE_BOUND_MS;
+    match i64::try_from(d.as_millis()) {
+        Ok(ms) if (1..=bound).contains(&ms) => Ok(ms),
+        _ => Err("must be 1 ms to 30 d".to_string()),
+    }
+}
+
 /// A Paimon duration of at least 1 ms and at most `i64::MAX` ms.
 pub fn positive_duration(s: &str) -> Result<Duration, String> {
     let d = duration(s)?;

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
+
 use crate::clean::expiry::consumers::consumer_bound;
 use crate::clean::expiry::retention::{Retention, RetentionOverrides};
 use crate::clean::shared::clock::now_millis;
@@ -11,8 +13,78 @@ use crate::error::Result;
 use crate::spec::snapshot::Snapshot;
 use crate::table::Table;
 
+/// What kept the snapshots from `end` on (the first bound that held), so that a run that
+/// expires nothing, or fewer than expected, can say why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "bound", rename_all = "snake_case")]
+pub enum ExpiryBound {
+    /// The branch has no snapshot.
+    NoSnapshots,
+    /// The latest `retain_min` snapshots are kept (`snapshot.num-retained.min`,
+    /// `--retain-min`).
+    RetainMin {
+        /// The minimum kept.
+        retain_min: i64,
+        /// The latest snapshot.
+        latest: i64,
+    },
+    /// A consumer reads from `next_snapshot` on: no snapshot from there expires.
+    Consumer {
+        /// The consumer's id.
+        consumer: String,
+        /// The snapshot it reads next.
+        next_snapshot: i64,
+    },
+    /// At most `limit` snapshots expire in one run (`snapshot.expire.limit`,
+    /// `--max-deletes`).
+    Limit {
+        /// The limit.
+        limit: i64,
+    },
+    /// Snapshot `snapshot`, which follows the last one that could expire, was committed at
+    /// `time_millis`, not before the cut-off `older_than_ms` (`snapshot.time-retained`,
+    /// `--time-retained`, `--older-than`): a snapshot expires only once its successor is older
+    /// than the cut-off.
+    Time {
+        /// The successor that is too young.
+        snapshot: i64,
+        /// Its commit time (epoch milliseconds).
+        time_millis: i64,
+        /// The cut-off (epoch milliseconds).
+        older_than_ms: i64,
+    },
+}
+
+impl ExpiryBound {
+    /// One line for a person: which bound held.
+    pub fn describe(&self) -> String {
+        match self {
+            ExpiryBound::NoSnapshots => "the branch has no snapshot".to_string(),
+            ExpiryBound::RetainMin { retain_min, latest } => format!(
+                "retain-min: the latest {retain_min} snapshots are kept (latest is {latest})"
+            ),
+            ExpiryBound::Consumer {
+                consumer,
+                next_snapshot,
+            } => format!("consumer {consumer} reads from snapshot {next_snapshot} on"),
+            ExpiryBound::Limit { limit } => {
+                format!("the limit: at most {limit} snapshots expire per run (max-deletes)")
+            }
+            ExpiryBound::Time {
+                snapshot,
+                time_millis,
+                older_than_ms,
+            } => format!(
+                "time: snapshot {snapshot} was committed at {time_millis} ms, not before the \
+                 cut-off {older_than_ms} ms (time-retained / older-than)"
+            ),
+        }
+    }
+}
+
 /// The snapshots `[begin, end)` that `retention` expires now (`all`: the branch's snapshots by
-/// id, as listed; `begin` is the first of them), or None when the branch has no snapshot. `honour_consumers`: no snapshot from the
+/// id, as listed; `begin` is the first of them) and the bound that kept `end` ([`ExpiryBound`]),
+/// or None when the branch has no snapshot. `honour_consumers`: no snapshot from the
 /// smallest `nextSnapshot` of the consumers (but `ignored_consumers`) on expires.
 pub(crate) async fn snapshot_range(
     table: &Table,
@@ -20,7 +92,7 @@ pub(crate) async fn snapshot_range(
     honour_consumers: bool,
     ignored_consumers: &[String],
     all: &BTreeMap<i64, Snapshot>,
-) -> Result<Option<(i64, i64)>> {
+) -> Result<Option<(i64, i64, ExpiryBound)>> {
     let storage = table.storage();
     let dir = table.snapshots();
     // The earliest is the first listed snapshot, whatever `EARLIEST` says: one below the hint
@@ -39,22 +111,49 @@ pub(crate) async fn snapshot_range(
     let mut max_exclusive = latest
         .saturating_sub(retention.retain_min)
         .saturating_add(1);
+    let mut bound = ExpiryBound::RetainMin {
+        retain_min: retention.retain_min,
+        latest,
+    };
     if honour_consumers {
-        if let Some(next_read) = consumer_bound(table, ignored_consumers).await? {
-            max_exclusive = max_exclusive.min(next_read);
+        let consumers = table.consumers().await?;
+        let first = consumers
+            .iter()
+            .filter(|(id, _)| !ignored_consumers.contains(id))
+            .map(|(id, (c, _))| (c.next_snapshot, id))
+            .min();
+        if let Some((next_read, id)) = first {
+            if next_read < max_exclusive {
+                max_exclusive = next_read;
+                bound = ExpiryBound::Consumer {
+                    consumer: id.clone(),
+                    next_snapshot: next_read,
+                };
+            }
         }
     }
-    max_exclusive = max_exclusive.min(earliest.saturating_add(retention.limit));
+    let limited = earliest.saturating_add(retention.limit);
+    if limited < max_exclusive {
+        max_exclusive = limited;
+        bound = ExpiryBound::Limit {
+            limit: retention.limit,
+        };
+    }
     let mut end = max_exclusive;
     for id in min..max_exclusive {
         if let Some(next) = all.get(&(id + 1)) {
             if retention.older_than_ms <= next.time_millis {
                 end = id;
+                bound = ExpiryBound::Time {
+                    snapshot: id + 1,
+                    time_millis: next.time_millis,
+                    older_than_ms: retention.older_than_ms,
+                };
                 break;
             }
         }
     }
-    Ok(Some((earliest, end)))
+    Ok(Some((earliest, end, bound)))
 }
 
 /// The ids a changelog expiry works with.

@@ -13,7 +13,7 @@ use crate::clean::control::RunControl;
 use crate::clean::expiry::plan::{stop_if_failed, DeletionPlan, MetadataScope, RemovedMetadata};
 use crate::clean::expiry::protected::protectors::{other_protectors_except, snapshot_line};
 use crate::clean::expiry::protected::{ProtectMode, Protector, ReferenceReader};
-use crate::clean::expiry::range::snapshot_range;
+use crate::clean::expiry::range::{snapshot_range, ExpiryBound};
 use crate::clean::expiry::removed::{added_by_lists, deleted_by_deltas, manifests_by_list};
 use crate::clean::expiry::retention::{AssumeRemoved, Retention, RetentionOverrides};
 use crate::clean::report::{DeletionReport, FileClass};
@@ -53,6 +53,9 @@ pub struct ExpireReport {
     pub earliest_after: Option<i64>,
     /// Long-lived changelog files written (decoupled changelog lifecycle).
     pub changelogs_written: u64,
+    /// The bound that kept the snapshots from `earliest_after` on (retain-min, a consumer, the
+    /// limit, the time rule; no snapshot at all): why nothing, or no more, expired.
+    pub kept_by: Option<ExpiryBound>,
     /// Files deleted per kind, failures and paths.
     pub deletion: DeletionReport,
     /// Wall time in milliseconds.
@@ -73,17 +76,20 @@ pub async fn expire_snapshots(
     let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
     let run = match prepare(table, cfg, ctl).await? {
         Prepared::Nothing => {
+            report.kept_by = Some(ExpiryBound::NoSnapshots);
             report.elapsed_ms = started.elapsed().as_millis() as u64;
             return Ok(report);
         }
-        Prepared::HintOnly { earliest } => {
+        Prepared::HintOnly { earliest, bound } => {
+            report.kept_by = Some(bound);
             write_earliest_if_absent(table, cfg.dry_run, earliest).await?;
             report.earliest_after = Some(earliest);
             report.deletion = deleter.report;
             report.elapsed_ms = started.elapsed().as_millis() as u64;
             return Ok(report);
         }
-        Prepared::AllKept { end } => {
+        Prepared::AllKept { end, bound } => {
+            report.kept_by = Some(bound);
             report.earliest_after = Some(end);
             report.deletion = deleter.report;
             report.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -99,7 +105,9 @@ pub async fn expire_snapshots(
         begin,
         end,
         delta_lists,
+        bound,
     } = run;
+    report.kept_by = Some(bound);
     let decoupled = settings.retention.changelog_decoupled;
     let plan = plan_deletions(
         table,
@@ -152,11 +160,15 @@ pub(crate) enum Prepared {
     HintOnly {
         /// The earliest snapshot.
         earliest: i64,
+        /// The bound that held.
+        bound: ExpiryBound,
     },
     /// Every snapshot of the range is kept; the earliest after the run is `end`.
     AllKept {
         /// The first kept snapshot.
         end: i64,
+        /// The bound that held.
+        bound: ExpiryBound,
     },
     /// Snapshots expire.
     Expire(ExpiryRun),
@@ -180,6 +192,8 @@ pub(crate) struct ExpiryRun {
     /// The delta lists whose DELETE entries are candidates: those of the expired snapshots
     /// but the first, and of `end`.
     pub(crate) delta_lists: Vec<String>,
+    /// The bound that kept `end` and what follows.
+    pub(crate) bound: ExpiryBound,
 }
 
 /// Resolves the settings, reads the snapshots and picks the range to expire; refuses
@@ -193,7 +207,7 @@ pub(crate) async fn prepare(
     let decoupled = settings.retention.changelog_decoupled;
     let (all, sizes) = read_snapshots_sized(table).await?;
 
-    let Some((earliest, end)) = snapshot_range(
+    let Some((earliest, end, bound)) = snapshot_range(
         table,
         &settings.retention,
         !settings.changelog_only,
@@ -205,7 +219,7 @@ pub(crate) async fn prepare(
         return Ok(Prepared::Nothing);
     };
     if end <= earliest {
-        return Ok(Prepared::HintOnly { earliest });
+        return Ok(Prepared::HintOnly { earliest, bound });
     }
     if !all.contains_key(&end) {
         return Err(Error::Conflict(format!(
@@ -228,7 +242,7 @@ pub(crate) async fn prepare(
         }
     }
     let Some(begin) = expired.first().map(|s| s.id) else {
-        return Ok(Prepared::AllKept { end });
+        return Ok(Prepared::AllKept { end, bound });
     };
     if cfg.refuse_if_tags_pin_expired {
         refuse_if_tags_pin(table, &cfg.assume_removed.tags, end).await?;
@@ -253,6 +267,7 @@ pub(crate) async fn prepare(
         begin,
         end,
         delta_lists,
+        bound,
     }))
 }
 

@@ -393,8 +393,8 @@ pub async fn plan(table: &Table, cfg: &ExpireConfig, ctl: &RunControl) -> Result
     let reach = Reach::of(table);
     let (outcome, units) = match prepare(table, cfg, ctl).await? {
         Prepared::Nothing => (Outcome::Nothing, Vec::new()),
-        Prepared::HintOnly { earliest } => (Outcome::HintOnly { earliest }, Vec::new()),
-        Prepared::AllKept { end } => (Outcome::AllKept { end }, Vec::new()),
+        Prepared::HintOnly { earliest, .. } => (Outcome::HintOnly { earliest }, Vec::new()),
+        Prepared::AllKept { end, .. } => (Outcome::AllKept { end }, Vec::new()),
         Prepared::Expire(run) => {
             let changelog_lists: Vec<String> = run
                 .expired

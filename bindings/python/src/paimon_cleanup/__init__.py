@@ -30,6 +30,7 @@ from .errors import (
 )
 from .report import FILE_CLASSES, DeletedPath, FailedDelete, FileCount, Report, TableSummary
 from .table import Executor, Table, default_executor, parse_duration, parse_older_than
+from .warehouse import TableOutcome, Warehouse, list_tables
 
 __version__ = "0.1.0"
 
@@ -47,6 +48,9 @@ __all__ = [
     "Conflict",
     "DeletedPath",
     "Executor",
+    "TableOutcome",
+    "Warehouse",
+    "list_tables",
     "FailedDelete",
     "FileCount",
     "InternalError",

@@ -73,6 +73,11 @@ void paimon_cleanup_executor_free(struct PaimonCleanupExecutor *executor);
 PaimonCleanupStatus paimon_cleanup_context_new(const char *table_uri, const char *const *option_keys, const char *const *option_values, size_t option_count, struct PaimonCleanupContext **out, struct PaimonCleanupError **err);
 void paimon_cleanup_context_free(struct PaimonCleanupContext *context);
 PaimonCleanupStatus paimon_cleanup_table_summary(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, struct PaimonCleanupTableSummary *out, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_warehouse_list_tables(const char *warehouse, const char *pattern, struct PaimonCleanupTableList **out, struct PaimonCleanupError **err);
+size_t paimon_cleanup_table_list_count(const struct PaimonCleanupTableList *list);
+const char *paimon_cleanup_table_list_name(const struct PaimonCleanupTableList *list, size_t index);
+const char *paimon_cleanup_table_list_location(const struct PaimonCleanupTableList *list, size_t index);
+void paimon_cleanup_table_list_free(struct PaimonCleanupTableList *list);
 PaimonCleanupStatus paimon_cleanup_cancel_token_new(struct PaimonCleanupCancelToken **out, struct PaimonCleanupError **err);
 void paimon_cleanup_cancel_token_cancel(const struct PaimonCleanupCancelToken *token);
 bool paimon_cleanup_cancel_token_is_cancelled(const struct PaimonCleanupCancelToken *token);
@@ -187,6 +192,7 @@ _OPAQUE = {
     "PaimonCleanupMaintainConfig",
     "PaimonCleanupOrphanConfig",
     "PaimonCleanupPartitionExpireConfig",
+    "PaimonCleanupTableList",
 }
 _SCALARS = {
     "void": None,
