@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::clean::expiry::consumers::consumer_bound;
 use crate::clean::expiry::retention::{Retention, RetentionOverrides};
@@ -15,7 +15,7 @@ use crate::table::Table;
 
 /// What kept the snapshots from `end` on (the first bound that held), so that a run that
 /// expires nothing, or fewer than expected, can say why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "bound", rename_all = "snake_case")]
 pub enum ExpiryBound {
     /// The branch has no snapshot.

@@ -42,6 +42,7 @@ use crate::clean::expiry::plan::{
     RemovedMetadata,
 };
 use crate::clean::expiry::protected::{CandidateKeys, ProtectMode, Protector, ReferenceReader};
+use crate::clean::expiry::range::ExpiryBound;
 use crate::clean::expiry::removed::{added_by_lists, deleted_by_deltas};
 use crate::clean::expiry::snapshots::{
     prepare, read_protectors, snapshot_files, write_earliest_if_absent,
@@ -315,6 +316,9 @@ struct State {
     reach: Reach,
     dry_run: bool,
     outcome: Outcome,
+    /// The bound that held ([`ExpireReport::kept_by`]).
+    #[serde(default)]
+    kept_by: Option<ExpiryBound>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -360,6 +364,9 @@ struct Decision {
     reach: Reach,
     dry_run: bool,
     outcome: Outcome,
+    /// The bound that held ([`ExpireReport::kept_by`]).
+    #[serde(default)]
+    kept_by: Option<ExpiryBound>,
     delete_units: u32,
     /// In a dry run, the data and changelog files the delete units would have deleted.
     dry_files: Vec<WireFile>,
@@ -391,11 +398,19 @@ pub async fn plan(table: &Table, cfg: &ExpireConfig, ctl: &RunControl) -> Result
     let started_ms = now_millis();
     let plan = plan_id(table);
     let reach = Reach::of(table);
+    let mut kept_by = Some(ExpiryBound::NoSnapshots);
     let (outcome, units) = match prepare(table, cfg, ctl).await? {
         Prepared::Nothing => (Outcome::Nothing, Vec::new()),
-        Prepared::HintOnly { earliest, .. } => (Outcome::HintOnly { earliest }, Vec::new()),
-        Prepared::AllKept { end, .. } => (Outcome::AllKept { end }, Vec::new()),
+        Prepared::HintOnly { earliest, bound } => {
+            kept_by = Some(bound);
+            (Outcome::HintOnly { earliest }, Vec::new())
+        }
+        Prepared::AllKept { end, bound } => {
+            kept_by = Some(bound);
+            (Outcome::AllKept { end }, Vec::new())
+        }
         Prepared::Expire(run) => {
+            kept_by = Some(run.bound.clone());
             let changelog_lists: Vec<String> = run
                 .expired
                 .iter()
@@ -450,6 +465,7 @@ pub async fn plan(table: &Table, cfg: &ExpireConfig, ctl: &RunControl) -> Result
         reach,
         dry_run: cfg.dry_run,
         outcome,
+        kept_by,
     };
     Ok(Planned {
         state: encode(Kind::State, &state, &[])?,
@@ -810,6 +826,7 @@ pub async fn decide(
         reach: st.reach.clone(),
         dry_run: st.dry_run,
         outcome: st.outcome.clone(),
+        kept_by: st.kept_by.clone(),
         delete_units: 0,
         dry_files: Vec::new(),
         dirs: Vec::new(),
@@ -957,7 +974,10 @@ pub async fn finish(
     let (d, _): (Decision, _) = decode(Kind::Decision, decision)?;
     d.reach.check_same(table)?;
     let elapsed = |d: &Decision| now_millis().saturating_sub(d.started_ms).max(0) as u64;
-    let mut report = ExpireReport::default();
+    let mut report = ExpireReport {
+        kept_by: d.kept_by.clone(),
+        ..ExpireReport::default()
+    };
     let mut deleter = Deleter::for_table(table, ctl, d.dry_run);
     let (begin, end, decoupled, expired) = match &d.outcome {
         Outcome::Nothing => {
