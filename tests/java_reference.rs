@@ -394,9 +394,15 @@ fn plant_orphans(table: &Path) {
     std::fs::create_dir_all(table.join("bucket-9")).unwrap();
 }
 
+/// Our CLI: `PAIMON_CLEANUP_BIN` (a frozen copy for a long run), else the one cargo built.
+fn cli_bin() -> String {
+    std::env::var("PAIMON_CLEANUP_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_paimon-cleanup").to_owned())
+}
+
 /// Runs our CLI; returns the deleted file paths from its `--json` report.
 fn run_ours(table: &Path, op: &Op) -> Result<BTreeSet<String>, String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"))
+    let out = Command::new(cli_bin())
         .arg(&op.cli[0])
         .arg(table)
         .args(&op.cli[1..])
@@ -584,6 +590,23 @@ struct Outcome {
     failures: Vec<String>,
     classified: BTreeMap<&'static str, usize>,
     runs: usize,
+    /// Operations run, per operation name.
+    per_op: BTreeMap<&'static str, usize>,
+    /// Where the time went: seconds per phase (Java writing, Java reading, Java's operation,
+    /// our CLI, copies, Java's commit after us).
+    phases: BTreeMap<&'static str, f64>,
+}
+
+/// Runs `f`, adding its time to `phase` in `phases`.
+fn timed<T>(
+    phases: &mut BTreeMap<&'static str, f64>,
+    phase: &'static str,
+    f: impl FnOnce() -> T,
+) -> T {
+    let t = Instant::now();
+    let r = f();
+    *phases.entry(phase).or_default() += t.elapsed().as_secs_f64();
+    r
 }
 
 /// The harness class path, or None (a skip, or a panic with `PAIMON_REQUIRE_JAVA=1`).
@@ -599,6 +622,13 @@ fn harness() -> Option<String> {
         );
     }
     cp
+}
+
+/// `PAIMON_JAVA_FULL_READ=1`: Java reads the rows of every version in full, instead of reusing
+/// the digest of an identical plan (same data and deletion files, all on disk with their sizes)
+/// that it already read in full for the same seed.
+fn full_read() -> bool {
+    std::env::var("PAIMON_JAVA_FULL_READ").as_deref() == Ok("1")
 }
 
 fn env_num(k: &str, d: u64) -> u64 {
@@ -646,10 +676,12 @@ fn java_differential() {
         &decoupled,
     );
     eprintln!(
-        "java_differential: seeds {first}..{}, {} operations in {:.1}s; classified differences: {:?}",
+        "java_differential: seeds {first}..{}, {} operations {:?} in {:.1}s (phases {:?}); classified differences: {:?}",
         first + seeds,
         outcome.runs,
+        outcome.per_op,
         started.elapsed().as_secs_f64(),
+        outcome.phases,
         outcome.classified
     );
     report(&outcome, &log);
@@ -684,11 +716,15 @@ fn run_seeds(
     let mut out = Outcome::default();
     let failures = &mut out.failures;
     let classified = &mut out.classified;
+    let per_op = &mut out.per_op;
+    let ph = &mut out.phases;
     for seed in seeds {
         let dir = work.join(format!("seed-{seed}"));
         std::fs::create_dir_all(&dir).unwrap();
         let base = dir.join("base");
-        let w = match jvm.call(json!({"cmd": "write", "seed": seed, "dir": base, "size": size, "decoupled": decoupled})) {
+        let w = match timed(ph, "java-write", || {
+            jvm.call(json!({"cmd": "write", "seed": seed, "dir": base, "size": size, "decoupled": decoupled}))
+        }) {
             Ok(w) => w,
             Err(e) => {
                 failures.push(format!("seed {seed}: Java write failed: {e}"));
@@ -696,7 +732,10 @@ fn run_seeds(
             }
         };
         eprintln!("seed {seed}: {} {}", w["shape"], w["stats"]);
-        let before = jvm.call(json!({"cmd": "read", "dir": base})).unwrap();
+        let before = timed(ph, "java-read", || {
+            jvm.call(json!({"cmd": "read", "dir": base, "full": full_read()}))
+        })
+        .unwrap();
         let before = before["versions"].as_object().unwrap().clone();
         for (k, v) in &before {
             if v.get("error").is_some() {
@@ -715,18 +754,21 @@ fn run_seeds(
         .collect();
         for op in ops {
             out.runs += 1;
+            *per_op.entry(op.name).or_default() += 1;
             let tag = format!("seed {seed} {} {}", op.name, op.settings);
             let j = dir.join(format!("{}-java", op.name));
             let o = dir.join(format!("{}-ours", op.name));
-            copy_tree(&base, &j);
-            if op.name == "remove-orphan-files" {
-                plant_orphans(&j);
-                age_tree(&j, 3 * 86_400);
-            }
-            copy_tree(&j, &o);
-            let java = match jvm
-                .call(json!({"cmd": "clean", "dir": j, "op": op.name, "settings": op.settings}))
-            {
+            timed(ph, "copies", || {
+                copy_tree(&base, &j);
+                if op.name == "remove-orphan-files" {
+                    plant_orphans(&j);
+                    age_tree(&j, 3 * 86_400);
+                }
+                copy_tree(&j, &o);
+            });
+            let java = match timed(ph, "java-op", || {
+                jvm.call(json!({"cmd": "clean", "dir": j, "op": op.name, "settings": op.settings}))
+            }) {
                 Ok(r) => r,
                 Err(e) => {
                     failures.push(format!("{tag}: Java's operation failed: {e}"));
@@ -735,7 +777,7 @@ fn run_seeds(
             };
             let (jset, _jdirs) = java_deleted(&java, &j);
             let pre = files_under(&o);
-            let oset = match run_ours(&o, &op) {
+            let oset = match timed(ph, "our-cli", || run_ours(&o, &op)) {
                 Ok(s) => s,
                 Err(e) => {
                     failures.push(format!("{tag}: our CLI failed: {e}"));
@@ -753,7 +795,10 @@ fn run_seeds(
                 ));
             }
             // (a) Java reads every version left on our copy: rows as before.
-            let after = jvm.call(json!({"cmd": "read", "dir": o})).unwrap();
+            let after = timed(ph, "java-read", || {
+                jvm.call(json!({"cmd": "read", "dir": o, "full": full_read()}))
+            })
+            .unwrap();
             for (k, v) in after["versions"].as_object().unwrap() {
                 match before.get(k) {
                     Some(b) if b == v => {}
@@ -763,15 +808,23 @@ fn run_seeds(
                     None => failures.push(format!("{tag}: {k} appeared after our run: {v}")),
                 }
             }
-            // Java's own copy, to tell where Java broke a version.
-            let jafter = jvm.call(json!({"cmd": "read", "dir": j})).unwrap();
-            let java_broke: Vec<String> = jafter["versions"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .filter(|(k, v)| before.get(*k) != Some(v))
-                .map(|(k, _)| k.clone())
-                .collect();
+            // Java's own copy, to tell where Java broke a version: read only when Java deleted
+            // a file we kept (the only difference this classifies).
+            let java_broke: Vec<String> = if jset.difference(&oset).next().is_some() {
+                let jafter = timed(ph, "java-read", || {
+                    jvm.call(json!({"cmd": "read", "dir": j, "full": full_read()}))
+                })
+                .unwrap();
+                jafter["versions"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|(k, v)| before.get(*k) != Some(v))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            } else {
+                Vec::new()
+            };
             // (b) the deleted sets.
             let ctx = Context {
                 java_broke,
@@ -826,7 +879,9 @@ fn run_seeds(
                 ));
             }
             // (c) Java commits and expires on our copy.
-            if let Err(e) = jvm.call(json!({"cmd": "commit-and-expire", "dir": o, "seed": seed})) {
+            if let Err(e) = timed(ph, "java-commit", || {
+                jvm.call(json!({"cmd": "commit-and-expire", "dir": o, "seed": seed}))
+            }) {
                 failures.push(format!(
                     "{tag}: Java cannot commit and expire after our run: {e}"
                 ));
@@ -835,6 +890,17 @@ fn run_seeds(
             let _ = std::fs::remove_dir_all(&o);
         }
         let _ = std::fs::remove_dir_all(&dir);
+        // Progress, so that a long run cut short still says what it covered.
+        eprintln!(
+            "seed {seed} done: {} operations {:?}, {} failures, classified {:?}, time {:?}",
+            out.runs,
+            per_op,
+            failures.len(),
+            classified,
+            ph.iter()
+                .map(|(k, v)| (*k, v.round() as u64))
+                .collect::<BTreeMap<_, _>>()
+        );
     }
     out
 }

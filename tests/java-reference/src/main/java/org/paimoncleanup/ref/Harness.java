@@ -125,7 +125,7 @@ public final class Harness {
                         req.path("size").asInt(40),
                         req.path("decoupled").asText("all"));
             case "read":
-                return read(req.path("dir").asText());
+                return read(req.path("dir").asText(), req.path("full").asBoolean(false));
             case "clean":
                 return clean(req.path("dir").asText(), req.path("op").asText(), req.path("settings"));
             case "commit-and-expire":
@@ -270,6 +270,7 @@ public final class Harness {
      */
     private static ObjectNode write(long seed, String dir, int size, String decoupled)
             throws Exception {
+        ROWS_BY_PLAN.clear();
         Random rnd = new Random(seed);
         Shape s = shape(rnd);
         LocalFileIO io = LocalFileIO.create();
@@ -528,11 +529,20 @@ public final class Harness {
         return out;
     }
 
-    private static ObjectNode read(String dir) throws Exception {
+    /**
+     * The digest of the rows of a read plan, by the plan's fingerprint (the data and deletion
+     * files it reads, relative to the table, with their sizes), for the tables of the seed being
+     * run. Data and deletion files never change once written, so a plan whose files are all on
+     * disk with the same sizes reads the rows an identical plan read before.
+     */
+    private static final Map<String, ObjectNode> ROWS_BY_PLAN = new HashMap<>();
+
+    private static ObjectNode read(String dir, boolean full) throws Exception {
         LocalFileIO io = LocalFileIO.create();
         FileStoreTable main = open(io, dir);
         ObjectNode versions = JSON.createObjectNode();
-        readBranch(main, new File(dir), "main", versions);
+        ReadCtx ctx = new ReadCtx(new File(dir).toURI().getPath(), full);
+        readBranch(main, new File(dir), "main", versions, ctx);
         File branchDir = new File(dir, "branch");
         String[] bs = branchDir.list();
         if (bs != null) {
@@ -540,20 +550,89 @@ public final class Harness {
             for (String b : bs) {
                 if (b.startsWith("branch-")) {
                     String name = b.substring("branch-".length());
-                    readBranch(main.switchToBranch(name), new File(branchDir, b), name, versions);
+                    readBranch(
+                            main.switchToBranch(name),
+                            new File(branchDir, b),
+                            name,
+                            versions,
+                            ctx);
                 }
             }
         }
         ObjectNode reply = JSON.createObjectNode();
         reply.set("versions", versions);
+        reply.put("planned", ctx.planned);
+        reply.put("read_in_full", ctx.readInFull);
         return reply;
     }
 
-    private static void readBranch(FileStoreTable table, File root, String branch, ObjectNode out) {
+    /** What one read request shares: the table root, whether to skip the plan cache, counts. */
+    private static final class ReadCtx {
+        final String root;
+        final boolean full;
+        int planned;
+        int readInFull;
+
+        ReadCtx(String root, boolean full) {
+            this.root = root.endsWith("/") ? root : root + "/";
+            this.full = full;
+        }
+
+        /** A path (URI or absolute) relative to the table root. */
+        String rel(String path) {
+            String p = path.startsWith("file:") ? new Path(path).toUri().getPath() : path;
+            return p.startsWith(root) ? p.substring(root.length()) : p;
+        }
+    }
+
+    /**
+     * The fingerprint of a plan: every data file and deletion file it reads, relative to the
+     * table, with its size; null when one of them is not on disk with that size (the plan must
+     * then be read, and its error reported).
+     */
+    private static String fingerprint(List<Split> splits, long schemaId, ReadCtx ctx)
+            throws Exception {
+        List<String> parts = new ArrayList<>();
+        parts.add("schema " + schemaId);
+        for (Split split : splits) {
+            if (!(split instanceof org.apache.paimon.table.source.DataSplit)) {
+                return null;
+            }
+            org.apache.paimon.table.source.DataSplit ds =
+                    (org.apache.paimon.table.source.DataSplit) split;
+            for (org.apache.paimon.io.DataFileMeta f : ds.dataFiles()) {
+                String path =
+                        f.externalPath().orElse(ds.bucketPath() + "/" + f.fileName());
+                File file = new File(new Path(path).toUri().getPath());
+                if (!file.isFile() || file.length() != f.fileSize()) {
+                    return null;
+                }
+                parts.add("data " + ctx.rel(path) + " " + f.fileSize());
+            }
+            if (ds.deletionFiles().isPresent()) {
+                for (org.apache.paimon.table.source.DeletionFile d : ds.deletionFiles().get()) {
+                    if (d == null) {
+                        parts.add("dv none");
+                        continue;
+                    }
+                    File file = new File(new Path(d.path()).toUri().getPath());
+                    if (!file.isFile() || file.length() < d.offset() + d.length()) {
+                        return null;
+                    }
+                    parts.add("dv " + ctx.rel(d.path()) + " " + d.offset() + " " + d.length());
+                }
+            }
+        }
+        Collections.sort(parts);
+        return String.join("\n", parts);
+    }
+
+    private static void readBranch(
+            FileStoreTable table, File root, String branch, ObjectNode out, ReadCtx ctx) {
         for (long id : ids(new File(root, "snapshot"), "snapshot-")) {
             ObjectNode n;
             try {
-                n = digest(table, table.snapshotManager().snapshot(id));
+                n = digest(table, table.snapshotManager().snapshot(id), ctx);
             } catch (Throwable e) {
                 n = JSON.createObjectNode().put("error", String.valueOf(e));
             }
@@ -562,7 +641,7 @@ public final class Harness {
         for (String tag : names(new File(root, "tag"), "tag-")) {
             ObjectNode n;
             try {
-                n = digest(table, table.tagManager().getOrThrow(tag).trimToSnapshot());
+                n = digest(table, table.tagManager().getOrThrow(tag).trimToSnapshot(), ctx);
             } catch (Throwable e) {
                 n = JSON.createObjectNode().put("error", String.valueOf(e));
             }
@@ -570,14 +649,30 @@ public final class Harness {
         }
     }
 
-    /** The row count and a hash of the sorted rows of one version (null: the latest). */
-    private static ObjectNode digest(FileStoreTable t, Snapshot snapshot) {
+    /**
+     * The row count and a hash of the sorted rows of one version (null: the latest). Every
+     * version is planned from its snapshot, manifest list and manifests; with a context, a plan
+     * whose files an identical plan of this seed already read in full reuses that digest.
+     */
+    private static ObjectNode digest(FileStoreTable t, Snapshot snapshot, ReadCtx ctx) {
         ObjectNode n = JSON.createObjectNode();
         try {
             List<Split> splits =
                     snapshot == null
                             ? t.newReadBuilder().newScan().plan().splits()
                             : t.newSnapshotReader().withSnapshot(snapshot).read().splits();
+            String key = null;
+            if (ctx != null) {
+                ctx.planned++;
+                if (!ctx.full && snapshot != null) {
+                    key = fingerprint(splits, snapshot.schemaId(), ctx);
+                    ObjectNode known = key == null ? null : ROWS_BY_PLAN.get(key);
+                    if (known != null) {
+                        return known.deepCopy();
+                    }
+                }
+                ctx.readInFull++;
+            }
             List<String> rows = new ArrayList<>();
             InternalRow.FieldGetter[] getters =
                     new InternalRow.FieldGetter[t.rowType().getFieldCount()];
@@ -606,6 +701,9 @@ public final class Harness {
             }
             n.put("rows", rows.size());
             n.put("hash", hex.toString());
+            if (key != null) {
+                ROWS_BY_PLAN.put(key, n.deepCopy());
+            }
         } catch (Throwable e) {
             n.put("error", String.valueOf(e));
         }
@@ -718,7 +816,7 @@ public final class Harness {
         ObjectNode reply = JSON.createObjectNode();
         reply.put("expired", expired);
         reply.put("latest", table.snapshotManager().latestSnapshotId());
-        ObjectNode latest = digest(open(io, dir), null);
+        ObjectNode latest = digest(open(io, dir), null, null);
         reply.set("latest_read", latest);
         if (latest.has("error")) {
             throw new IllegalStateException("reading the latest snapshot: " + latest);
