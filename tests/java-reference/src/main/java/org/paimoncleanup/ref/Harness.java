@@ -540,6 +540,11 @@ public final class Harness {
     private static ObjectNode read(String dir, boolean full) throws Exception {
         LocalFileIO io = LocalFileIO.create();
         FileStoreTable main = open(io, dir);
+        // Manifests read once per request: nothing changes the table during one read.
+        org.apache.paimon.utils.SegmentsCache<Path> manifests =
+                org.apache.paimon.utils.SegmentsCache.create(
+                        org.apache.paimon.options.MemorySize.ofMebiBytes(256), Long.MAX_VALUE);
+        main.setManifestCache(manifests);
         ObjectNode versions = JSON.createObjectNode();
         ReadCtx ctx = new ReadCtx(new File(dir).toURI().getPath(), full);
         readBranch(main, new File(dir), "main", versions, ctx);
@@ -550,8 +555,10 @@ public final class Harness {
             for (String b : bs) {
                 if (b.startsWith("branch-")) {
                     String name = b.substring("branch-".length());
+                    FileStoreTable bt = main.switchToBranch(name);
+                    bt.setManifestCache(manifests);
                     readBranch(
-                            main.switchToBranch(name),
+                            bt,
                             new File(branchDir, b),
                             name,
                             versions,
