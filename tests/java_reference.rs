@@ -233,6 +233,11 @@ struct Op {
     name: &'static str,
     settings: Value,
     cli: Vec<String>,
+    /// Files (relative) whose modification time is set two days back on both copies first.
+    age: Vec<String>,
+    /// For update-time partition expiry: the epoch-ms cut-off, turned into our CLI's
+    /// `--expiration-time` at the moment it starts (Java's harness does the same).
+    cutoff_ms: Option<i64>,
 }
 
 fn expire_snapshots_op(table: &Path, rng: &mut Rng) -> Op {
@@ -288,6 +293,8 @@ fn expire_snapshots_op(table: &Path, rng: &mut Rng) -> Op {
         name: "expire-snapshots",
         settings,
         cli,
+        age: Vec::new(),
+        cutoff_ms: None,
     }
 }
 
@@ -329,6 +336,8 @@ fn expire_changelogs_op(table: &Path, rng: &mut Rng) -> Op {
         name: "expire-changelogs",
         settings,
         cli,
+        age: Vec::new(),
+        cutoff_ms: None,
     }
 }
 
@@ -342,6 +351,8 @@ fn delete_tag_op(table: &Path, rng: &mut Rng) -> Option<Op> {
         name: "delete-tag",
         settings: json!({ "tag": tag }),
         cli: vec!["delete-tag".to_owned(), tag],
+        age: Vec::new(),
+        cutoff_ms: None,
     })
 }
 
@@ -358,7 +369,109 @@ fn orphans_op() -> Op {
             "remove-orphan-files".to_owned(),
             format!("--older-than-ms={cut}"),
         ],
+        age: Vec::new(),
+        cutoff_ms: None,
     }
+}
+
+/// Tag expiry as Java's `expire_tags`: each tag's own time retention, and on some seeds an
+/// `older_than` cut-off between two tags' creation times.
+fn expire_tags_op(table: &Path, times: &Value, rng: &mut Rng) -> Option<Op> {
+    if tags(table).is_empty() {
+        return None;
+    }
+    let mut created: Vec<(i64, i64)> = times["tags"]
+        .as_object()
+        .map(|m| {
+            m.values()
+                .filter_map(Value::as_i64)
+                .map(|t| (0, t))
+                .collect()
+        })
+        .unwrap_or_default();
+    created.sort_by_key(|&(_, t)| t);
+    let mut settings = json!({});
+    let mut cli = vec!["expire-tags".to_owned()];
+    if rng.chance(2) {
+        if let Some(c) = cutoff_between(&created, rng) {
+            settings["older_than_ms"] = json!(c);
+            cli.push(format!("--older-than-ms={c}"));
+        }
+    }
+    Some(Op {
+        name: "expire-tags",
+        settings,
+        cli,
+        age: Vec::new(),
+        cutoff_ms: None,
+    })
+}
+
+/// Consumer expiry: some consumers' files aged two days, expiration time one day.
+fn expire_consumers_op(table: &Path, rng: &mut Rng) -> Option<Op> {
+    let mut consumers: Vec<String> = std::fs::read_dir(table.join("consumer"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("consumer-"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if consumers.is_empty() {
+        return None;
+    }
+    consumers.sort();
+    let age: Vec<String> = consumers
+        .into_iter()
+        .filter(|_| !rng.chance(3))
+        .map(|n| format!("consumer/{n}"))
+        .collect();
+    Some(Op {
+        name: "expire-consumers",
+        settings: json!({ "expiration_ms": 86_400_000 }),
+        cli: vec![
+            "expire-consumers".to_owned(),
+            "--expiration-time=86400000 ms".to_owned(),
+        ],
+        age,
+        cutoff_ms: None,
+    })
+}
+
+/// Partition expiry by update time (each partition's last file creation time), the cut-off in
+/// a gap of at least 1.5 s between two partitions' times (so that the moments at which Java and
+/// our CLI start do not matter), or after all, or before all.
+fn expire_partitions_op(times: &Value, rng: &mut Rng) -> Option<Op> {
+    let mut ts: Vec<i64> = times["partitions"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_i64)
+        .collect();
+    if ts.is_empty() {
+        return None;
+    }
+    ts.sort();
+    let gaps: Vec<i64> = ts
+        .windows(2)
+        .filter(|w| w[1] - w[0] > 1_500)
+        .map(|w| w[0] + 1)
+        .collect();
+    let cut = match rng.below(4) {
+        0 => ts[ts.len() - 1] + 1,
+        1 => ts[0] - 1_000,
+        _ if !gaps.is_empty() => gaps[rng.below(gaps.len() as u64) as usize],
+        _ => ts[ts.len() - 1] + 1,
+    };
+    Some(Op {
+        name: "expire-partitions",
+        settings: json!({ "cutoff_ms": cut }),
+        cli: vec![
+            "expire-partitions".to_owned(),
+            "--strategy=update-time".to_owned(),
+        ],
+        age: Vec::new(),
+        cutoff_ms: Some(cut),
+    })
 }
 
 /// Files no snapshot references, planted identically in both copies before orphan removal: a
@@ -402,10 +515,19 @@ fn cli_bin() -> String {
 
 /// Runs our CLI; returns the deleted file paths from its `--json` report.
 fn run_ours(table: &Path, op: &Op) -> Result<BTreeSet<String>, String> {
+    let mut extra = Vec::new();
+    if let Some(cut) = op.cutoff_ms {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64;
+        extra.push(format!("--expiration-time={} ms", (now - cut).max(1)));
+    }
     let out = Command::new(cli_bin())
         .arg(&op.cli[0])
         .arg(table)
         .args(&op.cli[1..])
+        .args(&extra)
         .arg("--json")
         .output()
         .unwrap();
@@ -482,6 +604,11 @@ fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
         return Some("time-cutoff-keeps-current-snapshot");
     }
     let name = d.path.rsplit('/').next().unwrap_or("");
+    // Partition expiry commits: Java's commit also writes Iceberg-compatible metadata and
+    // expires the old metadata files; our commit writes only Paimon's snapshot.
+    if d.side == "java-only" && ctx.commits && d.path.starts_with("metadata/") {
+        return Some("iceberg-metadata-at-java-commit");
+    }
     // Changelog expiry: Java deletes every file an expired changelog's changelog manifest list
     // adds, and the list's manifests, even where a tag of the same snapshot names that list;
     // we keep what a tag's changelog still reads.
@@ -490,9 +617,16 @@ fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
     }
     if d.side == "java-only"
         && ctx.changelogs
-        && (name.starts_with("manifest-list-") || name.starts_with("data-"))
+        && (name.starts_with("manifest-") || name.starts_with("data-"))
     {
         return Some("changelog-keeps-lists-and-data");
+    }
+    // Changelog expiry with changelog producer `none`: data files that only expired
+    // changelogs still named (compacted away in snapshots that expired before) leave with
+    // them on our side; Java leaves them for ever. Java's read of every retained version on
+    // our copy (checked before this) shows no version needed them.
+    if d.side == "ours-only" && ctx.op == "expire-changelogs" && name.starts_with("data-") {
+        return Some("changelog-expiry-deletes-compacted-data");
     }
     None
 }
@@ -503,6 +637,10 @@ struct Context {
     java_broke: Vec<String>,
     /// Long-lived changelogs exist before the operation, or the operation makes them.
     changelogs: bool,
+    /// The operation commits a snapshot (partition expiry).
+    commits: bool,
+    /// The operation's name.
+    op: &'static str,
     /// For changelog expiry, the names a tag's changelog reads: each tag's changelog manifest
     /// list, its manifests and the changelog files they add (empty for other operations).
     tag_changelog: BTreeSet<String>,
@@ -624,6 +762,17 @@ fn harness() -> Option<String> {
     cp
 }
 
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_owned()
+}
+
+/// `PAIMON_JAVA_OPS=a,b`: run only these operations (all by default).
+fn only_ops() -> Option<Vec<String>> {
+    std::env::var("PAIMON_JAVA_OPS")
+        .ok()
+        .map(|v| v.split(',').map(|s| s.trim().to_owned()).collect())
+}
+
 /// `PAIMON_JAVA_FULL_READ=1`: Java reads the rows of every version in full, instead of reusing
 /// the digest of an identical plan (same data and deletion files, all on disk with their sizes)
 /// that it already read in full for the same seed.
@@ -719,9 +868,13 @@ fn run_seeds(
     let per_op = &mut out.per_op;
     let ph = &mut out.phases;
     for seed in seeds {
+        let failures_before = failures.len();
         let dir = work.join(format!("seed-{seed}"));
         std::fs::create_dir_all(&dir).unwrap();
-        let base = dir.join("base");
+        // Tables sit in a warehouse layout (`<db>.db/<table>`): Iceberg-compatible metadata
+        // stored at the table location is only allowed there.
+        let base = dir.join("base.db").join("t");
+        std::fs::create_dir_all(base.parent().unwrap()).unwrap();
         let w = match timed(ph, "java-write", || {
             jvm.call(json!({"cmd": "write", "seed": seed, "dir": base, "size": size, "decoupled": decoupled}))
         }) {
@@ -732,6 +885,14 @@ fn run_seeds(
             }
         };
         eprintln!("seed {seed}: {} {}", w["shape"], w["stats"]);
+        // A history whose steps mostly failed tests nothing: say so.
+        let failed = w["stats"]["failed"].as_u64().unwrap_or(0);
+        if failed * 4 > size {
+            failures.push(format!(
+                "seed {seed}: {failed} of {size} write steps failed: {}",
+                w["notes"]
+            ));
+        }
         let before = timed(ph, "java-read", || {
             jvm.call(json!({"cmd": "read", "dir": base, "full": full_read()}))
         })
@@ -743,26 +904,46 @@ fn run_seeds(
             }
         }
         let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let times = jvm
+            .call(json!({"cmd": "times", "dir": base}))
+            .unwrap_or_else(|e| panic!("seed {seed}: times: {e}"));
+        // The later operations draw from their own generator, so the first four keep the
+        // settings they had.
+        let mut rng2 = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5151);
         let ops: Vec<Op> = [
             Some(expire_snapshots_op(&base, &mut rng)),
             Some(expire_changelogs_op(&base, &mut rng)),
             delete_tag_op(&base, &mut rng),
             Some(orphans_op()),
+            expire_tags_op(&base, &times, &mut rng2),
+            expire_consumers_op(&base, &mut rng2),
+            expire_partitions_op(&times, &mut rng2),
         ]
         .into_iter()
         .flatten()
+        .filter(|op| only_ops().is_none_or(|o| o.iter().any(|n| n == op.name)))
         .collect();
         for op in ops {
             out.runs += 1;
             *per_op.entry(op.name).or_default() += 1;
             let tag = format!("seed {seed} {} {}", op.name, op.settings);
-            let j = dir.join(format!("{}-java", op.name));
-            let o = dir.join(format!("{}-ours", op.name));
+            let j = dir.join(format!("{}-java.db", op.name)).join("t");
+            let o = dir.join(format!("{}-ours.db", op.name)).join("t");
+            std::fs::create_dir_all(j.parent().unwrap()).unwrap();
+            std::fs::create_dir_all(o.parent().unwrap()).unwrap();
             timed(ph, "copies", || {
                 copy_tree(&base, &j);
                 if op.name == "remove-orphan-files" {
                     plant_orphans(&j);
                     age_tree(&j, 3 * 86_400);
+                }
+                let two_days_ago = SystemTime::now() - Duration::from_secs(2 * 86_400);
+                for f in &op.age {
+                    std::fs::File::options()
+                        .read(true)
+                        .open(j.join(f))
+                        .and_then(|f| f.set_modified(two_days_ago))
+                        .unwrap_or_else(|e| panic!("age {f}: {e}"));
                 }
                 copy_tree(&j, &o);
             });
@@ -799,13 +980,39 @@ fn run_seeds(
                 jvm.call(json!({"cmd": "read", "dir": o, "full": full_read()}))
             })
             .unwrap();
+            // An operation that commits (partition expiry) adds versions: each must read what
+            // the version Java's operation added reads.
+            let commits = op.name == "expire-partitions";
+            let java_after = if commits {
+                timed(ph, "java-read", || {
+                    jvm.call(json!({"cmd": "read", "dir": j, "full": full_read()}))
+                })
+                .ok()
+            } else {
+                None
+            };
             for (k, v) in after["versions"].as_object().unwrap() {
                 match before.get(k) {
                     Some(b) if b == v => {}
                     Some(b) => {
                         failures.push(format!("{tag}: {k} reads {v} after our run, {b} before"))
                     }
+                    None if commits => {
+                        let theirs = java_after.as_ref().map(|a| &a["versions"][k]);
+                        if theirs != Some(v) {
+                            failures.push(format!(
+                                "{tag}: our new {k} reads {v}, Java's new one {theirs:?}"
+                            ));
+                        }
+                    }
                     None => failures.push(format!("{tag}: {k} appeared after our run: {v}")),
+                }
+            }
+            if let Some(a) = &java_after {
+                for k in a["versions"].as_object().unwrap().keys() {
+                    if !before.contains_key(k) && after["versions"].get(k).is_none() {
+                        failures.push(format!("{tag}: Java's operation added {k}, ours did not"));
+                    }
                 }
             }
             // Java's own copy, to tell where Java broke a version: read only when Java deleted
@@ -819,7 +1026,7 @@ fn run_seeds(
                     .as_object()
                     .unwrap()
                     .iter()
-                    .filter(|(k, v)| before.get(*k) != Some(v))
+                    .filter(|(k, v)| before.get(*k).is_some_and(|b| b != *v))
                     .map(|(k, _)| k.clone())
                     .collect()
             } else {
@@ -831,6 +1038,8 @@ fn run_seeds(
                 changelogs: !versions(&base.join("changelog"), "changelog").is_empty()
                     || op.settings.get("changelog_retain_max").is_some(),
                 one_more_by_time: one_more_by_time(&op, &base, &jset, &oset),
+                commits,
+                op: op.name,
                 tag_changelog: if op.name == "expire-changelogs" {
                     tag_changelog_names(&base)
                 } else {
@@ -882,15 +1091,25 @@ fn run_seeds(
             if let Err(e) = timed(ph, "java-commit", || {
                 jvm.call(json!({"cmd": "commit-and-expire", "dir": o, "seed": seed}))
             }) {
-                failures.push(format!(
-                    "{tag}: Java cannot commit and expire after our run: {e}"
-                ));
+                // Java failing the same way on its own copy is Java's state, not ours.
+                let theirs = jvm.call(json!({"cmd": "commit-and-expire", "dir": j, "seed": seed}));
+                match theirs {
+                    Err(t) if first_line(&t) == first_line(&e).replace("-ours.db/", "-java.db/") => {
+                        *classified.entry("java-cannot-commit-on-its-own-copy").or_default() += 1;
+                    }
+                    _ => failures.push(format!(
+                        "{tag}: Java cannot commit and expire after our run (it can on its own copy): {e}"
+                    )),
+                }
             }
             let _ = std::fs::remove_dir_all(&j);
             let _ = std::fs::remove_dir_all(&o);
         }
         let _ = std::fs::remove_dir_all(&dir);
         // Progress, so that a long run cut short still says what it covered.
+        for f in &failures[failures_before..] {
+            eprintln!("FAILURE {f}");
+        }
         eprintln!(
             "seed {seed} done: {} operations {:?}, {} failures, classified {:?}, time {:?}",
             out.runs,

@@ -39,6 +39,9 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -128,6 +131,8 @@ public final class Harness {
                 return read(req.path("dir").asText(), req.path("full").asBoolean(false));
             case "clean":
                 return clean(req.path("dir").asText(), req.path("op").asText(), req.path("settings"));
+            case "times":
+                return times(req.path("dir").asText());
             case "commit-and-expire":
                 return commitAndExpire(req.path("dir").asText(), req.path("seed").asLong());
             default:
@@ -146,6 +151,10 @@ public final class Harness {
         String mergeEngine = "deduplicate";
         boolean deletionVectors;
         String format;
+        /** Drawn from a second generator, so that the main history of a seed stays as it was. */
+        boolean autoTags;
+        boolean statistics;
+        boolean iceberg;
 
         ObjectNode json() {
             ObjectNode n = JSON.createObjectNode();
@@ -156,6 +165,9 @@ public final class Harness {
             n.put("merge_engine", mergeEngine);
             n.put("deletion_vectors", deletionVectors);
             n.put("format", format);
+            n.put("auto_tags", autoTags);
+            n.put("statistics", statistics);
+            n.put("iceberg", iceberg);
             return n;
         }
     }
@@ -213,6 +225,14 @@ public final class Harness {
         }
         b.option("bucket", String.valueOf(s.bucket));
         b.option("file.format", s.format);
+        if (s.autoTags) {
+            // A tag of the day after every batch commit, replaced by the next one.
+            b.option("tag.automatic-creation", "batch");
+            b.option("tag.default-time-retained", "1 d");
+        }
+        if (s.iceberg) {
+            b.option("metadata.iceberg.storage", "table-location");
+        }
         return b.build();
     }
 
@@ -273,6 +293,12 @@ public final class Harness {
         ROWS_BY_PLAN.clear();
         Random rnd = new Random(seed);
         Shape s = shape(rnd);
+        // Features added after the first histories: drawn apart, so a seed without them writes
+        // the history it wrote before.
+        Random extra = new Random(new java.util.SplittableRandom(seed).nextLong());
+        s.autoTags = extra.nextInt(4) == 0;
+        s.statistics = extra.nextInt(4) == 0;
+        s.iceberg = extra.nextInt(4) == 0;
         LocalFileIO io = LocalFileIO.create();
         Path path = new Path(new File(dir).toURI().toString());
         new SchemaManager(io, path).createTable(schema(s));
@@ -321,7 +347,15 @@ public final class Harness {
                     long id = 1 + (long) rnd.nextInt(latest.intValue());
                     if (target.snapshotManager().snapshotExists(id)) {
                         String name = (targetName.equals("main") ? "t" : targetName + "-t") + step;
-                        target.createTag(name, id);
+                        if (extra.nextInt(3) == 0) {
+                            // A tag with its own time retention: past already, or a day.
+                            target.createTag(
+                                    name,
+                                    id,
+                                    Duration.ofMillis(extra.nextBoolean() ? 1 : 86_400_000L));
+                        } else {
+                            target.createTag(name, id);
+                        }
                         if (targetName.equals("main")) {
                             tags.add(name);
                         }
@@ -334,8 +368,12 @@ public final class Harness {
                     branches.add(name);
                 } else if (dice < 91 && !consumerMade) {
                     op = "consumer";
-                    consume(main, rnd);
+                    consume(main, rnd, "c" + rnd.nextInt(3));
                     consumerMade = true;
+                    int more = extra.nextInt(3);
+                    for (int i = 0; i < more; i++) {
+                        consume(main, extra, "x" + i);
+                    }
                 } else if (dice < 94) {
                     op = "killed-writer";
                     killedWriter(target, rnd, s);
@@ -348,6 +386,15 @@ public final class Harness {
                 notes.add("step " + step + ": " + e);
             }
             stats.merge(op, 1, Integer::sum);
+            if (s.statistics && targetName.equals("main") && extra.nextInt(6) == 0) {
+                try {
+                    if (commitStatistics(main)) {
+                        stats.merge("statistics", 1, Integer::sum);
+                    }
+                } catch (Exception e) {
+                    notes.add("step " + step + " statistics: " + e);
+                }
+            }
         }
         // A decoupled changelog lifecycle: Java's own expiry keeps changelogs longer than
         // snapshots, leaving long-lived changelog files behind.
@@ -462,9 +509,9 @@ public final class Harness {
         }
     }
 
-    private static void consume(FileStoreTable table, Random rnd) throws Exception {
+    private static void consume(FileStoreTable table, Random rnd, String id) throws Exception {
         Map<String, String> opts = new HashMap<>();
-        opts.put("consumer-id", "c" + rnd.nextInt(3));
+        opts.put("consumer-id", id);
         FileStoreTable t = table.copy(opts);
         StreamTableScan scan = t.newReadBuilder().newStreamScan();
         int plans = 1 + rnd.nextInt(3);
@@ -475,6 +522,25 @@ public final class Harness {
         if (next != null) {
             scan.notifyCheckpointComplete(next);
         }
+    }
+
+    /** An ANALYZE commit: statistics of the latest snapshot in a statistics file. */
+    private static boolean commitStatistics(FileStoreTable table) throws Exception {
+        Snapshot latest = table.snapshotManager().latestSnapshot();
+        if (latest == null) {
+            return false;
+        }
+        org.apache.paimon.stats.Statistics st =
+                new org.apache.paimon.stats.Statistics(
+                        latest.id(),
+                        latest.schemaId(),
+                        latest.totalRecordCount(),
+                        1000L + latest.id());
+        try (org.apache.paimon.operation.FileStoreCommit c =
+                table.store().newCommit("stats-" + latest.id(), table)) {
+            c.commitStatistics(st, BatchWriteBuilder.COMMIT_IDENTIFIER);
+        }
+        return true;
     }
 
     /** Writes files and never commits them, as a writer killed before its commit. */
@@ -780,6 +846,54 @@ public final class Harness {
                     }
                     break;
                 }
+            case "expire-tags":
+                {
+                    // As Java's expire_tags procedure.
+                    org.apache.paimon.tag.TagTimeExpire e =
+                            table.store().newTagAutoManager(table).getTagTimeExpire();
+                    if (e == null) {
+                        throw new IllegalStateException("no TagTimeExpire for this table");
+                    }
+                    JsonNode cut = st.get("older_than_ms");
+                    if (cut != null && !cut.isNull()) {
+                        e.withOlderThanTime(localTime(cut.asLong()));
+                    }
+                    ArrayNode names = reply.putArray("expired_tags");
+                    e.expire().forEach(names::add);
+                    break;
+                }
+            case "expire-consumers":
+                {
+                    // As the expiry at commit: consumers not advanced for the expiration time.
+                    long ms = st.path("expiration_ms").asLong();
+                    new org.apache.paimon.consumer.ConsumerManager(io, table.location())
+                            .expire(LocalDateTime.now().minus(Duration.ofMillis(ms)));
+                    break;
+                }
+            case "expire-partitions":
+                {
+                    // Partition expiry by update time, the cut-off given as an epoch-ms time.
+                    long cut = st.path("cutoff_ms").asLong();
+                    Map<String, String> o = new HashMap<>();
+                    o.put("partition.expiration-strategy", "update-time");
+                    o.put("partition.expiration-check-interval", "1 ms");
+                    o.put(
+                            "partition.expiration-time",
+                            Math.max(1, System.currentTimeMillis() - cut) + " ms");
+                    FileStoreTable t = table.copy(o);
+                    org.apache.paimon.operation.PartitionExpire pe =
+                            t.store().newPartitionExpire("partition-expire", t);
+                    if (pe == null) {
+                        throw new IllegalStateException("no PartitionExpire for this table");
+                    }
+                    Thread.sleep(5);
+                    List<Map<String, String>> dropped = pe.expire(BatchWriteBuilder.COMMIT_IDENTIFIER);
+                    ArrayNode parts = reply.putArray("dropped");
+                    if (dropped != null) {
+                        dropped.forEach(d -> parts.add(String.valueOf(new TreeMap<>(d))));
+                    }
+                    break;
+                }
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
@@ -790,6 +904,44 @@ public final class Harness {
             e.put("kind", d[1]);
         }
         return reply;
+    }
+
+    private static LocalDateTime localTime(long epochMs) {
+        return LocalDateTime.ofInstant(Instant.ofEpochMilli(epochMs), ZoneId.systemDefault());
+    }
+
+    /**
+     * The times the test places its cut-offs between: each main-branch tag's creation time and
+     * each partition's last file creation time (what update-time partition expiry compares),
+     * epoch ms in the system time zone, as Java compares them.
+     */
+    private static ObjectNode times(String dir) throws Exception {
+        FileStoreTable table = open(LocalFileIO.create(), dir);
+        ObjectNode reply = JSON.createObjectNode();
+        ObjectNode tags = reply.putObject("tags");
+        for (Map.Entry<String, org.apache.paimon.tag.Tag> e :
+                tagsByName(table).entrySet()) {
+            LocalDateTime t = e.getValue().getTagCreateTime();
+            if (t != null) {
+                tags.put(e.getKey(), t.atZone(ZoneId.systemDefault()).toInstant().toEpochMilli());
+            }
+        }
+        ArrayNode parts = reply.putArray("partitions");
+        if (!table.partitionKeys().isEmpty() && table.snapshotManager().latestSnapshot() != null) {
+            for (org.apache.paimon.manifest.PartitionEntry p :
+                    table.newSnapshotReader().partitionEntries()) {
+                parts.add(p.lastFileCreationTime());
+            }
+        }
+        return reply;
+    }
+
+    private static Map<String, org.apache.paimon.tag.Tag> tagsByName(FileStoreTable table) {
+        Map<String, org.apache.paimon.tag.Tag> out = new TreeMap<>();
+        for (String name : table.tagManager().allTagNames()) {
+            out.put(name, table.tagManager().getOrThrow(name));
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- commit-and-expire
