@@ -766,6 +766,42 @@ fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or("").to_owned()
 }
 
+/// The pyiceberg interpreter (`PAIMON_ICEBERG_PYTHON`, else the venv scripts/setup-pyiceberg.sh
+/// makes), or None: the Iceberg reads are then skipped, and the run says so.
+fn iceberg_python() -> Option<String> {
+    if let Ok(p) = std::env::var("PAIMON_ICEBERG_PYTHON") {
+        return Some(p);
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-iceberg/bin/python");
+    p.exists().then(|| p.to_string_lossy().into_owned())
+}
+
+/// pyiceberg's read of the latest Iceberg metadata of `table`: `{rows, hash, version}` or
+/// `{error}`.
+fn iceberg_read(python: &str, table: &Path) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/java-reference/iceberg_read.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(table)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        json!({"error": format!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))})
+    })
+}
+
+/// pyiceberg's read of our copy `o`: the Iceberg metadata names files by the absolute paths
+/// of the table it was written in (`base`), so `o` takes `base`'s place for the read.
+fn iceberg_read_in_place(python: &str, base: &Path, o: &Path) -> Value {
+    let keep = base.with_extension("keep");
+    std::fs::rename(base, &keep).unwrap();
+    std::fs::rename(o, base).unwrap();
+    let v = iceberg_read(python, base);
+    std::fs::rename(base, o).unwrap();
+    std::fs::rename(&keep, base).unwrap();
+    v
+}
+
 /// `PAIMON_JAVA_OPS=a,b`: run only these operations (all by default).
 fn only_ops() -> Option<Vec<String>> {
     std::env::var("PAIMON_JAVA_OPS")
@@ -903,6 +939,25 @@ fn run_seeds(
                 failures.push(format!("seed {seed}: Java cannot read its own {k}: {v}"));
             }
         }
+        // Iceberg-compatible seeds: what pyiceberg reads before any operation.
+        let ice_python = if w["shape"]["iceberg"] == json!(true) {
+            let p = iceberg_python();
+            if p.is_none() {
+                eprintln!("seed {seed}: Iceberg-compatible, pyiceberg not set up (scripts/setup-pyiceberg.sh): not read");
+            }
+            p
+        } else {
+            None
+        };
+        let ice_before = ice_python.as_ref().map(|py| iceberg_read(py, &base));
+        if let Some(b) = &ice_before {
+            eprintln!("seed {seed}: pyiceberg reads {b}");
+            if b.get("error").is_some() {
+                *classified
+                    .entry("pyiceberg-cannot-read-java-output")
+                    .or_default() += 1;
+            }
+        }
         let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
         let times = jvm
             .call(json!({"cmd": "times", "dir": base}))
@@ -1012,6 +1067,18 @@ fn run_seeds(
                 for k in a["versions"].as_object().unwrap().keys() {
                     if !before.contains_key(k) && after["versions"].get(k).is_none() {
                         failures.push(format!("{tag}: Java's operation added {k}, ours did not"));
+                    }
+                }
+            }
+            // pyiceberg reads our copy's latest Iceberg metadata: the rows it read before.
+            // (When we deleted nothing, the copy is the table pyiceberg already read.)
+            if let (Some(py), Some(b)) = (&ice_python, &ice_before) {
+                if b.get("error").is_none() && !oset.is_empty() {
+                    let a = timed(ph, "pyiceberg", || iceberg_read_in_place(py, &base, &o));
+                    if a != *b {
+                        failures.push(format!(
+                            "{tag}: pyiceberg reads {a} after our run, {b} before"
+                        ));
                     }
                 }
             }
