@@ -28,12 +28,21 @@ def main() -> None:
                 raise
             # Paimon's data files carry no Iceberg field ids, and Paimon's metadata sets no
             # name mapping: read with the mapping of the Iceberg schema, by column name.
-            from pyiceberg.table.name_mapping import create_mapping_from_schema
+            from pyiceberg.table.name_mapping import (
+                MappedField,
+                NameMapping,
+                create_mapping_from_schema,
+            )
 
+            fields = list(create_mapping_from_schema(t.schema()))
+            # Primary-key tables' files also hold Paimon's system columns (the key copies,
+            # sequence number, row kind): mapped to ids no Iceberg column has, so not read.
+            system = ["_SEQUENCE_NUMBER", "_VALUE_KIND"]
+            system += ["_KEY_" + f.name for f in t.schema().fields]
+            top = max([f.field_id for f in fields] + [0]) + 100000
+            fields += [MappedField(field_id=top + i, names=[n]) for i, n in enumerate(system)]
             props = dict(t.metadata.properties)
-            props["schema.name-mapping.default"] = create_mapping_from_schema(
-                t.schema()
-            ).model_dump_json()
+            props["schema.name-mapping.default"] = NameMapping(fields).model_dump_json()
             t.metadata = t.metadata.model_copy(update={"properties": props})
             rows = t.scan().to_arrow().to_pylist()
             mapped = True
