@@ -126,7 +126,8 @@ public final class Harness {
                         req.path("seed").asLong(),
                         req.path("dir").asText(),
                         req.path("size").asInt(40),
-                        req.path("decoupled").asText("all"));
+                        req.path("decoupled").asText("all"),
+                        req.path("extras").asBoolean(true));
             case "read":
                 return read(req.path("dir").asText(), req.path("full").asBoolean(false));
             case "clean":
@@ -288,17 +289,17 @@ public final class Harness {
      * decoupled} = "all", or "none-only" for tables whose changelog producer is none) maybe a
      * Java expiry that keeps changelogs longer than snapshots.
      */
-    private static ObjectNode write(long seed, String dir, int size, String decoupled)
-            throws Exception {
+    private static ObjectNode write(
+            long seed, String dir, int size, String decoupled, boolean extras) throws Exception {
         ROWS_BY_PLAN.clear();
         Random rnd = new Random(seed);
         Shape s = shape(rnd);
         // Features added after the first histories: drawn apart, so a seed without them writes
         // the history it wrote before.
         Random extra = new Random(new java.util.SplittableRandom(seed).nextLong());
-        s.autoTags = extra.nextInt(4) == 0;
-        s.statistics = extra.nextInt(4) == 0;
-        s.iceberg = extra.nextInt(4) == 0;
+        s.autoTags = extra.nextInt(4) == 0 && extras;
+        s.statistics = extra.nextInt(4) == 0 && extras;
+        s.iceberg = extra.nextInt(4) == 0 && extras;
         LocalFileIO io = LocalFileIO.create();
         Path path = new Path(new File(dir).toURI().toString());
         new SchemaManager(io, path).createTable(schema(s));
@@ -347,7 +348,7 @@ public final class Harness {
                     long id = 1 + (long) rnd.nextInt(latest.intValue());
                     if (target.snapshotManager().snapshotExists(id)) {
                         String name = (targetName.equals("main") ? "t" : targetName + "-t") + step;
-                        if (extra.nextInt(3) == 0) {
+                        if (extra.nextInt(3) == 0 && extras) {
                             // A tag with its own time retention: past already, or a day.
                             target.createTag(
                                     name,
@@ -370,7 +371,7 @@ public final class Harness {
                     op = "consumer";
                     consume(main, rnd, "c" + rnd.nextInt(3));
                     consumerMade = true;
-                    int more = extra.nextInt(3);
+                    int more = extras ? extra.nextInt(3) : 0;
                     for (int i = 0; i < more; i++) {
                         consume(main, extra, "x" + i);
                     }
