@@ -397,6 +397,19 @@ public final class Harness {
                 }
             }
         }
+        // Every history gets consumers (consumer expiry runs on every seed): when none was
+        // made among the steps, one to three streaming reads now.
+        if (!consumerMade && extras) {
+            int n = 1 + extra.nextInt(3);
+            for (int i = 0; i < n; i++) {
+                try {
+                    consume(main, extra, "y" + i);
+                    stats.merge("consumer", 1, Integer::sum);
+                } catch (Exception e) {
+                    notes.add("consumer y" + i + ": " + e);
+                }
+            }
+        }
         // A decoupled changelog lifecycle: Java's own expiry keeps changelogs longer than
         // snapshots, leaving long-lived changelog files behind.
         boolean decouple =
