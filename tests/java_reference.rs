@@ -2,16 +2,18 @@
 //!
 //! One JVM (the harness in tests/java-reference, built by scripts/setup-java-reference.sh)
 //! writes a random table history per seed through Paimon's Java write API. For each seed and
-//! operation (snapshot expiry, changelog expiry, tag deletion, orphan removal) two identical
-//! copies are made: Java runs its operation on one, the `paimon-cleanup` CLI on the other with
-//! the same settings. Then (a) Java reads every version still on our copy: the rows must equal
-//! what Java read before (zero tolerance); (b) the deleted sets are compared, and every
-//! difference must have a reason from the table in docs/java-differences.md; (c) Java commits
-//! again and expires on our copy without error.
+//! operation (snapshot expiry, changelog expiry, tag deletion, orphan removal, tag expiry,
+//! consumer expiry, partition expiry) two identical copies are made: Java runs its operation on
+//! one, the `paimon-cleanup` CLI on the other with the same settings. Then (a) Java reads every
+//! version still on our copy: the rows must equal what Java read before (zero tolerance), and
+//! on Iceberg-compatible tables pyiceberg reads the Iceberg metadata with the same rows; (b) the
+//! deleted sets are compared, and every difference must have a reason from the table in
+//! docs/java-differences.md; (c) Java commits again and expires on our copy without error.
 //!
 //! `PAIMON_JAVA_SEEDS` (default 20), `PAIMON_JAVA_FIRST_SEED` (default 1) and
-//! `PAIMON_JAVA_SIZE` (commits per history, default 30) size the run; `PAIMON_REQUIRE_JAVA=1`
-//! turns a missing harness into a failure instead of a skip.
+//! `PAIMON_JAVA_SIZE` (write steps per history, default 30) size the run; `PAIMON_JAVA_OPS`
+//! picks operations; `PAIMON_REQUIRE_JAVA=1` turns a missing harness into a failure instead of
+//! a skip. The other knobs are in docs/java-differences.md.
 
 mod common;
 
