@@ -50,6 +50,7 @@ step "cargo clippy --lib without the cli feature" \
   cargo clippy --lib --no-default-features --features library -- -D warnings
 
 step "Paimon Java reference harness (scripts/setup-java-reference.sh)" bash scripts/setup-java-reference.sh
+step "pyiceberg for the Iceberg-compatible Java seeds (scripts/setup-pyiceberg.sh)" bash scripts/setup-pyiceberg.sh
 # Rust tests: one suite per test binary. Tests that cannot run here record why in
 # PAIMON_SKIP_LOG (tests/common: `skip`), and their binary counts as skipped.
 echo "== cargo test"

@@ -39,6 +39,9 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -123,11 +126,14 @@ public final class Harness {
                         req.path("seed").asLong(),
                         req.path("dir").asText(),
                         req.path("size").asInt(40),
-                        req.path("decoupled").asText("all"));
+                        req.path("decoupled").asText("all"),
+                        req.path("extras").asBoolean(true));
             case "read":
-                return read(req.path("dir").asText());
+                return read(req.path("dir").asText(), req.path("full").asBoolean(false));
             case "clean":
                 return clean(req.path("dir").asText(), req.path("op").asText(), req.path("settings"));
+            case "times":
+                return times(req.path("dir").asText());
             case "commit-and-expire":
                 return commitAndExpire(req.path("dir").asText(), req.path("seed").asLong());
             default:
@@ -146,6 +152,10 @@ public final class Harness {
         String mergeEngine = "deduplicate";
         boolean deletionVectors;
         String format;
+        /** Drawn from a second generator, so that the main history of a seed stays as it was. */
+        boolean autoTags;
+        boolean statistics;
+        boolean iceberg;
 
         ObjectNode json() {
             ObjectNode n = JSON.createObjectNode();
@@ -156,6 +166,9 @@ public final class Harness {
             n.put("merge_engine", mergeEngine);
             n.put("deletion_vectors", deletionVectors);
             n.put("format", format);
+            n.put("auto_tags", autoTags);
+            n.put("statistics", statistics);
+            n.put("iceberg", iceberg);
             return n;
         }
     }
@@ -213,6 +226,14 @@ public final class Harness {
         }
         b.option("bucket", String.valueOf(s.bucket));
         b.option("file.format", s.format);
+        if (s.autoTags) {
+            // A tag of the day after every batch commit, replaced by the next one.
+            b.option("tag.automatic-creation", "batch");
+            b.option("tag.default-time-retained", "1 d");
+        }
+        if (s.iceberg) {
+            b.option("metadata.iceberg.storage", "table-location");
+        }
         return b.build();
     }
 
@@ -268,10 +289,17 @@ public final class Harness {
      * decoupled} = "all", or "none-only" for tables whose changelog producer is none) maybe a
      * Java expiry that keeps changelogs longer than snapshots.
      */
-    private static ObjectNode write(long seed, String dir, int size, String decoupled)
-            throws Exception {
+    private static ObjectNode write(
+            long seed, String dir, int size, String decoupled, boolean extras) throws Exception {
+        ROWS_BY_PLAN.clear();
         Random rnd = new Random(seed);
         Shape s = shape(rnd);
+        // Features added after the first histories: drawn apart, so a seed without them writes
+        // the history it wrote before.
+        Random extra = new Random(new java.util.SplittableRandom(seed).nextLong());
+        s.autoTags = extra.nextInt(4) == 0 && extras;
+        s.statistics = extra.nextInt(4) == 0 && extras;
+        s.iceberg = extra.nextInt(4) == 0 && extras;
         LocalFileIO io = LocalFileIO.create();
         Path path = new Path(new File(dir).toURI().toString());
         new SchemaManager(io, path).createTable(schema(s));
@@ -320,7 +348,15 @@ public final class Harness {
                     long id = 1 + (long) rnd.nextInt(latest.intValue());
                     if (target.snapshotManager().snapshotExists(id)) {
                         String name = (targetName.equals("main") ? "t" : targetName + "-t") + step;
-                        target.createTag(name, id);
+                        if (extra.nextInt(3) == 0 && extras) {
+                            // A tag with its own time retention: past already, or a day.
+                            target.createTag(
+                                    name,
+                                    id,
+                                    Duration.ofMillis(extra.nextBoolean() ? 1 : 86_400_000L));
+                        } else {
+                            target.createTag(name, id);
+                        }
                         if (targetName.equals("main")) {
                             tags.add(name);
                         }
@@ -333,8 +369,12 @@ public final class Harness {
                     branches.add(name);
                 } else if (dice < 91 && !consumerMade) {
                     op = "consumer";
-                    consume(main, rnd);
+                    consume(main, rnd, "c" + rnd.nextInt(3));
                     consumerMade = true;
+                    int more = extras ? extra.nextInt(3) : 0;
+                    for (int i = 0; i < more; i++) {
+                        consume(main, extra, "x" + i);
+                    }
                 } else if (dice < 94) {
                     op = "killed-writer";
                     killedWriter(target, rnd, s);
@@ -347,6 +387,28 @@ public final class Harness {
                 notes.add("step " + step + ": " + e);
             }
             stats.merge(op, 1, Integer::sum);
+            if (s.statistics && targetName.equals("main") && extra.nextInt(6) == 0) {
+                try {
+                    if (commitStatistics(main)) {
+                        stats.merge("statistics", 1, Integer::sum);
+                    }
+                } catch (Exception e) {
+                    notes.add("step " + step + " statistics: " + e);
+                }
+            }
+        }
+        // Every history gets consumers (consumer expiry runs on every seed): when none was
+        // made among the steps, one to three streaming reads now.
+        if (!consumerMade && extras) {
+            int n = 1 + extra.nextInt(3);
+            for (int i = 0; i < n; i++) {
+                try {
+                    consume(main, extra, "y" + i);
+                    stats.merge("consumer", 1, Integer::sum);
+                } catch (Exception e) {
+                    notes.add("consumer y" + i + ": " + e);
+                }
+            }
         }
         // A decoupled changelog lifecycle: Java's own expiry keeps changelogs longer than
         // snapshots, leaving long-lived changelog files behind.
@@ -461,9 +523,9 @@ public final class Harness {
         }
     }
 
-    private static void consume(FileStoreTable table, Random rnd) throws Exception {
+    private static void consume(FileStoreTable table, Random rnd, String id) throws Exception {
         Map<String, String> opts = new HashMap<>();
-        opts.put("consumer-id", "c" + rnd.nextInt(3));
+        opts.put("consumer-id", id);
         FileStoreTable t = table.copy(opts);
         StreamTableScan scan = t.newReadBuilder().newStreamScan();
         int plans = 1 + rnd.nextInt(3);
@@ -474,6 +536,25 @@ public final class Harness {
         if (next != null) {
             scan.notifyCheckpointComplete(next);
         }
+    }
+
+    /** An ANALYZE commit: statistics of the latest snapshot in a statistics file. */
+    private static boolean commitStatistics(FileStoreTable table) throws Exception {
+        Snapshot latest = table.snapshotManager().latestSnapshot();
+        if (latest == null) {
+            return false;
+        }
+        org.apache.paimon.stats.Statistics st =
+                new org.apache.paimon.stats.Statistics(
+                        latest.id(),
+                        latest.schemaId(),
+                        latest.totalRecordCount(),
+                        1000L + latest.id());
+        try (org.apache.paimon.operation.FileStoreCommit c =
+                table.store().newCommit("stats-" + latest.id(), table)) {
+            c.commitStatistics(st, BatchWriteBuilder.COMMIT_IDENTIFIER);
+        }
+        return true;
     }
 
     /** Writes files and never commits them, as a writer killed before its commit. */
@@ -528,11 +609,25 @@ public final class Harness {
         return out;
     }
 
-    private static ObjectNode read(String dir) throws Exception {
+    /**
+     * The digest of the rows of a read plan, by the plan's fingerprint (the data and deletion
+     * files it reads, relative to the table, with their sizes), for the tables of the seed being
+     * run. Data and deletion files never change once written, so a plan whose files are all on
+     * disk with the same sizes reads the rows an identical plan read before.
+     */
+    private static final Map<String, ObjectNode> ROWS_BY_PLAN = new HashMap<>();
+
+    private static ObjectNode read(String dir, boolean full) throws Exception {
         LocalFileIO io = LocalFileIO.create();
         FileStoreTable main = open(io, dir);
+        // Manifests read once per request: nothing changes the table during one read.
+        org.apache.paimon.utils.SegmentsCache<Path> manifests =
+                org.apache.paimon.utils.SegmentsCache.create(
+                        org.apache.paimon.options.MemorySize.ofMebiBytes(256), Long.MAX_VALUE);
+        main.setManifestCache(manifests);
         ObjectNode versions = JSON.createObjectNode();
-        readBranch(main, new File(dir), "main", versions);
+        ReadCtx ctx = new ReadCtx(new File(dir).toURI().getPath(), full);
+        readBranch(main, new File(dir), "main", versions, ctx);
         File branchDir = new File(dir, "branch");
         String[] bs = branchDir.list();
         if (bs != null) {
@@ -540,20 +635,91 @@ public final class Harness {
             for (String b : bs) {
                 if (b.startsWith("branch-")) {
                     String name = b.substring("branch-".length());
-                    readBranch(main.switchToBranch(name), new File(branchDir, b), name, versions);
+                    FileStoreTable bt = main.switchToBranch(name);
+                    bt.setManifestCache(manifests);
+                    readBranch(
+                            bt,
+                            new File(branchDir, b),
+                            name,
+                            versions,
+                            ctx);
                 }
             }
         }
         ObjectNode reply = JSON.createObjectNode();
         reply.set("versions", versions);
+        reply.put("planned", ctx.planned);
+        reply.put("read_in_full", ctx.readInFull);
         return reply;
     }
 
-    private static void readBranch(FileStoreTable table, File root, String branch, ObjectNode out) {
+    /** What one read request shares: the table root, whether to skip the plan cache, counts. */
+    private static final class ReadCtx {
+        final String root;
+        final boolean full;
+        int planned;
+        int readInFull;
+
+        ReadCtx(String root, boolean full) {
+            this.root = root.endsWith("/") ? root : root + "/";
+            this.full = full;
+        }
+
+        /** A path (URI or absolute) relative to the table root. */
+        String rel(String path) {
+            String p = path.startsWith("file:") ? new Path(path).toUri().getPath() : path;
+            return p.startsWith(root) ? p.substring(root.length()) : p;
+        }
+    }
+
+    /**
+     * The fingerprint of a plan: every data file and deletion file it reads, relative to the
+     * table, with its size; null when one of them is not on disk with that size (the plan must
+     * then be read, and its error reported).
+     */
+    private static String fingerprint(List<Split> splits, long schemaId, ReadCtx ctx)
+            throws Exception {
+        List<String> parts = new ArrayList<>();
+        parts.add("schema " + schemaId);
+        for (Split split : splits) {
+            if (!(split instanceof org.apache.paimon.table.source.DataSplit)) {
+                return null;
+            }
+            org.apache.paimon.table.source.DataSplit ds =
+                    (org.apache.paimon.table.source.DataSplit) split;
+            for (org.apache.paimon.io.DataFileMeta f : ds.dataFiles()) {
+                String path =
+                        f.externalPath().orElse(ds.bucketPath() + "/" + f.fileName());
+                File file = new File(new Path(path).toUri().getPath());
+                if (!file.isFile() || file.length() != f.fileSize()) {
+                    return null;
+                }
+                parts.add("data " + ctx.rel(path) + " " + f.fileSize());
+            }
+            if (ds.deletionFiles().isPresent()) {
+                for (org.apache.paimon.table.source.DeletionFile d : ds.deletionFiles().get()) {
+                    if (d == null) {
+                        parts.add("dv none");
+                        continue;
+                    }
+                    File file = new File(new Path(d.path()).toUri().getPath());
+                    if (!file.isFile() || file.length() < d.offset() + d.length()) {
+                        return null;
+                    }
+                    parts.add("dv " + ctx.rel(d.path()) + " " + d.offset() + " " + d.length());
+                }
+            }
+        }
+        Collections.sort(parts);
+        return String.join("\n", parts);
+    }
+
+    private static void readBranch(
+            FileStoreTable table, File root, String branch, ObjectNode out, ReadCtx ctx) {
         for (long id : ids(new File(root, "snapshot"), "snapshot-")) {
             ObjectNode n;
             try {
-                n = digest(table, table.snapshotManager().snapshot(id));
+                n = digest(table, table.snapshotManager().snapshot(id), ctx);
             } catch (Throwable e) {
                 n = JSON.createObjectNode().put("error", String.valueOf(e));
             }
@@ -562,7 +728,7 @@ public final class Harness {
         for (String tag : names(new File(root, "tag"), "tag-")) {
             ObjectNode n;
             try {
-                n = digest(table, table.tagManager().getOrThrow(tag).trimToSnapshot());
+                n = digest(table, table.tagManager().getOrThrow(tag).trimToSnapshot(), ctx);
             } catch (Throwable e) {
                 n = JSON.createObjectNode().put("error", String.valueOf(e));
             }
@@ -570,14 +736,30 @@ public final class Harness {
         }
     }
 
-    /** The row count and a hash of the sorted rows of one version (null: the latest). */
-    private static ObjectNode digest(FileStoreTable t, Snapshot snapshot) {
+    /**
+     * The row count and a hash of the sorted rows of one version (null: the latest). Every
+     * version is planned from its snapshot, manifest list and manifests; with a context, a plan
+     * whose files an identical plan of this seed already read in full reuses that digest.
+     */
+    private static ObjectNode digest(FileStoreTable t, Snapshot snapshot, ReadCtx ctx) {
         ObjectNode n = JSON.createObjectNode();
         try {
             List<Split> splits =
                     snapshot == null
                             ? t.newReadBuilder().newScan().plan().splits()
                             : t.newSnapshotReader().withSnapshot(snapshot).read().splits();
+            String key = null;
+            if (ctx != null) {
+                ctx.planned++;
+                if (!ctx.full && snapshot != null) {
+                    key = fingerprint(splits, snapshot.schemaId(), ctx);
+                    ObjectNode known = key == null ? null : ROWS_BY_PLAN.get(key);
+                    if (known != null) {
+                        return known.deepCopy();
+                    }
+                }
+                ctx.readInFull++;
+            }
             List<String> rows = new ArrayList<>();
             InternalRow.FieldGetter[] getters =
                     new InternalRow.FieldGetter[t.rowType().getFieldCount()];
@@ -606,6 +788,9 @@ public final class Harness {
             }
             n.put("rows", rows.size());
             n.put("hash", hex.toString());
+            if (key != null) {
+                ROWS_BY_PLAN.put(key, n.deepCopy());
+            }
         } catch (Throwable e) {
             n.put("error", String.valueOf(e));
         }
@@ -675,6 +860,54 @@ public final class Harness {
                     }
                     break;
                 }
+            case "expire-tags":
+                {
+                    // As Java's expire_tags procedure.
+                    org.apache.paimon.tag.TagTimeExpire e =
+                            table.store().newTagAutoManager(table).getTagTimeExpire();
+                    if (e == null) {
+                        throw new IllegalStateException("no TagTimeExpire for this table");
+                    }
+                    JsonNode cut = st.get("older_than_ms");
+                    if (cut != null && !cut.isNull()) {
+                        e.withOlderThanTime(localTime(cut.asLong()));
+                    }
+                    ArrayNode names = reply.putArray("expired_tags");
+                    e.expire().forEach(names::add);
+                    break;
+                }
+            case "expire-consumers":
+                {
+                    // As the expiry at commit: consumers not advanced for the expiration time.
+                    long ms = st.path("expiration_ms").asLong();
+                    new org.apache.paimon.consumer.ConsumerManager(io, table.location())
+                            .expire(LocalDateTime.now().minus(Duration.ofMillis(ms)));
+                    break;
+                }
+            case "expire-partitions":
+                {
+                    // Partition expiry by update time, the cut-off given as an epoch-ms time.
+                    long cut = st.path("cutoff_ms").asLong();
+                    Map<String, String> o = new HashMap<>();
+                    o.put("partition.expiration-strategy", "update-time");
+                    o.put("partition.expiration-check-interval", "1 ms");
+                    o.put(
+                            "partition.expiration-time",
+                            Math.max(1, System.currentTimeMillis() - cut) + " ms");
+                    FileStoreTable t = table.copy(o);
+                    org.apache.paimon.operation.PartitionExpire pe =
+                            t.store().newPartitionExpire("partition-expire", t);
+                    if (pe == null) {
+                        throw new IllegalStateException("no PartitionExpire for this table");
+                    }
+                    Thread.sleep(5);
+                    List<Map<String, String>> dropped = pe.expire(BatchWriteBuilder.COMMIT_IDENTIFIER);
+                    ArrayNode parts = reply.putArray("dropped");
+                    if (dropped != null) {
+                        dropped.forEach(d -> parts.add(String.valueOf(new TreeMap<>(d))));
+                    }
+                    break;
+                }
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
@@ -685,6 +918,44 @@ public final class Harness {
             e.put("kind", d[1]);
         }
         return reply;
+    }
+
+    private static LocalDateTime localTime(long epochMs) {
+        return LocalDateTime.ofInstant(Instant.ofEpochMilli(epochMs), ZoneId.systemDefault());
+    }
+
+    /**
+     * The times the test places its cut-offs between: each main-branch tag's creation time and
+     * each partition's last file creation time (what update-time partition expiry compares),
+     * epoch ms in the system time zone, as Java compares them.
+     */
+    private static ObjectNode times(String dir) throws Exception {
+        FileStoreTable table = open(LocalFileIO.create(), dir);
+        ObjectNode reply = JSON.createObjectNode();
+        ObjectNode tags = reply.putObject("tags");
+        for (Map.Entry<String, org.apache.paimon.tag.Tag> e :
+                tagsByName(table).entrySet()) {
+            LocalDateTime t = e.getValue().getTagCreateTime();
+            if (t != null) {
+                tags.put(e.getKey(), t.atZone(ZoneId.systemDefault()).toInstant().toEpochMilli());
+            }
+        }
+        ArrayNode parts = reply.putArray("partitions");
+        if (!table.partitionKeys().isEmpty() && table.snapshotManager().latestSnapshot() != null) {
+            for (org.apache.paimon.manifest.PartitionEntry p :
+                    table.newSnapshotReader().partitionEntries()) {
+                parts.add(p.lastFileCreationTime());
+            }
+        }
+        return reply;
+    }
+
+    private static Map<String, org.apache.paimon.tag.Tag> tagsByName(FileStoreTable table) {
+        Map<String, org.apache.paimon.tag.Tag> out = new TreeMap<>();
+        for (String name : table.tagManager().allTagNames()) {
+            out.put(name, table.tagManager().getOrThrow(name));
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- commit-and-expire
@@ -718,7 +989,7 @@ public final class Harness {
         ObjectNode reply = JSON.createObjectNode();
         reply.put("expired", expired);
         reply.put("latest", table.snapshotManager().latestSnapshotId());
-        ObjectNode latest = digest(open(io, dir), null);
+        ObjectNode latest = digest(open(io, dir), null, null);
         reply.set("latest_read", latest);
         if (latest.has("error")) {
             throw new IllegalStateException("reading the latest snapshot: " + latest);
