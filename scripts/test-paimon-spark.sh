@@ -7,9 +7,9 @@
 # case):
 #   * the deleted sets are compared; every difference needs a reason of docs/java-differences.md;
 #   * our --json report lists exactly the files that left our copy;
-#   * Paimon's Spark SQL reads every snapshot, tag and branch left on our copy with the same
-#     rows as before our run (row count and a hash of the multiset of rows; for generated tables, whose data files
-#     hold no rows, of the `$files` rows: every file a version plans);
+#   * Paimon's Spark SQL reads every snapshot, tag and branch left on our copy with the rows it
+#     reads from the untouched copy (row count and a hash of the multiset of rows; for generated
+#     tables, whose data files hold no rows, of the `$files` rows: every file a version plans);
 #   * a negative control: a data file the latest snapshot reads is deleted from a copy, and the
 #     read check must catch it.
 # Tables (warehouse <work>/wh, database db): two paimon-gen tables (tags, a branch, changelog and

@@ -11,8 +11,12 @@ every case. A case names a table of the warehouse's database `db` that exists th
    reason of docs/java-differences.md, decided by `classify` below;
 3. our report lists exactly the files that left our copy;
 4. Paimon reads every version (snapshots, tags, branches) left on the `ours` copy and the same
-   versions of the untouched `base` copy: row count and a hash of the multiset of rows, or of the `$files`
-   rows for tables whose data files hold no rows; each must read alike, and none may fail.
+   versions of the untouched `base` copy: row count and a hash of the multiset of rows, or of
+   the `$files` rows for tables whose data files hold no rows; each must read alike, and none
+   may fail.
+
+A case with op `control` deletes a data file the latest snapshot reads instead of running ours:
+it passes only when step 4 reports it.
 
 Prints `CASE <name>: ok …` or `CASE <name>: FAILED: …` per case and writes every detail to the
 JSON file given with --out. Exit status 0 when every case passed.
@@ -254,7 +258,11 @@ def run_case(spark, wh, case):
             if victim.startswith(pre):
                 victim = victim[len(pre):]
                 break
-        victim = victim if os.path.isabs(victim) else os.path.join(odir, victim)
+        if not os.path.isabs(victim):
+            # Paimon 0.9's $files names a file by its name only: find it in the table's buckets.
+            name = os.path.basename(victim)
+            victim = next(os.path.join(d, name) for d, _, names in os.walk(odir)
+                          if name in names and "/branch/" not in d)
         os.remove(victim)
         doc = {"deletion": {"paths": [{"class": "data", "path": victim}]}}
     else:
