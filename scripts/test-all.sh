@@ -95,6 +95,7 @@ suite_add_closing_line "scripts/test-bindings.sh" "$LOGS/test-bindings.log" bind
 echo "== Spark job"
 bash scripts/test-spark.sh 2>&1 | tee "$LOGS/test-spark.log"
 suite_add_closing_line "scripts/test-spark.sh" "$LOGS/test-spark.log" spark
+bash scripts/test-paimon-spark.sh 2>&1 | tee "$LOGS/test-paimon-spark.log"; suite_add_closing_line "scripts/test-paimon-spark.sh" "$LOGS/test-paimon-spark.log" paimon-spark
 echo "== Flink jobs"
 bash scripts/test-flink.sh 2>&1 | tee "$LOGS/test-flink.log"
 suite_add_closing_line "scripts/test-flink.sh" "$LOGS/test-flink.log" flink
