@@ -147,11 +147,11 @@ pub enum Size {
     /// files, the default).
     XLarge,
     /// Metadata-heavy (manifests never merged, as old writers or misconfigured merge options
-    /// leave them): 1,000 snapshots, ~96,000 data files.
+    /// leave them): 1,000 snapshots, ~97,000 data files.
     Meta1k,
-    /// Metadata-heavy: 2,000 snapshots, ~192,000 data files.
+    /// Metadata-heavy: 2,000 snapshots, ~194,000 data files.
     Meta2k,
-    /// Metadata-heavy: 4,000 snapshots, ~384,000 data files.
+    /// Metadata-heavy: 4,000 snapshots, ~389,000 data files.
     Meta4k,
 }
 
@@ -241,9 +241,9 @@ impl GenConfig {
             Size::Medium => (1_000, 30, 128),
             Size::Large => (10_000, 100, 128),
             Size::XLarge => (100_000, 1_000, 128),
-            Size::Meta1k => (1_000, 30, 96),
-            Size::Meta2k => (2_000, 60, 96),
-            Size::Meta4k => (4_000, 120, 96),
+            Size::Meta1k => (1_000, 30, 120),
+            Size::Meta2k => (2_000, 60, 120),
+            Size::Meta4k => (4_000, 120, 120),
         };
         let never_merged = matches!(size, Size::Meta1k | Size::Meta2k | Size::Meta4k);
         let base = GenConfig::new(out);

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp CP org.paimoncleanup.ref.BenchMain expire   TABLE THREADS [OLDER_THAN_MS]
  * java -cp CP org.paimoncleanup.ref.BenchMain orphans  TABLE THREADS [OLDER_THAN_MS]
+ * java -cp CP org.paimoncleanup.ref.BenchMain orphans-list TABLE THREADS [OLDER_THAN_MS]
  * java -cp CP org.paimoncleanup.ref.BenchMain validate TABLE THREADS [STRIDE]
  * </pre>
  *
@@ -40,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * max unbounded, no expiry limit, cut-off {@code OLDER_THAN_MS}, default now), as paimon-bench's
  * expiry; {@code orphans} runs {@code LocalOrphanFilesClean} with that cut-off; both with {@code
  * file-operation.thread-num} = THREADS. The deletes are counted per kind by the file IO (counts
- * only, so the count does not add to the heap being measured). {@code validate} plans every
+ * only, so the count does not add to the heap being measured). {@code orphans-list} is its dry run, printing
+ * each path it would delete ({@code ORPHAN path}, relative to the table). {@code validate} plans every
  * version (each snapshot, tag and branch snapshot, data and changelog) and prints per-version
  * file counts: it fails on the first version Java cannot plan. With STRIDE above 1 it plans every
  * STRIDE-th snapshot of each branch (and always the first and the latest), every tag.
@@ -148,6 +150,19 @@ public final class BenchMain {
                 {
                     CleanOrphanFilesResult r =
                             new LocalOrphanFilesClean(table, olderThan, false).clean();
+                    extra.append(",\"deleted_reported\":").append(r.getDeletedFileCount());
+                    break;
+                }
+            case "orphans-list":
+                {
+                    CleanOrphanFilesResult r =
+                            new LocalOrphanFilesClean(table, olderThan, true).clean();
+                    String root = new File(dir).getAbsolutePath() + "/";
+                    for (Path p : r.getDeletedFilesPath()) {
+                        String full = p.toUri().getPath();
+                        System.out.println(
+                                "ORPHAN " + (full.startsWith(root) ? full.substring(root.length()) : full));
+                    }
                     extra.append(",\"deleted_reported\":").append(r.getDeletedFileCount());
                     break;
                 }
