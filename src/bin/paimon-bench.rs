@@ -56,10 +56,13 @@ use paimon_gen::{GenConfig, GenSummary, Generated, Size};
 #[derive(Parser)]
 #[command(name = "paimon-bench")]
 struct Cli {
-    /// expire-snapshots, remove-orphan-files, drop-partition, all, or `generate` (only make
-    /// the master table at `--table`, with orphans, and exit).
+    /// expire-snapshots, remove-orphan-files, drop-partition, all, `generate` (only make
+    /// the master table at `--table`, with orphans, and exit) or `copy` (only make a working
+    /// copy of the master at `--table` in `--work-table`, and exit).
     op: String,
-    /// small, medium, large, xlarge (10 M data files) or all (small, medium, large).
+    /// small, medium, large, xlarge (10 M data files), all (small, medium, large), one
+    /// metadata-heavy size (manifests never merged: meta-1k, meta-2k, meta-4k, 96 data files
+    /// a snapshot) or meta (those three).
     #[arg(long, default_value = "small")]
     size: String,
     /// Working directory (default: $PAIMON_BENCH_DIR or the system temp dir).
@@ -759,8 +762,31 @@ fn summarize(op: Op, size: Size, runs: &[serde_json::Value]) -> String {
     )
 }
 
+/// `copy`: a working copy of the master at `--table` in `--work-table` (data files hard-linked,
+/// every other file copied, as each run's copy), for scripts that run other engines on it.
+fn copy_only(cli: &Cli) -> Res<()> {
+    let master = cli.table.clone().ok_or("copy needs --table")?;
+    let to = cli.work_table.clone().ok_or("copy needs --work-table")?;
+    if to.exists() {
+        return Err(format!("{} exists", to.display()).into());
+    }
+    let copied = copy_table(&master, &to)?;
+    eprintln!(
+        "[copy] {} in {} s: {} data files linked, {} files ({} MB) copied",
+        to.display(),
+        secs(copied.elapsed_ms as f64),
+        copied.linked,
+        copied.copied,
+        copied.copied_bytes >> 20
+    );
+    Ok(())
+}
+
 fn main() -> Res<()> {
     let cli = Cli::parse();
+    if cli.op == "copy" {
+        return copy_only(&cli);
+    }
     let ops: Vec<Op> = match cli.op.as_str() {
         "all" => Op::ALL.to_vec(),
         "generate" => Vec::new(),
@@ -772,6 +798,7 @@ fn main() -> Res<()> {
     }
     let sizes: Vec<Size> = match cli.size.as_str() {
         "all" => vec![Size::Small, Size::Medium, Size::Large],
+        "meta" => vec![Size::Meta1k, Size::Meta2k, Size::Meta4k],
         s => vec![Size::parse(s).ok_or_else(|| format!("unknown size {s}"))?],
     };
     let base = cli

@@ -73,7 +73,9 @@ fn directories(root: &Path) -> Result<Vec<String>, String> {
 }
 
 /// Links or copies `src` to `dst` by [`is_data_path`] of `rel`; returns the bytes copied
-/// (`None` for a link).
+/// (`None` for a link). A copy keeps the source's modification time, so that which files are
+/// older than an orphan cut-off does not depend on when the copy was made (a metadata orphan
+/// copied after the cut-off would otherwise be kept in one run and deleted in the next).
 pub fn link_or_copy(rel: &str, src: &Path, dst: &Path) -> Result<Option<u64>, String> {
     if is_data_path(rel) {
         std::fs::hard_link(src, dst).map_err(|e| {
@@ -85,9 +87,17 @@ pub fn link_or_copy(rel: &str, src: &Path, dst: &Path) -> Result<Option<u64>, St
         })?;
         Ok(None)
     } else {
-        std::fs::copy(src, dst)
-            .map(Some)
-            .map_err(|e| format!("copy {} -> {}: {e}", src.display(), dst.display()))
+        let err = |e: std::io::Error| format!("copy {} -> {}: {e}", src.display(), dst.display());
+        let bytes = std::fs::copy(src, dst).map_err(err)?;
+        let modified = std::fs::metadata(src)
+            .and_then(|m| m.modified())
+            .map_err(err)?;
+        std::fs::File::options()
+            .write(true)
+            .open(dst)
+            .and_then(|f| f.set_modified(modified))
+            .map_err(err)?;
+        Ok(Some(bytes))
     }
 }
 
@@ -274,6 +284,21 @@ mod tests {
             ino(&master.join("snapshot/LATEST")),
             ino(&copy.join("snapshot/LATEST"))
         );
+        // A copied file keeps the master's modification time (orphan cut-offs).
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        let master_meta = dir.path().join("master2");
+        std::fs::create_dir_all(master_meta.join("manifest")).unwrap();
+        let orphan = master_meta.join("manifest/manifest-orphan-0");
+        std::fs::write(&orphan, b"").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&orphan)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        copy_table(&master_meta, &dir.path().join("copy2")).unwrap();
+        let copied = dir.path().join("copy2/manifest/manifest-orphan-0");
+        assert_eq!(std::fs::metadata(&copied).unwrap().modified().unwrap(), old);
         // What an operation does to its copy: unlink data files, rewrite a hint in place.
         std::fs::remove_file(copy.join(data)).unwrap();
         std::fs::write(copy.join("snapshot/LATEST"), b"2").unwrap();

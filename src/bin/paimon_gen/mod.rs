@@ -146,6 +146,13 @@ pub enum Size {
     /// 100,000 snapshots, ~10,000,000 data files (about 11.4 M inodes and 4 GB with empty data
     /// files, the default).
     XLarge,
+    /// Metadata-heavy (manifests never merged, as old writers or misconfigured merge options
+    /// leave them): 1,000 snapshots, ~97,000 data files.
+    Meta1k,
+    /// Metadata-heavy: 2,000 snapshots, ~194,000 data files.
+    Meta2k,
+    /// Metadata-heavy: 4,000 snapshots, ~389,000 data files.
+    Meta4k,
 }
 
 impl Size {
@@ -156,6 +163,9 @@ impl Size {
             "medium" => Some(Size::Medium),
             "large" => Some(Size::Large),
             "xlarge" => Some(Size::XLarge),
+            "meta-1k" => Some(Size::Meta1k),
+            "meta-2k" => Some(Size::Meta2k),
+            "meta-4k" => Some(Size::Meta4k),
             _ => None,
         }
     }
@@ -167,6 +177,9 @@ impl Size {
             Size::Medium => "medium",
             Size::Large => "large",
             Size::XLarge => "xlarge",
+            Size::Meta1k => "meta-1k",
+            Size::Meta2k => "meta-2k",
+            Size::Meta4k => "meta-4k",
         }
     }
 }
@@ -217,14 +230,34 @@ impl GenConfig {
 
     /// The benchmark table of `size` at `out`: 5 % compactions, overwrites, drops, tags, a
     /// branch, consumers, changelog and index files.
+    ///
+    /// The metadata-heavy sizes (`meta-1k`, `meta-2k`, `meta-4k`) never merge manifests
+    /// (`merge_min` unreachable, no full compaction): every snapshot's base list names every
+    /// delta manifest before it, so the lists grow with the square of the snapshots and the
+    /// manifests with the data files.
     pub fn sized(out: PathBuf, size: Size) -> Self {
         let (snapshots, partitions, files) = match size {
             Size::Small => (100, 10, 128),
             Size::Medium => (1_000, 30, 128),
             Size::Large => (10_000, 100, 128),
             Size::XLarge => (100_000, 1_000, 128),
+            Size::Meta1k => (1_000, 30, 120),
+            Size::Meta2k => (2_000, 60, 120),
+            Size::Meta4k => (4_000, 120, 120),
         };
+        let never_merged = matches!(size, Size::Meta1k | Size::Meta2k | Size::Meta4k);
+        let base = GenConfig::new(out);
         GenConfig {
+            merge_min: if never_merged {
+                u32::MAX
+            } else {
+                base.merge_min
+            },
+            full_compaction_deletes: if never_merged {
+                0
+            } else {
+                base.full_compaction_deletes
+            },
             snapshots,
             partitions,
             files_per_commit: files,
@@ -243,7 +276,7 @@ impl GenConfig {
             index: true,
             index_every: 10,
             orphans: 0,
-            ..GenConfig::new(out)
+            ..base
         }
     }
 }
