@@ -624,86 +624,6 @@ pub(crate) fn merge_bytes(a: &[u8], b: &[u8]) -> Result<Vec<u8>> {
     Ok(merged.to_bytes())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn part(plan: u64, unit: u32, seed: u64) -> Partial {
-        let mut p = Partial::of_unit(plan, unit);
-        p.dirs.push(ListedDir {
-            dir: format!("file:///t/p={}/bucket-0", seed % 3),
-            data_root: Some("file:///t".into()),
-            files: vec![Candidate {
-                name: format!("data-{seed}.orc"),
-                size: seed,
-                class: FileClass::Data,
-            }],
-        });
-        p.files_listed = seed;
-        p.referenced = seed % 4;
-        p.young = vec![seed * 3, seed * 3 + 1];
-        p.locations = vec![seed, seed * 7 + 1];
-        p.names = vec![seed ^ 5];
-        p.errors.push(format!("e{}", seed % 2));
-        p.failures.push(ReadFailure::new(
-            seed % 2 == 0,
-            &format!("manifest-{seed}"),
-            &Error::NotFound { path: "x".into() },
-        ));
-        p.deleted.push(Deleted {
-            phase: (seed % 3) as u8,
-            path: format!("f{seed}"),
-            class: FileClass::Manifest,
-            bytes: seed,
-        });
-        p.canonicalize();
-        p
-    }
-
-    #[test]
-    fn merge_is_order_and_grouping_free() {
-        let parts: Vec<Partial> = (0..6).map(|i| part(9, i, u64::from(i) * 13 + 2)).collect();
-        let all = merge_all(parts.clone()).unwrap();
-        let mut rev = parts.clone();
-        rev.reverse();
-        let (a, b) = rev.split_at(2);
-        let left = merge_all(a.to_vec()).unwrap();
-        let right = merge_all(b.to_vec()).unwrap();
-        let grouped = merge_bytes(&right.to_bytes(), &left.to_bytes()).unwrap();
-        assert_eq!(grouped, all.to_bytes());
-        assert_eq!(Partial::from_bytes(&grouped).unwrap(), all);
-        // The empty result is neutral.
-        assert_eq!(merge_bytes(&grouped, &[]).unwrap(), grouped);
-        // A unit twice, or another plan, is refused.
-        assert!(merge_all(vec![parts[0].clone(), parts[0].clone()]).is_err());
-        assert!(merge_all(vec![parts[0].clone(), part(8, 1, 1)]).is_err());
-        let f = &all.failures[0];
-        assert!(f.error().is_not_found());
-    }
-
-    #[test]
-    fn logged_names_are_serialized_with_the_others() {
-        let mut p = part(1, 0, 3);
-        let mut log = KeyLog::default();
-        log.add(&[9, 1, 9]).unwrap();
-        p.add_name_log(log.finish().unwrap());
-        // An empty log adds nothing.
-        p.add_name_log(KeyLog::default().finish().unwrap());
-        assert_eq!(p.name_logs.0.len(), 1);
-        let back = Partial::from_bytes(&p.to_bytes()).unwrap();
-        let mut expected = p.names.clone();
-        expected.extend([1, 9]);
-        canon(&mut expected);
-        assert_eq!(back.names, expected);
-        assert!(back.name_logs.is_empty());
-        // Merged results keep the logs.
-        let mut merged = Partial::default();
-        merge_into(&mut merged, p.clone()).unwrap();
-        assert_eq!(merged.name_logs, p.name_logs);
-        assert_ne!(merged.name_logs, NameLogs::default());
-    }
-}
-
 impl Part {
     /// For messages.
     pub fn describe(&self) -> String {
@@ -784,5 +704,146 @@ impl Partial {
         self.part = Part::Summary { of: shards };
         self.canonicalize();
         Ok((self, pieces))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(plan: u64, unit: u32, seed: u64) -> Partial {
+        let mut p = Partial::of_unit(plan, unit);
+        p.dirs.push(ListedDir {
+            dir: format!("file:///t/p={}/bucket-0", seed % 3),
+            data_root: Some("file:///t".into()),
+            files: vec![Candidate {
+                name: format!("data-{seed}.orc"),
+                size: seed,
+                class: FileClass::Data,
+            }],
+        });
+        p.files_listed = seed;
+        p.referenced = seed % 4;
+        p.young = vec![seed * 3, seed * 3 + 1];
+        p.locations = vec![seed, seed * 7 + 1];
+        p.names = vec![seed ^ 5];
+        p.errors.push(format!("e{}", seed % 2));
+        p.failures.push(ReadFailure::new(
+            seed % 2 == 0,
+            &format!("manifest-{seed}"),
+            &Error::NotFound { path: "x".into() },
+        ));
+        p.deleted.push(Deleted {
+            phase: (seed % 3) as u8,
+            path: format!("f{seed}"),
+            class: FileClass::Manifest,
+            bytes: seed,
+        });
+        p.canonicalize();
+        p
+    }
+
+    #[test]
+    fn merge_is_order_and_grouping_free() {
+        let parts: Vec<Partial> = (0..6).map(|i| part(9, i, u64::from(i) * 13 + 2)).collect();
+        let all = merge_all(parts.clone()).unwrap();
+        let mut rev = parts.clone();
+        rev.reverse();
+        let (a, b) = rev.split_at(2);
+        let left = merge_all(a.to_vec()).unwrap();
+        let right = merge_all(b.to_vec()).unwrap();
+        let grouped = merge_bytes(&right.to_bytes(), &left.to_bytes()).unwrap();
+        assert_eq!(grouped, all.to_bytes());
+        assert_eq!(Partial::from_bytes(&grouped).unwrap(), all);
+        // The empty result is neutral.
+        assert_eq!(merge_bytes(&grouped, &[]).unwrap(), grouped);
+        // A unit twice, or another plan, is refused.
+        assert!(merge_all(vec![parts[0].clone(), parts[0].clone()]).is_err());
+        assert!(merge_all(vec![parts[0].clone(), part(8, 1, 1)]).is_err());
+        let f = &all.failures[0];
+        assert!(f.error().is_not_found());
+    }
+
+    #[test]
+    fn logged_names_are_serialized_with_the_others() {
+        let mut p = part(1, 0, 3);
+        let mut log = KeyLog::default();
+        log.add(&[9, 1, 9]).unwrap();
+        p.add_name_log(log.finish().unwrap());
+        // An empty log adds nothing.
+        p.add_name_log(KeyLog::default().finish().unwrap());
+        assert_eq!(p.name_logs.0.len(), 1);
+        let back = Partial::from_bytes(&p.to_bytes()).unwrap();
+        let mut expected = p.names.clone();
+        expected.extend([1, 9]);
+        canon(&mut expected);
+        assert_eq!(back.names, expected);
+        assert!(back.name_logs.is_empty());
+        // Merged results keep the logs.
+        let mut merged = Partial::default();
+        merge_into(&mut merged, p.clone()).unwrap();
+        assert_eq!(merged.name_logs, p.name_logs);
+        assert_ne!(merged.name_logs, NameLogs::default());
+    }
+
+    #[test]
+    fn a_split_result_holds_every_candidate_and_key_once() {
+        let whole = merge_all((0..5).map(|i| part(4, i, u64::from(i) * 31 + 7)).collect()).unwrap();
+        for shards in [1, 2, 5, 300] {
+            let (summary, pieces) = whole.clone().split(shards).unwrap();
+            assert_eq!(pieces.len(), shards as usize);
+            assert_eq!(summary.part, Part::Summary { of: shards });
+            assert!(summary.dirs.is_empty() && summary.locations.is_empty());
+            assert_eq!(summary.failures, whole.failures);
+            assert_eq!(summary.units, whole.units);
+            let mut locations: Vec<u64> = Vec::new();
+            let mut names: Vec<u64> = Vec::new();
+            let mut young: Vec<u64> = Vec::new();
+            let mut files = 0;
+            for (id, p) in pieces.iter().enumerate() {
+                assert_eq!(
+                    p.part,
+                    Part::Shard {
+                        id: id as u32,
+                        of: shards
+                    }
+                );
+                assert_eq!(p.units, whole.units);
+                let back = Partial::from_bytes(&p.to_bytes()).unwrap();
+                assert_eq!(&back, p);
+                for k in &p.locations {
+                    assert_eq!(shard::shard_of(*k, shards), id as u32);
+                }
+                for d in &p.dirs {
+                    for f in &d.files {
+                        assert_eq!(shard::shard_of(name_key(&f.name), shards), id as u32);
+                        files += 1;
+                    }
+                }
+                locations.extend(&p.locations);
+                names.extend(&p.names);
+                young.extend(&p.young);
+            }
+            canon(&mut locations);
+            canon(&mut names);
+            canon(&mut young);
+            assert_eq!(locations, whole.locations);
+            assert_eq!(names, whole.names);
+            assert_eq!(young, whole.young);
+            assert_eq!(
+                files,
+                whole.dirs.iter().map(|d| d.files.len()).sum::<usize>()
+            );
+            // Parts never mix; a piece or summary is not split again.
+            if shards > 1 {
+                assert!(merge_all(vec![pieces[0].clone(), pieces[1].clone()]).is_err());
+            }
+            assert!(merge_all(vec![summary.clone(), pieces[0].clone()]).is_err());
+            assert!(summary.clone().split(2).is_err());
+            let back = Partial::from_bytes(&summary.to_bytes()).unwrap();
+            assert_eq!(back, summary);
+        }
+        assert!(whole.clone().split(0).is_err());
+        assert!(whole.split(MAX_SHARDS + 1).is_err());
     }
 }

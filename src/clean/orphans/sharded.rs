@@ -159,6 +159,7 @@ impl ShardReport {
 /// Fails unless `summary` is the summary of results split into `shards` (or the empty result,
 /// for a plan without units) holding every plan unit once.
 fn check_summary(state: &State, summary: &Partial, shards: u32) -> Result<()> {
+    check_complete(summary, state.plan, state.units, "plan unit")?;
     let empty = summary.plan == 0 && state.units == 0;
     if !empty && summary.part != (Part::Summary { of: shards }) {
         return Err(Error::InvalidArgument(format!(
@@ -166,7 +167,7 @@ fn check_summary(state: &State, summary: &Partial, shards: u32) -> Result<()> {
             summary.part.describe()
         )));
     }
-    check_complete(summary, state.plan, state.units, "plan unit")
+    Ok(())
 }
 
 /// The gate of the sharded decision (driver): lists the versions again until no new one
