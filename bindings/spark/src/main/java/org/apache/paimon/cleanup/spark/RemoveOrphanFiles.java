@@ -115,11 +115,13 @@ public final class RemoveOrphanFiles {
 
                 long t2 = System.nanoTime();
                 byte[] decision = decideShards(jsc, table, exec, args, plan.state(), sharded, shards);
-                log(String.format("decide: %d shards (%d ms)", shards, ms(t2)));
+                log(String.format("decide: %d shards (%d ms); driver %s", shards, ms(t2),
+                        memory()));
 
                 long t3 = System.nanoTime();
                 byte[] deletes = deleteStage(jsc, sharded.decided, args, parallelism);
-                log(String.format("delete units executed and merged (%d ms)", ms(t3)));
+                log(String.format("delete units executed and merged (%d ms); driver %s", ms(t3),
+                        memory()));
                 sharded.release();
 
                 Report report = OrphanUnits.finish(table, exec, null, decision, deletes);
@@ -140,6 +142,29 @@ public final class RemoveOrphanFiles {
             System.err.println("error: " + e);
             return 1;
         }
+    }
+
+    /**
+     * The driver JVM's heap in use and its process's resident set (now and peak, from
+     * /proc/self/status where there is one), for the scale benchmark.
+     */
+    static String memory() {
+        Runtime rt = Runtime.getRuntime();
+        long heap = (rt.totalMemory() - rt.freeMemory()) >> 20;
+        String rss = "";
+        try {
+            for (String line : java.nio.file.Files.readAllLines(
+                    java.nio.file.Paths.get("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:") || line.startsWith("VmHWM:")) {
+                    String[] f = line.trim().split("\\s+");
+                    rss += String.format(", %s %d MB", f[0].replace(":", ""),
+                            Long.parseLong(f[1]) >> 10);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            rss = "";
+        }
+        return String.format("heap used %d MB of %d MB max%s", heap, rt.maxMemory() >> 20, rss);
     }
 
     private static long ms(long startNanos) {
