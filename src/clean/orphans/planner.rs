@@ -15,7 +15,7 @@ use crate::table::{branch_root, list_branches, Table};
 use super::codec::{Kind, Reader, Writer};
 use super::listing::list_tolerant;
 use super::partial::Partial;
-use super::sharded::Sharded;
+use super::shard::Sharded;
 use super::tracker::Tracker;
 use super::work_unit::{ListDir, ListKind, Reach, ReadItem, Unit, Work};
 use super::{resolve_cutoff, OrphanConfig};

@@ -9,6 +9,8 @@
 //! 48 bits still come from the whole location: a collision (which only ever keeps a file) needs
 //! two locations whose names agree in 16 bits and whose locations agree in 48.
 
+use serde::{Deserialize, Serialize};
+
 use crate::hash::{child_key, location_key, name_key, DirKeys};
 
 /// Top bits of a location key taken from its name's key.
@@ -44,6 +46,21 @@ pub(crate) fn location(location: &str) -> u64 {
 /// The shard, of `shards` (1 to [`MAX_SHARDS`]), of a location or name key.
 pub(crate) fn shard_of(key: u64, shards: u32) -> u32 {
     (((key >> (64 - NAME_BITS)) * u64::from(shards)) >> NAME_BITS) as u32
+}
+
+/// The sharded decision's progress, kept in the driver's plan state.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Sharded {
+    /// The shard count.
+    pub shards: u32,
+    /// The id the delete units carry.
+    pub decision: u64,
+    /// The current round (a new one whenever a gate found new versions).
+    pub round: u32,
+    /// The last gate found no new version: the shards' reports of this round stand.
+    pub confirmed: bool,
+    /// Versions whose references were read (after judging what could not be read).
+    pub versions_read: u64,
 }
 
 #[cfg(test)]

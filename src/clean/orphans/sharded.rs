@@ -40,23 +40,8 @@ use super::decide::{
 };
 use super::partial::{Part, Partial};
 use super::planner::{new_plan_id, numbered, State};
-use super::shard::{shard_of, MAX_SHARDS};
+use super::shard::{shard_of, Sharded, MAX_SHARDS};
 use super::work_unit::{Reach, Unit};
-
-/// The sharded decision's progress, kept in the driver's plan state.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct Sharded {
-    /// The shard count.
-    pub shards: u32,
-    /// The id the delete units carry.
-    pub decision: u64,
-    /// The current round (a new one whenever a gate found new versions).
-    pub round: u32,
-    /// The last gate found no new version: the shards' reports of this round stand.
-    pub confirmed: bool,
-    /// Versions whose references were read (after judging what could not be read).
-    pub versions_read: u64,
-}
 
 /// What every shard task of one round gets.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
