@@ -2421,6 +2421,132 @@ PaimonCleanupStatus paimon_cleanup_orphan_units_finish(const struct PaimonCleanu
                                                        struct PaimonCleanupError **err);
 
 /**
+ * Splits a plan unit's result (or several merged) into its summary and `shards` pieces (1 to
+ * 65,536) for the sharded decision: piece `i` holds the candidates and reference keys of the
+ * file names of shard `i`. The engine shuffles the pieces by shard (merging each shard's
+ * pieces with `paimon_cleanup_orphan_partials_merge`) and merges the summaries for the
+ * driver.
+ *
+ * Ownership: the caller keeps `partial`. On success `*out_summary` receives a new buffer and
+ * `*out_shards` a new list of `shards` buffers (buffer `i` is shard `i`), owned by the
+ * caller; on failure both are left untouched.
+ * Thread-safety: any thread; no executor needed (pure computation).
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for a shard count out of range, bytes that are
+ * not a partial result of this format version, or a result already split. `*err` as usual.
+ *
+ * # Safety
+ * `partial` NULL or readable for `partial_len` bytes; out-parameters and `err` NULL or
+ * writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_partial_split(const uint8_t *partial,
+                                                        size_t partial_len,
+                                                        uint32_t shards,
+                                                        struct PaimonCleanupBuffer **out_summary,
+                                                        struct PaimonCleanupBufferList **out_shards,
+                                                        struct PaimonCleanupError **err);
+
+/**
+ * The gate of the sharded decision (on the driver): lists the versions again until no new
+ * one appears (reading the new ones' manifests itself), fails when metadata a version still
+ * needs could not be read or when a plan unit's summary is missing, and returns the updated
+ * state and the gate every shard decides with. Call it before the shards decide and again
+ * after: `*out_decide` is true after the first call and after a later one that found a new
+ * version (then every shard decides again with the new gate); false confirms the round the
+ * shards decided, for `paimon_cleanup_orphan_units_conclude`. Nothing is deleted here.
+ *
+ * `state`: the plan's `*out_state`, or the `*out_state` of the previous gate. `summary`:
+ * every plan unit's summary, merged. `shards`: the count the results were split into.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_state` and `*out_gate` receive
+ * new buffers owned by the caller and `*out_decide` is written; on failure all are left
+ * untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, a missing or doubled summary
+ * or another shard count; `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a version still
+ * needs could not be read (the message names the file); `CONFLICT` when versions keep
+ * appearing; `CANCELLED`. `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_units_gate(const struct PaimonCleanupContext *context,
+                                                     const struct PaimonCleanupExecutor *executor,
+                                                     const struct PaimonCleanupRunOptions *run_options,
+                                                     const uint8_t *state,
+                                                     size_t state_len,
+                                                     const uint8_t *summary,
+                                                     size_t summary_len,
+                                                     uint32_t shards,
+                                                     struct PaimonCleanupBuffer **out_state,
+                                                     struct PaimonCleanupBuffer **out_gate,
+                                                     bool *out_decide,
+                                                     struct PaimonCleanupError **err);
+
+/**
+ * Decides one shard of the sharded decision (anywhere): `piece` is every plan unit's piece
+ * of shard `shard` merged (checked complete, each unit once), `gate` the round's gate. Keeps
+ * every referenced file, every file whose name is referenced at another location and every
+ * file the veto keeps, checks every remaining path (roots, kinds, no symlinked directory),
+ * and returns the shard's report and its delete units (none for a dry run). Nothing is
+ * deleted by this call.
+ *
+ * `config`: the plan's config; its veto is asked here (the cut-off, dry run and roots are
+ * the plan's).
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_report` receives a new buffer
+ * and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, another shard's piece or a
+ * piece missing a unit; `PATH_REFUSED`; `CANCELLED`; `INTERNAL` if the veto panicked.
+ * `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_shard_decide(const struct PaimonCleanupContext *context,
+                                                       const struct PaimonCleanupExecutor *executor,
+                                                       const struct PaimonCleanupOrphanConfig *config,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       const uint8_t *gate,
+                                                       size_t gate_len,
+                                                       uint32_t shard,
+                                                       const uint8_t *piece,
+                                                       size_t piece_len,
+                                                       struct PaimonCleanupBuffer **out_report,
+                                                       struct PaimonCleanupBufferList **out_units,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Concludes the sharded decision (on the driver): with the state of the gate that confirmed
+ * the round (`*out_decide` false), every plan unit's summary merged and the round's report of
+ * every shard, each exactly once (a missing, doubled or stale report is refused), returns the
+ * decision for `paimon_cleanup_orphan_units_finish`.
+ *
+ * `reports` / `report_lens`: `count` byte strings (NULL for `count` 0).
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+ * owned by the caller; on failure it is left untouched.
+ * Thread-safety: any thread; no executor needed (pure computation).
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, an unconfirmed round, or a
+ * missing, doubled or stale shard report. `*err` as usual.
+ *
+ * # Safety
+ * Byte pointers NULL or readable for their lengths; `reports` and `report_lens` NULL or
+ * readable for `count` items; `out_decision` and `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_orphan_units_conclude(const uint8_t *state,
+                                                         size_t state_len,
+                                                         const uint8_t *summary,
+                                                         size_t summary_len,
+                                                         const uint8_t *const *reports,
+                                                         const size_t *report_lens,
+                                                         size_t count,
+                                                         struct PaimonCleanupBuffer **out_decision,
+                                                         struct PaimonCleanupError **err);
+
+/**
  * Plans a snapshot expiry of the context's branch as units (on the driver): resolves the
  * retention (the rules of `paimon_cleanup_expire_snapshots`), picks the snapshots to expire
  * (reads only) and returns the plan state and the candidate units, each "read these delta (or

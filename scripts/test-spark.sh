@@ -6,6 +6,8 @@
 #   2. the job's arguments and --older-than forms (plain java, no Spark)
 #   3. a paimon-gen table (tags, a branch, orphans + planted orphans, all 3 days old, and one young
 #      orphan) in three identical copies:
+# The job decides in shards (--shards, default the parallelism): the plan units' results are
+# split by shard and shuffled, each shard task decides its own files (runs below use 2 to 7).
 #      a. copy "cli": a dry run of the CLI and of the job print the same text report, nothing
 #         changes; then paimon-cleanup remove-orphan-files (the reference)
 #      b. copy "spark": the job with a delete unit failing after its deletions (injected); the job
@@ -185,7 +187,7 @@ run_step "CLI remove-orphan-files on copy 'cli' (reference)" cli_reference
 failed_delete_unit() {
   local t="$WORK/spark/t"
   if PAIMON_CLEANUP_SPARK_FAIL_UNIT=delete:0 submit failed --older-than "$CUTOFF_TEXT" "$t" \
-    --parallelism 2 --json; then
+    --parallelism 2 --shards 3 --json; then
     echo "the job succeeded although a delete unit failed" >&2
     return 1
   fi
@@ -202,7 +204,11 @@ run_step "job with a failing delete unit: fails, table safe" failed_delete_unit
 
 rerun_converges() {
   local t="$WORK/spark/t"
-  submit rerun --older-than "$CUTOFF_TEXT" "$t" --parallelism 2 --json || return 1
+  submit rerun --older-than "$CUTOFF_TEXT" "$t" --parallelism 2 --shards 5 --json || return 1
+  # The decision ran sharded: the units' results were split and shuffled, not gathered.
+  grep -q 'split into 5 shards and shuffled' "$WORK/rerun.err" &&
+    grep -q '^remove-orphan-files: decide: 5 shards' "$WORK/rerun.err" ||
+    { echo "the rerun did not decide in 5 shards" >&2; return 1; }
   files "$t" >"$WORK/spark.files"
   diff -u "$WORK/cli.files" "$WORK/spark.files" ||
     { echo "the job left other files than the CLI" >&2; return 1; }
@@ -240,7 +246,7 @@ unreadable_manifest() {
     return 1
   rm -f "$t/manifest/$victim"
   files "$t" >"$WORK/bad.before"
-  if submit bad --older-than "$CUTOFF_TEXT" "$t" --parallelism 2; then
+  if submit bad --older-than "$CUTOFF_TEXT" "$t" --parallelism 2 --shards 4; then
     echo "the job succeeded although manifest $victim is gone" >&2
     return 1
   fi
@@ -322,7 +328,7 @@ s3_same_as_cli() {
   SUBMIT_CONF=(--conf spark.hadoop.fs.s3a.access.key=test --conf spark.hadoop.fs.s3a.secret.key=test)
   SUBMIT_MASTER='local[2,2]'
   PAIMON_CLEANUP_SPARK_FAIL_UNIT=plan:1:once submit s3 s3://paimon/spark/t "${opts[@]}" \
-    --no-writers-running --older-than-ms "$S3_CUTOFF_MS" --parallelism 3 --json
+    --no-writers-running --older-than-ms "$S3_CUTOFF_MS" --parallelism 3 --shards 7 --json
   local rc=$?
   SUBMIT_CONF=()
   SUBMIT_MASTER='local[2]'

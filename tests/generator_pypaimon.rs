@@ -261,3 +261,46 @@ fn orphans_are_not_referenced() {
         c.summary["data_files"].as_u64().unwrap() + c.summary["changelog_files"].as_u64().unwrap();
     assert_eq!(on_disk.len() as u64, created + 40);
 }
+
+#[test]
+fn metadata_only_tables_reference_files_that_do_not_exist() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = tmp.path().join("full");
+    let meta = tmp.path().join("meta");
+    let args = ["--snapshots", "12", "--orphans", "5", "--seed", "9"];
+    let a = generate(&full, &args);
+    let mut with_flag = args.to_vec();
+    with_flag.push("--metadata-only");
+    let b = generate(&meta, &with_flag);
+    // The same metadata: every version reads the same live files, relative to the root.
+    assert_eq!(our_views(&full), our_views(&meta));
+    assert_eq!(a["data_files"], b["data_files"]);
+    assert!(b["data_files"].as_u64().unwrap() > 20, "{b}");
+    // Only the orphans exist among the data files.
+    let on_disk = common::data_files_on_disk(&meta);
+    assert_eq!(on_disk.len(), 5, "{on_disk:?}");
+    // Orphan removal reads every reference and deletes only the planted orphans (the
+    // referenced files were never written; nothing is deleted for them).
+    let rt = common::rt();
+    let report = rt
+        .block_on(async {
+            let storage = Arc::new(Storage::open(meta.to_str().unwrap(), &HashMap::new())?);
+            let t = Table::open(storage, &HashMap::new()).await?;
+            let cfg = paimon_cleanup::clean::OrphanConfig {
+                older_than_ms: Some(paimon_cleanup::clean::shared::clock::now_millis()),
+                no_writers_running: true,
+                ..Default::default()
+            };
+            paimon_cleanup::clean::remove_orphan_files(&t, &cfg, &Default::default()).await
+        })
+        .unwrap();
+    let deleted: Vec<String> = report
+        .deletion
+        .paths
+        .iter()
+        .map(|p| p.path.clone())
+        .filter(|p| p.contains("bucket-"))
+        .collect();
+    assert_eq!(deleted.len(), 5, "{deleted:?}");
+    assert!(common::data_files_on_disk(&meta).is_empty());
+}

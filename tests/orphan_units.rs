@@ -601,3 +601,360 @@ fn young_referenced_files_count_alike_in_every_mode() {
     );
     assert_eq!(deleted(&remote), expected);
 }
+
+/// What an engine's sharded run holds between its steps.
+struct Sharded {
+    table: Table,
+    state: Vec<u8>,
+    summary: Vec<u8>,
+    /// Every unit's pieces of each shard, merged.
+    pieces: Vec<Vec<u8>>,
+}
+
+/// Plans, executes every plan unit (random order), splits each result into `shards` pieces and
+/// merges the pieces of each shard and the summaries (random grouping), through bytes.
+fn shard_units(
+    uri: &str,
+    opts: &Opts,
+    host: &Opts,
+    cfg: &OrphanConfig,
+    rng: &mut Rng,
+    shards: u32,
+) -> paimon_cleanup::Result<Sharded> {
+    let ctl = RunControl::default();
+    let rt = common::rt();
+    let table = rt.block_on(open(uri, opts))?;
+    let planned = rt.block_on(units::plan(&table, cfg, &ctl))?;
+    let mut todo = planned.units.clone();
+    rng.shuffle(&mut todo);
+    let mut summaries = Vec::new();
+    let mut by_shard: Vec<Vec<Vec<u8>>> = vec![Vec::new(); shards as usize];
+    for u in &todo {
+        let part = rt.block_on(units::execute(u, host, &ctl))?;
+        let split = units::split(&part, shards)?;
+        assert_eq!(split.shards.len(), shards as usize);
+        summaries.push(split.summary);
+        for (s, piece) in split.shards.into_iter().enumerate() {
+            by_shard[s].push(piece);
+        }
+    }
+    Ok(Sharded {
+        table,
+        state: planned.state,
+        summary: merge_randomly(rng, summaries),
+        pieces: by_shard
+            .into_iter()
+            .map(|p| merge_randomly(rng, p))
+            .collect(),
+    })
+}
+
+/// Byte strings of one kind (reports, units).
+type Buffers = Vec<Vec<u8>>;
+
+/// Every shard decided with `gate`: the reports and the delete units.
+fn decide_shards(
+    s: &Sharded,
+    cfg: &OrphanConfig,
+    gate: &[u8],
+) -> paimon_cleanup::Result<(Buffers, Buffers)> {
+    let rt = common::rt();
+    let ctl = RunControl::default();
+    let mut reports = Vec::new();
+    let mut deletes = Vec::new();
+    for (i, piece) in s.pieces.iter().enumerate() {
+        let d = rt.block_on(units::decide_shard(
+            &s.table, cfg, &ctl, gate, i as u32, piece,
+        ))?;
+        reports.push(d.report);
+        deletes.extend(d.units);
+    }
+    Ok((reports, deletes))
+}
+
+/// The sharded run as an engine runs it: units, split, shuffle by shard, gate, shard
+/// decisions, gate again until it confirms, conclude, delete units (random order), finish.
+fn run_sharded(
+    uri: &str,
+    opts: &Opts,
+    cfg: &OrphanConfig,
+    seed: u64,
+    shards: u32,
+) -> paimon_cleanup::Result<OrphanReport> {
+    let mut rng = Rng(seed | 1);
+    let no = Opts::new();
+    let s = shard_units(uri, opts, &no, cfg, &mut rng, shards)?;
+    let rt = common::rt();
+    let ctl = RunControl::default();
+    let mut gated = rt.block_on(units::gate(&s.table, &ctl, &s.state, &s.summary, shards))?;
+    assert!(gated.decide, "the first gate always lets the shards decide");
+    let (reports, mut deletes) = loop {
+        let decided = decide_shards(&s, cfg, &gated.gate)?;
+        gated = rt.block_on(units::gate(
+            &s.table,
+            &ctl,
+            &gated.state,
+            &s.summary,
+            shards,
+        ))?;
+        if !gated.decide {
+            break decided;
+        }
+    };
+    rng.shuffle(&mut deletes);
+    let refs: Vec<&[u8]> = reports.iter().map(Vec::as_slice).collect();
+    let decision = units::conclude(&gated.state, &s.summary, &refs)?;
+    let mut parts = Vec::new();
+    for u in &deletes {
+        parts.push(rt.block_on(units::execute(u, &no, &ctl))?);
+    }
+    let merged = merge_randomly(&mut rng, parts);
+    rt.block_on(units::finish(&s.table, &ctl, &decision, &merged))
+}
+
+#[test]
+fn the_sharded_decision_equals_the_single_process_run() {
+    let Some((_tmp, t)) = old_table("append_unaware") else {
+        return;
+    };
+    let no = Opts::new();
+    let tree = common::tree(&t);
+    let day_ago = paimon_cleanup::clean::shared::clock::now_millis() - 86_400_000;
+    let dry = OrphanConfig {
+        dry_run: true,
+        older_than_ms: Some(day_ago),
+        ..Default::default()
+    };
+    let one = single(t.to_str().unwrap(), &no, &dry).unwrap();
+    assert!(one.deletion.total_files() >= 9, "{:?}", one.deletion.paths);
+    for (seed, shards) in [(3, 1), (17, 3), (2024, 16), (8, 257)] {
+        let sharded = run_sharded(t.to_str().unwrap(), &no, &dry, seed, shards).unwrap();
+        assert_eq!(
+            comparable(&sharded),
+            comparable(&one),
+            "dry run, {shards} shards"
+        );
+    }
+    assert_eq!(common::tree(&t), tree, "a dry run changed files");
+
+    for (seed, shards) in [(5, 4), (99, 64)] {
+        let (_a, a) = copy(&t);
+        let (_b, b) = copy(&t);
+        let cfg = OrphanConfig {
+            older_than_ms: Some(day_ago),
+            ..Default::default()
+        };
+        let one = single(a.to_str().unwrap(), &no, &cfg).unwrap();
+        let sharded = run_sharded(b.to_str().unwrap(), &no, &cfg, seed, shards).unwrap();
+        assert_eq!(comparable(&sharded), comparable(&one), "{shards} shards");
+        assert_eq!(deleted(&sharded), deleted(&dry_of(&t)), "{shards} shards");
+        assert_eq!(common::tree(&a), common::tree(&b), "{shards} shards");
+        let v = common::all_versions_many(&[t.as_path(), b.as_path()]);
+        assert_eq!(v[&t], v[&b], "{shards} shards: versions changed");
+    }
+}
+
+#[test]
+fn a_missing_doubled_or_stale_shard_is_refused() {
+    let Some((_tmp, t)) = old_table("append_unaware") else {
+        return;
+    };
+    let no = Opts::new();
+    let cfg = OrphanConfig::default();
+    let rt = common::rt();
+    let ctl = RunControl::default();
+    let tree = common::tree(&t);
+    let shards = 4;
+    let mut rng = Rng(11);
+    let s = shard_units(t.to_str().unwrap(), &no, &no, &cfg, &mut rng, shards).unwrap();
+
+    // No summary: every unit is missing.
+    let e = rt
+        .block_on(units::gate(&s.table, &ctl, &s.state, &[], shards))
+        .unwrap_err();
+    assert!(e.to_string().contains("missing"), "{e}");
+    // A summary merged with itself: refused by the merge (every unit twice).
+    assert!(units::merge(&s.summary, &s.summary).is_err());
+    // Pieces of two shards do not merge; whole results and pieces do not either.
+    assert!(units::merge(&s.pieces[0], &s.pieces[1]).is_err());
+    assert!(units::merge(&s.pieces[0], &s.summary).is_err());
+    // Another shard count than the split's.
+    assert!(rt
+        .block_on(units::gate(
+            &s.table,
+            &ctl,
+            &s.state,
+            &s.summary,
+            shards + 1
+        ))
+        .is_err());
+
+    let gated = rt
+        .block_on(units::gate(&s.table, &ctl, &s.state, &s.summary, shards))
+        .unwrap();
+    assert!(gated.decide);
+    // A shard given another shard's piece, or a piece without every unit: refused.
+    let e = rt
+        .block_on(units::decide_shard(
+            &s.table,
+            &cfg,
+            &ctl,
+            &gated.gate,
+            0,
+            &s.pieces[1],
+        ))
+        .unwrap_err();
+    assert!(e.to_string().contains("shard 0"), "{e}");
+    let split_again = {
+        let planned = rt.block_on(units::plan(&s.table, &cfg, &ctl)).unwrap();
+        let part = rt
+            .block_on(units::execute(&planned.units[0], &no, &ctl))
+            .unwrap();
+        units::split(&part, shards).unwrap()
+    };
+    let e = rt
+        .block_on(units::decide_shard(
+            &s.table,
+            &cfg,
+            &ctl,
+            &gated.gate,
+            0,
+            &split_again.shards[0],
+        ))
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    // A split result cannot be split again.
+    assert!(units::split(&s.pieces[0], 2).is_err());
+    assert!(units::split(&s.summary, 2).is_err());
+
+    let (reports, _) = decide_shards(&s, &cfg, &gated.gate).unwrap();
+    let refs: Vec<&[u8]> = reports.iter().map(Vec::as_slice).collect();
+    // Not confirmed yet: the gate must run again after the shards decided.
+    let e = units::conclude(&gated.state, &s.summary, &refs).unwrap_err();
+    assert!(e.to_string().contains("not confirmed"), "{e}");
+    let confirmed = rt
+        .block_on(units::gate(
+            &s.table,
+            &ctl,
+            &gated.state,
+            &s.summary,
+            shards,
+        ))
+        .unwrap();
+    assert!(!confirmed.decide, "no version appeared");
+    // A shard missing (each in turn), or one twice: refused.
+    for skip in 0..reports.len() {
+        let some: Vec<&[u8]> = refs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != skip)
+            .map(|(_, r)| *r)
+            .collect();
+        let e = units::conclude(&confirmed.state, &s.summary, &some).unwrap_err();
+        assert!(e.to_string().contains("missing"), "{e}");
+        let mut twice = refs.clone();
+        twice[skip] = refs[(skip + 1) % refs.len()];
+        let e = units::conclude(&confirmed.state, &s.summary, &twice).unwrap_err();
+        assert!(e.to_string().contains("twice"), "{e}");
+    }
+    let mut extra = refs.clone();
+    extra.push(refs[0]);
+    assert!(units::conclude(&confirmed.state, &s.summary, &extra).is_err());
+    assert_eq!(common::tree(&t), tree, "files changed");
+    // All of them: a decision.
+    units::conclude(&confirmed.state, &s.summary, &refs).unwrap();
+}
+
+#[test]
+fn a_version_appearing_while_the_shards_decide_starts_a_new_round() {
+    let Some((_tmp, t)) = old_table("append_unaware") else {
+        return;
+    };
+    let no = Opts::new();
+    let cfg = OrphanConfig::default();
+    let rt = common::rt();
+    let ctl = RunControl::default();
+    let shards = 3;
+    let mut rng = Rng(5);
+    let s = shard_units(t.to_str().unwrap(), &no, &no, &cfg, &mut rng, shards).unwrap();
+    let first = rt
+        .block_on(units::gate(&s.table, &ctl, &s.state, &s.summary, shards))
+        .unwrap();
+    let (stale, _) = decide_shards(&s, &cfg, &first.gate).unwrap();
+    // A commit lands meanwhile: a new snapshot (naming the latest one's manifest lists).
+    let last = std::fs::read_dir(t.join("snapshot"))
+        .unwrap()
+        .filter_map(|e| {
+            let n = e.unwrap().file_name().into_string().unwrap();
+            n.strip_prefix("snapshot-")?.parse::<i64>().ok()
+        })
+        .max()
+        .unwrap();
+    let latest = std::fs::read(t.join(format!("snapshot/snapshot-{last}"))).unwrap();
+    let mut snap: serde_json::Value = serde_json::from_slice(&latest).unwrap();
+    snap["id"] = serde_json::json!(last + 1);
+    std::fs::write(
+        t.join(format!("snapshot/snapshot-{}", last + 1)),
+        serde_json::to_vec(&snap).unwrap(),
+    )
+    .unwrap();
+    let second = rt
+        .block_on(units::gate(
+            &s.table,
+            &ctl,
+            &first.state,
+            &s.summary,
+            shards,
+        ))
+        .unwrap();
+    assert!(second.decide, "a new version starts a new round");
+    // The stale round's reports are refused, even once a gate confirms.
+    let confirmed = rt
+        .block_on(units::gate(
+            &s.table,
+            &ctl,
+            &second.state,
+            &s.summary,
+            shards,
+        ))
+        .unwrap();
+    assert!(!confirmed.decide);
+    let refs: Vec<&[u8]> = stale.iter().map(Vec::as_slice).collect();
+    let e = units::conclude(&confirmed.state, &s.summary, &refs).unwrap_err();
+    assert!(e.to_string().contains("round"), "{e}");
+    // The new round's reports conclude; the confirming gate keeps the round.
+    let (fresh, _) = decide_shards(&s, &cfg, &second.gate).unwrap();
+    let refs: Vec<&[u8]> = fresh.iter().map(Vec::as_slice).collect();
+    units::conclude(&confirmed.state, &s.summary, &refs).unwrap();
+}
+
+#[test]
+fn unreadable_metadata_fails_the_sharded_gate_with_nothing_deleted() {
+    let Some((_tmp, t)) = old_table("append_unaware") else {
+        return;
+    };
+    let snap: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(t.join("snapshot/snapshot-4")).unwrap()).unwrap();
+    let list = snap["deltaManifestList"].as_str().unwrap();
+    let list_path = t.join("manifest").join(list);
+    let metas = paimon_cleanup::spec::manifest::decode_manifest_list(
+        &std::fs::read(&list_path).unwrap(),
+        list_path.to_str().unwrap(),
+    )
+    .unwrap();
+    let manifest = metas[0].file_name.clone();
+    let path = t.join("manifest").join(&manifest);
+    let saved = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &saved[..saved.len() / 2]).unwrap();
+    let tree = common::tree(&t);
+    let e = run_sharded(
+        t.to_str().unwrap(),
+        &Opts::new(),
+        &OrphanConfig::default(),
+        7,
+        4,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains(&manifest), "{e}");
+    assert_eq!(common::tree(&t), tree, "files changed");
+}

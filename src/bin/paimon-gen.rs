@@ -6,6 +6,7 @@
 //! paimon-gen /tmp/t --size large            # 10,000 snapshots, ~1,000,000 data files
 //! paimon-gen /tmp/t --size xlarge           # 100,000 snapshots, ~10,000,000 data files
 //! paimon-gen /tmp/t --snapshots 20 --files-per-commit 5 --verify
+//! paimon-gen /tmp/t --snapshots 50000 --files-per-commit 1000 --metadata-only  # 50 M references
 //! ```
 
 mod paimon_gen;
@@ -98,6 +99,10 @@ struct Cli {
     /// Manifests of one tier that trigger a merge (Java manifest.merge-min-count).
     #[arg(long)]
     merge_min: Option<u32>,
+    /// Write the metadata only: manifests reference data and changelog files that are never
+    /// created (scale runs past the disk's inodes: 50 M references take no inode each).
+    #[arg(long)]
+    metadata_only: bool,
     /// Entries per merged manifest before rolling.
     #[arg(long)]
     roll_entries: Option<u32>,
@@ -124,6 +129,7 @@ fn config(cli: &Cli) -> GenConfig {
         None => GenConfig::new(cli.table.clone()),
     };
     c.force = cli.force;
+    c.metadata_only = cli.metadata_only;
     macro_rules! set {
         ($($f:ident),*) => { $( if let Some(v) = cli.$f { c.$f = v; } )* };
     }

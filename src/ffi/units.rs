@@ -454,6 +454,236 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_finish(
     unsafe { boundary(F, err, body) }
 }
 
+/// Splits a plan unit's result (or several merged) into its summary and `shards` pieces (1 to
+/// 65,536) for the sharded decision: piece `i` holds the candidates and reference keys of the
+/// file names of shard `i`. The engine shuffles the pieces by shard (merging each shard's
+/// pieces with `paimon_cleanup_orphan_partials_merge`) and merges the summaries for the
+/// driver.
+///
+/// Ownership: the caller keeps `partial`. On success `*out_summary` receives a new buffer and
+/// `*out_shards` a new list of `shards` buffers (buffer `i` is shard `i`), owned by the
+/// caller; on failure both are left untouched.
+/// Thread-safety: any thread; no executor needed (pure computation).
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for a shard count out of range, bytes that are
+/// not a partial result of this format version, or a result already split. `*err` as usual.
+///
+/// # Safety
+/// `partial` NULL or readable for `partial_len` bytes; out-parameters and `err` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_partial_split(
+    partial: *const u8,
+    partial_len: usize,
+    shards: u32,
+    out_summary: *mut *mut PaimonCleanupBuffer,
+    out_shards: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_partial_split";
+    let body = || -> Result<(), FfiError> {
+        let out_summary = out_arg(out_summary, F, "out_summary")?;
+        let out_shards = out_arg(out_shards, F, "out_shards")?;
+        // SAFETY: as documented.
+        let partial = unsafe { bytes_arg(partial, partial_len, F, "partial") }?;
+        let split = units::split(partial, shards)?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_summary, buffer(split.summary));
+            hand_out(out_shards, buffer_list(split.shards));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// The gate of the sharded decision (on the driver): lists the versions again until no new
+/// one appears (reading the new ones' manifests itself), fails when metadata a version still
+/// needs could not be read or when a plan unit's summary is missing, and returns the updated
+/// state and the gate every shard decides with. Call it before the shards decide and again
+/// after: `*out_decide` is true after the first call and after a later one that found a new
+/// version (then every shard decides again with the new gate); false confirms the round the
+/// shards decided, for `paimon_cleanup_orphan_units_conclude`. Nothing is deleted here.
+///
+/// `state`: the plan's `*out_state`, or the `*out_state` of the previous gate. `summary`:
+/// every plan unit's summary, merged. `shards`: the count the results were split into.
+///
+/// Ownership: the caller keeps its arguments. On success `*out_state` and `*out_gate` receive
+/// new buffers owned by the caller and `*out_decide` is written; on failure all are left
+/// untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, a missing or doubled summary
+/// or another shard count; `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a version still
+/// needs could not be read (the message names the file); `CONFLICT` when versions keep
+/// appearing; `CANCELLED`. `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_units_gate(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    state: *const u8,
+    state_len: usize,
+    summary: *const u8,
+    summary_len: usize,
+    shards: u32,
+    out_state: *mut *mut PaimonCleanupBuffer,
+    out_gate: *mut *mut PaimonCleanupBuffer,
+    out_decide: *mut bool,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_units_gate";
+    let body = || -> Result<(), FfiError> {
+        let out_state = out_arg(out_state, F, "out_state")?;
+        let out_gate = out_arg(out_gate, F, "out_gate")?;
+        let out_decide = out_arg(out_decide, F, "out_decide")?;
+        // SAFETY: as documented.
+        let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
+        // SAFETY: as documented.
+        let summary = unsafe { bytes_arg(summary, summary_len, F, "summary") }?;
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
+            .reads_stop_on_cancel();
+        let gated = call.run(|table, control| async move {
+            units::gate(&table, &control, state, summary, shards).await
+        })?;
+        // SAFETY: all checked non-NULL and writable.
+        unsafe {
+            hand_out(out_state, buffer(gated.state));
+            hand_out(out_gate, buffer(gated.gate));
+            out_decide.write(gated.decide);
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Decides one shard of the sharded decision (anywhere): `piece` is every plan unit's piece
+/// of shard `shard` merged (checked complete, each unit once), `gate` the round's gate. Keeps
+/// every referenced file, every file whose name is referenced at another location and every
+/// file the veto keeps, checks every remaining path (roots, kinds, no symlinked directory),
+/// and returns the shard's report and its delete units (none for a dry run). Nothing is
+/// deleted by this call.
+///
+/// `config`: the plan's config; its veto is asked here (the cut-off, dry run and roots are
+/// the plan's).
+///
+/// Ownership: the caller keeps its arguments. On success `*out_report` receives a new buffer
+/// and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, another shard's piece or a
+/// piece missing a unit; `PATH_REFUSED`; `CANCELLED`; `INTERNAL` if the veto panicked.
+/// `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_shard_decide(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    config: *const PaimonCleanupOrphanConfig,
+    run_options: *const PaimonCleanupRunOptions,
+    gate: *const u8,
+    gate_len: usize,
+    shard: u32,
+    piece: *const u8,
+    piece_len: usize,
+    out_report: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_shard_decide";
+    let body = || -> Result<(), FfiError> {
+        let out_report = out_arg(out_report, F, "out_report")?;
+        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: as documented.
+        let gate = unsafe { bytes_arg(gate, gate_len, F, "gate") }?;
+        // SAFETY: as documented.
+        let piece = unsafe { bytes_arg(piece, piece_len, F, "piece") }?;
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
+            .reads_stop_on_cancel();
+        // SAFETY: NULL or live (caller's guarantee).
+        let config = unsafe { handle_ref(config, F, "config") }?;
+        let decided = call.run(|table, control| async move {
+            let cfg = config.orphan_config(table.root().clone());
+            units::decide_shard(&table, &cfg, &control, gate, shard, piece).await
+        })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_report, buffer(decided.report));
+            hand_out(out_units, buffer_list(decided.units));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Concludes the sharded decision (on the driver): with the state of the gate that confirmed
+/// the round (`*out_decide` false), every plan unit's summary merged and the round's report of
+/// every shard, each exactly once (a missing, doubled or stale report is refused), returns the
+/// decision for `paimon_cleanup_orphan_units_finish`.
+///
+/// `reports` / `report_lens`: `count` byte strings (NULL for `count` 0).
+///
+/// Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+/// owned by the caller; on failure it is left untouched.
+/// Thread-safety: any thread; no executor needed (pure computation).
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, an unconfirmed round, or a
+/// missing, doubled or stale shard report. `*err` as usual.
+///
+/// # Safety
+/// Byte pointers NULL or readable for their lengths; `reports` and `report_lens` NULL or
+/// readable for `count` items; `out_decision` and `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_orphan_units_conclude(
+    state: *const u8,
+    state_len: usize,
+    summary: *const u8,
+    summary_len: usize,
+    reports: *const *const u8,
+    report_lens: *const usize,
+    count: usize,
+    out_decision: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_orphan_units_conclude";
+    let body = || -> Result<(), FfiError> {
+        let out_decision = out_arg(out_decision, F, "out_decision")?;
+        // SAFETY: as documented.
+        let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
+        // SAFETY: as documented.
+        let summary = unsafe { bytes_arg(summary, summary_len, F, "summary") }?;
+        let mut all: Vec<&[u8]> = Vec::with_capacity(count.min(1 << 16));
+        if count > 0 {
+            if reports.is_null() {
+                return Err(FfiError::null_pointer(F, "reports"));
+            }
+            if report_lens.is_null() {
+                return Err(FfiError::null_pointer(F, "report_lens"));
+            }
+            for i in 0..count {
+                // SAFETY: both arrays hold `count` readable items (caller's guarantee).
+                let (p, n) = unsafe { (*reports.add(i), *report_lens.add(i)) };
+                // SAFETY: as documented.
+                all.push(unsafe { bytes_arg(p, n, F, "reports") }?);
+            }
+        }
+        let decision = units::conclude(state, summary, &all)?;
+        // SAFETY: checked non-NULL and writable.
+        unsafe { hand_out(out_decision, buffer(decision)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -567,6 +797,127 @@ mod tests {
             assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
             assert!(out.is_null());
             paimon_cleanup_executor_free(exec);
+        }
+    }
+
+    #[test]
+    fn split_and_conclude_check_their_arguments() {
+        // SAFETY: every pointer below is NULL, a local byte string or a local out-parameter.
+        unsafe {
+            let mut summary: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut shards: *mut PaimonCleanupBufferList = ptr::null_mut();
+            // The empty result splits into an empty summary and three empty pieces.
+            let s = paimon_cleanup_orphan_partial_split(
+                ptr::null(),
+                0,
+                3,
+                &mut summary,
+                &mut shards,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::Ok);
+            assert_eq!(paimon_cleanup_buffer_list_count(shards), 3);
+            let piece = paimon_cleanup_buffer_list_get(shards, 1);
+            let bytes = std::slice::from_raw_parts(
+                paimon_cleanup_buffer_data(piece),
+                paimon_cleanup_buffer_len(piece),
+            );
+            assert_eq!(&bytes[..4], b"PCOU");
+            // A piece is not split again; no shards, or too many, are refused.
+            let mut err = ptr::null_mut();
+            let mut s2: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut l2: *mut PaimonCleanupBufferList = ptr::null_mut();
+            for (data, len, n) in [
+                (bytes.as_ptr(), bytes.len(), 2),
+                (ptr::null(), 0, 0),
+                (ptr::null(), 0, 65_537),
+            ] {
+                let s =
+                    paimon_cleanup_orphan_partial_split(data, len, n, &mut s2, &mut l2, &mut err);
+                assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+                assert!(s2.is_null() && l2.is_null() && !err.is_null());
+                paimon_cleanup_error_free(err);
+                err = ptr::null_mut();
+            }
+            paimon_cleanup_buffer_free(summary);
+            paimon_cleanup_buffer_list_free(shards);
+
+            // Conclude: NULL report arrays with a count, foreign state, NULL out.
+            let mut out: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let s = paimon_cleanup_orphan_units_conclude(
+                ptr::null(),
+                0,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null(),
+                2,
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            let s = paimon_cleanup_orphan_units_conclude(
+                b"nope".as_ptr(),
+                4,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null(),
+                0,
+                &mut out,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+            assert!(out.is_null());
+            let s = paimon_cleanup_orphan_units_conclude(
+                ptr::null(),
+                0,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+
+            // Gate and shard decisions need an executor.
+            let mut gate: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut decide = false;
+            let s = paimon_cleanup_orphan_units_gate(
+                ptr::null(),
+                ptr::null(),
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                0,
+                2,
+                &mut out,
+                &mut gate,
+                &mut decide,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            let mut report: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut units: *mut PaimonCleanupBufferList = ptr::null_mut();
+            let s = paimon_cleanup_orphan_shard_decide(
+                ptr::null(),
+                ptr::null(),
+                ptr::null(),
+                ptr::null(),
+                ptr::null(),
+                0,
+                0,
+                ptr::null(),
+                0,
+                &mut report,
+                &mut units,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            assert!(report.is_null() && units.is_null() && gate.is_null());
         }
     }
 }

@@ -1020,6 +1020,152 @@ JNIEXPORT jlong JNICALL JNI_FN(orphanUnitsFinish)(JNIEnv *env, jclass cls, jlong
     return out;
 }
 
+JNIEXPORT jobjectArray JNICALL JNI_FN(orphanPartialSplit)(JNIEnv *env, jclass cls, jbyteArray partial,
+                                                         jint shards) {
+    PaimonCleanupBuffer *summary = NULL;
+    PaimonCleanupBufferList *pieces = NULL;
+    PaimonCleanupError *err = NULL;
+    uint8_t *dp = NULL;
+    size_t lp = 0;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (shards < 0) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "the shard count is negative");
+        return NULL;
+    }
+    if (bytes_in(env, partial, &dp, &lp) == 0 &&
+        !check(env,
+               paimon_cleanup_orphan_partial_split(dp, lp, (uint32_t)shards, &summary, &pieces, &err),
+               &err))
+        out = buffers_array(env, summary, pieces);
+    paimon_cleanup_buffer_free(summary);
+    paimon_cleanup_buffer_list_free(pieces);
+    free(dp);
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(orphanUnitsGate)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
+                                                       jbyteArray state, jbyteArray summary,
+                                                       jint shards, jlong token, jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *new_state = NULL, *gate = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *ds = NULL, *dm = NULL;
+    size_t ls = 0, lm = 0;
+    bool decide = false;
+    jobjectArray out = NULL;
+    jbyteArray b;
+    (void)cls;
+    if (shards < 0) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "the shard count is negative");
+        return NULL;
+    }
+    if (bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, summary, &dm, &lm) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_orphan_units_gate(CTX(ctx), EXEC(exec), st.options, ds, ls, dm, lm,
+                                                 (uint32_t)shards, &new_state, &gate, &decide,
+                                                 &err);
+        call_end(env, &st, s, NULL, err);
+        /* { state, gate, { decide } } */
+        if (!(*env)->ExceptionCheck(env)) {
+            out = (*env)->NewObjectArray(env, 3, g_bytes_class, NULL);
+            if (out != NULL) {
+                jbyte flag = decide ? 1 : 0;
+                b = buffer_bytes(env, new_state);
+                if (b != NULL) (*env)->SetObjectArrayElement(env, out, 0, b);
+                b = b != NULL ? buffer_bytes(env, gate) : NULL;
+                if (b != NULL) (*env)->SetObjectArrayElement(env, out, 1, b);
+                b = b != NULL ? (*env)->NewByteArray(env, 1) : NULL;
+                if (b != NULL) {
+                    (*env)->SetByteArrayRegion(env, b, 0, 1, &flag);
+                    (*env)->SetObjectArrayElement(env, out, 2, b);
+                }
+                if ((*env)->ExceptionCheck(env)) out = NULL;
+            }
+        }
+    }
+    paimon_cleanup_buffer_free(new_state);
+    paimon_cleanup_buffer_free(gate);
+    free(ds);
+    free(dm);
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(orphanShardDecide)(JNIEnv *env, jclass cls, jlong ctx,
+                                                         jlong exec, jlong cfg, jobject veto,
+                                                         jbyteArray gate, jint shard,
+                                                         jbyteArray piece, jlong token,
+                                                         jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *report = NULL;
+    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupOrphanConfig *config = PTR(PaimonCleanupOrphanConfig, cfg);
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *dg = NULL, *dp = NULL;
+    size_t lg = 0, lp = 0;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (shard < 0) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "the shard is negative");
+        return NULL;
+    }
+    if (bytes_in(env, gate, &dg, &lg) == 0 && bytes_in(env, piece, &dp, &lp) == 0) {
+        if (call_begin(env, &st, token, progress, veto) == 0) {
+            /* The config is this call's own (OrphanUnits creates one per call). */
+            s = paimon_cleanup_orphan_config_set_veto(config, st.veto != NULL ? veto_trampoline : NULL,
+                                                      &st, &err);
+            if (s == PAIMON_CLEANUP_STATUS_OK)
+                s = paimon_cleanup_orphan_shard_decide(CTX(ctx), EXEC(exec), config, st.options, dg,
+                                                       lg, (uint32_t)shard, dp, lp, &report, &units,
+                                                       &err);
+            if (st.veto != NULL) paimon_cleanup_orphan_config_set_veto(config, NULL, NULL, NULL);
+        }
+        call_end(env, &st, s, NULL, err);
+        if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, report, units);
+    }
+    paimon_cleanup_buffer_free(report);
+    paimon_cleanup_buffer_list_free(units);
+    free(dg);
+    free(dp);
+    return out;
+}
+
+JNIEXPORT jbyteArray JNICALL JNI_FN(orphanUnitsConclude)(JNIEnv *env, jclass cls, jbyteArray state,
+                                                         jbyteArray summary, jobjectArray reports) {
+    PaimonCleanupBuffer *decision = NULL;
+    PaimonCleanupError *err = NULL;
+    uint8_t *ds = NULL, *dm = NULL;
+    size_t ls = 0, lm = 0, i;
+    jsize n = reports != NULL ? (*env)->GetArrayLength(env, reports) : 0;
+    uint8_t **data = calloc((size_t)n + 1, sizeof(uint8_t *));
+    size_t *lens = calloc((size_t)n + 1, sizeof(size_t));
+    jbyteArray out = NULL, r;
+    int ok = data != NULL && lens != NULL;
+    (void)cls;
+    if (!ok) throw_oom(env);
+    for (i = 0; ok && i < (size_t)n; i++) {
+        r = (jbyteArray)(*env)->GetObjectArrayElement(env, reports, (jsize)i);
+        ok = !(*env)->ExceptionCheck(env) && bytes_in(env, r, &data[i], &lens[i]) == 0;
+        if (r != NULL) (*env)->DeleteLocalRef(env, r);
+    }
+    if (ok && bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, summary, &dm, &lm) == 0 &&
+        !check(env,
+               paimon_cleanup_orphan_units_conclude(ds, ls, dm, lm, (const uint8_t *const *)data,
+                                                    lens, (size_t)n, &decision, &err),
+               &err))
+        out = buffer_bytes(env, decision);
+    paimon_cleanup_buffer_free(decision);
+    if (data != NULL)
+        for (i = 0; i < (size_t)n; i++) free(data[i]);
+    free(data);
+    free(lens);
+    free(ds);
+    free(dm);
+    return out;
+}
+
 /* ---- reports (field numbers shared with Report.java) -------------------------------------- */
 
 #define REPORT(h) PTR(const PaimonCleanupReport, h)

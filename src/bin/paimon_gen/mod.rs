@@ -116,6 +116,9 @@ pub struct GenConfig {
     /// Bytes of each data, changelog and orphan data file (zeros; 0 = empty files, which take
     /// an inode and no data block).
     pub data_file_bytes: u32,
+    /// Write the metadata only: manifests reference data and changelog files that are never
+    /// created (for scale runs past the disk's inodes; deleting a missing file is a no-op).
+    pub metadata_only: bool,
     /// Same-tier manifests at the tail of a base list that trigger a merge (Java's
     /// `manifest.merge-min-count`, 30).
     pub merge_min: u32,
@@ -218,6 +221,7 @@ impl GenConfig {
             index_every: 2,
             orphans: 0,
             data_file_bytes: 0,
+            metadata_only: false,
             merge_min: 30,
             roll_entries: 65_536,
             full_compaction_deletes: 100_000,
@@ -478,6 +482,7 @@ pub fn generate(cfg: &GenConfig) -> Result<Generated, String> {
         part_paths,
         partition_fields: parsed.partition_fields(),
         data_file_bytes: cfg.data_file_bytes,
+        metadata_only: cfg.metadata_only,
     });
     for p in 0..cfg.partitions {
         for b in 0..cfg.buckets {

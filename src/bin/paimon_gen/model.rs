@@ -106,6 +106,8 @@ pub struct Ctx {
     pub partition_fields: Vec<DataField>,
     /// Bytes of every data and changelog file (zeros; `_FILE_SIZE` says the same).
     pub data_file_bytes: u32,
+    /// Data and changelog files are referenced but never created.
+    pub metadata_only: bool,
 }
 
 impl Ctx {

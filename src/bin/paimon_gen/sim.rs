@@ -297,6 +297,9 @@ impl<'a> Sim<'a> {
         } else {
             self.counts.data_files += 1;
         }
+        if self.ctx.metadata_only {
+            return Ok(());
+        }
         let p = self.ctx.file_path(f);
         self.touch_data(p)
     }

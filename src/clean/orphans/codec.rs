@@ -14,7 +14,10 @@ const MAGIC: &[u8; 4] = b"PCOU";
 /// candidates found referenced while listing. Version 3: `referenced` counts listed files of
 /// any age, and partial results carry the location keys of the listed files younger than the
 /// cut-off (a version-2 result would count young referenced files differently: refused).
-pub const FORMAT_VERSION: u8 = 3;
+/// Version 4: location keys carry the top bits of their file name's key (so that a location
+/// and its name fall into one shard), partial results say which part they hold (whole, the
+/// summary, or one shard), and the sharded decision's gate and shard reports.
+pub const FORMAT_VERSION: u8 = 4;
 
 /// What a byte string holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +31,10 @@ pub(crate) enum Kind {
     State = 3,
     /// The driver's decision.
     Decision = 4,
+    /// What the driver hands every shard task of a sharded decision.
+    Gate = 5,
+    /// What one shard task of a sharded decision returns to the driver.
+    ShardReport = 6,
 }
 
 impl Kind {
@@ -37,6 +44,8 @@ impl Kind {
             Kind::Partial => "an orphan-removal partial result",
             Kind::State => "an orphan-removal plan state",
             Kind::Decision => "an orphan-removal decision",
+            Kind::Gate => "an orphan-removal shard gate",
+            Kind::ShardReport => "an orphan-removal shard report",
         }
     }
 }

@@ -29,6 +29,7 @@ use super::keyset::KeyIndex;
 use super::partial::{finish_merge, merge_into, Deleted, ListedDir, Partial};
 use super::planner::{new_plan_id, numbered, read_works, State};
 use super::refs;
+use super::shard;
 use super::tracker::{Tracker, MAX_ROUNDS};
 use super::work_unit::{DeleteItem, Reach, Unit, Work};
 
@@ -66,8 +67,11 @@ pub(crate) struct ReportBase {
 pub(crate) struct Decision {
     /// The id the delete units carry.
     pub plan: u64,
-    /// Delete units: ids `0..units`.
+    /// Delete units: ids `0..units` (when `unit_ranges` is empty).
     pub units: u32,
+    /// Delete units of a sharded decision: ids `first..first + count` of each shard.
+    #[serde(default)]
+    pub unit_ranges: Vec<(u32, u32)>,
     /// A dry run (no delete units; `dry_deleted` lists what would be deleted).
     pub dry_run: bool,
     /// When planning started (epoch ms).
@@ -122,21 +126,41 @@ pub(crate) fn class_of(i: u8) -> Result<FileClass> {
 
 /// Fails unless `merged` holds the results of exactly the units `0..units` of plan `plan`.
 pub(crate) fn check_complete(merged: &Partial, plan: u64, units: u32, what: &str) -> Result<()> {
+    check_ranges(merged, plan, &[(0, units)], what)
+}
+
+/// Fails unless `merged` holds the results of exactly the units of `ranges` (`(first, count)`
+/// each) of plan `plan`.
+pub(crate) fn check_ranges(
+    merged: &Partial,
+    plan: u64,
+    ranges: &[(u32, u32)],
+    what: &str,
+) -> Result<()> {
     if merged.plan != 0 && merged.plan != plan {
         return Err(Error::InvalidArgument(format!(
             "the {what} results belong to another plan"
         )));
     }
     let have: BTreeSet<u32> = merged.units.iter().copied().collect();
-    let missing: Vec<u32> = (0..units).filter(|u| !have.contains(u)).collect();
-    if let Some(first) = missing.first() {
+    let total: u64 = ranges.iter().map(|(_, n)| u64::from(*n)).sum();
+    let wanted = |u: u32| {
+        ranges
+            .iter()
+            .any(|(first, n)| u >= *first && u64::from(u) < u64::from(*first) + u64::from(*n))
+    };
+    let mut missing = ranges
+        .iter()
+        .flat_map(|(first, n)| (0..*n).map(move |i| first.saturating_add(i)))
+        .filter(|u| !have.contains(u));
+    if let Some(first) = missing.next() {
         return Err(Error::InvalidArgument(format!(
-            "{} of {units} {what} results are missing (unit {first} first); execute every unit \
+            "{} of {total} {what} results are missing (unit {first} first); execute every unit \
              and merge every result; nothing deleted",
-            missing.len()
+            1 + missing.count()
         )));
     }
-    if let Some(extra) = have.iter().find(|u| **u >= units) {
+    if let Some(extra) = have.iter().find(|u| !wanted(**u)) {
         return Err(Error::InvalidArgument(format!(
             "unit {extra} is not a {what} unit of this plan"
         )));
@@ -158,7 +182,7 @@ fn phase_of(in_data_dir: bool, class: FileClass) -> u8 {
 
 /// What the keys say of one candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
+pub(crate) enum Verdict {
     /// Its location is referenced: kept, counted as referenced.
     Referenced,
     /// Only its name is referenced, at another location: kept and reported.
@@ -172,7 +196,7 @@ enum Verdict {
 /// phase may get (an upper bound: the veto may keep some). Names in temporary files
 /// ([`Partial::name_logs`]) are read once, against the names of the candidates no location
 /// references (sorted in memory; a few per cent of the candidates).
-fn verdicts(refs: &Partial, referenced: &mut u64) -> Result<(Vec<Verdict>, Vec<usize>)> {
+pub(crate) fn verdicts(refs: &Partial, referenced: &mut u64) -> Result<(Vec<Verdict>, Vec<usize>)> {
     let locations = KeyIndex::new(&refs.locations);
     let names = KeyIndex::new(&refs.names);
     let logged = !refs.name_logs.is_empty();
@@ -181,7 +205,7 @@ fn verdicts(refs: &Partial, referenced: &mut u64) -> Result<(Vec<Verdict>, Vec<u
     for d in &refs.dirs {
         let dir = DirKeys::new(&d.dir);
         for f in &d.files {
-            let v = if locations.contains(dir.child(&f.name)) {
+            let v = if locations.contains(shard::child(&dir, &f.name)) {
                 *referenced += 1;
                 Verdict::Referenced
             } else {
@@ -244,7 +268,7 @@ fn verdicts(refs: &Partial, referenced: &mut u64) -> Result<(Vec<Verdict>, Vec<u
 }
 
 /// How many of the young files' location keys ([`Partial::young`]) are referenced.
-fn young_referenced(refs: &Partial) -> u64 {
+pub(crate) fn young_referenced(refs: &Partial) -> u64 {
     if refs.young.is_empty() {
         return 0;
     }
@@ -335,6 +359,7 @@ pub(crate) async fn decide(
     let mut decision = Decision {
         plan: new_plan_id(),
         units: 0,
+        unit_ranges: Vec::new(),
         dry_run: state.dry_run,
         started_ms: state.started_ms,
         base,
@@ -354,7 +379,7 @@ pub(crate) async fn decide(
 
 /// Reads the references of the versions that appeared since planning into `found`, listing
 /// again until no new one appears (at most [`MAX_ROUNDS`] listings, else a conflict).
-async fn read_new_versions(
+pub(crate) async fn read_new_versions(
     main: &Table,
     ctl: &RunControl,
     tracker: &mut Tracker,
@@ -392,7 +417,7 @@ async fn read_new_versions(
 /// Judges the metadata that could not be read ([`Tracker::judge`]) and returns how many
 /// versions' references were read. Refuses a run whose references cannot be complete: snapshot
 /// files exist but none was read, or snapshots claim records but no manifest entry was read.
-async fn versions_read(
+pub(crate) async fn versions_read(
     storage: &Storage,
     main: &Table,
     tracker: &Tracker,
@@ -428,7 +453,7 @@ async fn versions_read(
 /// The report's counts before the verdicts. Young files (list units run without the
 /// references) that a version references count as referenced candidates, as the
 /// single-process run counts them while listing; their keys are released here.
-fn report_base(state: &State, refs: &mut Partial, versions_read: u64) -> ReportBase {
+pub(crate) fn report_base(state: &State, refs: &mut Partial, versions_read: u64) -> ReportBase {
     let young_referenced = young_referenced(refs);
     refs.young = Vec::new();
     let mut base = ReportBase {
@@ -451,7 +476,7 @@ fn report_base(state: &State, refs: &mut Partial, versions_read: u64) -> ReportB
 /// order): referenced ones are skipped, those referenced by name elsewhere kept and returned
 /// (sorted), unreferenced ones asked about through the veto (counted into `base.vetoed`) and
 /// otherwise planned. A data directory that loses a file goes to `prune`.
-fn plan_deletions(
+pub(crate) fn plan_deletions(
     cfg: &OrphanConfig,
     dirs: Vec<ListedDir>,
     verdicts: Vec<Verdict>,
@@ -508,7 +533,10 @@ fn plan_deletions(
 
 /// What a dry run would delete, as `(phase, path, class index, bytes)`, paths relative to
 /// `root` where possible.
-fn dry_deleted(root: &Location, phases: Vec<Vec<Planned>>) -> Vec<(u8, String, u8, u64)> {
+pub(crate) fn dry_deleted(
+    root: &Location,
+    phases: Vec<Vec<Planned>>,
+) -> Vec<(u8, String, u8, u64)> {
     let mut out = Vec::with_capacity(phases.iter().map(Vec::len).sum());
     for (phase, files) in phases.into_iter().enumerate() {
         for p in files {
@@ -530,7 +558,7 @@ fn dry_deleted(root: &Location, phases: Vec<Vec<Planned>>) -> Vec<(u8, String, u
 
 /// The planned deletions cut into delete units of at most [`FILES_PER_DELETE_UNIT`] files, in
 /// phase order; each unit may delete under `delete_roots`.
-fn delete_works(delete_roots: &[String], phases: Vec<Vec<Planned>>) -> Vec<Work> {
+pub(crate) fn delete_works(delete_roots: &[String], phases: Vec<Vec<Planned>>) -> Vec<Work> {
     let mut works = Vec::new();
     for (phase, files) in phases.into_iter().enumerate() {
         // Consumed as the units are built: the paths are not held twice.

@@ -33,12 +33,13 @@ use futures::stream::{self, StreamExt};
 use crate::clean::control::RunControl;
 use crate::clean::report::FileClass;
 use crate::error::Result;
-use crate::hash::{child_key, DirKeys};
+use crate::hash::DirKeys;
 use crate::storage::{DirListing, Location, NameListing, NamedStatus, StatFilter, Storage};
 use crate::table::VersionedDir;
 
 use super::keyset::SharedKeyIndex;
 use super::partial::{Candidate, ListedDir, Partial};
+use super::shard;
 use super::work_unit::{ListDir, ListKind};
 
 /// What a candidate directory holds, which decides which of its files count.
@@ -58,7 +59,7 @@ const MANAGED_BLOB: &str = ".managed.blob";
 
 /// The [`StatFilter`] of a listing against the references: a regular file needs its size and
 /// age only if its name makes it a candidate of its directory's kind, it is not a
-/// `*.managed.blob` pack, and no version references its location ([`child_key`] of directory
+/// `*.managed.blob` pack, and no version references its location ([`shard::child_of`] of directory
 /// and name). A key collision can only make a file look referenced, which keeps it.
 struct Unreferenced {
     keys: Arc<SharedKeyIndex>,
@@ -80,7 +81,7 @@ impl StatFilter for Unreferenced {
                     *w = false;
                 }
             } else {
-                probes.push((own.child(name), i as u32));
+                probes.push((shard::child(&own, name), i as u32));
             }
         }
         // In ascending key order: lookups in a set of many megabytes then walk it forwards
@@ -112,7 +113,7 @@ fn filter_of(
 /// Executes a list unit: lists `dirs` with at most `concurrency` listings in flight and adds
 /// their candidates to `out`.
 ///
-/// With `referenced` (the indexed keys of referenced locations, [`child_key`] of directory and
+/// With `referenced` (the indexed keys of referenced locations, [`shard::child_of`] of directory and
 /// name), a listed file whose key is among them is only counted ([`Partial::referenced`]),
 /// whatever its age, not held: the decision would keep it anyway, and references only grow
 /// during a run. On a local disk such a file is not even `stat`ed ([`Unreferenced`]). The
@@ -291,7 +292,7 @@ fn absorb(
             out.referenced += 1;
             continue;
         }
-        open.push((f, class, own.child(f.name)));
+        open.push((f, class, shard::child(&own, f.name)));
     }
     let mut held = vec![true; open.len()];
     if let Some(keys) = referenced {
@@ -340,7 +341,7 @@ fn absorb(
         let Some(parent) = f.location.parent() else {
             continue;
         };
-        let key = child_key(parent.as_str(), name);
+        let key = shard::child_of(parent.as_str(), name);
         if let Some(keys) = referenced {
             if keys.contains(key) {
                 out.referenced += 1;

@@ -70,6 +70,8 @@ mod prune;
 mod refs;
 mod report;
 mod run;
+mod shard;
+mod sharded;
 mod tracker;
 pub mod units;
 mod work_unit;

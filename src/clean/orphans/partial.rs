@@ -18,6 +18,8 @@ use crate::error::{Error, Result};
 
 use super::codec::{Kind, Reader, Writer};
 use super::keyset::KeyLog;
+use super::shard::{self, MAX_SHARDS};
+use crate::hash::name_key;
 
 /// One candidate file of a listed directory.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -186,11 +188,34 @@ impl NameLogs {
     }
 }
 
+/// Which part of the units' results a [`Partial`] holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Everything (as a unit returns it).
+    #[default]
+    Whole,
+    /// Everything but the candidates and keys, of results split into `of` shards: counters,
+    /// failures, errors, empty directories (for the driver).
+    Summary {
+        /// The shard count.
+        of: u32,
+    },
+    /// The candidates and keys of shard `id` of `of` (for the shard's task).
+    Shard {
+        /// The shard.
+        id: u32,
+        /// The shard count.
+        of: u32,
+    },
+}
+
 /// The result of one or more units, merged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Partial {
     /// The plan the units belong to (0: the empty result, which belongs to every plan).
     pub plan: u64,
+    /// Which part of the results it holds (results of different parts never merge).
+    pub part: Part,
     /// Ids of the units included, sorted.
     pub units: Vec<u32>,
     /// Listed directories with candidates, sorted by directory.
@@ -336,6 +361,18 @@ impl Partial {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new(Kind::Partial);
         w.u64(self.plan);
+        match self.part {
+            Part::Whole => w.u8(0),
+            Part::Summary { of } => {
+                w.u8(1);
+                w.u64(u64::from(of));
+            }
+            Part::Shard { id, of } => {
+                w.u8(2);
+                w.u64(u64::from(id));
+                w.u64(u64::from(of));
+            }
+        }
         w.u64(self.units.len() as u64);
         for u in &self.units {
             w.u64(u64::from(*u));
@@ -423,6 +460,29 @@ impl Partial {
             plan: r.u64()?,
             ..Default::default()
         };
+        let shard_count = |r: &mut Reader<'_>| -> Result<u32> {
+            let v = r.u64()?;
+            u32::try_from(v)
+                .ok()
+                .filter(|v| (1..=MAX_SHARDS).contains(v))
+                .ok_or_else(|| Error::InvalidArgument(format!("shard count {v}")))
+        };
+        p.part = match r.u8()? {
+            0 => Part::Whole,
+            1 => Part::Summary {
+                of: shard_count(&mut r)?,
+            },
+            2 => {
+                let id = r.u64()?;
+                let of = shard_count(&mut r)?;
+                let id = u32::try_from(id)
+                    .ok()
+                    .filter(|id| *id < of)
+                    .ok_or_else(|| Error::InvalidArgument(format!("shard {id} of {of}")))?;
+                Part::Shard { id, of }
+            }
+            k => return Err(Error::InvalidArgument(format!("unknown partial part {k}"))),
+        };
         for _ in 0..r.count()? {
             let u = r.u64()?;
             p.units.push(
@@ -501,7 +561,16 @@ pub(crate) fn merge_into(out: &mut Partial, p: Partial) -> Result<()> {
                 "partial results of two different orphan-removal plans cannot be merged".into(),
             ));
         }
+        if out.plan != 0 && out.part != p.part {
+            return Err(Error::InvalidArgument(format!(
+                "partial results of different parts cannot be merged ({} and {}): merge the \
+                 pieces of one shard, or the summaries, with each other only",
+                out.part.describe(),
+                p.part.describe()
+            )));
+        }
         out.plan = p.plan;
+        out.part = p.part;
     }
     out.units.extend(p.units);
     out.dirs.extend(p.dirs);
@@ -553,6 +622,89 @@ pub(crate) fn merge_all(parts: Vec<Partial>) -> Result<Partial> {
 pub(crate) fn merge_bytes(a: &[u8], b: &[u8]) -> Result<Vec<u8>> {
     let merged = merge_all(vec![Partial::from_bytes(a)?, Partial::from_bytes(b)?])?;
     Ok(merged.to_bytes())
+}
+
+impl Part {
+    /// For messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Part::Whole => "whole results".into(),
+            Part::Summary { of } => format!("the summary of results split into {of} shards"),
+            Part::Shard { id, of } => format!("shard {id} of {of}"),
+        }
+    }
+}
+
+impl Partial {
+    /// Splits a result (of any units, whole) into the summary (everything but candidates and
+    /// keys) and `shards` shard pieces, each with the candidates of the file names of its
+    /// shard and the location and name keys of that shard ([`shard::shard_of`]). Each piece
+    /// and the summary carry the result's unit ids, so that every shard, and the driver, can
+    /// check that it has every unit's result exactly once.
+    pub fn split(mut self, shards: u32) -> Result<(Partial, Vec<Partial>)> {
+        if !(1..=MAX_SHARDS).contains(&shards) {
+            return Err(Error::InvalidArgument(format!(
+                "a shard count must be 1 to {MAX_SHARDS}, not {shards}"
+            )));
+        }
+        if self.part != Part::Whole {
+            return Err(Error::InvalidArgument(format!(
+                "only whole results can be split, not {}",
+                self.part.describe()
+            )));
+        }
+        if !self.name_logs.is_empty() {
+            self.names = self.name_logs.with(&self.names)?;
+            self.name_logs = NameLogs::default();
+        }
+        let n = shards as usize;
+        let mut pieces: Vec<Partial> = (0..shards)
+            .map(|id| Partial {
+                plan: self.plan,
+                part: Part::Shard { id, of: shards },
+                units: self.units.clone(),
+                ..Default::default()
+            })
+            .collect();
+        let mut by_shard: Vec<Vec<Candidate>> = vec![Vec::new(); n];
+        for d in std::mem::take(&mut self.dirs) {
+            for f in d.files {
+                by_shard[shard::shard_of(name_key(&f.name), shards) as usize].push(f);
+            }
+            for (piece, files) in pieces.iter_mut().zip(by_shard.iter_mut()) {
+                if !files.is_empty() {
+                    piece.dirs.push(ListedDir {
+                        dir: d.dir.clone(),
+                        data_root: d.data_root.clone(),
+                        files: std::mem::take(files),
+                    });
+                }
+            }
+        }
+        let keys =
+            |keys: Vec<u64>, pieces: &mut [Partial], field: fn(&mut Partial) -> &mut Vec<u64>| {
+                for k in keys {
+                    if let Some(p) = pieces.get_mut(shard::shard_of(k, shards) as usize) {
+                        field(p).push(k);
+                    }
+                }
+            };
+        keys(std::mem::take(&mut self.young), &mut pieces, |p| {
+            &mut p.young
+        });
+        keys(std::mem::take(&mut self.locations), &mut pieces, |p| {
+            &mut p.locations
+        });
+        keys(std::mem::take(&mut self.names), &mut pieces, |p| {
+            &mut p.names
+        });
+        for p in &mut pieces {
+            p.canonicalize();
+        }
+        self.part = Part::Summary { of: shards };
+        self.canonicalize();
+        Ok((self, pieces))
+    }
 }
 
 #[cfg(test)]
@@ -632,5 +784,66 @@ mod tests {
         merge_into(&mut merged, p.clone()).unwrap();
         assert_eq!(merged.name_logs, p.name_logs);
         assert_ne!(merged.name_logs, NameLogs::default());
+    }
+
+    #[test]
+    fn a_split_result_holds_every_candidate_and_key_once() {
+        let whole = merge_all((0..5).map(|i| part(4, i, u64::from(i) * 31 + 7)).collect()).unwrap();
+        for shards in [1, 2, 5, 300] {
+            let (summary, pieces) = whole.clone().split(shards).unwrap();
+            assert_eq!(pieces.len(), shards as usize);
+            assert_eq!(summary.part, Part::Summary { of: shards });
+            assert!(summary.dirs.is_empty() && summary.locations.is_empty());
+            assert_eq!(summary.failures, whole.failures);
+            assert_eq!(summary.units, whole.units);
+            let mut locations: Vec<u64> = Vec::new();
+            let mut names: Vec<u64> = Vec::new();
+            let mut young: Vec<u64> = Vec::new();
+            let mut files = 0;
+            for (id, p) in pieces.iter().enumerate() {
+                assert_eq!(
+                    p.part,
+                    Part::Shard {
+                        id: id as u32,
+                        of: shards
+                    }
+                );
+                assert_eq!(p.units, whole.units);
+                let back = Partial::from_bytes(&p.to_bytes()).unwrap();
+                assert_eq!(&back, p);
+                for k in &p.locations {
+                    assert_eq!(shard::shard_of(*k, shards), id as u32);
+                }
+                for d in &p.dirs {
+                    for f in &d.files {
+                        assert_eq!(shard::shard_of(name_key(&f.name), shards), id as u32);
+                        files += 1;
+                    }
+                }
+                locations.extend(&p.locations);
+                names.extend(&p.names);
+                young.extend(&p.young);
+            }
+            canon(&mut locations);
+            canon(&mut names);
+            canon(&mut young);
+            assert_eq!(locations, whole.locations);
+            assert_eq!(names, whole.names);
+            assert_eq!(young, whole.young);
+            assert_eq!(
+                files,
+                whole.dirs.iter().map(|d| d.files.len()).sum::<usize>()
+            );
+            // Parts never mix; a piece or summary is not split again.
+            if shards > 1 {
+                assert!(merge_all(vec![pieces[0].clone(), pieces[1].clone()]).is_err());
+            }
+            assert!(merge_all(vec![summary.clone(), pieces[0].clone()]).is_err());
+            assert!(summary.clone().split(2).is_err());
+            let back = Partial::from_bytes(&summary.to_bytes()).unwrap();
+            assert_eq!(back, summary);
+        }
+        assert!(whole.clone().split(0).is_err());
+        assert!(whole.split(MAX_SHARDS + 1).is_err());
     }
 }

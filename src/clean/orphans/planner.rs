@@ -15,6 +15,7 @@ use crate::table::{branch_root, list_branches, Table};
 use super::codec::{Kind, Reader, Writer};
 use super::listing::list_tolerant;
 use super::partial::Partial;
+use super::shard::Sharded;
 use super::tracker::Tracker;
 use super::work_unit::{ListDir, ListKind, Reach, ReadItem, Unit, Work};
 use super::{resolve_cutoff, OrphanConfig};
@@ -54,6 +55,9 @@ pub(crate) struct State {
     pub delete_roots: Vec<String>,
     /// The versions.
     pub tracker: Tracker,
+    /// The sharded decision so far (none before its first gate).
+    #[serde(default)]
+    pub sharded: Option<Sharded>,
     /// What planning itself found: the partition walk's empty directories and errors, and the
     /// metadata the versions name.
     #[serde(skip)]

@@ -3,7 +3,7 @@
 //! * Every manifest entry counts, ADD or DELETE, with its extra files; every index file an
 //!   index manifest names counts; and the manifests and index manifests themselves.
 //! * A reference is recorded twice: the key of its name ([`name_key`]) and, for each branch
-//!   whose versions use the manifest, the key of its resolved location ([`child_key`]), each
+//!   whose versions use the manifest, the key of its resolved location ([`shard::child`]), each
 //!   branch resolving with its own path factory (a branch without a schema uses main's). A file
 //!   whose location cannot be computed is recorded by name only, so a candidate of that name is
 //!   kept wherever it is.
@@ -18,12 +18,13 @@ use futures::stream::{self, StreamExt};
 
 use crate::clean::control::RunControl;
 use crate::error::{Error, Result};
-use crate::hash::{location_key, name_key, DirKeys, FastMap};
+use crate::hash::{name_key, DirKeys, FastMap};
 use crate::spec::manifest::{self, FileLocator, IndexManifestEntry};
 use crate::storage::Location;
 use crate::table::{PathFactory, Table};
 
 use super::partial::{Partial, ReadFailure};
+use super::shard;
 use super::work_unit::{BranchRef, ReadItem};
 
 /// A read unit sorts and deduplicates its keys once they pass this many (then twice as many
@@ -173,8 +174,9 @@ impl<'a> Sink<'a> {
         for d in dirs.iter() {
             match d {
                 Resolved::Dir(dir) => {
-                    keys.locations.push(dir.child(name));
-                    keys.locations.extend(extras.iter().map(|x| dir.child(x)));
+                    keys.locations.push(shard::child(dir, name));
+                    keys.locations
+                        .extend(extras.iter().map(|x| shard::child(dir, x)));
                 }
                 Resolved::Nothing => {}
                 Resolved::Unresolvable => keys.unresolved += 1 + extras.len() as u64,
@@ -194,10 +196,10 @@ impl<'a> Sink<'a> {
         };
         // Referenced under its own name too (keeping more is safe).
         self.keys.names.push(name_key(loc.name()));
-        self.keys.locations.push(location_key(loc.as_str()));
+        self.keys.locations.push(shard::location(loc.as_str()));
         let dir = DirKeys::new(dir.as_str());
         for x in extras {
-            self.keys.locations.push(dir.child(x));
+            self.keys.locations.push(shard::child(&dir, x));
         }
     }
 
@@ -269,7 +271,7 @@ pub(crate) async fn read(
         // The manifests and index manifests themselves are referenced.
         out.names.push(name_key(&it.name));
         if let Ok(loc) = paths.manifest(&it.name) {
-            out.locations.push(location_key(loc.as_str()));
+            out.locations.push(shard::location(loc.as_str()));
         }
     }
     // Every manifest's location, and what decoding it needs (its branches' path factories);
@@ -366,7 +368,6 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
-    use crate::hash::location_key;
     use crate::spec::manifest::{
         decode_index_manifest, decode_manifest, encode_manifest, ManifestCompression,
         ManifestEntry, MetadataFileKind, WriterSchema,
@@ -422,7 +423,7 @@ mod tests {
                 for l in locs {
                     assert!(
                         fast.locations
-                            .binary_search(&location_key(l.as_str()))
+                            .binary_search(&shard::location(l.as_str()))
                             .is_ok()
                             || fast.names.binary_search(&name_key(l.name())).is_ok(),
                         "{what}: {} not referenced",
@@ -477,7 +478,7 @@ mod tests {
                         let l = paths[0].index_file(e).unwrap();
                         assert!(
                             keys.locations
-                                .binary_search(&location_key(l.as_str()))
+                                .binary_search(&shard::location(l.as_str()))
                                 .is_ok(),
                             "{what}: {} not referenced",
                             l.as_str()

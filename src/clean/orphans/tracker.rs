@@ -22,13 +22,14 @@ use futures::stream::{self, StreamExt};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::hash::{location_key, name_key, FastMap};
+use crate::hash::{name_key, FastMap};
 use crate::spec::manifest;
 use crate::spec::snapshot::VersionRefs;
 use crate::storage::{Location, Storage};
 use crate::table::{branch_root, list_branches, Table, VersionedDir, MAIN_BRANCH};
 
 use super::partial::{Partial, ReadFailure};
+use super::shard;
 use super::work_unit::{BranchRef, ReadItem};
 
 /// Which version of a branch: its kind and id (a tag keeps its file's location too).
@@ -542,7 +543,7 @@ impl Tracker {
             let mut note = |name: &str, loc: Option<Location>| {
                 refs.names.push(name_key(name));
                 if let Some(loc) = loc {
-                    refs.locations.push(location_key(loc.as_str()));
+                    refs.locations.push(shard::location(loc.as_str()));
                 }
             };
             for (l, _) in v.lists.iter() {

@@ -16,6 +16,14 @@
 //! * A **delete unit** deletes a batch of files (each checked again: roots, kind, no symlinked
 //!   directory) and returns what it deleted and what failed.
 //!
+//! **Sharded decision.** Instead of merging every result on the driver and deciding there, an
+//! engine may [`split`] each plan unit's result into a summary and pieces by shard, shuffle the
+//! pieces by shard, and decide each shard in its own task: [`gate`] on the driver, then
+//! [`decide_shard`] per shard, [`gate`] again to confirm that no version appeared meanwhile,
+//! then [`conclude`] with every shard's report (see the module `sharded` for the rules). No
+//! process then holds every candidate and every key: the driver holds the summaries (counters,
+//! failures, empty directories) and one report per shard.
+//!
 //! Units carry the table root and the options minus credentials ([`work_unit`](super::work_unit)'s `is_secret`); the
 //! host passes the credentials to [`execute`]. Plan units only read: running one twice, or
 //! not at all, changes nothing, and the decision refuses to go on without every plan unit's
@@ -37,10 +45,11 @@ use crate::table::{Table, MAIN_BRANCH};
 
 pub use super::codec::FORMAT_VERSION;
 use super::config::OrphanConfig;
-use super::decide::{check_complete, Decision, PHASES};
+use super::decide::{check_ranges, Decision, PHASES};
 use super::partial::{merge_bytes, Deleted, Partial};
 use super::planner::State;
 use super::report::OrphanReport;
+use super::sharded::{self, Gate, ShardReport};
 use super::work_unit::{Unit, Work};
 use super::{decide as decide_step, exec, planner, prune};
 
@@ -187,12 +196,14 @@ pub(crate) async fn finish_report(
     merged: Partial,
 ) -> Result<OrphanReport> {
     let dry_run = decision.dry_run;
-    check_complete(
-        &merged,
-        decision.plan,
-        if dry_run { 0 } else { decision.units },
-        "delete unit",
-    )?;
+    let ranges = if dry_run {
+        Vec::new()
+    } else if decision.unit_ranges.is_empty() {
+        vec![(0, decision.units)]
+    } else {
+        decision.unit_ranges.clone()
+    };
+    check_ranges(&merged, decision.plan, &ranges, "delete unit")?;
     let roots: Vec<Location> = decision
         .delete_roots
         .iter()
@@ -243,6 +254,116 @@ pub(crate) async fn finish_report(
         skipped: b.skipped,
         elapsed_ms: now_millis().saturating_sub(decision.started_ms).max(0) as u64,
     })
+}
+
+/// What [`split`] returns.
+#[derive(Debug, Clone, Default)]
+pub struct Split {
+    /// The summary (counters, failures, errors, empty directories), for [`gate`] and
+    /// [`conclude`] on the driver, once merged with every other unit's.
+    pub summary: Vec<u8>,
+    /// One piece per shard (its candidates and keys), for [`decide_shard`], once merged with
+    /// every other unit's piece of the same shard.
+    pub shards: Vec<Vec<u8>>,
+}
+
+/// What [`gate`] returns.
+#[derive(Debug, Clone, Default)]
+pub struct Gated {
+    /// The driver's updated plan state, for the next [`gate`] and for [`conclude`].
+    pub state: Vec<u8>,
+    /// The gate, for every [`decide_shard`] of this round.
+    pub gate: Vec<u8>,
+    /// The shards must decide (again) with this gate: always after the first gate, and after
+    /// a later one that found a new version. False confirms the round the shards decided.
+    pub decide: bool,
+}
+
+/// What [`decide_shard`] returns.
+#[derive(Debug, Clone, Default)]
+pub struct ShardDecided {
+    /// The shard's report, for [`conclude`].
+    pub report: Vec<u8>,
+    /// The shard's delete units to [`execute`] (none in a dry run).
+    pub units: Vec<Vec<u8>>,
+}
+
+/// Splits a plan unit's result (or several merged) into its summary and `shards` pieces (1 to
+/// 65,536), by the shard of each file name: a candidate, the location keys of its name and
+/// the name's key fall into one shard. The engine shuffles the pieces by shard (merging the
+/// pieces of a shard with [`merge`]) and merges the summaries on the driver.
+///
+/// Errors: [`crate::Error::InvalidArgument`] for a shard count out of range, bytes that are not
+/// a partial result, or a result already split.
+pub fn split(partial: &[u8], shards: u32) -> Result<Split> {
+    let (summary, pieces) = Partial::from_bytes(partial)?.split(shards)?;
+    Ok(Split {
+        summary: summary.to_bytes(),
+        shards: pieces.iter().map(Partial::to_bytes).collect(),
+    })
+}
+
+/// The gate of the sharded decision, on the driver: `state` is the plan's state (or the state
+/// a previous gate returned) and `summary` every plan unit's summary merged (a missing or
+/// doubled unit is refused). Lists the versions again until no new one appears, reading the
+/// new ones' references; fails, with nothing deleted, when metadata a version still needs
+/// could not be read. Call it once before the shards decide and again after: a gate that
+/// finds a new version starts a new round ([`Gated::decide`]), whose shards decide again; one
+/// that finds none confirms the round for [`conclude`].
+pub async fn gate(
+    table: &Table,
+    ctl: &RunControl,
+    state: &[u8],
+    summary: &[u8],
+    shards: u32,
+) -> Result<Gated> {
+    let main = main_of(table).await?;
+    let state = State::from_bytes(state)?;
+    let summary = Partial::from_bytes(summary)?;
+    let (state, gate, decide) = sharded::gate(&main, ctl, state, &summary, shards).await?;
+    Ok(Gated {
+        state: state.to_bytes()?,
+        gate: gate.to_bytes()?,
+        decide,
+    })
+}
+
+/// Decides shard `shard`, anywhere: `piece` is every plan unit's piece of the shard merged
+/// (checked complete, each unit once), `gate` the round's gate. Keeps what is referenced by
+/// location or by name and what `cfg`'s veto keeps, checks every remaining path (roots, kind,
+/// no symlinked directory) and returns the shard's report and delete units.
+pub async fn decide_shard(
+    table: &Table,
+    cfg: &OrphanConfig,
+    ctl: &RunControl,
+    gate: &[u8],
+    shard: u32,
+    piece: &[u8],
+) -> Result<ShardDecided> {
+    let main = main_of(table).await?;
+    let gate = Gate::from_bytes(gate)?;
+    let piece = Partial::from_bytes(piece)?;
+    let memory = ctl.memory_budget();
+    let (report, units) =
+        sharded::decide_shard(&main, cfg, ctl, &memory, &gate, shard, piece).await?;
+    Ok(ShardDecided {
+        report: report.to_bytes()?,
+        units: all_bytes(units)?,
+    })
+}
+
+/// Concludes the sharded decision on the driver: `state` from the gate that confirmed the
+/// round, `summary` every plan unit's summary merged, `reports` the round's report of every
+/// shard, each exactly once (a missing, doubled or stale one is refused). Returns the
+/// decision for [`finish`].
+pub fn conclude(state: &[u8], summary: &[u8], reports: &[&[u8]]) -> Result<Vec<u8>> {
+    let state = State::from_bytes(state)?;
+    let summary = Partial::from_bytes(summary)?;
+    let reports = reports
+        .iter()
+        .map(|r| ShardReport::from_bytes(r))
+        .collect::<Result<Vec<_>>>()?;
+    sharded::conclude(&state, summary, reports)?.to_bytes()
 }
 
 /// The main branch of `table`'s table.

@@ -289,6 +289,217 @@ public final class OrphanUnits {
         }
     }
 
+    /** What {@link #split} returns. */
+    public static final class Split {
+        private final byte[] summary;
+        private final List<byte[]> shards;
+
+        Split(byte[] summary, List<byte[]> shards) {
+            this.summary = summary;
+            this.shards = shards;
+        }
+
+        /** @return the summary (counters, failures, empty directories), for the driver */
+        public byte[] summary() {
+            return summary;
+        }
+
+        /** @return one piece per shard: element {@code i} is shard {@code i} */
+        public List<byte[]> shards() {
+            return shards;
+        }
+    }
+
+    /** What {@link #gate} returns. */
+    public static final class Gated {
+        private final byte[] state;
+        private final byte[] gate;
+        private final boolean decide;
+
+        Gated(byte[] state, byte[] gate, boolean decide) {
+            this.state = state;
+            this.gate = gate;
+            this.decide = decide;
+        }
+
+        /** @return the driver's updated state, for the next gate and for {@link #conclude} */
+        public byte[] state() {
+            return state;
+        }
+
+        /** @return the gate every shard of this round decides with */
+        public byte[] gate() {
+            return gate;
+        }
+
+        /**
+         * @return true when the shards must decide (again) with {@link #gate()}: after the first
+         *     gate, and after one that found a new version; false confirms the round
+         */
+        public boolean decide() {
+            return decide;
+        }
+    }
+
+    /** What {@link #decideShard} returns. */
+    public static final class ShardDecision {
+        private final byte[] report;
+        private final List<byte[]> deleteUnits;
+
+        ShardDecision(byte[] report, List<byte[]> deleteUnits) {
+            this.report = report;
+            this.deleteUnits = deleteUnits;
+        }
+
+        /** @return the shard's report, for {@link #conclude} */
+        public byte[] report() {
+            return report;
+        }
+
+        /** @return the shard's delete units, to {@link #execute} (none in a dry run) */
+        public List<byte[]> deleteUnits() {
+            return deleteUnits;
+        }
+    }
+
+    /**
+     * Splits a plan unit's partial result (or several merged) into its summary and one piece
+     * per shard, by the shard of each file name, for the sharded decision: shuffle the pieces
+     * by shard (merge a shard's pieces with {@link #merge}) and merge the summaries.
+     *
+     * @param partial a whole partial result
+     * @param shards the shard count, 1 to 65,536
+     * @return the summary and the pieces
+     */
+    public static Split split(byte[] partial, int shards) {
+        if (partial == null) {
+            throw new PaimonCleanupException(
+                    PaimonCleanupException.NULL_POINTER, "the partial result is null");
+        }
+        byte[][] all = PaimonCleanup.orphanPartialSplit(partial, shards);
+        return new Split(all[0], tail(all));
+    }
+
+    /**
+     * The gate of the sharded decision (on the driver): lists the versions again until no new
+     * one appears, reads the new ones' references, fails (nothing deleted) when metadata a
+     * version still needs could not be read or a unit's summary is missing. Call it before the
+     * shards decide and again after; while {@link Gated#decide()} is true the shards decide
+     * (again) with the new gate.
+     *
+     * @param table the table
+     * @param exec the executor
+     * @param run may be null
+     * @param state the plan's state, or the previous gate's
+     * @param summary every plan unit's summary, merged
+     * @param shards the shard count the results were split into
+     * @return the new state, the gate, and whether the shards decide
+     */
+    public static Gated gate(
+            TableContext table,
+            Executor exec,
+            RunOptions run,
+            final byte[] state,
+            final byte[] summary,
+            final int shards) {
+        if (state == null || summary == null) {
+            throw new PaimonCleanupException(
+                    PaimonCleanupException.NULL_POINTER, "state or summary is null");
+        }
+        final long ctx = table.acquireHandle();
+        try {
+            final long e = exec.acquire();
+            try {
+                byte[][] all = withToken(run, new TokenCall<byte[][]>() {
+                    @Override
+                    public byte[][] call(long token, ProgressListener p) {
+                        return PaimonCleanup.orphanUnitsGate(ctx, e, state, summary, shards, token, p);
+                    }
+                });
+                return new Gated(all[0], all[1], all[2].length == 1 && all[2][0] == 1);
+            } finally {
+                exec.release();
+            }
+        } finally {
+            table.releaseHandle();
+        }
+    }
+
+    /**
+     * Decides one shard (anywhere): keeps what is referenced by location or name and what the
+     * veto keeps, checks every remaining path, and returns the shard's report and delete units.
+     *
+     * @param table the table
+     * @param exec the executor
+     * @param config the plan's config (its veto is asked here)
+     * @param run may be null
+     * @param gate {@link Gated#gate()} of the round
+     * @param shard the shard
+     * @param piece every plan unit's piece of this shard, merged
+     * @return the report and the delete units
+     */
+    public static ShardDecision decideShard(
+            TableContext table,
+            Executor exec,
+            OrphanConfig config,
+            RunOptions run,
+            final byte[] gate,
+            final int shard,
+            final byte[] piece) {
+        if (gate == null || piece == null) {
+            throw new PaimonCleanupException(
+                    PaimonCleanupException.NULL_POINTER, "gate or piece is null");
+        }
+        final VetoListener veto = config == null ? null : config.veto;
+        final long ctx = table.acquireHandle();
+        try {
+            final long e = exec.acquire();
+            try {
+                final long cfg = TableContext.orphanConfig(config);
+                try {
+                    byte[][] all = withToken(run, new TokenCall<byte[][]>() {
+                        @Override
+                        public byte[][] call(long token, ProgressListener p) {
+                            return PaimonCleanup.orphanShardDecide(
+                                    ctx, e, cfg, veto, gate, shard, piece, token, p);
+                        }
+                    });
+                    return new ShardDecision(all[0], tail(all));
+                } finally {
+                    PaimonCleanup.orphanConfigFree(cfg);
+                }
+            } finally {
+                exec.release();
+            }
+        } finally {
+            table.releaseHandle();
+        }
+    }
+
+    /**
+     * Concludes the sharded decision (on the driver) with the state of the gate that confirmed
+     * the round and the round's report of every shard, each exactly once.
+     *
+     * @param state {@link Gated#state()} of the confirming gate
+     * @param summary every plan unit's summary, merged
+     * @param reports every shard's report
+     * @return the decision, for {@link #finish}
+     */
+    public static byte[] conclude(byte[] state, byte[] summary, List<byte[]> reports) {
+        if (state == null || summary == null || reports == null) {
+            throw new PaimonCleanupException(
+                    PaimonCleanupException.NULL_POINTER, "state, summary or reports is null");
+        }
+        byte[][] all = reports.toArray(new byte[0][]);
+        for (byte[] r : all) {
+            if (r == null) {
+                throw new PaimonCleanupException(
+                        PaimonCleanupException.NULL_POINTER, "a shard report is null");
+            }
+        }
+        return PaimonCleanup.orphanUnitsConclude(state, summary, all);
+    }
+
     /**
      * Finishes a run (on the driver) after every delete unit: removes the data directories left
      * empty (not in a dry run) and builds the report.

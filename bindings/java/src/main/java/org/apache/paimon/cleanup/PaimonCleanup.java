@@ -187,6 +187,19 @@ public final class PaimonCleanup {
     static native byte[][] orphanUnitsDecide(long ctx, long exec, long cfg, VetoListener veto,
             byte[] state, byte[] merged, long token, ProgressListener p);
 
+    /** [0] = the summary, then one piece per shard. */
+    static native byte[][] orphanPartialSplit(byte[] partial, int shards);
+
+    /** { the new state, the gate, { 1 if the shards decide, else 0 } }. */
+    static native byte[][] orphanUnitsGate(long ctx, long exec, byte[] state, byte[] summary,
+            int shards, long token, ProgressListener p);
+
+    /** [0] = the shard's report, then its delete units. */
+    static native byte[][] orphanShardDecide(long ctx, long exec, long cfg, VetoListener veto,
+            byte[] gate, int shard, byte[] piece, long token, ProgressListener p);
+
+    static native byte[] orphanUnitsConclude(byte[] state, byte[] summary, byte[][] reports);
+
     /** Returns a native report handle. */
     static native long orphanUnitsFinish(
             long ctx, long exec, byte[] decision, byte[] merged, long token, ProgressListener p);

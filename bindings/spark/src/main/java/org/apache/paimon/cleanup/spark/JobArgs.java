@@ -28,6 +28,9 @@ final class JobArgs {
             "  --dry-run                 compute and report, change nothing",
             "  --parallelism N           Spark partitions of each stage (default: the context's",
             "                            default parallelism)",
+            "  --shards N                shards of the decision (1 to 65536; default: the",
+            "                            parallelism): the units' results are shuffled by shard",
+            "                            and each shard task decides its own files",
             "  --json                    print the report as the CLI's --json document",
             "  -h, --help                this text");
 
@@ -38,6 +41,9 @@ final class JobArgs {
     boolean externalRootsOwned;
     boolean dryRun;
     int parallelism;
+
+    /** Shards of the decision; 0: the parallelism. */
+    int shards;
     boolean json;
     boolean help;
 
@@ -116,6 +122,18 @@ final class JobArgs {
                     }
                     if (a.parallelism < 1) {
                         throw new IllegalArgumentException("--parallelism '" + v + "' is not a positive number");
+                    }
+                    break;
+                }
+                case "--shards": {
+                    String v = inline != null ? inline : value(argv, ++i, arg);
+                    try {
+                        a.shards = Integer.parseInt(v.trim());
+                    } catch (NumberFormatException e) {
+                        a.shards = -1;
+                    }
+                    if (a.shards < 1 || a.shards > 65536) {
+                        throw new IllegalArgumentException("--shards '" + v + "' is not a number from 1 to 65536");
                     }
                     break;
                 }

@@ -1,6 +1,7 @@
 package org.apache.paimon.cleanup.spark;
 
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,9 +12,14 @@ import org.apache.paimon.cleanup.OrphanUnits;
 import org.apache.paimon.cleanup.PaimonCleanupException;
 import org.apache.paimon.cleanup.Report;
 import org.apache.paimon.cleanup.TableContext;
+import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.storage.StorageLevel;
+import scala.Tuple2;
 
 /**
  * Removes the orphan files of a Paimon table (every branch) as a Spark job, with the library's
@@ -100,23 +106,25 @@ public final class RemoveOrphanFiles {
                 OrphanUnits.Plan plan = OrphanUnits.plan(table, exec, config, null);
                 log(String.format("plan: %d units (%d ms)", plan.units().size(), ms(t0)));
 
+                int parallelism = args.parallelism > 0 ? args.parallelism : jsc.defaultParallelism();
+                int shards = args.shards > 0 ? args.shards : Math.max(1, parallelism);
                 long t1 = System.nanoTime();
-                byte[] merged = stage(jsc, "plan", plan.units(), args);
-                log(String.format("plan units executed and merged: %d bytes (%d ms)",
-                        merged.length, ms(t1)));
+                Sharded sharded = planStage(jsc, plan.units(), args, shards);
+                log(String.format("plan units executed, split into %d shards and shuffled; "
+                        + "summary %d bytes (%d ms)", shards, sharded.summary.length, ms(t1)));
 
                 long t2 = System.nanoTime();
-                OrphanUnits.Decision decision =
-                        OrphanUnits.decide(table, exec, config, null, plan.state(), merged);
-                merged = null;
-                log(String.format("decide: %d delete units (%d ms)",
-                        decision.deleteUnits().size(), ms(t2)));
+                byte[] decision = decideShards(jsc, table, exec, args, plan.state(), sharded, shards);
+                log(String.format("decide: %d shards (%d ms); driver %s", shards, ms(t2),
+                        memory()));
 
                 long t3 = System.nanoTime();
-                byte[] deletes = stage(jsc, "delete", decision.deleteUnits(), args);
-                log(String.format("delete units executed and merged (%d ms)", ms(t3)));
+                byte[] deletes = deleteStage(jsc, sharded.decided, args, parallelism);
+                log(String.format("delete units executed and merged (%d ms); driver %s", ms(t3),
+                        memory()));
+                sharded.release();
 
-                Report report = OrphanUnits.finish(table, exec, null, decision.decision(), deletes);
+                Report report = OrphanUnits.finish(table, exec, null, decision, deletes);
                 System.out.print(ReportText.render(report.json(), args.json));
                 System.out.flush();
                 return 0;
@@ -136,6 +144,29 @@ public final class RemoveOrphanFiles {
         }
     }
 
+    /**
+     * The driver JVM's heap in use and its process's resident set (now and peak, from
+     * /proc/self/status where there is one), for the scale benchmark.
+     */
+    static String memory() {
+        Runtime rt = Runtime.getRuntime();
+        long heap = (rt.totalMemory() - rt.freeMemory()) >> 20;
+        String rss = "";
+        try {
+            for (String line : java.nio.file.Files.readAllLines(
+                    java.nio.file.Paths.get("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:") || line.startsWith("VmHWM:")) {
+                    String[] f = line.trim().split("\\s+");
+                    rss += String.format(", %s %d MB", f[0].replace(":", ""),
+                            Long.parseLong(f[1]) >> 10);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            rss = "";
+        }
+        return String.format("heap used %d MB of %d MB max%s", heap, rt.maxMemory() >> 20, rss);
+    }
+
     private static long ms(long startNanos) {
         return (System.nanoTime() - startNanos) / 1_000_000L;
     }
@@ -144,16 +175,112 @@ public final class RemoveOrphanFiles {
      * Executes {@code units} on the executors, {@code --parallelism} partitions, and returns their
      * merged partial result (an empty array, the neutral element, when there are none).
      */
-    static byte[] stage(JavaSparkContext jsc, String stage, List<byte[]> units, JobArgs args) {
+    /** What the plan stage leaves: the merged summary and the shuffled pieces, by shard. */
+    static final class Sharded {
+        byte[] summary;
+        JavaPairRDD<Integer, byte[]> parts;
+        JavaPairRDD<Integer, byte[]> pieces;
+        JavaRDD<UnitRunner.Decided> decided;
+
+        void release() {
+            if (parts != null) {
+                parts.unpersist(false);
+            }
+            if (pieces != null) {
+                pieces.unpersist(false);
+            }
+            if (decided != null) {
+                decided.unpersist(false);
+            }
+        }
+    }
+
+    /**
+     * The plan units as a stage: each Spark partition executes its units, merges their results
+     * and splits the merge into a summary and one piece per shard; the summaries are merged to
+     * the driver (they hold counters, failures and empty directories, not candidates or keys)
+     * and the pieces are shuffled by shard (reduceByKey: one Spark partition per shard, each
+     * with every unit's piece of its shard merged).
+     */
+    static Sharded planStage(JavaSparkContext jsc, List<byte[]> units, JobArgs args, int shards) {
+        Sharded out = new Sharded();
+        Map<String, String> options = new HashMap<>(args.options);
         if (units.isEmpty()) {
-            return new byte[0];
+            List<Tuple2<Integer, byte[]>> empty = new ArrayList<>(shards);
+            for (int i = 0; i < shards; i++) {
+                empty.add(new Tuple2<>(i, new byte[0]));
+            }
+            out.summary = new byte[0];
+            out.pieces = jsc.parallelizePairs(empty, shards);
+            return out;
         }
         int wanted = args.parallelism > 0 ? args.parallelism : jsc.defaultParallelism();
         int slices = Math.max(1, Math.min(units.size(), wanted));
+        jsc.setJobDescription("plan units (" + units.size() + "), split into " + shards + " shards");
+        final int k = shards;
+        out.parts = jsc.parallelize(UnitRunner.number(units), slices)
+                .mapPartitionsToPair(it -> UnitRunner.executeAndSplit(it, options, k))
+                .persist(StorageLevel.MEMORY_AND_DISK_SER());
+        out.summary = out.parts.filter(kv -> kv._1() == UnitRunner.SUMMARY).values()
+                .treeReduce(UnitRunner::merge);
+        jsc.setJobDescription("shuffle the pieces by shard (" + shards + ")");
+        out.pieces = out.parts.filter(kv -> kv._1() != UnitRunner.SUMMARY)
+                .reduceByKey(new HashPartitioner(shards), UnitRunner::merge)
+                .persist(StorageLevel.MEMORY_AND_DISK_SER());
+        return out;
+    }
+
+    /**
+     * The sharded decision: the gate on the driver (re-lists the versions, judges unreadable
+     * metadata), one task per shard deciding its own files, the gate again; while it finds new
+     * versions the shards decide again with the new gate. Returns the concluded decision; the
+     * delete units stay with the shards' results ({@code sharded.decided}).
+     */
+    static byte[] decideShards(JavaSparkContext jsc, TableContext table, Executor exec,
+            JobArgs args, byte[] state, Sharded sharded, int shards) {
         Map<String, String> options = new HashMap<>(args.options);
-        jsc.setJobDescription(stage + " units (" + units.size() + ")");
-        JavaRDD<UnitRunner.Unit> rdd = jsc.parallelize(UnitRunner.number(units), slices);
-        return rdd.mapPartitions(it -> UnitRunner.executePartition(stage, it, options))
+        String uri = args.table;
+        OrphanUnits.Gated gated = OrphanUnits.gate(table, exec, null, state, sharded.summary, shards);
+        List<byte[]> reports = new ArrayList<>();
+        int round = 0;
+        while (gated.decide()) {
+            if (sharded.decided != null) {
+                sharded.decided.unpersist(false);
+            }
+            Broadcast<byte[]> gate = jsc.broadcast(gated.gate());
+            jsc.setJobDescription("decide " + shards + " shards (round " + round + ")");
+            sharded.decided = sharded.pieces
+                    .map(kv -> UnitRunner.decideShard(uri, options, gate.value(), kv._1(), kv._2()))
+                    .persist(StorageLevel.MEMORY_AND_DISK_SER());
+            reports = sharded.decided.map(d -> d.report).collect();
+            gated = OrphanUnits.gate(table, exec, null, gated.state(), sharded.summary, shards);
+            if (gated.decide()) {
+                log("new versions appeared while the shards decided: the shards decide again");
+            }
+            round++;
+        }
+        return OrphanUnits.conclude(gated.state(), sharded.summary, reports);
+    }
+
+    /** The delete units of every shard, numbered, executed and their results merged. */
+    static byte[] deleteStage(JavaSparkContext jsc, JavaRDD<UnitRunner.Decided> decided,
+            JobArgs args, int parallelism) {
+        if (decided == null) {
+            return new byte[0];
+        }
+        Map<String, String> options = new HashMap<>(args.options);
+        JavaRDD<byte[]> units = decided.flatMap(d -> d.units.iterator());
+        long n = units.count();
+        if (n == 0) {
+            return new byte[0];
+        }
+        int slices = (int) Math.max(1, Math.min(n, parallelism));
+        jsc.setJobDescription("delete units (" + n + ")");
+        return units.zipWithIndex()
+                .map(t -> new UnitRunner.Unit((int) t._2().longValue(), t._1()))
+                .repartition(slices)
+                .mapPartitions(it -> UnitRunner.executePartition("delete", it, options))
                 .treeReduce(UnitRunner::merge);
     }
+
 }

@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.paimon.cleanup.Executor;
+import org.apache.paimon.cleanup.OrphanConfig;
 import org.apache.paimon.cleanup.OrphanUnits;
+import org.apache.paimon.cleanup.TableContext;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
+import scala.Tuple2;
 
 /**
  * What runs inside the Spark tasks: executes units with one library {@link Executor} per JVM and
@@ -146,6 +149,62 @@ final class UnitRunner {
     }
 
     /** Merges two partial results (in a task or on the driver). */
+    /**
+     * Executes the plan units of one Spark partition, merges their results, and splits the merge
+     * into the summary (key -1, for the driver) and one piece per shard (key = the shard, for
+     * the shuffle): no partition's result travels whole to the driver.
+     */
+    static Iterator<Tuple2<Integer, byte[]>> executeAndSplit(
+            Iterator<Unit> units, Map<String, String> explicitOptions, int shards) {
+        if (!units.hasNext()) {
+            return new ArrayList<Tuple2<Integer, byte[]>>(0).iterator();
+        }
+        byte[] merged = executePartition("plan", units, explicitOptions).next();
+        OrphanUnits.Split split = OrphanUnits.split(merged, shards);
+        List<Tuple2<Integer, byte[]>> out = new ArrayList<>(shards + 1);
+        out.add(new Tuple2<>(SUMMARY, split.summary()));
+        for (int i = 0; i < split.shards().size(); i++) {
+            out.add(new Tuple2<>(i, split.shards().get(i)));
+        }
+        return out.iterator();
+    }
+
+    /** The key of a partition's summary among the shard pieces. */
+    static final int SUMMARY = -1;
+
+    /** One shard's decision: its report (for the driver) and its delete units. */
+    static final class Decided implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final int shard;
+        final byte[] report;
+        final ArrayList<byte[]> units;
+
+        Decided(int shard, byte[] report, ArrayList<byte[]> units) {
+            this.shard = shard;
+            this.report = report;
+            this.units = units;
+        }
+    }
+
+    /**
+     * Decides shard {@code shard} in a task, with every plan unit's piece of it merged: opens
+     * the table with the host's options (the credentials) and returns the shard's report and
+     * delete units. The cut-off, dry run and roots are the plan's (in the gate); the job has
+     * no veto.
+     */
+    static Decided decideShard(String table, Map<String, String> explicitOptions, byte[] gate,
+            int shard, byte[] piece) {
+        SparkEnv env = SparkEnv.get();
+        SparkConf conf = env == null ? null : env.conf();
+        Executor exec = executor(conf);
+        Map<String, String> options = hostOptions(conf, explicitOptions);
+        try (TableContext t = new TableContext(table, options)) {
+            OrphanUnits.ShardDecision d =
+                    OrphanUnits.decideShard(t, exec, new OrphanConfig(), null, gate, shard, piece);
+            return new Decided(shard, d.report(), new ArrayList<>(d.deleteUnits()));
+        }
+    }
+
     static byte[] merge(byte[] a, byte[] b) {
         SparkEnv env = SparkEnv.get();
         executor(env == null ? null : env.conf()); // loads the library

@@ -114,6 +114,12 @@ public final class JobArgsTest {
         refused("--older-than-ms not a number", () -> parse(now, "/t", "--older-than-ms", "1d"));
         refused("--parallelism 0", () -> parse(now, "/t", "--parallelism", "0"));
         refused("--parallelism x", () -> parse(now, "/t", "--parallelism", "x"));
+        eq("--shards", 64, parse(now, "/t", "--shards", "64").shards);
+        eq("--shards=N", 65536, parse(now, "/t", "--shards=65536").shards);
+        eq("default shards", 0, b.shards);
+        refused("--shards 0", () -> parse(now, "/t", "--shards", "0"));
+        refused("--shards too many", () -> parse(now, "/t", "--shards", "65537"));
+        refused("--shards x", () -> parse(now, "/t", "--shards", "x"));
 
         // the text report, from a report document as the library writes it
         String doc = "{\"older_than_ms\":5,\"files_listed\":9,\"candidates\":4,\"referenced\":1,"
