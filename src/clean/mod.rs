@@ -15,7 +15,6 @@ pub(crate) mod control;
 #[cfg(feature = "internal-api")]
 pub mod expiry;
 #[cfg(not(feature = "internal-api"))]
-#[allow(dead_code)] // a few items only the tools (internal-api) and tests use
 pub(crate) mod expiry;
 #[cfg(feature = "internal-api")]
 pub mod maintain;
@@ -28,7 +27,6 @@ pub(crate) mod orphans;
 #[cfg(feature = "internal-api")]
 pub mod partitions;
 #[cfg(not(feature = "internal-api"))]
-#[allow(dead_code)] // a few items only the tools (internal-api) and tests use
 pub(crate) mod partitions;
 #[cfg(feature = "internal-api")]
 pub mod report;
@@ -37,7 +35,6 @@ pub(crate) mod report;
 #[cfg(feature = "internal-api")]
 pub mod shared;
 #[cfg(not(feature = "internal-api"))]
-#[allow(dead_code)] // a few items only the tools (internal-api) and tests use
 pub(crate) mod shared;
 
 pub use control::{CancelToken, CommitHook, CommitStep, ProgressFn, RunControl};

@@ -1,5 +1,14 @@
-//! Orphan file removal (spec §5.6): delete old files in the table's own directories that no
-//! snapshot, tag or long-lived changelog of any branch references — never a file in flight.
+//! Orphan file removal (spec §5.6, [`remove_orphan_files`], or unit by unit through [`units`]).
+//!
+//! **What it deletes:** files in the table's own directories ([`listing`]) modified before the
+//! cut-off ([`config::resolve_cutoff`]) that no snapshot, tag or long-lived changelog of any
+//! branch references. **What keeps a file:** its location among the references of every
+//! version of every branch, read until no new version appears ([`refs`], [`tracker`]); its
+//! name referenced at another location (kept and reported); a modification time after the
+//! cut-off; the caller's veto ([`config::vetoed`]). [`decide::decide`] and its verdicts decide;
+//! [`exec`] deletes in crash-safe order.
+//!
+//! The run in detail:
 //!
 //! The run, in order:
 //! 1. **Cut-off.** Only files modified before `older_than_ms` may be deleted (default: now − 1

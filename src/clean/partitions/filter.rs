@@ -360,6 +360,7 @@ pub(crate) fn describe(
 /// guess): an empty spec, an item without `=`, an empty or repeated key, a value with an
 /// unbalanced leading or trailing quote, and an unquoted `NULL` (write the default partition
 /// name for NULL, or `'NULL'` for the string).
+#[cfg(any(test, feature = "internal-api"))]
 pub fn parse_partition_spec(text: &str) -> Result<BTreeMap<String, String>> {
     let bad = |m: &str| invalid(format!("partition spec '{text}': {m}"));
     if text.trim().is_empty() {

@@ -128,11 +128,6 @@ impl<'a> Deleter<'a> {
         }
     }
 
-    /// True in a dry run.
-    pub fn dry_run(&self) -> bool {
-        self.dry_run
-    }
-
     /// Every check a deletion must pass, for a whole plan, before its first deletion (also in a
     /// dry run, which must refuse what the real run refuses):
     /// * logical: each location lies strictly under an allowed root

@@ -46,6 +46,7 @@ impl<K: AsRef<[u64]>> SortedKeys<K> {
     }
 
     /// Number of keys (repeats counted).
+    #[cfg(any(test, feature = "internal-api"))]
     pub fn len(&self) -> usize {
         self.keys().len()
     }
@@ -127,11 +128,6 @@ impl<'a> SortedKeys<&'a [u64]> {
     /// Indexes `keys`, held elsewhere, which must be sorted ascending.
     pub fn new(keys: &'a [u64]) -> Self {
         SortedKeys::from_sorted(keys)
-    }
-
-    /// Heap bytes of the directory (the keys are held elsewhere).
-    pub fn bytes(&self) -> u64 {
-        self.directory_bytes()
     }
 }
 
@@ -220,7 +216,7 @@ mod tests {
                 }
             }
         }
-        assert!(SortedKeys::new(&keys).bytes() > 0);
-        assert_eq!(SortedKeys::new(&keys[..3]).bytes(), 0);
+        assert!(SortedKeys::new(&keys).directory_bytes() > 0);
+        assert_eq!(SortedKeys::new(&keys[..3]).directory_bytes(), 0);
     }
 }

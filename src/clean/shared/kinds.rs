@@ -117,14 +117,6 @@ impl KindRules {
         }
     }
 
-    /// Checks every `(class, location)`; the first violation fails.
-    pub fn check_all<'a>(
-        &self,
-        files: impl IntoIterator<Item = (FileClass, &'a Location)>,
-    ) -> Result<()> {
-        files.into_iter().try_for_each(|(c, l)| self.check(c, l))
-    }
-
     /// True if `loc` lies directly in `dir`.
     fn directly_in(&self, loc: &Location, dir: &Location) -> bool {
         loc.parent().as_ref() == Some(dir)

@@ -8,8 +8,6 @@
 //! deterministic and one-to-one: two names are equal exactly when their packed forms are.
 //! [`cmp_packed`] orders packed names as their strings order.
 
-use std::cmp::Ordering;
-
 /// Tag of a name kept as it is.
 const RAW: u8 = 0;
 /// Prefixes packed, by tag (1-based).
@@ -141,25 +139,6 @@ pub fn unpack(packed: &[u8]) -> String {
     s
 }
 
-/// Packed names ordered as their names are.
-pub fn cmp_packed(a: &[u8], b: &[u8]) -> Ordering {
-    match (parts(a), parts(b)) {
-        (Some(a), Some(b)) => {
-            // The same prefix (else the prefixes decide, neither being a prefix of the other).
-            // Lower-case hex orders as the nibbles do; the dashes sit at the same places. Then
-            // `-<digits>.<format>`: digits compare as text, and a name whose digits end first
-            // is smaller ('.' is below every digit), as it is when compared as a byte slice.
-            a.prefix
-                .cmp(b.prefix)
-                .then_with(|| a.uuid.cmp(b.uuid))
-                .then_with(|| a.digits.cmp(b.digits))
-                .then_with(|| a.format.cmp(b.format))
-        }
-        (None, None) => a.get(1..).cmp(&b.get(1..)),
-        _ => unpack(a).cmp(&unpack(b)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,36 +175,5 @@ mod tests {
         }
         assert_eq!(packed(names[0]).len(), 1 + 16 + 1 + 2 + 7);
         assert_eq!(packed(names[4])[0], RAW);
-    }
-
-    #[test]
-    fn packed_names_order_as_the_names() {
-        let mut names = vec![
-            "data-00799820-1fb5-481a-b44c-173a73f008e4-61.parquet",
-            "data-00799820-1fb5-481a-b44c-173a73f008e4-6.parquet",
-            "data-00799820-1fb5-481a-b44c-173a73f008e4-610.parquet",
-            "data-00799820-1fb5-481a-b44c-173a73f008e4-7.parquet",
-            "data-00799820-1fb5-481a-b44c-173a73f008e4-61.orc",
-            "data-00799820-1fb5-481a-b44c-173a73f008e4-61.",
-            "data-ff799820-1fb5-481a-b44c-173a73f008e4-0.parquet",
-            "data-0a799820-1fb5-481a-b44c-173a73f008e4-0.parquet",
-            "changelog-0ef3f29f-6b7a-4eab-9d90-6dd5366941a0-128.parquet",
-            "data-ZZ",
-            "data-",
-            "changelog-",
-            "a",
-            "e",
-            "data-00799820-1FB5-481a-b44c-173a73f008e4-61.parquet",
-        ];
-        let mut by_packed: Vec<Vec<u8>> = names.iter().map(|n| packed(n)).collect();
-        names.sort();
-        by_packed.sort_by(|a, b| cmp_packed(a, b));
-        let back: Vec<String> = by_packed.iter().map(|p| unpack(p)).collect();
-        assert_eq!(back, names);
-        for a in &names {
-            for b in &names {
-                assert_eq!(cmp_packed(&packed(a), &packed(b)), a.cmp(b), "{a} {b}");
-            }
-        }
     }
 }

@@ -48,6 +48,7 @@ impl RecordLog {
     }
 
     /// True if none.
+    #[cfg(feature = "internal-api")]
     pub fn is_empty(&self) -> bool {
         self.records == 0
     }

@@ -402,12 +402,14 @@ impl Candidates {
     }
 
     /// True if nothing was gathered.
+    #[cfg(feature = "internal-api")]
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
 
     /// Every gathered location, in order (built one at a time; a temporary file that cannot
     /// be read ends it early, with an error logged).
+    #[cfg(any(test, feature = "internal-api"))]
     pub fn locations(&self) -> impl Iterator<Item = Location> + '_ {
         let mut r = self.records.reader();
         std::iter::from_fn(move || match r.next_record()? {

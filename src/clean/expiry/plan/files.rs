@@ -170,7 +170,7 @@ impl PlannedFiles {
         out: &mut Vec<Planned>,
         rest: &mut Represented,
     ) -> Result<()> {
-        let Some(k) = self.from.as_ref().filter(|_| self.len > 0) else {
+        let Some(k) = self.from.as_ref().filter(|_| !self.is_empty()) else {
             return Ok(());
         };
         let mut groups: FastSet<(u32, FileClass)> = FastSet::default();

@@ -11,7 +11,7 @@ use crate::clean::expiry::protected::protectors::{
 use crate::clean::expiry::protected::reader::ReferenceReader;
 use crate::clean::expiry::protected::slim::{CandidateKeys, Slim};
 use crate::error::Result;
-use crate::hash::{FastMap, FastSet};
+use crate::hash::FastMap;
 use crate::spec::manifest::FileKind;
 use crate::storage::Location;
 
@@ -29,11 +29,12 @@ pub struct ReferencedMetadata {
 impl ReferenceReader<'_> {
     /// Of the `candidates`, those that some protector still needs. Any metadata a protector
     /// needs that cannot be read is an error (nothing may then be deleted).
+    #[cfg(feature = "internal-api")]
     pub async fn protected_files(
         &mut self,
         protectors: &[Protector],
         candidates: &HashSet<Location>,
-    ) -> Result<FastSet<Location>> {
+    ) -> Result<crate::hash::FastSet<Location>> {
         let names = CandidateKeys::from_locations(candidates.iter());
         self.protected_among(protectors, Arc::new(names), |l| candidates.contains(l))
             .await
@@ -44,13 +45,14 @@ impl ReferenceReader<'_> {
     /// needs that cannot be read is an error (nothing may then be deleted). Slim entries are cached per
     /// manifest for the candidate names of the first call; later calls must pass the same
     /// (or a smaller) candidate set.
+    #[cfg(feature = "internal-api")]
     pub async fn protected_among(
         &mut self,
         protectors: &[Protector],
         candidate_keys: Arc<CandidateKeys>,
         is_candidate: impl Fn(&Location) -> bool,
-    ) -> Result<FastSet<Location>> {
-        let mut protected = FastSet::default();
+    ) -> Result<crate::hash::FastSet<Location>> {
+        let mut protected = crate::hash::FastSet::default();
         self.protect_among(protectors, candidate_keys, is_candidate, |l| {
             if !protected.contains(l) {
                 protected.insert(l.clone());

@@ -7,14 +7,13 @@
 //! set, not the table. Manifests read to find candidates (`clean::expiry::plan`) are reduced to
 //! candidates as they are decoded and not kept; a protector naming one of them reads it again.
 
-mod among;
+pub mod among;
 pub mod protectors;
-mod reader;
-mod slim;
+pub mod reader;
+pub mod slim;
 
-pub use among::ReferencedMetadata;
 pub use protectors::{ProtectMode, Protector};
 pub(crate) use reader::read_index_files_sized;
-pub use reader::{IndexFile, ListedManifest, ReferenceReader, PREFETCH_MANIFEST_BYTES};
+pub use reader::{ListedManifest, ReferenceReader};
 pub use slim::CandidateKeys;
 pub(crate) use slim::Slim;

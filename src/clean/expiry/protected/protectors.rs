@@ -86,6 +86,7 @@ pub fn snapshot_line(label: &str, snapshots: &[Snapshot]) -> Vec<Protector> {
 /// changelogs of every branch. A branch whose metadata cannot be read is an error, except a
 /// branch directory without any schema (pypaimon can leave one behind), whose snapshots and
 /// tags are still read when present.
+#[cfg(feature = "internal-api")]
 pub async fn other_protectors(table: &Table) -> Result<Vec<Protector>> {
     other_protectors_except(table, &[]).await
 }

@@ -11,7 +11,7 @@ use crate::clean::expiry::protected::protectors::{changelog_needed_lists, Protec
 use crate::clean::expiry::protected::slim::{slim_of, CandidateKeys, Slim};
 use crate::error::Result;
 use crate::memory::MemoryBudget;
-use crate::spec::manifest::{FileKind, ManifestEntry, ManifestFileMeta};
+use crate::spec::manifest::{FileKind, ManifestFileMeta};
 use crate::storage::Location;
 use crate::table::{ManifestFiles, PathFactory, Table};
 
@@ -232,28 +232,6 @@ impl<'t> ReferenceReader<'t> {
         self.lists.get(name).unwrap_or_default()
     }
 
-    /// A list from the cache, else read (and not cached: used for lists read once, such as
-    /// those of removed versions). With `tolerate_missing`, an absent list reads as empty.
-    pub async fn list_uncached(
-        &self,
-        name: &str,
-        tolerate_missing: bool,
-    ) -> Result<Arc<Vec<ListedManifest>>> {
-        if let Some(v) = self.lists.get(name) {
-            return Ok(v);
-        }
-        match self
-            .table
-            .reader()
-            .manifest_list(self.table.paths(), name)
-            .await
-        {
-            Ok(v) => Ok(Arc::new(listed(v))),
-            Err(e) if tolerate_missing && e.is_not_found() => Ok(Arc::default()),
-            Err(e) => Err(e),
-        }
-    }
-
     /// [`ReferenceReader::list_uncached`] that tells an absent list apart: `None` when the
     /// list is not on disk.
     pub async fn list_if_present(&self, name: &str) -> Result<Option<Arc<Vec<ListedManifest>>>> {
@@ -268,16 +246,6 @@ impl<'t> ReferenceReader<'t> {
         {
             Ok(v) => Ok(Some(Arc::new(listed(v)))),
             Err(e) if e.is_not_found() => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Read one manifest in full (not cached). With `tolerate_missing`, an absent one reads as
-    /// empty.
-    pub async fn manifest(&self, name: &str, tolerate_missing: bool) -> Result<Vec<ManifestEntry>> {
-        match self.table.reader().manifest(self.table.paths(), name).await {
-            Ok(v) => Ok(v),
-            Err(e) if tolerate_missing && e.is_not_found() => Ok(Vec::new()),
             Err(e) => Err(e),
         }
     }

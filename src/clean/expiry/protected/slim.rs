@@ -3,7 +3,6 @@
 
 use crate::clean::shared::keys::SortedKeys;
 use crate::error::Result;
-use crate::hash::location_key;
 use crate::spec::manifest::{FileKind, FileLocator};
 use crate::storage::Location;
 use crate::table::{DataFileLocator, ManifestFiles, PathFactory};
@@ -112,9 +111,12 @@ impl CandidateKeys {
     }
 
     /// From the locations.
+    #[cfg(any(test, feature = "internal-api"))]
     pub fn from_locations<'a>(locations: impl Iterator<Item = &'a Location>) -> CandidateKeys {
         CandidateKeys::new(SortedKeys::from_unsorted(
-            locations.map(|l| location_key(l.as_str())).collect(),
+            locations
+                .map(|l| crate::hash::location_key(l.as_str()))
+                .collect(),
         ))
     }
 
