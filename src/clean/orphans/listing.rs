@@ -34,7 +34,9 @@ use crate::clean::control::RunControl;
 use crate::clean::report::FileClass;
 use crate::error::Result;
 use crate::hash::DirKeys;
-use crate::storage::{DirListing, Location, NameListing, NamedStatus, StatFilter, Storage};
+use crate::storage::{
+    DirListing, FileStatus, Location, NameListing, NamedStatus, StatFilter, Storage,
+};
 use crate::table::VersionedDir;
 
 use super::keyset::SharedKeyIndex;
@@ -131,6 +133,65 @@ pub(crate) async fn list(
     referenced: Option<&Arc<SharedKeyIndex>>,
     out: &mut Partial,
 ) -> Result<()> {
+    let (mut plain, partitions) = by_kind(dirs)?;
+    list_partitions(
+        storage,
+        &partitions,
+        cutoff_ms,
+        concurrency,
+        referenced,
+        &mut plain,
+        out,
+    )
+    .await;
+    ctl.cancel.check()?;
+    let (plain_dirs, kinds): (Vec<Location>, Vec<DirKind>) = plain.into_iter().unzip();
+    let mut stream = storage.list_dirs_by_name_filtered(
+        &plain_dirs,
+        concurrency,
+        filter_of(referenced, kinds.clone()),
+    );
+    while let Some((i, r)) = stream.next().await {
+        ctl.cancel.check()?;
+        let (Some(dir), Some(kind)) = (plain_dirs.get(i), kinds.get(i)) else {
+            continue;
+        };
+        match r {
+            Ok(listing) => {
+                if let DirKind::Data(root) = kind {
+                    if listing.is_empty() {
+                        out.empty_dirs
+                            .push((dir.as_str().to_string(), root.as_str().to_string()));
+                    }
+                }
+                absorb(
+                    out,
+                    dir,
+                    kind,
+                    listing,
+                    cutoff_ms,
+                    referenced.map(|k| k.as_ref()),
+                );
+            }
+            // A directory of the layout (`manifest/`, `index/`, `statistics/`, a branch's
+            // `snapshot/` or `changelog/`) that cannot be listed stops the run.
+            Err(e) if !matches!(kind, DirKind::Data(_)) => return Err(e),
+            Err(e) => {
+                tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
+                out.errors.push(format!("{dir}: {e}"));
+            }
+        }
+    }
+    // A listing cut short by a cancellation is not a result.
+    ctl.cancel.check()
+}
+
+/// A unit's directories by how they are listed: the directories listed as they are, with
+/// their kinds, and the last-level partition directories, with their data roots.
+type ByKind = (Vec<(Location, DirKind)>, Vec<(Location, Location)>);
+
+/// Sorts `dirs` into [`ByKind`].
+fn by_kind(dirs: Vec<ListDir>) -> Result<ByKind> {
     let mut plain: Vec<(Location, DirKind)> = Vec::new();
     let mut partitions: Vec<(Location, Location)> = Vec::new();
     for d in dirs {
@@ -150,7 +211,21 @@ pub(crate) async fn list(
             ListKind::Partition { root } => partitions.push((loc, Location::parse(&root)?)),
         }
     }
-    // Last-level partition directories: their buckets, or themselves.
+    Ok((plain, partitions))
+}
+
+/// Lists the last-level partition directories `partitions` (each with its data root): their
+/// bucket directories go to `plain` (each once), to be listed with the other directories; a
+/// partition directory without buckets holds candidates itself, absorbed into `out` here.
+async fn list_partitions(
+    storage: &Storage,
+    partitions: &[(Location, Location)],
+    cutoff_ms: i64,
+    concurrency: usize,
+    referenced: Option<&Arc<SharedKeyIndex>>,
+    plain: &mut Vec<(Location, DirKind)>,
+    out: &mut Partial,
+) {
     let part_dirs: Vec<Location> = partitions.iter().map(|(d, _)| d.clone()).collect();
     let part_kinds = partitions
         .iter()
@@ -206,47 +281,6 @@ pub(crate) async fn list(
             );
         }
     }
-    drop(listed);
-    ctl.cancel.check()?;
-    let (plain_dirs, kinds): (Vec<Location>, Vec<DirKind>) = plain.into_iter().unzip();
-    let mut stream = storage.list_dirs_by_name_filtered(
-        &plain_dirs,
-        concurrency,
-        filter_of(referenced, kinds.clone()),
-    );
-    while let Some((i, r)) = stream.next().await {
-        ctl.cancel.check()?;
-        let (Some(dir), Some(kind)) = (plain_dirs.get(i), kinds.get(i)) else {
-            continue;
-        };
-        match r {
-            Ok(listing) => {
-                if let DirKind::Data(root) = kind {
-                    if listing.is_empty() {
-                        out.empty_dirs
-                            .push((dir.as_str().to_string(), root.as_str().to_string()));
-                    }
-                }
-                absorb(
-                    out,
-                    dir,
-                    kind,
-                    listing,
-                    cutoff_ms,
-                    referenced.map(|k| k.as_ref()),
-                );
-            }
-            // A directory of the layout (`manifest/`, `index/`, `statistics/`, a branch's
-            // `snapshot/` or `changelog/`) that cannot be listed stops the run.
-            Err(e) if !matches!(kind, DirKind::Data(_)) => return Err(e),
-            Err(e) => {
-                tracing::warn!(dir = %dir, error = %e, "cannot list a candidate directory; nothing in it is deleted");
-                out.errors.push(format!("{dir}: {e}"));
-            }
-        }
-    }
-    // A listing cut short by a cancellation is not a result.
-    ctl.cancel.check()
 }
 
 /// Adds the candidates of one listing of `dir` to `out`, grouped by the directory each file is
@@ -275,6 +309,33 @@ fn absorb(
         _ => None,
     };
     let prefix = dir.as_str();
+    let own_files = own_candidates(out, prefix, kind, &listing, cutoff_ms, referenced);
+    // The others by their parent.
+    let mut groups = elsewhere_candidates(out, kind, listing.elsewhere, cutoff_ms, referenced);
+    if !own_files.is_empty() {
+        groups
+            .entry(prefix.to_string())
+            .or_default()
+            .extend(own_files);
+    }
+    out.dirs
+        .extend(groups.into_iter().map(|(dir, files)| ListedDir {
+            dir,
+            data_root: data_root.clone(),
+            files,
+        }));
+}
+
+/// The candidates among the files of `listing` directly in the directory `prefix` (the usual
+/// case), counting them into `out` as [`absorb`] says.
+fn own_candidates(
+    out: &mut Partial,
+    prefix: &str,
+    kind: &DirKind,
+    listing: &NameListing,
+    cutoff_ms: i64,
+    referenced: Option<&SharedKeyIndex>,
+) -> Vec<Candidate> {
     // `dir` hashed once for the keys of its own files.
     let own = DirKeys::new(prefix);
     // Files directly in `dir` (the usual case), by name, with their keys.
@@ -326,10 +387,21 @@ fn absorb(
             out.young.push(*key);
         }
     }
-    drop(open);
-    // The others by their parent.
+    own_files.shrink_to_fit();
+    own_files
+}
+
+/// The candidates among the files a listing gave under another spelling of the directory
+/// (`elsewhere`), grouped by their parent, counting them into `out` as [`absorb`] says.
+fn elsewhere_candidates(
+    out: &mut Partial,
+    kind: &DirKind,
+    elsewhere: Vec<FileStatus>,
+    cutoff_ms: i64,
+    referenced: Option<&SharedKeyIndex>,
+) -> BTreeMap<String, Vec<Candidate>> {
     let mut groups: BTreeMap<String, Vec<Candidate>> = BTreeMap::new();
-    for f in listing.elsewhere {
+    for f in elsewhere {
         let name = f.location.name();
         let Some(class) = classify(kind, name) else {
             continue;
@@ -363,19 +435,7 @@ fn absorb(
                 class,
             });
     }
-    if !own_files.is_empty() {
-        own_files.shrink_to_fit();
-        groups
-            .entry(prefix.to_string())
-            .or_default()
-            .extend(own_files);
-    }
-    out.dirs
-        .extend(groups.into_iter().map(|(dir, files)| ListedDir {
-            dir,
-            data_root: data_root.clone(),
-            files,
-        }));
+    groups
 }
 
 /// The class of a file named `name` in a directory of `kind`; `None` if it is never a candidate.

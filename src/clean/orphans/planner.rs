@@ -154,8 +154,46 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
         started_ms,
         ..Default::default()
     };
+    let data_roots = data_roots(main, cfg, &mut state);
+    ctl.cancel.check()?;
 
-    // Roots: the data root and the external data roots, which deletions are allowed under.
+    // Listed once for the metadata directories and the versions (the decision lists them
+    // again, with the versions). A `branch/` that cannot be listed stops the run: without the
+    // branches' references, the files only they read would look like orphans.
+    let branches = list_branches(&storage).await?;
+    let branch_roots: Vec<Location> = branches.iter().map(|b| branch_root(&root, b)).collect();
+    let metadata = metadata_dirs(&root, &branch_roots);
+
+    let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
+    let frontier = walk_partitions(main, data_roots, list_conc, ctl, &mut state).await?;
+
+    if main.snapshots().list_ids(&storage).await?.is_empty() {
+        refuse_content_without_snapshots(main, &frontier, list_conc, &mut state).await?;
+        state.found.canonicalize();
+        return Ok(state);
+    }
+
+    // The list units, emitted first.
+    let reach = Reach::of(main);
+    let works = list_works(cutoff, metadata, &frontier);
+    state.units = emit_numbered(state.plan, 0, &reach, works, emit)?;
+    emit_read_steps(main, ctl, branches, steps, &reach, &mut state, emit).await?;
+    state.found.canonicalize();
+    tracing::info!(
+        units = state.units,
+        versions = state.tracker.versions.len(),
+        cutoff,
+        "orphan removal planned"
+    );
+    Ok(state)
+}
+
+/// The data roots whose partitions are listed: the data root (unless it leads outside the
+/// table root) and, when declared owned, the external data roots that deletions are allowed
+/// under. Records in `state` the roots deletions may touch and why a root is skipped.
+fn data_roots(main: &Table, cfg: &OrphanConfig, state: &mut State) -> Vec<Location> {
+    let storage = main.storage();
+    let root = storage.root();
     let data_root = main.paths().data_root().clone();
     let mut ext_roots = external_roots(main, &mut state.skipped);
     if !cfg.external_roots_owned {
@@ -172,7 +210,7 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
     let delete_storage = storage.with_delete_roots(&ext_roots);
     state.delete_roots = ext_roots.iter().map(|r| r.as_str().to_string()).collect();
     let mut data_roots = Vec::new();
-    let data_prefix = match data_root.relative_to(&root) {
+    let data_prefix = match data_root.relative_to(root) {
         Some(prefix) => {
             data_roots.push(data_root.clone());
             prefix.to_string()
@@ -198,15 +236,12 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
             r.join(&data_prefix)
         });
     }
-    ctl.cancel.check()?;
+    data_roots
+}
 
-    // Listed once for the metadata directories and the versions (the decision lists them
-    // again, with the versions). A `branch/` that cannot be listed stops the run: without the
-    // branches' references, the files only they read would look like orphans.
-    let branches = list_branches(&storage).await?;
-    let branch_roots: Vec<Location> = branches.iter().map(|b| branch_root(&root, b)).collect();
-
-    // The metadata directories: one list unit.
+/// The metadata directories of one list unit: `manifest/`, `index/`, `statistics/`, and the
+/// snapshot and changelog directories of every branch.
+fn metadata_dirs(root: &Location, branch_roots: &[Location]) -> Vec<ListDir> {
     let mut metadata = vec![
         ListDir {
             dir: root.join("manifest").as_str().to_string(),
@@ -221,7 +256,7 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
             kind: ListKind::Statistics,
         },
     ];
-    for b in &branch_roots {
+    for b in branch_roots {
         for kind in [ListKind::Snapshots, ListKind::Changelogs] {
             metadata.push(ListDir {
                 dir: b.as_str().to_string(),
@@ -229,16 +264,27 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
             });
         }
     }
+    metadata
+}
 
-    // The partition walk: every level but the last (which the list units list).
-    let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
+/// The partition walk: every partition level but the last (which the list units list), from
+/// `data_roots`; returns the last level's directories, each with its data root. Empty
+/// partition directories and listing errors go to `state.found`.
+async fn walk_partitions(
+    main: &Table,
+    data_roots: Vec<Location>,
+    list_conc: usize,
+    ctl: &RunControl,
+    state: &mut State,
+) -> Result<Vec<(Location, Location)>> {
+    let storage = main.storage();
     let mut roots = data_roots;
     roots.sort();
     roots.dedup();
     let mut frontier: Vec<(Location, Location)> =
         roots.into_iter().map(|r| (r.clone(), r)).collect();
     for _ in 0..main.schema().partition_keys.len() {
-        let listed = list_tolerant(&storage, frontier, list_conc, &mut state.found.errors).await;
+        let listed = list_tolerant(storage, frontier, list_conc, &mut state.found.errors).await;
         let mut next = Vec::new();
         for ((dir, root), listing) in listed {
             if dir != root && listing.files.is_empty() && listing.dirs.is_empty() {
@@ -258,34 +304,47 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
         frontier = next;
         ctl.cancel.check()?;
     }
+    Ok(frontier)
+}
 
-    // No snapshot on main: there is nothing to decide orphans against. A table that holds
-    // manifests or data all the same (its `snapshot/` unreadable, or emptied on an object
-    // store, where an unreadable prefix lists as empty) is refused; one that was created but
-    // never committed (only its schema) is a no-op: no unit, nothing listed or deleted.
-    if main.snapshots().list_ids(&storage).await?.is_empty() {
-        if let Some(what) =
-            content_without_snapshots(&storage, &root, &frontier, &state.found.errors, list_conc)
-                .await?
-        {
-            return Err(Error::Conflict(format!(
-                "{} lists no snapshot while {what} exists: orphan removal cannot tell what is \
-                 referenced (is the snapshot directory readable?); nothing deleted",
-                main.snapshots().dir()
-            )));
-        }
-        tracing::info!("no snapshot, manifest or data file: orphan removal has nothing to do");
-        state.skipped.push(format!(
-            "{}: no snapshot on main and no manifest, index, statistics or data file; nothing \
-             listed, nothing deleted",
+/// No snapshot on main: there is nothing to decide orphans against. A table that holds
+/// manifests or data all the same (its `snapshot/` unreadable, or emptied on an object
+/// store, where an unreadable prefix lists as empty) is refused; one that was created but
+/// never committed (only its schema) is a no-op: no unit, nothing listed or deleted.
+async fn refuse_content_without_snapshots(
+    main: &Table,
+    frontier: &[(Location, Location)],
+    list_conc: usize,
+    state: &mut State,
+) -> Result<()> {
+    let storage = main.storage();
+    if let Some(what) = content_without_snapshots(
+        storage,
+        storage.root(),
+        frontier,
+        &state.found.errors,
+        list_conc,
+    )
+    .await?
+    {
+        return Err(Error::Conflict(format!(
+            "{} lists no snapshot while {what} exists: orphan removal cannot tell what is \
+             referenced (is the snapshot directory readable?); nothing deleted",
             main.snapshots().dir()
-        ));
-        state.found.canonicalize();
-        return Ok(state);
+        )));
     }
+    tracing::info!("no snapshot, manifest or data file: orphan removal has nothing to do");
+    state.skipped.push(format!(
+        "{}: no snapshot on main and no manifest, index, statistics or data file; nothing \
+         listed, nothing deleted",
+        main.snapshots().dir()
+    ));
+    Ok(())
+}
 
-    // The list units, emitted first.
-    let reach = Reach::of(main);
+/// The list units' work: the metadata directories, then the partitions of the walk's
+/// `frontier` in chunks of [`PARTITIONS_PER_UNIT`].
+fn list_works(cutoff: i64, metadata: Vec<ListDir>, frontier: &[(Location, Location)]) -> Vec<Work> {
     let mut works = vec![Work::List {
         cutoff_ms: cutoff,
         dirs: metadata,
@@ -304,9 +363,20 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
                 .collect(),
         });
     }
-    let mut next = emit_numbered(state.plan, 0, &reach, works, emit)?;
+    works
+}
 
-    // The versions, then step by step their manifest lists and the manifests to read.
+/// The versions, then step by step their manifest lists and the manifests to read, emitted as
+/// read units numbered from `state.units`, which ends as the number of units emitted.
+async fn emit_read_steps<F: FnMut(Unit)>(
+    main: &Table,
+    ctl: &RunControl,
+    branches: Vec<String>,
+    steps: usize,
+    reach: &Reach,
+    state: &mut State,
+    emit: &mut F,
+) -> Result<()> {
     let io = ctl.io_concurrency.max(1);
     let new = state.tracker.discover_in(main, branches, io).await?;
     if !new.is_empty() {
@@ -319,41 +389,33 @@ pub(crate) async fn plan_each<F: FnMut(Unit)>(
             .read_lists(main, new, io, &mut state.found)
             .await?;
         let items = state.tracker.plan_reads(from);
-        next = emit_reads(state.plan, next, &reach, &state.tracker, items, emit)?;
-    } else {
-        // The other branches' lists first (a branch usually has few versions of its own):
-        // a manifest a step of the main branch plans is planned for them in the same item,
-        // so each is read once, as in one step; the rest of theirs is planned last.
-        let (first, others): (Vec<_>, Vec<_>) = new.into_iter().partition(|v| v.branch() == 0);
-        let others_from = state
-            .tracker
-            .read_lists(main, others, io, &mut state.found)
-            .await?;
-        let others = others_from..state.tracker.versions.len();
-        let mut first = first.into_iter().peekable();
-        while first.peek().is_some() {
-            let step: Vec<_> = first.by_ref().take(versions_per_step).collect();
-            let from = state
-                .tracker
-                .read_lists(main, step, io, &mut state.found)
-                .await?;
-            let end = state.tracker.versions.len();
-            let items = state.tracker.plan_reads_in(from..end, Some(others.clone()));
-            next = emit_reads(state.plan, next, &reach, &state.tracker, items, emit)?;
-            ctl.cancel.check()?;
-        }
-        let items = state.tracker.plan_reads_in(others, None);
-        next = emit_reads(state.plan, next, &reach, &state.tracker, items, emit)?;
+        state.units = emit_reads(state.plan, state.units, reach, &state.tracker, items, emit)?;
+        return Ok(());
     }
-    state.units = next;
-    state.found.canonicalize();
-    tracing::info!(
-        units = next,
-        versions = state.tracker.versions.len(),
-        cutoff,
-        "orphan removal planned"
-    );
-    Ok(state)
+    // The other branches' lists first (a branch usually has few versions of its own): a
+    // manifest a step of the main branch plans is planned for them in the same item, so each
+    // is read once, as in one step; the rest of theirs is planned last.
+    let (first, others): (Vec<_>, Vec<_>) = new.into_iter().partition(|v| v.branch() == 0);
+    let others_from = state
+        .tracker
+        .read_lists(main, others, io, &mut state.found)
+        .await?;
+    let others = others_from..state.tracker.versions.len();
+    let mut first = first.into_iter().peekable();
+    while first.peek().is_some() {
+        let step: Vec<_> = first.by_ref().take(versions_per_step).collect();
+        let from = state
+            .tracker
+            .read_lists(main, step, io, &mut state.found)
+            .await?;
+        let end = state.tracker.versions.len();
+        let items = state.tracker.plan_reads_in(from..end, Some(others.clone()));
+        state.units = emit_reads(state.plan, state.units, reach, &state.tracker, items, emit)?;
+        ctl.cancel.check()?;
+    }
+    let items = state.tracker.plan_reads_in(others, None);
+    state.units = emit_reads(state.plan, state.units, reach, &state.tracker, items, emit)?;
+    Ok(())
 }
 
 /// What a table without snapshots holds that only a snapshot could reference, if anything:

@@ -254,17 +254,7 @@ pub(crate) async fn read(
     ctl: &RunControl,
     out: &mut Partial,
 ) -> Result<()> {
-    let mut tables: Vec<Arc<PathFactory>> = Vec::with_capacity(branches.len());
-    for b in branches {
-        let t = if b.name == main.branch_name() {
-            main.clone()
-        } else if b.own_schema {
-            main.branch(&b.name).await?
-        } else {
-            main.with_branch_root_of(&b.name)
-        };
-        tables.push(Arc::clone(t.paths_arc()));
-    }
+    let tables = branch_paths(main, branches).await?;
     let paths = main.paths();
     let storage = main.storage();
     for it in &items {
@@ -335,20 +325,7 @@ pub(crate) async fn read(
             ));
         };
         match r {
-            Ok(keys) => {
-                if !it.index {
-                    out.manifests_read += 1;
-                    out.entries_seen += keys.entries;
-                }
-                out.locations.extend(keys.locations);
-                out.names.extend(keys.names);
-                out.unresolved += keys.unresolved;
-                if out.locations.len() + out.names.len() > compact_at {
-                    out.compact_keys();
-                    compact_at =
-                        (2 * (out.locations.len() + out.names.len())).max(UNIT_KEYS_COMPACT_MIN);
-                }
-            }
+            Ok(keys) => absorb_keys(it, keys, out, &mut compact_at),
             Err(Error::Cancelled) => return Err(Error::Cancelled),
             Err(e) => {
                 tracing::debug!(file = %it.name, error = %e, "cannot read a manifest; the decision judges it");
@@ -357,6 +334,38 @@ pub(crate) async fn read(
         }
     }
     Ok(())
+}
+
+/// The path factory of each of a unit's `branches` (by position), to locate their entries.
+async fn branch_paths(main: &Table, branches: &[BranchRef]) -> Result<Vec<Arc<PathFactory>>> {
+    let mut tables: Vec<Arc<PathFactory>> = Vec::with_capacity(branches.len());
+    for b in branches {
+        let t = if b.name == main.branch_name() {
+            main.clone()
+        } else if b.own_schema {
+            main.branch(&b.name).await?
+        } else {
+            main.with_branch_root_of(&b.name)
+        };
+        tables.push(Arc::clone(t.paths_arc()));
+    }
+    Ok(tables)
+}
+
+/// Adds the keys one read item's manifest references to `out`, sorting and deduplicating
+/// `out`'s keys whenever they pass `compact_at` (which then doubles).
+fn absorb_keys(it: &ReadItem, keys: Keys, out: &mut Partial, compact_at: &mut usize) {
+    if !it.index {
+        out.manifests_read += 1;
+        out.entries_seen += keys.entries;
+    }
+    out.locations.extend(keys.locations);
+    out.names.extend(keys.names);
+    out.unresolved += keys.unresolved;
+    if out.locations.len() + out.names.len() > *compact_at {
+        out.compact_keys();
+        *compact_at = (2 * (out.locations.len() + out.names.len())).max(UNIT_KEYS_COMPACT_MIN);
+    }
 }
 
 #[cfg(test)]

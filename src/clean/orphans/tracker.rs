@@ -441,23 +441,27 @@ impl Tracker {
         concurrency: usize,
         refs: &mut Partial,
     ) -> Result<usize> {
-        let paths = main.paths();
-        let storage = main.storage();
-        // List id → the new versions that need it.
-        let mut need: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for (i, v) in new.iter().enumerate() {
-            for (l, required) in v.lists.iter() {
-                let users = need.entry(*l).or_default();
-                if *required {
-                    users.push(i);
-                }
-            }
-        }
+        let need = lists_needed(&new);
         let todo: Vec<u32> = need
             .keys()
             .copied()
             .filter(|l| !self.list_read(*l))
             .collect();
+        let failed = self.intern_lists(main, &todo, concurrency).await?;
+        let dropped = self.fail_or_drop_all(main, failed, &need, &new).await?;
+        Ok(self.keep_versions(main, new, &dropped, refs))
+    }
+
+    /// Reads the manifest lists `todo` and interns their manifests' names; returns the lists
+    /// that could not be read, with their errors, in the order of their names.
+    async fn intern_lists(
+        &mut self,
+        main: &Table,
+        todo: &[u32],
+        concurrency: usize,
+    ) -> Result<Vec<(u32, Error)>> {
+        let paths = main.paths();
+        let storage = main.storage();
         // Each list's manifests are interned as soon as it is read: only the lists in flight
         // hold their names. Several lists are read to a blocking section.
         let list_names = &self.list_names;
@@ -514,8 +518,22 @@ impl Tracker {
         self.list_manifests.shrink_to_fit();
         self.manifest_names.shrink();
         self.list_names.shrink();
-        // Failures in the order of the lists' names, as before.
         failed.sort_by(|a, b| self.list_names.get(a.0).cmp(self.list_names.get(b.0)));
+        Ok(failed)
+    }
+
+    /// For each list that could not be read (`failed`), fails the run if a version that
+    /// needs it still exists, else drops the versions that need it (they vanished); returns
+    /// the dropped versions' indexes in `new`.
+    async fn fail_or_drop_all(
+        &self,
+        main: &Table,
+        failed: Vec<(u32, Error)>,
+        need: &BTreeMap<u32, Vec<usize>>,
+        new: &[VersionInfo],
+    ) -> Result<BTreeSet<usize>> {
+        let paths = main.paths();
+        let storage = main.storage();
         let root = storage.root().clone();
         let mut dropped: BTreeSet<usize> = BTreeSet::new();
         for (l, e) in failed {
@@ -533,6 +551,20 @@ impl Tracker {
                 dropped.extend(need.get(&l).into_iter().flatten().copied());
             }
         }
+        Ok(dropped)
+    }
+
+    /// Appends the versions of `new` not `dropped` to [`Tracker::versions`], recording the
+    /// metadata they name (manifest lists, index manifest, statistics) in `refs`; returns the
+    /// index of the first one.
+    fn keep_versions(
+        &mut self,
+        main: &Table,
+        new: Vec<VersionInfo>,
+        dropped: &BTreeSet<usize>,
+        refs: &mut Partial,
+    ) -> usize {
+        let paths = main.paths();
         let first = self.versions.len();
         let manifest_dir = |n: &str| paths.manifest(n).ok();
         let statistics_dir = |n: &str| paths.statistics(n).ok();
@@ -560,7 +592,7 @@ impl Tracker {
             self.versions.push(v);
         }
         self.versions.shrink_to_fit();
-        Ok(first)
+        first
     }
 
     /// The manifests and index manifests the versions from index `from` on need read, for
@@ -768,6 +800,21 @@ async fn fail_or_drop(
         tracing::info!(version = %label, missing = %loc, "version expired while being read; skipped");
     }
     Ok(true)
+}
+
+/// For each manifest list the `new` versions name, the versions that need it (a list a
+/// version names but does not require has no entry of that version).
+fn lists_needed(new: &[VersionInfo]) -> BTreeMap<u32, Vec<usize>> {
+    let mut need: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, v) in new.iter().enumerate() {
+        for (l, required) in v.lists.iter() {
+            let users = need.entry(*l).or_default();
+            if *required {
+                users.push(i);
+            }
+        }
+    }
+    need
 }
 
 #[cfg(test)]

@@ -488,81 +488,9 @@ pub async fn expire_partitions(
     let live = table.live_data_files(&snapshot).await?;
     held.release_all();
     held.charge_live(&live)?;
-    let mut stats: BTreeMap<Vec<u8>, PartitionStat> = BTreeMap::new();
-    for e in &live {
-        if !stats.contains_key(&e.partition) {
-            held.charge(
-                "per-partition totals",
-                (std::mem::size_of::<PartitionStat>() + 48 + e.partition.len()) as u64,
-            )?;
-        }
-        let s = stats.entry(e.partition.clone()).or_default();
-        s.files += 1;
-        s.rows += e.file.row_count.max(0) as u64;
-        s.bytes += e.file.file_size.max(0) as u64;
-        if let Some(t) = e.file.creation_time {
-            s.last_creation = Some(s.last_creation.map_or(t, |x| x.max(t)));
-        }
-    }
+    let stats = partition_stats(&live, &mut held)?;
 
-    let expire_at = local_naive(settings.now_ms)?
-        .checked_sub_signed(
-            chrono::Duration::from_std(settings.expiration).map_err(|_| {
-                Error::InvalidArgument(format!(
-                    "expiration time {:?} is too large",
-                    settings.expiration
-                ))
-            })?,
-        )
-        .ok_or_else(|| Error::InvalidArgument("expiration time is too large".into()))?;
-    let expire_at_ms = local_epoch_ms(expire_at);
-    let keys: Vec<String> = computer.fields().iter().map(|f| f.name.clone()).collect();
-    let default_name = table.options().partition_default_name().to_string();
-    let mut expired: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut no_time: Vec<Vec<u8>> = Vec::new();
-    for (p, s) in &stats {
-        let is_expired = match settings.strategy {
-            PartitionExpireStrategy::ValuesTime => {
-                let values = time_values(&computer, p)?;
-                match settings.extractor.extract(&keys, &values) {
-                    Some(t) => t < expire_at,
-                    None => {
-                        no_time.push(p.clone());
-                        false
-                    }
-                }
-            }
-            PartitionExpireStrategy::UpdateTime => match s.last_creation {
-                Some(c) => {
-                    let created = chrono::DateTime::from_timestamp_millis(c)
-                        .map(|t| local_epoch_ms(t.naive_utc()));
-                    created.is_some_and(|c| expire_at_ms > c)
-                }
-                None => false,
-            },
-        };
-        if is_expired {
-            let sort_key = computer
-                .internal_strings(p)?
-                .into_iter()
-                .map(|(_, v)| v.unwrap_or_else(|| default_name.clone()))
-                .collect::<Vec<_>>()
-                .join(",");
-            expired.push((sort_key, p.clone()));
-        }
-    }
-    if !no_time.is_empty() {
-        let examples: Vec<String> = no_time
-            .iter()
-            .take(3)
-            .filter_map(|p| computer.path(p).ok())
-            .collect();
-        tracing::warn!(
-            count = no_time.len(),
-            examples = ?examples,
-            "partitions whose time cannot be extracted (NULL or unparsable values) never expire"
-        );
-    }
+    let mut expired = select_expired(table, &settings, &computer, &stats)?;
     // The live entries are no longer needed: each batch's commit merges its own.
     drop(live);
     held.release_all();
@@ -605,6 +533,132 @@ pub async fn expire_partitions(
         return Ok(report);
     }
 
+    commit_batches(
+        table,
+        &settings,
+        &computer,
+        &expired,
+        &budget,
+        ctl,
+        &mut report,
+    )
+    .await?;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    tracing::info!(
+        partitions = report.partitions.len(),
+        files = report.files_marked_deleted,
+        snapshots = ?report.snapshot_ids,
+        "expired partitions"
+    );
+    Ok(report)
+}
+
+/// Per partition of the `live` entries: files, rows, bytes and the latest creation time,
+/// charged to `held`.
+fn partition_stats(
+    live: &[ManifestEntry],
+    held: &mut Charges,
+) -> Result<BTreeMap<Vec<u8>, PartitionStat>> {
+    let mut stats: BTreeMap<Vec<u8>, PartitionStat> = BTreeMap::new();
+    for e in live {
+        if !stats.contains_key(&e.partition) {
+            held.charge(
+                "per-partition totals",
+                (std::mem::size_of::<PartitionStat>() + 48 + e.partition.len()) as u64,
+            )?;
+        }
+        let s = stats.entry(e.partition.clone()).or_default();
+        s.files += 1;
+        s.rows += e.file.row_count.max(0) as u64;
+        s.bytes += e.file.file_size.max(0) as u64;
+        if let Some(t) = e.file.creation_time {
+            s.last_creation = Some(s.last_creation.map_or(t, |x| x.max(t)));
+        }
+    }
+    Ok(stats)
+}
+
+/// The partitions of `stats` that expire by `settings`' strategy, each with the text it is
+/// ordered by (its values joined, NULL as the default partition name). A partition whose time
+/// cannot be extracted never expires (logged).
+fn select_expired(
+    table: &Table,
+    settings: &Resolved,
+    computer: &PartitionComputer,
+    stats: &BTreeMap<Vec<u8>, PartitionStat>,
+) -> Result<Vec<(String, Vec<u8>)>> {
+    let expire_at = local_naive(settings.now_ms)?
+        .checked_sub_signed(
+            chrono::Duration::from_std(settings.expiration).map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "expiration time {:?} is too large",
+                    settings.expiration
+                ))
+            })?,
+        )
+        .ok_or_else(|| Error::InvalidArgument("expiration time is too large".into()))?;
+    let expire_at_ms = local_epoch_ms(expire_at);
+    let keys: Vec<String> = computer.fields().iter().map(|f| f.name.clone()).collect();
+    let default_name = table.options().partition_default_name().to_string();
+    let mut expired: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut no_time: Vec<Vec<u8>> = Vec::new();
+    for (p, s) in stats {
+        let is_expired = match settings.strategy {
+            PartitionExpireStrategy::ValuesTime => {
+                let values = time_values(computer, p)?;
+                match settings.extractor.extract(&keys, &values) {
+                    Some(t) => t < expire_at,
+                    None => {
+                        no_time.push(p.clone());
+                        false
+                    }
+                }
+            }
+            PartitionExpireStrategy::UpdateTime => match s.last_creation {
+                Some(c) => {
+                    let created = chrono::DateTime::from_timestamp_millis(c)
+                        .map(|t| local_epoch_ms(t.naive_utc()));
+                    created.is_some_and(|c| expire_at_ms > c)
+                }
+                None => false,
+            },
+        };
+        if is_expired {
+            let sort_key = computer
+                .internal_strings(p)?
+                .into_iter()
+                .map(|(_, v)| v.unwrap_or_else(|| default_name.clone()))
+                .collect::<Vec<_>>()
+                .join(",");
+            expired.push((sort_key, p.clone()));
+        }
+    }
+    if !no_time.is_empty() {
+        let examples: Vec<String> = no_time
+            .iter()
+            .take(3)
+            .filter_map(|p| computer.path(p).ok())
+            .collect();
+        tracing::warn!(
+            count = no_time.len(),
+            examples = ?examples,
+            "partitions whose time cannot be extracted (NULL or unparsable values) never expire"
+        );
+    }
+    Ok(expired)
+}
+
+/// Drops the `expired` partitions in batches of `settings.batch`, one OVERWRITE commit each,
+/// adding each commit's outcome to `report`.
+async fn commit_batches(
+    table: &Table,
+    settings: &Resolved,
+    computer: &PartitionComputer,
+    expired: &[(String, Vec<u8>)],
+    budget: &crate::memory::MemoryBudget,
+    ctl: &RunControl,
+    report: &mut PartitionReport,
+) -> Result<()> {
     let id = identity(None, None);
     let batch = settings.batch.unwrap_or(expired.len()).max(1);
     let postpone = postpone(table)?;
@@ -617,7 +671,7 @@ pub async fn expire_partitions(
         let mut changes = DropChanges::new(
             PartitionFilter::exact(computer.clone(), set),
             postpone,
-            &budget,
+            budget,
         );
         changes
             .charges
@@ -625,15 +679,8 @@ pub async fn expire_partitions(
         charge_merge_floor(table, &mut changes.charges).await?;
         let outcome = commit(table, &id, CommitKind::Overwrite, &mut changes, ctl).await?;
         changes.charges.release_all();
-        add_outcome(&mut report, &changes.filter, &outcome)?;
+        add_outcome(report, &changes.filter, &outcome)?;
     }
     ctl.progress("expire partitions", batches, batches, 0);
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    tracing::info!(
-        partitions = report.partitions.len(),
-        files = report.files_marked_deleted,
-        snapshots = ?report.snapshot_ids,
-        "expired partitions"
-    );
-    Ok(report)
+    Ok(())
 }

@@ -125,21 +125,40 @@ impl RemovedMetadata {
             return Ok(out);
         }
 
+        out.read_index_and_statistics(rr, table, removed, &mut seen)
+            .await?;
+        Ok(out)
+    }
+
+    /// Adds the index manifests and statistics files of `removed` (each once; an index
+    /// manifest also once among the lists `seen`) and reads the index files those name,
+    /// concurrently: a missing index manifest names nothing.
+    async fn read_index_and_statistics(
+        &mut self,
+        rr: &ReferenceReader<'_>,
+        table: &Table,
+        removed: &[Snapshot],
+        seen: &mut HashSet<String>,
+    ) -> Result<()> {
         let mut statistics_seen: HashSet<&str> = HashSet::new();
         for s in removed {
             if let Some(im) = &s.index_manifest {
                 if seen.insert(im.clone()) {
-                    out.index_manifests.push((im.clone(), None));
+                    self.index_manifests.push((im.clone(), None));
                 }
             }
             if let Some(st) = &s.statistics {
                 if statistics_seen.insert(st) {
-                    out.statistics.push(st.clone());
+                    self.statistics.push(st.clone());
                 }
             }
         }
         let mut index_seen: FastSet<Location> = FastSet::default();
-        let names: Vec<String> = out.index_manifests.iter().map(|(n, _)| n.clone()).collect();
+        let names: Vec<String> = self
+            .index_manifests
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect();
         let mut read = stream::iter(names.into_iter().enumerate())
             .map(|(i, im)| async move {
                 Ok::<_, Error>((i, read_index_files_sized(table, &im, true).await?))
@@ -149,15 +168,15 @@ impl RemovedMetadata {
             let (i, Some((files, size))) = next? else {
                 continue;
             };
-            out.index_manifests[i].1 = Some(size);
+            self.index_manifests[i].1 = Some(size);
             for f in files {
                 if !index_seen.contains(&f.location) {
                     index_seen.insert(f.location.clone());
-                    out.index_files.push((f.location, f.bytes));
+                    self.index_files.push((f.location, f.bytes));
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -16,8 +16,10 @@ pub use crate::clean::expiry::plan::files::PlannedFiles;
 use crate::clean::expiry::plan::files::{sort_with_slots, KeptCandidates};
 use crate::clean::expiry::plan::metadata::MetadataCandidates;
 pub use crate::clean::expiry::plan::metadata::{MetadataScope, RemovedMetadata};
+use crate::clean::expiry::protected::among::ReferencedMetadata;
 use crate::clean::expiry::protected::{CandidateKeys, Protector, ReferenceReader};
 use crate::clean::shared::deleter::{Deleter, Planned, Represented};
+use crate::clean::shared::keys::SortedKeys;
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
 use crate::spec::snapshot::Snapshot;
@@ -135,38 +137,8 @@ impl DeletionPlan {
         }
         // Protection's reduced manifests are not needed again.
         rr.release_slim();
-        // The protectors' metadata protects candidates of every kind at its locations. A data
-        // or changelog data candidate there names metadata a kept version reads: the entry is
-        // hostile or corrupt, and the plan is refused whole, as the kind rules refuse a data
-        // entry naming any other metadata file.
         let referenced = rr.referenced_metadata(protectors).await?;
-        let refuse_data_at = |l: &Location, what: &str| -> Result<()> {
-            if keys.range(location_key(l.as_str())).is_empty() {
-                return Ok(());
-            }
-            Err(Error::PathRefused {
-                path: l.to_string(),
-                reason: format!(
-                    "the plan deletes it as a data file (an entry of a removed version names \
-                     it), but a kept version reads it as {what}; the metadata naming it is \
-                     invalid"
-                ),
-            })
-        };
-        for name in &referenced.manifest_dir_names {
-            let l = table.paths().manifest(name)?;
-            refuse_data_at(&l, "a manifest, manifest list or index manifest")?;
-            protect_key(location_key(l.as_str()));
-        }
-        for f in &referenced.index_files {
-            refuse_data_at(f, "an index file")?;
-            protect_key(location_key(f.as_str()));
-        }
-        for name in &referenced.statistics {
-            let l = table.paths().statistics(name)?;
-            refuse_data_at(&l, "a statistics file")?;
-            protect_key(location_key(l.as_str()));
-        }
+        protect_referenced_metadata(table, &referenced, keys, &mut protect_key)?;
         drop(referenced);
         let ok = cands.decide(keys.keys(), &slot_at, &protected);
         drop(protected);
@@ -268,6 +240,47 @@ impl DeletionPlan {
         stop_if_failed(deleter)?;
         Ok(())
     }
+}
+
+/// The protectors' metadata (`referenced`) protects candidates of every kind at its locations
+/// (`protect_key` is called with each location's key). A data or changelog data candidate
+/// there (its key among `keys`) names metadata a kept version reads: the entry is hostile or
+/// corrupt, and the plan is refused whole, as the kind rules refuse a data entry naming any
+/// other metadata file.
+fn protect_referenced_metadata(
+    table: &Table,
+    referenced: &ReferencedMetadata,
+    keys: &SortedKeys,
+    protect_key: &mut impl FnMut(u64),
+) -> Result<()> {
+    let refuse_data_at = |l: &Location, what: &str| -> Result<()> {
+        if keys.range(location_key(l.as_str())).is_empty() {
+            return Ok(());
+        }
+        Err(Error::PathRefused {
+            path: l.to_string(),
+            reason: format!(
+                "the plan deletes it as a data file (an entry of a removed version names \
+                 it), but a kept version reads it as {what}; the metadata naming it is \
+                 invalid"
+            ),
+        })
+    };
+    for name in &referenced.manifest_dir_names {
+        let l = table.paths().manifest(name)?;
+        refuse_data_at(&l, "a manifest, manifest list or index manifest")?;
+        protect_key(location_key(l.as_str()));
+    }
+    for f in &referenced.index_files {
+        refuse_data_at(f, "an index file")?;
+        protect_key(location_key(f.as_str()));
+    }
+    for name in &referenced.statistics {
+        let l = table.paths().statistics(name)?;
+        refuse_data_at(&l, "a statistics file")?;
+        protect_key(location_key(l.as_str()));
+    }
+    Ok(())
 }
 
 /// After a phase: if any deletion failed, stop before deleting (or hinting past) the metadata
