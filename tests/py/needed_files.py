@@ -3,7 +3,12 @@
 only (no pypaimon, no paimon-cleanup code): the oracle for "no garbage left, nothing needed
 lost".
 
-    python tests/py/needed_files.py TABLE_DIR
+    python tests/py/needed_files.py TABLE_DIR [--from-snapshot N]
+
+With `--from-snapshot N`, the main branch's snapshots below N are left out: the versions a
+snapshot expiry is removing. A run cut short after its data files went (the crash-safe order:
+data, then manifests and lists, then snapshot files) leaves them behind for the rerun to finish,
+and only the versions it keeps must stay whole.
 
 Prints {"needed": {...}, "on_disk": {...}, "missing": [...]} where needed and on_disk map
 "manifest_dir", "index", "statistics" and "data" to sorted file names.
@@ -79,7 +84,7 @@ def _on_disk(table_dir):
     return out
 
 
-def needed(table_dir):
+def needed(table_dir, from_snapshot=None):
     mdir = os.path.join(table_dir, "manifest")
     roots = [table_dir]
     bdir = os.path.join(table_dir, "branch")
@@ -125,6 +130,9 @@ def needed(table_dir):
     for root in roots:
         producer_none = _producer_none(root, table_dir)
         for sub, v in _versions(root):
+            if (from_snapshot is not None and root == table_dir and sub == "snapshot"
+                    and v["id"] < from_snapshot):
+                continue
             if sub == "changelog":
                 if v.get("changelogManifestList"):
                     add_files(adds(entries(v["changelogManifestList"])))
@@ -163,10 +171,14 @@ def needed(table_dir):
 
 
 def main(argv):
-    if len(argv) != 1:
+    from_snapshot = None
+    if len(argv) == 3 and argv[1] == "--from-snapshot":
+        from_snapshot = int(argv[2])
+    elif len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return 1
-    print(json.dumps(needed(os.path.abspath(argv[0])), indent=1, ensure_ascii=False))
+    out = needed(os.path.abspath(argv[0]), from_snapshot)
+    print(json.dumps(out, indent=1, ensure_ascii=False))
     return 0
 
 

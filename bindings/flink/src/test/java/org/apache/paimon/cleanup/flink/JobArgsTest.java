@@ -103,7 +103,9 @@ public final class JobArgsTest {
         refused("expire: --retain-min x",
                 () -> ExpireArgs.parse(new String[] {"/t", "--retain-min", "x"}, now));
         refused("expire: unknown flag",
-                () -> ExpireArgs.parse(new String[] {"/t", "--parallelism", "2"}, now));
+                () -> ExpireArgs.parse(new String[] {"/t", "--shards", "2"}, now));
+        eq("expire: --parallelism 2", 2,
+                ExpireArgs.parse(new String[] {"/t", "--parallelism", "2"}, now).parallelism);
 
         // the text reports, from report documents as the library writes them
         String doc = "{\"older_than_ms\":5,\"files_listed\":9,\"candidates\":4,\"referenced\":1,"
