@@ -19,7 +19,7 @@ use super::plan::{
     class_of, consumers_of, fingerprint, identity, is_version_file, location_of, Plan, PLAN_FORMAT,
     PLAN_VERSION,
 };
-use super::refs::{referenced_now, Excluded};
+use super::refs::{referenced_now, Excluded, Referenced};
 
 /// The default bound on a plan's age: 24 hours.
 pub const DEFAULT_MAX_PLAN_AGE_MS: i64 = 24 * 3600 * 1000;
@@ -111,6 +111,62 @@ pub async fn apply_plan(
     ctl: &RunControl,
 ) -> Result<ApplyReport> {
     let started = Instant::now();
+    let age = check_header(plan, cfg)?;
+    check_identity(&storage, plan).await?;
+    let table = Table::open_branch(storage.clone(), overrides, &plan.branch).await?;
+    let root = storage.root().clone();
+    let broot = branch_root(&root, &plan.branch);
+
+    let files = resolve_files(&root, plan)?;
+    // The guard, kind and physical checks of the operations, for the whole plan first.
+    let mut deleter = Deleter::for_table(&table, ctl, cfg.dry_run);
+    deleter
+        .check_plan(files.iter().map(|f| Planned {
+            location: f.location.clone(),
+            class: f.class,
+            bytes: f.bytes,
+        }))
+        .await?;
+
+    let excluded = versions_deleted(&broot, &plan.branch, &files)?;
+    check_retention(&storage, plan, &broot, &excluded, &files).await?;
+    ctl.cancel.check()?;
+
+    let mut report = ApplyReport {
+        table: plan.table.clone(),
+        command: plan.command.clone(),
+        plan_created_ms: plan.created_ms,
+        plan_age_ms: age,
+        planned: files.len() as u64,
+        ..Default::default()
+    };
+    let referenced = referenced_now(&table, &excluded, ctl).await?;
+    report.versions_read = referenced.versions;
+    ctl.cancel.check()?;
+
+    let phases = sort_into_phases(&storage, &files, &referenced, &broot, ctl, &mut report).await?;
+    let Some(deleted) = delete_in_phases(&mut deleter, phases).await? else {
+        // A version file left behind must stay visible to a rerun: stop here.
+        report.deletion = deleter.report;
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    };
+    if !cfg.dry_run {
+        rewrite_hints(&storage, &broot, deleted).await?;
+    }
+    report.deletion = deleter.report;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    tracing::info!(
+        deleted = report.deletion.total_files(),
+        skipped = report.skipped.len(),
+        dry_run = cfg.dry_run,
+        "plan applied"
+    );
+    Ok(report)
+}
+
+/// Checks the plan's format, the age bound and the plan's age; returns the age in ms.
+fn check_header(plan: &Plan, cfg: &ApplyConfig) -> Result<i64> {
     if plan.format != PLAN_FORMAT || plan.version != PLAN_VERSION {
         return Err(Error::InvalidArgument(format!(
             "not a plan this version reads: format '{}' version {} (expected '{PLAN_FORMAT}' \
@@ -139,6 +195,11 @@ pub async fn apply_plan(
             plan.created_ms - now
         )));
     }
+    Ok(age)
+}
+
+/// Refuses a plan made for another table, or for a table since replaced or dropped.
+async fn check_identity(storage: &Storage, plan: &Plan) -> Result<()> {
     if storage.root().as_str() != plan.table {
         return Err(Error::InvalidArgument(format!(
             "the plan is for {}, not {}",
@@ -146,7 +207,7 @@ pub async fn apply_plan(
             storage.root()
         )));
     }
-    match identity(&storage).await? {
+    match identity(storage).await? {
         Some(now_id) if now_id == plan.identity => {}
         Some(now_id) => {
             return Err(refuse(format!(
@@ -161,10 +222,11 @@ pub async fn apply_plan(
             )))
         }
     }
-    let table = Table::open_branch(storage.clone(), overrides, &plan.branch).await?;
-    let root = storage.root().clone();
-    let broot = branch_root(&root, &plan.branch);
+    Ok(())
+}
 
+/// Every planned path resolved below the root, with a known kind (each location once).
+fn resolve_files(root: &Location, plan: &Plan) -> Result<Vec<Resolved>> {
     // Every path resolves below the root, with a known kind.
     let mut files: Vec<Resolved> = Vec::with_capacity(plan.files.len());
     let mut distinct = BTreeSet::new();
@@ -173,7 +235,7 @@ pub async fn apply_plan(
             path: f.path.clone(),
             reason: format!("unknown kind '{}'", f.kind),
         })?;
-        let location = location_of(&root, &f.path)?;
+        let location = location_of(root, &f.path)?;
         if !distinct.insert(location.as_str().to_string()) {
             continue;
         }
@@ -185,38 +247,23 @@ pub async fn apply_plan(
             fingerprint: f.fingerprint.clone(),
         });
     }
-    // The guard, kind and physical checks of the operations, for the whole plan first.
-    let mut deleter = Deleter::for_table(&table, ctl, cfg.dry_run);
-    deleter
-        .check_plan(files.iter().map(|f| Planned {
-            location: f.location.clone(),
-            class: f.class,
-            bytes: f.bytes,
-        }))
-        .await?;
+    Ok(files)
+}
 
-    let excluded = versions_deleted(&broot, &plan.branch, &files)?;
-    check_retention(&storage, plan, &broot, &excluded, &files).await?;
-    ctl.cancel.check()?;
-
-    let mut report = ApplyReport {
-        table: plan.table.clone(),
-        command: plan.command.clone(),
-        plan_created_ms: plan.created_ms,
-        plan_age_ms: age,
-        planned: files.len() as u64,
-        ..Default::default()
-    };
-    let referenced = referenced_now(&table, &excluded, ctl).await?;
-    report.versions_read = referenced.versions;
-    ctl.cancel.check()?;
-
+/// The planned files still there at the size the plan recorded and referenced by no present
+/// version, by deletion phase and in version order; the others are counted or reported as
+/// kept in `report`.
+async fn sort_into_phases(
+    storage: &Storage,
+    files: &[Resolved],
+    referenced: &Referenced,
+    broot: &Location,
+    ctl: &RunControl,
+    report: &mut ApplyReport,
+) -> Result<BTreeMap<u8, Vec<(i64, Planned)>>> {
     // What is still there, at the size the plan recorded.
     let heads: Vec<Result<Option<u64>>> = stream::iter(files.iter())
-        .map(|f| {
-            let storage = &storage;
-            async move { Ok(storage.head(&f.location).await?.map(|s| s.size)) }
-        })
+        .map(|f| async move { Ok(storage.head(&f.location).await?.map(|s| s.size)) })
         .buffered(ctl.io_concurrency.max(1))
         .collect()
         .await;
@@ -243,7 +290,7 @@ pub async fn apply_plan(
                 .push(keep("a version present now references it"));
             continue;
         }
-        let order = version_id(&broot, f).unwrap_or(0);
+        let order = version_id(broot, f).unwrap_or(0);
         phases.entry(phase_of(f.class)).or_default().push((
             order,
             Planned {
@@ -256,14 +303,28 @@ pub async fn apply_plan(
     for s in &report.skipped {
         tracing::info!(path = %s.path, reason = %s.reason, "planned file kept");
     }
-    let mut deleted_snapshots = false;
-    let mut deleted_changelogs = false;
+    Ok(phases)
+}
+
+/// Which kinds of version file went (snapshots, changelogs).
+#[derive(Debug, Clone, Copy, Default)]
+struct DeletedVersions {
+    snapshots: bool,
+    changelogs: bool,
+}
+
+/// Deletes the phases in order; None when a deletion failed (the run stops there).
+async fn delete_in_phases(
+    deleter: &mut Deleter<'_>,
+    phases: BTreeMap<u8, Vec<(i64, Planned)>>,
+) -> Result<Option<DeletedVersions>> {
+    let mut deleted = DeletedVersions::default();
     for (phase, mut planned) in phases {
         planned.sort_by_key(|(order, _)| *order);
-        deleted_snapshots |= planned
+        deleted.snapshots |= planned
             .iter()
             .any(|(_, p)| p.class == FileClass::SnapshotMeta);
-        deleted_changelogs |= planned
+        deleted.changelogs |= planned
             .iter()
             .any(|(_, p)| p.class == FileClass::ChangelogMeta);
         let name = PHASE_NAMES.get(phase as usize).copied().unwrap_or("files");
@@ -271,44 +332,41 @@ pub async fn apply_plan(
             .delete(name, planned.into_iter().map(|(_, p)| p).collect())
             .await?;
         if !deleter.report.failed.is_empty() {
-            // A version file left behind must stay visible to a rerun: stop here.
-            report.deletion = deleter.report;
-            report.elapsed_ms = started.elapsed().as_millis() as u64;
-            return Ok(report);
+            return Ok(None);
         }
     }
-    if !cfg.dry_run {
-        for (dir, deleted) in [
-            (VersionedDir::snapshots(&broot), deleted_snapshots),
-            (VersionedDir::changelogs(&broot), deleted_changelogs),
-        ] {
-            if !deleted {
-                continue;
-            }
-            match dir.list_ids(&storage).await?.first() {
-                Some(first) => dir.write_hint(&storage, "EARLIEST", *first).await?,
-                None => {
-                    let hints = ["EARLIEST", "LATEST"]
-                        .map(|h| dir.hint_location(h))
-                        .to_vec();
-                    for (loc, r) in storage.delete_files(hints, 2).await {
-                        if let Err(e) = r {
-                            tracing::warn!(hint = %loc, error = %e, "hint not removed");
-                        }
+    Ok(Some(deleted))
+}
+
+/// Moves `EARLIEST` to the first version left of each kind that lost versions, or removes the
+/// hints when none is left.
+async fn rewrite_hints(
+    storage: &Storage,
+    broot: &Location,
+    deleted: DeletedVersions,
+) -> Result<()> {
+    for (dir, deleted) in [
+        (VersionedDir::snapshots(broot), deleted.snapshots),
+        (VersionedDir::changelogs(broot), deleted.changelogs),
+    ] {
+        if !deleted {
+            continue;
+        }
+        match dir.list_ids(storage).await?.first() {
+            Some(first) => dir.write_hint(storage, "EARLIEST", *first).await?,
+            None => {
+                let hints = ["EARLIEST", "LATEST"]
+                    .map(|h| dir.hint_location(h))
+                    .to_vec();
+                for (loc, r) in storage.delete_files(hints, 2).await {
+                    if let Err(e) = r {
+                        tracing::warn!(hint = %loc, error = %e, "hint not removed");
                     }
                 }
             }
         }
     }
-    report.deletion = deleter.report;
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    tracing::info!(
-        deleted = report.deletion.total_files(),
-        skipped = report.skipped.len(),
-        dry_run = cfg.dry_run,
-        "plan applied"
-    );
-    Ok(report)
+    Ok(())
 }
 
 /// The deletion phases, in crash-safe order.
