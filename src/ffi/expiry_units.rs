@@ -7,15 +7,18 @@ use std::os::raw::c_char;
 
 use crate::clean::expiry::units;
 
-use super::context::{options_arg, PaimonCleanupContext};
+use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
 use super::expire::PaimonCleanupExpireConfig;
 use super::handle::{hand_out, settings_of};
-use super::ops::{run_on, Call};
+use super::ops::Call;
 use super::report::PaimonCleanupReport;
 use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
-use super::units::{buffer, buffer_list, bytes_arg, PaimonCleanupBuffer, PaimonCleanupBufferList};
+use super::units::{
+    buffer, buffer_list, bytes_arg, execute_unit, merge_partials, PaimonCleanupBuffer,
+    PaimonCleanupBufferList,
+};
 use super::util::out_arg;
 
 /// Plans a snapshot expiry of the context's branch as units (on the driver): resolves the
@@ -118,28 +121,21 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_unit_execute(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_unit_execute";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let executor = unsafe { super::util::handle_ref(executor, F, "executor") }?;
-        let out = out_arg(out, F, "out")?;
-        if unit_len == 0 {
-            return Err(FfiError::invalid_argument(format!(
-                "{F}: argument `unit` is empty"
-            )));
-        }
-        // SAFETY: as documented.
-        let unit = unsafe { bytes_arg(unit, unit_len, F, "unit") }?;
-        // SAFETY: as documented.
-        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
-        // SAFETY: NULL or live (caller's guarantee).
-        let run = unsafe { run_options.as_ref() };
-        let uri = units::table_uri(unit)?;
-        let bytes = run_on(F, executor, run, &uri, |control| async move {
-            units::execute(unit, &options, &control).await
-        })?;
-        // SAFETY: checked non-NULL and writable.
-        unsafe { hand_out(out, buffer(bytes)) };
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        execute_unit(
+            F,
+            executor,
+            unit,
+            unit_len,
+            option_keys,
+            option_values,
+            option_count,
+            run_options,
+            out,
+            units::table_uri,
+            |unit, options, control| async move { units::execute(unit, &options, &control).await },
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -169,17 +165,8 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_partials_merge(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_partials_merge";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        // SAFETY: as documented.
-        let a = unsafe { bytes_arg(a, a_len, F, "a") }?;
-        // SAFETY: as documented.
-        let b = unsafe { bytes_arg(b, b_len, F, "b") }?;
-        let merged = units::merge(a, b)?;
-        // SAFETY: checked non-NULL and writable.
-        unsafe { hand_out(out, buffer(merged)) };
-        Ok(())
-    };
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe { merge_partials(F, a, a_len, b, b_len, out, units::merge) };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
 }

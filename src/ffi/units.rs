@@ -6,9 +6,12 @@
 //! [`PaimonCleanupBufferList`]s (several), owned by the caller and released with their `_free`
 //! function; it takes them back as `(pointer, length)` pairs that it only reads during the call.
 
+use std::collections::HashMap;
+use std::future::Future;
 use std::os::raw::c_char;
 use std::ptr;
 
+use crate::clean::control::RunControl;
 use crate::clean::orphans::units;
 
 use super::context::{options_arg, PaimonCleanupContext};
@@ -77,6 +80,81 @@ pub(super) unsafe fn bytes_arg<'a>(
     }
     // SAFETY: non-NULL and `len` readable bytes (caller's guarantee).
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// The body of the `*_unit_execute` calls: checks and reads the arguments, opens nothing
+/// itself, runs `execute` (the unit's bytes, the host's options, the run control) on
+/// `executor` with the I/O concurrency for the unit's table (`table_uri`), and hands the
+/// partial result out in `*out`.
+///
+/// # Safety
+/// As those calls document: `executor` NULL or live; `unit` NULL or `unit_len` readable bytes;
+/// each option array NULL or `option_count` readable pointers to NUL-terminated strings;
+/// `run_options` NULL or live; `out` NULL or writable. All outlive the call.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn execute_unit<'a, Fut>(
+    function: &'static str,
+    executor: *const PaimonCleanupExecutor,
+    unit: *const u8,
+    unit_len: usize,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupBuffer,
+    table_uri: fn(&[u8]) -> crate::Result<String>,
+    execute: impl FnOnce(&'a [u8], HashMap<String, String>, RunControl) -> Fut,
+) -> Result<(), FfiError>
+where
+    Fut: Future<Output = crate::Result<Vec<u8>>>,
+{
+    // SAFETY: NULL or live (caller's guarantee).
+    let executor = unsafe { handle_ref(executor, function, "executor") }?;
+    let out = out_arg(out, function, "out")?;
+    if unit_len == 0 {
+        return Err(FfiError::invalid_argument(format!(
+            "{function}: argument `unit` is empty"
+        )));
+    }
+    // SAFETY: as documented.
+    let unit: &'a [u8] = unsafe { bytes_arg(unit, unit_len, function, "unit") }?;
+    // SAFETY: as documented.
+    let options = unsafe { options_arg(function, option_keys, option_values, option_count) }?;
+    // SAFETY: NULL or live (caller's guarantee).
+    let run = unsafe { run_options.as_ref() };
+    // The executor's I/O concurrency, or the default for the unit's table location.
+    let uri = table_uri(unit)?;
+    let bytes = run_on(function, executor, run, &uri, |control| {
+        execute(unit, options, control)
+    })?;
+    // SAFETY: checked non-NULL and writable.
+    unsafe { hand_out(out, buffer(bytes)) };
+    Ok(())
+}
+
+/// The body of the `*_partials_merge` calls: reads `a` and `b`, merges them with `merge` and
+/// hands the result out in `*out`.
+///
+/// # Safety
+/// `a` / `b` NULL or `a_len` / `b_len` readable bytes; `out` NULL or writable.
+pub(super) unsafe fn merge_partials(
+    function: &'static str,
+    a: *const u8,
+    a_len: usize,
+    b: *const u8,
+    b_len: usize,
+    out: *mut *mut PaimonCleanupBuffer,
+    merge: fn(&[u8], &[u8]) -> crate::Result<Vec<u8>>,
+) -> Result<(), FfiError> {
+    let out = out_arg(out, function, "out")?;
+    // SAFETY: as documented.
+    let a = unsafe { bytes_arg(a, a_len, function, "a") }?;
+    // SAFETY: as documented.
+    let b = unsafe { bytes_arg(b, b_len, function, "b") }?;
+    let merged = merge(a, b)?;
+    // SAFETY: checked non-NULL and writable.
+    unsafe { hand_out(out, buffer(merged)) };
+    Ok(())
 }
 
 /// Returns the first byte of `buffer` (NULL for a NULL buffer; a valid pointer, possibly
@@ -276,29 +354,21 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_unit_execute(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_unit_execute";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let executor = unsafe { handle_ref(executor, F, "executor") }?;
-        let out = out_arg(out, F, "out")?;
-        if unit_len == 0 {
-            return Err(FfiError::invalid_argument(format!(
-                "{F}: argument `unit` is empty"
-            )));
-        }
-        // SAFETY: as documented.
-        let unit = unsafe { bytes_arg(unit, unit_len, F, "unit") }?;
-        // SAFETY: as documented.
-        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
-        // SAFETY: NULL or live (caller's guarantee).
-        let run = unsafe { run_options.as_ref() };
-        // The executor's I/O concurrency, or the default for the unit's table location.
-        let uri = units::table_uri(unit)?;
-        let bytes = run_on(F, executor, run, &uri, |control| async move {
-            units::execute(unit, &options, &control).await
-        })?;
-        // SAFETY: checked non-NULL and writable.
-        unsafe { hand_out(out, buffer(bytes)) };
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        execute_unit(
+            F,
+            executor,
+            unit,
+            unit_len,
+            option_keys,
+            option_values,
+            option_count,
+            run_options,
+            out,
+            units::table_uri,
+            |unit, options, control| async move { units::execute(unit, &options, &control).await },
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -328,17 +398,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_partials_merge(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_partials_merge";
-    let body = || -> Result<(), FfiError> {
-        let out = out_arg(out, F, "out")?;
-        // SAFETY: as documented.
-        let a = unsafe { bytes_arg(a, a_len, F, "a") }?;
-        // SAFETY: as documented.
-        let b = unsafe { bytes_arg(b, b_len, F, "b") }?;
-        let merged = units::merge(a, b)?;
-        // SAFETY: checked non-NULL and writable.
-        unsafe { hand_out(out, buffer(merged)) };
-        Ok(())
-    };
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe { merge_partials(F, a, a_len, b, b_len, out, units::merge) };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
 }
