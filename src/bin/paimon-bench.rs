@@ -35,7 +35,7 @@ use std::process::{Command, Stdio};
 use clap::Parser;
 use serde_json::json;
 
-use paimon_bench::copy::{copy_table, prepare_mirror, CopyStats, Fingerprint};
+use paimon_bench::copy::{copy_table, prepare_mirror, prepare_probe, CopyStats, Fingerprint};
 use paimon_bench::floor::{floor, settle_disk};
 use paimon_bench::measure::{Measure, RESULT_PREFIX};
 use paimon_bench::ops::{self, Op, PlanFile};
@@ -511,7 +511,7 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
         }
         if op != Op::Drop {
             let probe = work.join("probe-copy");
-            prepare_mirror(&table, &probe, &plan.paths)?;
+            prepare_probe(&table, &probe, &plan.paths)?;
             eprintln!("[{} {}] probe: Deleter on a copy", op.name(), size.name());
             settle_disk()?;
             extra_phases.push(spawn_with(cli, op, "probe-delete", &work, &probe)?);

@@ -193,6 +193,27 @@ pub fn prepare_mirror(table: &Path, mirror: &Path, paths: &[String]) -> Result<(
     })
 }
 
+/// [`prepare_mirror`] plus a copy of the table's `schema/` directory: the probe of the deletion
+/// path opens the copy as a table (its schema gives the options and partition keys the kind
+/// rules of a deletion depend on), and the planned files alone do not include the schema.
+/// Schemas are never planned for deletion, so the copy adds nothing to what is deleted.
+pub fn prepare_probe(table: &Path, probe: &Path, paths: &[String]) -> Result<(), String> {
+    prepare_mirror(table, probe, paths)?;
+    let from = table.join("schema");
+    let to = probe.join("schema");
+    std::fs::create_dir_all(&to).map_err(|e| format!("mkdir {}: {e}", to.display()))?;
+    let rd = std::fs::read_dir(&from).map_err(|e| format!("list {}: {e}", from.display()))?;
+    for e in rd {
+        let e = e.map_err(|e| format!("list {}: {e}", from.display()))?;
+        if e.file_type().map_err(|e| e.to_string())?.is_file() {
+            let name = e.file_name();
+            let rel = format!("schema/{}", name.to_string_lossy());
+            link_or_copy(&rel, &e.path(), &to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
 /// A digest of a whole table: every file's relative path, size, inode, modification time and
 /// link-independent identity; metadata files (not [`is_data_path`]) also by content. Two equal
 /// fingerprints mean nothing was added, removed, replaced or rewritten.

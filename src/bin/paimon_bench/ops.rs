@@ -559,3 +559,41 @@ pub fn probe_delete(
     }]);
     Ok(clock.finish("probe-delete", n, json!({"failed": failed})))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paimon_bench::copy::{copy_table, prepare_probe};
+    use crate::paimon_gen::{generate, GenConfig};
+
+    /// `--profile`'s probe deletes a copy holding only the planned files (and the schema): it
+    /// must open that copy, delete every planned file through the `Deleter` and fail none.
+    #[test]
+    fn probe_delete_removes_a_copy_of_the_planned_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let master = dir.path().join("master");
+        generate(&GenConfig::new(master.clone())).unwrap();
+        let table = dir.path().join("table");
+        copy_table(&master, &table).unwrap();
+        let plan_path = dir.path().join("plan.json");
+        plan(Op::Expire, &table, &plan_path, 2).unwrap();
+        let planned: PlanFile =
+            serde_json::from_slice(&std::fs::read(&plan_path).unwrap()).unwrap();
+        assert!(planned.paths.len() > 100, "{}", planned.paths.len());
+
+        let probe = dir.path().join("probe");
+        prepare_probe(&table, &probe, &planned.paths).unwrap();
+        assert!(planned.paths.iter().all(|p| probe.join(p).exists()));
+        let m = probe_delete(&probe, &planned, 2, 8).unwrap();
+        assert_eq!(m.files, planned.paths.len() as u64);
+        assert_eq!(m.extra["failed"], 0);
+        let left: Vec<&String> = planned
+            .paths
+            .iter()
+            .filter(|p| probe.join(p).exists())
+            .collect();
+        assert!(left.is_empty(), "not deleted: {left:?}");
+        // The working copy the plan came from keeps its files.
+        assert!(planned.paths.iter().all(|p| table.join(p).exists()));
+    }
+}
