@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Resolves Paimon Java (the versions pinned in tests/java-reference/pom.xml: paimon-bundle, a
-# Hadoop client, an slf4j binding) with Maven into ~/.m2, and compiles the reference harness
+# Resolves Paimon Java (the versions pinned in tests/java-reference/pom.xml: paimon-bundle,
+# paimon-s3 (its S3 file IO, for s3:// tables), a Hadoop client, an slf4j binding) with Maven
+# into ~/.m2, and compiles the reference harness
 # (tests/java-reference/src) against them. Idempotent: offline (-o) once everything is cached,
 # and javac runs only when a source or the pom changed.
 #

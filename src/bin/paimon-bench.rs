@@ -57,8 +57,11 @@ use paimon_gen::{GenConfig, GenSummary, Generated, Size};
 #[command(name = "paimon-bench")]
 struct Cli {
     /// expire-snapshots, remove-orphan-files, drop-partition, all, `generate` (only make
-    /// the master table at `--table`, with orphans, and exit) or `copy` (only make a working
-    /// copy of the master at `--table` in `--work-table`, and exit).
+    /// the master table at `--table`, with orphans, and exit), `copy` (only make a working
+    /// copy of the master at `--table` in `--work-table`, and exit), `s3-proxy` (only run the
+    /// latency proxy in front of `--upstream`: prints `PORT <n>`, and at EOF on standard
+    /// input `S3-PROXY <json>`, the requests by kind) or `s3-upload` (only put the local
+    /// table at `--table` under `--s3-uri` on the server at `--upstream`, no latency).
     op: String,
     /// small, medium, large, xlarge (10 M data files), all (small, medium, large), one
     /// metadata-heavy size (manifests never merged: meta-1k, meta-2k, meta-4k, 96 data files
@@ -131,9 +134,15 @@ struct Cli {
     /// against the same requests replayed one after the other (`paimon_bench::s3`).
     #[arg(long, default_value = "local")]
     store: String,
-    /// Latency the proxy adds to every request with `--store s3`, ms.
+    /// Latency the proxy adds to every request with `--store s3` and `s3-proxy`, ms.
     #[arg(long, default_value_t = 20)]
     latency_ms: u64,
+    /// `s3-proxy`, `s3-upload`: the S3 server, `127.0.0.1:PORT`.
+    #[arg(long)]
+    upstream: Option<String>,
+    /// `s3-upload`: where the table goes, `s3://BUCKET/PREFIX`.
+    #[arg(long)]
+    s3_uri: Option<String>,
     #[arg(long, hide = true)]
     phase: Option<String>,
     #[arg(long, hide = true)]
@@ -786,6 +795,28 @@ fn main() -> Res<()> {
     let cli = Cli::parse();
     if cli.op == "copy" {
         return copy_only(&cli);
+    }
+    if cli.op == "s3-proxy" || cli.op == "s3-upload" {
+        let upstream = cli
+            .upstream
+            .as_deref()
+            .ok_or("--upstream HOST:PORT is needed")?;
+        if cli.op == "s3-proxy" {
+            paimon_bench::s3::proxy_only(
+                upstream,
+                std::time::Duration::from_millis(cli.latency_ms),
+            )?;
+        } else {
+            paimon_bench::s3::upload_only(
+                upstream,
+                cli.table.as_deref().ok_or("--table DIR is needed")?,
+                cli.s3_uri
+                    .as_deref()
+                    .ok_or("--s3-uri s3://BUCKET/PREFIX is needed")?,
+                threads(&cli),
+            )?;
+        }
+        return Ok(());
     }
     let ops: Vec<Op> = match cli.op.as_str() {
         "all" => Op::ALL.to_vec(),

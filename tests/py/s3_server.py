@@ -15,6 +15,8 @@ into the venv by scripts/setup-python.sh), in memory, on 127.0.0.1.
   object in two steps, and its server is threaded, so two racing conditional PUTs could both
   succeed. Real S3 guarantees exactly one winner; every mutating request (PUT, POST, DELETE)
   is therefore serialized here with one lock, so the server behaves like S3 on that point.
+  Listings take the same lock: moto iterates the bucket's keys without one, and a delete
+  during that iteration fails the listing with a 500 (KeyError) that real S3 never gives.
 * Request logs go to stderr only with --verbose.
 """
 
@@ -49,8 +51,14 @@ def main():
     app = DomainDispatcherApplication(create_backend_app)
     lock = threading.Lock()
 
+    def is_listing(environ):
+        # A GET of the bucket itself (path style: `/bucket` or `/bucket/`), ListObjects(V2).
+        return (environ.get("REQUEST_METHOD") == "GET"
+                and len(environ.get("PATH_INFO", "").strip("/").split("/")) <= 1
+                and environ.get("PATH_INFO", "").strip("/") != "")
+
     def serialized(environ, start_response):
-        if environ.get("REQUEST_METHOD") in ("PUT", "POST", "DELETE"):
+        if environ.get("REQUEST_METHOD") in ("PUT", "POST", "DELETE") or is_listing(environ):
             with lock:
                 # Materialize the response inside the lock: check and store happen there.
                 return [b"".join(app(environ, start_response))]

@@ -273,6 +273,50 @@ fn kinds_json(s: &Stats) -> serde_json::Value {
         .into()
 }
 
+/// `paimon-bench s3-proxy`: the latency proxy alone in front of `upstream`, so that another
+/// client (Paimon Java in `scripts/bench-java-s3.sh`) goes through the same proxy as ours.
+/// Prints `PORT <n>`, serves until its standard input reaches EOF, then prints one line
+/// `S3-PROXY <json>`: requests by kind with the most in flight, answers by status, keys per
+/// batch delete.
+pub fn proxy_only(upstream: &str, latency: Duration) -> Result<(), String> {
+    use std::io::{Read, Write};
+    let addr: std::net::SocketAddr = upstream
+        .parse()
+        .map_err(|e| format!("--upstream {upstream}: {e}"))?;
+    let proxy = LatencyProxy::start(addr, latency).map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout();
+    writeln!(out, "PORT {}", proxy.addr().port()).map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())?;
+    let mut sink = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut sink)
+        .map_err(|e| e.to_string())?;
+    let s = proxy.stats();
+    let report = json!({
+        "requests": s.total(), "max_in_flight": s.max_in_flight, "by_kind": kinds_json(&s),
+        "statuses": s.statuses.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "batch_deletes": s.batch_keys.len(), "batch_keys": s.batch_keys.iter().sum::<u64>(),
+    });
+    writeln!(out, "S3-PROXY {report}").map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())
+}
+
+/// `paimon-bench s3-upload`: puts every file of the local table `table` under `uri` on the
+/// server at `upstream` (straight, no latency), [`UPLOAD_CONCURRENCY`] in flight.
+pub fn upload_only(upstream: &str, table: &Path, uri: &str, threads: usize) -> Result<(), String> {
+    let files = local_files(table)?;
+    let storage =
+        Storage::open(uri, &options(&format!("http://{upstream}"))).map_err(|e| e.to_string())?;
+    let t0 = Instant::now();
+    runtime(threads)?.block_on(upload(&storage, table, &files))?;
+    eprintln!(
+        "uploaded {} objects to {uri} in {:.1} s",
+        files.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 /// One S3 run; prints the figures and returns them as JSON.
 pub fn run(a: &S3Args, op: Op, size: Size) -> Result<serde_json::Value, String> {
     let work = a.base.join(format!("s3-{}-{}", op.name(), size.name()));

@@ -363,6 +363,48 @@ fn read_message(
     let Some(head) = read_head(r)? else {
         return Ok(None);
     };
+    read_body(r, head, is_request, no_body).map(Some)
+}
+
+/// Reads a request for `client`: a request announcing `Expect: 100-continue` waits for the
+/// interim answer before it sends its body (AWS SDK for Java's PUTs), so the proxy, which reads
+/// the body before it forwards anything, gives that answer itself and forwards the request
+/// without the header.
+fn read_request(r: &mut impl BufRead, client: &mut impl Write) -> io::Result<Option<Message>> {
+    let Some(mut head) = read_head(r)? else {
+        return Ok(None);
+    };
+    if header(&head, "expect").is_some_and(|v| v.eq_ignore_ascii_case("100-continue")) {
+        client.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+        client.flush()?;
+        head = strip_header(&head, "expect");
+    }
+    read_body(r, head, true, |_| false).map(Some)
+}
+
+/// `head` without the lines of header `name` (case-insensitive).
+fn strip_header(head: &[u8], name: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(head.len());
+    for (i, line) in head.split_inclusive(|b| *b == b'\n').enumerate() {
+        let is_named = i > 0
+            && std::str::from_utf8(line)
+                .ok()
+                .and_then(|l| l.split_once(':'))
+                .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(name));
+        if !is_named {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// The body of the message whose head is `head` (see [`read_message`]).
+fn read_body(
+    r: &mut impl BufRead,
+    head: Vec<u8>,
+    is_request: bool,
+    no_body: impl Fn(&[String]) -> bool,
+) -> io::Result<Message> {
     let first: Vec<String> = String::from_utf8_lossy(&head)
         .lines()
         .next()
@@ -392,12 +434,12 @@ fn read_message(
         r.read_to_end(&mut b)?;
         b
     };
-    Ok(Some(Message {
+    Ok(Message {
         head,
         body,
         first,
         close,
-    }))
+    })
 }
 
 /// Reads an answer to a request with `method`, skipping (and returning) interim 1xx answers.
@@ -436,7 +478,7 @@ fn serve(client: TcpStream, shared: &Shared) -> io::Result<()> {
     let mut to_client = client;
     let mut upstream: Option<(BufReader<TcpStream>, TcpStream)> = None;
     loop {
-        let Some(req) = read_message(&mut from_client, true, |_| false)? else {
+        let Some(req) = read_request(&mut from_client, &mut to_client)? else {
             return Ok(());
         };
         let method = req.first.first().cloned().unwrap_or_default();
@@ -549,6 +591,28 @@ mod tests {
         assert_eq!(Kind::of("POST", "/paimon?delete"), Kind::BatchDelete);
         assert_eq!(Kind::of("POST", "/paimon?delete="), Kind::BatchDelete);
         assert_eq!(Kind::of("POST", "/paimon/t/x?uploads"), Kind::Other);
+    }
+
+    #[test]
+    fn expect_continue_answered_by_the_proxy() {
+        let raw =
+            b"PUT /b/k HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc";
+        let mut r = BufReader::new(&raw[..]);
+        let mut client = Vec::new();
+        let m = read_request(&mut r, &mut client).unwrap().unwrap();
+        assert_eq!(client, b"HTTP/1.1 100 Continue\r\n\r\n");
+        assert_eq!(m.body, b"abc");
+        assert_eq!(
+            m.head,
+            b"PUT /b/k HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n"
+        );
+        let raw = b"GET /b/k HTTP/1.1\r\nHost: x\r\n\r\n";
+        let mut client = Vec::new();
+        let m = read_request(&mut BufReader::new(&raw[..]), &mut client)
+            .unwrap()
+            .unwrap();
+        assert!(client.is_empty());
+        assert_eq!(m.head, raw);
     }
 
     #[test]

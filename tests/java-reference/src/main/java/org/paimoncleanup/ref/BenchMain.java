@@ -1,11 +1,14 @@
 package org.paimoncleanup.ref;
 
 import org.apache.paimon.Snapshot;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.operation.CleanOrphanFilesResult;
 import org.apache.paimon.operation.LocalOrphanFilesClean;
 import org.apache.paimon.options.ExpireConfig;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.table.source.DataSplit;
@@ -46,6 +49,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * version (each snapshot, tag and branch snapshot, data and changelog) and prints per-version
  * file counts: it fails on the first version Java cannot plan. With STRIDE above 1 it plans every
  * STRIDE-th snapshot of each branch (and always the first and the latest), every tag.
+ *
+ * <p>TABLE may be an {@code s3://bucket/path} URI: the table is then opened through Paimon's S3
+ * file IO ({@code paimon-s3}, Hadoop S3A inside), configured by the system properties {@code
+ * -Dbench.option.KEY=VALUE} (for example {@code s3.endpoint}, {@code s3.access-key}, {@code
+ * s3.secret-key}, {@code s3.path.style.access}), and wrapped in {@link CountingDelegateFileIO}.
  */
 public final class BenchMain {
 
@@ -124,12 +132,29 @@ public final class BenchMain {
         int stride = op.equals("validate") && args.length > 3 ? Integer.parseInt(args[3]) : 1;
         long start = System.nanoTime();
         long cpuStart = processCpuNanos();
-        CountingFileIO io = new CountingFileIO();
+        boolean remote = dir.contains("://");
+        CountingFileIO local = remote ? null : new CountingFileIO();
+        CountingDelegateFileIO wrapped = null;
+        Path tablePath;
+        FileIO io;
+        if (remote) {
+            tablePath = new Path(dir);
+            Options fsOptions = new Options();
+            String prefix = "bench.option.";
+            for (String key : System.getProperties().stringPropertyNames()) {
+                if (key.startsWith(prefix)) {
+                    fsOptions.set(key.substring(prefix.length()), System.getProperty(key));
+                }
+            }
+            wrapped = new CountingDelegateFileIO(FileIO.get(tablePath, CatalogContext.create(fsOptions)));
+            io = wrapped;
+        } else {
+            tablePath = new Path(new File(dir).toURI().toString());
+            io = local;
+        }
         Map<String, String> opts = new HashMap<>();
         opts.put("file-operation.thread-num", threads);
-        FileStoreTable table =
-                FileStoreTableFactory.create(io, new Path(new File(dir).toURI().toString()))
-                        .copy(opts);
+        FileStoreTable table = FileStoreTableFactory.create(io, tablePath).copy(opts);
         StringBuilder extra = new StringBuilder();
         switch (op) {
             case "expire":
@@ -157,7 +182,10 @@ public final class BenchMain {
                 {
                     CleanOrphanFilesResult r =
                             new LocalOrphanFilesClean(table, olderThan, true).clean();
-                    String root = new File(dir).getAbsolutePath() + "/";
+                    String root =
+                            remote
+                                    ? tablePath.toUri().getPath() + "/"
+                                    : new File(dir).getAbsolutePath() + "/";
                     for (Path p : r.getDeletedFilesPath()) {
                         String full = p.toUri().getPath();
                         System.out.println(
@@ -182,7 +210,8 @@ public final class BenchMain {
         out.append(",\"max_heap_mb\":").append(Runtime.getRuntime().maxMemory() >> 20);
         long total = 0;
         StringBuilder kinds = new StringBuilder();
-        for (Map.Entry<String, Long> e : io.counts().entrySet()) {
+        for (Map.Entry<String, Long> e :
+                (remote ? wrapped.counts() : local.counts()).entrySet()) {
             if (kinds.length() > 0) {
                 kinds.append(',');
             }
