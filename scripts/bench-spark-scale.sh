@@ -110,11 +110,14 @@ run_job() {
   if [ "$job" = orphan ]; then
     class=org.apache.paimon.cleanup.spark.RemoveOrphanFiles
     # shellcheck disable=SC2206
-    extra=(--no-writers-running --older-than-ms "$(($(date +%s) * 1000))" --shards "$SHARDS" $ORPHAN_ARGS)
+    extra=(--json --no-writers-running --older-than-ms "$(($(date +%s) * 1000))" --shards "$SHARDS" $ORPHAN_ARGS)
   else
     class=org.apache.paimon.cleanup.spark.ExpireSnapshots
     # shellcheck disable=SC2206
-    extra=(--retain-min "$RETAIN" --retain-max "$RETAIN" --older-than-ms "$(($(date +%s) * 1000))" $EXPIRY_ARGS)
+    # The text report (a dry run's --json document lists every path: millions of lines here);
+    # --max-deletes lifts snapshot.expire.limit (50 by default) so that one run expires them all.
+    extra=(--retain-min "$RETAIN" --retain-max "$RETAIN" --max-deletes "$snapshots"
+      --older-than-ms "$(($(date +%s) * 1000))" $EXPIRY_ARGS)
   fi
   rm -f "$WORK/gc-$tag"-*.log
   /usr/bin/time -f '%M' -o "$WORK/time-$tag" \
@@ -122,7 +125,7 @@ run_job() {
     --driver-memory "$DRIVER_MEMORY" --executor-memory "$EXECUTOR_MEMORY" \
     --driver-java-options "-Xlog:gc:file=$WORK/gc-$tag-driver.log" \
     --conf "spark.executor.extraJavaOptions=-Xlog:gc:file=$WORK/gc-$tag-exec-%p.log" \
-    --jars "$JAVA_JAR" --files "$JNI" --class "$class" "$SPARK_JAR" "$t" --dry-run --json \
+    --jars "$JAVA_JAR" --files "$JNI" --class "$class" "$SPARK_JAR" "$t" --dry-run \
     "${extra[@]}" >"$WORK/job-$tag.out" 2>"$WORK/job-$tag.err" &
   local pid=$!
   sample_tree "$pid" "$WORK/rss-$tag" &
@@ -176,7 +179,11 @@ for m in "${SIZES[@]}"; do
     read -r drv_peak exec_max exec_sum <"$WORK/rss-$tag"
     gc_driver="$(gc_after_max "$WORK/gc-$tag-driver.log")"
     gc_exec="$(gc_after_max "$WORK"/gc-"$tag"-exec-*.log)"
-    summary="$(grep -oE '"(versions|candidates|orphans|snapshots_expired|expired_snapshots|deleted_data_files|data_files|would_delete)[a-z_]*": ?[0-9]+' "$WORK/job-$tag.out" | tr -d ' "' | tr '\n' ' ')"
+    if [ "$JOB" = orphan ]; then
+      summary="$(grep -oE '"(versions|candidates|orphans)[a-z_]*": ?[0-9]+' "$WORK/job-$tag.out" | tr -d ' "' | tr '\n' ' ')"
+    else
+      summary="$(grep -E '^would expire|^  Data ' "$WORK/job-$tag.out" | tr -s ' ' | tr '\n' ';')"
+    fi
     echo "job=$JOB refs=$refs referenced=${referenced:-?} master=$master gen_s=$gen_s job_s=$job_s driver_heap_mb=${heap:-?} driver_rss_mb=${rss:-?} driver_gc_live_mb=${gc_driver:-?} driver_peak_rss_mb=$drv_peak exec_peak_rss_mb=$exec_max exec_sum_peak_rss_mb=$exec_sum exec_gc_live_mb=${gc_exec:-?} peak_rss_mb=$peak manifest_mb=$manifest_mb $summary"
     printf '{"job":"%s","refs":%d,"referenced":"%s","snapshots":%d,"retain":%d,"master":"%s","shards":%d,"gen_s":%s,"job_s":%s,"driver_heap_mb":"%s","driver_rss_mb":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d,"exec_sum_peak_rss_mb":%d,"exec_gc_live_mb":"%s","peak_rss_mb":%d,"manifest_mb":%d,"extra":"%s","summary":"%s"}\n' \
       "$JOB" "$refs" "${referenced:-}" "$snapshots" "$RETAIN" "$master" "$SHARDS" "$gen_s" "$job_s" \
