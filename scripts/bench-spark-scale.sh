@@ -1,28 +1,45 @@
 #!/usr/bin/env bash
-# Scale run of the Spark orphan job (bindings/spark RemoveOrphanFiles, the sharded decision) on
-# metadata-only tables: paimon-gen --metadata-only writes manifests that reference data files
-# that are never created, so the references grow past the disk's inodes. For each size of the
-# growth series it generates a table, then runs the job in a dry run with the driver capped and
-# records the wall time, the driver's heap and resident set as the job logs them after the
-# decision, and the peak RSS of the whole spark-submit process tree.
+# Scale run of the Spark jobs (bindings/spark) on metadata-only tables: paimon-gen
+# --metadata-only writes manifests that reference data files that are never created, so the
+# references grow past the disk's inodes. For each size of the growth series it generates a
+# table, runs the job in a dry run with the driver capped under each master of MASTERS, and
+# records the wall times, the driver's heap and resident set, the executors' resident sets and
+# the manifest bytes; then it removes the table.
 #
-#   scripts/bench-spark-scale.sh [REFS_IN_MILLIONS...]       default: 1 5 10 25 50
+#   JOB=orphan: RemoveOrphanFiles (the sharded decision, --shards) on a table without
+#     compaction: every data file stays referenced by the latest snapshot.
+#   JOB=expire: ExpireSnapshots on a table with a compaction every COMPACT_EVERY snapshots (so
+#     the expired snapshots free data files), retaining RETAIN_PCT % of the snapshots.
+#
+#   scripts/bench-spark-scale.sh [REFS_IN_MILLIONS...]       default: 1 5 10 25 50 (0.02: 20,000)
 #
 # Environment:
-#   SHARDS           shards of the decision (default 64)
-#   MASTER           Spark master (default local[2]: one JVM holds the driver and the
-#                    executors, so its RSS is an upper bound of the driver's; local-cluster[2,1,1024]
-#                    separates them where the Spark distribution supports it)
+#   JOB              orphan (default) or expire
+#   SHARDS           shards of the orphan decision (default 64)
+#   ORPHAN_ARGS      more RemoveOrphanFiles arguments (e.g. "--parallelism 8")
+#   EXPIRY_ARGS      more ExpireSnapshots arguments (e.g. "--shards 64" once expiry is sharded)
+#   COMPACT_EVERY    JOB=expire: a compaction every n-th snapshot (default 10)
+#   RETAIN_PCT       JOB=expire: snapshots retained, % (default 10; --retain-min = --retain-max)
+#   MASTERS          Spark masters, space-separated, each run on the same table (default
+#                    $MASTER or local[2]). local[2]: one JVM holds the driver and the executors,
+#                    so its RSS bounds both; local-cluster[2,1,1024]: two executor JVMs of 1 GB,
+#                    which separates the driver's figures from the executors'
 #   DRIVER_MEMORY    spark-submit --driver-memory (default 512m)
+#   EXECUTOR_MEMORY  spark-submit --executor-memory (default 1g; local-cluster's own cap wins)
 #   FILES_PER_COMMIT data files per commit (default 1000); snapshots = refs / files per commit
-#   WORK             where the tables go (default: a temporary directory, removed afterwards;
-#                    needs ~110 bytes of manifest per reference)
+#   WORK             where tables, logs and results.jsonl go (default: a temporary directory,
+#                    removed afterwards; needs ~95 MB of manifests per million references)
 #   PAIMON_CLEANUP_BUILD_DIR, PAIMON_SPARK_VENV as scripts/test-spark.sh
 #   PAIMON_GEN       a prebuilt paimon-gen (default: <repo>/target/release/paimon-gen, built here)
 #   SKIP_BUILD=1     use the artifacts in PAIMON_CLEANUP_BUILD_DIR and PAIMON_GEN as they are
 #                    (no cmake, no cargo): a release build is long on a loaded machine
-# Output: one line per size, `refs=<n> gen_s=<s> job_s=<s> driver_heap_mb=<m> driver_rss_mb=<m>
-# peak_rss_mb=<m> manifest_mb=<m>`, and the same as JSON lines in $WORK/results.jsonl.
+#
+# Measured per job: driver_heap_mb / driver_rss_mb (the orphan job logs them after the
+# decision), driver_gc_live_mb (the largest heap in use after a collection, from -Xlog:gc),
+# driver_peak_rss_mb and exec_peak_rss_mb / exec_sum_peak_rss_mb (the process tree sampled every
+# second), exec_gc_live_mb, peak_rss_mb (GNU time: the largest process), the job's stage lines
+# (units, summary bytes, stage times) and its report's counts.
+# Output: one line per size and master, and the same as JSON lines in $WORK/results.jsonl.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -179,16 +196,18 @@ for m in "${SIZES[@]}"; do
     read -r drv_peak exec_max exec_sum <"$WORK/rss-$tag"
     gc_driver="$(gc_after_max "$WORK/gc-$tag-driver.log")"
     gc_exec="$(gc_after_max "$WORK"/gc-"$tag"-exec-*.log)"
+    # The job's own stage lines: units planned, the summary the driver merged, stage times.
+    stages="$(grep -oE '(plan|protect|decide): [0-9]+ [a-z ]*units|summary [0-9]+ bytes|\([0-9]+ ms\)' "$WORK/job-$tag.err" | tr -d '()' | tr '\n' ',' | sed 's/,$//')"
     if [ "$JOB" = orphan ]; then
       summary="$(grep -oE '"(versions|candidates|orphans)[a-z_]*": ?[0-9]+' "$WORK/job-$tag.out" | tr -d ' "' | tr '\n' ' ')"
     else
       summary="$(grep -E '^would expire|^  Data ' "$WORK/job-$tag.out" | tr -s ' ' | tr '\n' ';')"
     fi
-    echo "job=$JOB refs=$refs referenced=${referenced:-?} master=$master gen_s=$gen_s job_s=$job_s driver_heap_mb=${heap:-?} driver_rss_mb=${rss:-?} driver_gc_live_mb=${gc_driver:-?} driver_peak_rss_mb=$drv_peak exec_peak_rss_mb=$exec_max exec_sum_peak_rss_mb=$exec_sum exec_gc_live_mb=${gc_exec:-?} peak_rss_mb=$peak manifest_mb=$manifest_mb $summary"
-    printf '{"job":"%s","refs":%d,"referenced":"%s","snapshots":%d,"retain":%d,"master":"%s","shards":%d,"gen_s":%s,"job_s":%s,"driver_heap_mb":"%s","driver_rss_mb":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d,"exec_sum_peak_rss_mb":%d,"exec_gc_live_mb":"%s","peak_rss_mb":%d,"manifest_mb":%d,"extra":"%s","summary":"%s"}\n' \
+    echo "job=$JOB refs=$refs referenced=${referenced:-?} master=$master gen_s=$gen_s job_s=$job_s driver_heap_mb=${heap:-?} driver_rss_mb=${rss:-?} driver_gc_live_mb=${gc_driver:-?} driver_peak_rss_mb=$drv_peak exec_peak_rss_mb=$exec_max exec_sum_peak_rss_mb=$exec_sum exec_gc_live_mb=${gc_exec:-?} peak_rss_mb=$peak manifest_mb=$manifest_mb stages=[$stages] $summary"
+    printf '{"job":"%s","refs":%d,"referenced":"%s","snapshots":%d,"retain":%d,"master":"%s","shards":%d,"gen_s":%s,"job_s":%s,"driver_heap_mb":"%s","driver_rss_mb":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d,"exec_sum_peak_rss_mb":%d,"exec_gc_live_mb":"%s","peak_rss_mb":%d,"manifest_mb":%d,"extra":"%s","stages":"%s","summary":"%s"}\n' \
       "$JOB" "$refs" "${referenced:-}" "$snapshots" "$RETAIN" "$master" "$SHARDS" "$gen_s" "$job_s" \
       "${heap:-}" "${rss:-}" "${gc_driver:-}" "$drv_peak" "$exec_max" "$exec_sum" "${gc_exec:-}" \
-      "$peak" "$manifest_mb" "$([ "$JOB" = orphan ] && echo "$ORPHAN_ARGS" || echo "$EXPIRY_ARGS")" "$summary" \
+      "$peak" "$manifest_mb" "$([ "$JOB" = orphan ] && echo "$ORPHAN_ARGS" || echo "$EXPIRY_ARGS")" "$stages" "$summary" \
       >>"$WORK/results.jsonl"
   done
   rm -rf "$t"
