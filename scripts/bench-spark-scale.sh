@@ -18,6 +18,10 @@
 #   SHARDS           shards of the orphan decision (default 64)
 #   ORPHAN_ARGS      more RemoveOrphanFiles arguments (e.g. "--parallelism 8")
 #   EXPIRY_ARGS      more ExpireSnapshots arguments (e.g. "--shards 64" once expiry is sharded)
+#   PARALLELISM_PER_M  --parallelism of each job = size in millions x this (at least 2): a
+#                    stage-1 task merges 1/parallelism of the table's references, so scaling the
+#                    parallelism with the size keeps each task's share (and executor) constant
+#   REUSE_TABLES=1   keep a table that $WORK already holds with its generator report
 #   COMPACT_EVERY    JOB=expire: a compaction every n-th snapshot (default 10)
 #   RETAIN_PCT       JOB=expire: snapshots retained, % (default 10; --retain-min = --retain-max)
 #   MASTERS          Spark masters, space-separated, each run on the same table (default
@@ -55,6 +59,8 @@ EXECUTOR_MEMORY="${EXECUTOR_MEMORY:-1g}"
 ORPHAN_ARGS="${ORPHAN_ARGS:-}"
 EXPIRY_ARGS="${EXPIRY_ARGS:-}"
 COMPACT_EVERY="${COMPACT_EVERY:-10}"
+PARALLELISM_PER_M="${PARALLELISM_PER_M:-}"
+REUSE_TABLES="${REUSE_TABLES:-0}"
 RETAIN_PCT="${RETAIN_PCT:-10}"
 DRIVER_MEMORY="${DRIVER_MEMORY:-512m}"
 FILES_PER_COMMIT="${FILES_PER_COMMIT:-1000}"
@@ -127,13 +133,13 @@ run_job() {
   if [ "$job" = orphan ]; then
     class=org.apache.paimon.cleanup.spark.RemoveOrphanFiles
     # shellcheck disable=SC2206
-    extra=(--json --no-writers-running --older-than-ms "$(($(date +%s) * 1000))" --shards "$SHARDS" $ORPHAN_ARGS)
+    extra=(--json --no-writers-running --older-than-ms "$(($(date +%s) * 1000))" --shards "$SHARDS" "${par_args[@]}" $ORPHAN_ARGS)
   else
     class=org.apache.paimon.cleanup.spark.ExpireSnapshots
     # shellcheck disable=SC2206
     # The text report (a dry run's --json document lists every path: millions of lines here);
     # --max-deletes lifts snapshot.expire.limit (50 by default) so that one run expires them all.
-    extra=(--retain-min "$RETAIN" --retain-max "$RETAIN" --max-deletes "$snapshots"
+    extra=(--retain-min "$RETAIN" --retain-max "$RETAIN" --max-deletes "$snapshots" "${par_args[@]}"
       --older-than-ms "$(($(date +%s) * 1000))" $EXPIRY_ARGS)
   fi
   rm -f "$WORK/gc-$tag"-*.log
@@ -157,7 +163,11 @@ for m in "${SIZES[@]}"; do
   refs=$(awk "BEGIN{printf \"%d\", $m * 1000000}")
   snapshots=$(((refs + FILES_PER_COMMIT - 1) / FILES_PER_COMMIT))
   t="$WORK/t-$JOB-${m}m"
-  rm -rf "$t"
+  par="" par_args=()
+  if [ -n "$PARALLELISM_PER_M" ]; then
+    par=$(awk "BEGIN{p=int($m * $PARALLELISM_PER_M + 0.5); print (p < 2 ? 2 : p)}")
+    par_args=(--parallelism "$par")
+  fi
   if [ "$JOB" = orphan ]; then
     # No compaction, overwrite, drop or tags: every data file stays referenced by the latest
     # snapshot, so the references are the files the manifests name.
@@ -168,13 +178,17 @@ for m in "${SIZES[@]}"; do
     compact="$COMPACT_EVERY"
   fi
   RETAIN=$(((snapshots * RETAIN_PCT + 99) / 100))
-  g0=$(date +%s.%N)
-  "$GEN" "$t" --metadata-only --snapshots "$snapshots" --files-per-commit "$FILES_PER_COMMIT" \
-    --partitions 64 --buckets 4 --compact-every "$compact" --overwrite-every 0 --drop-every 0 \
-    --tags 0 --consumers 0 --branch none --seed 7 >"$WORK/gen-$JOB-${m}m.json" 2>"$WORK/gen-$JOB-${m}m.err" ||
-    { echo "paimon-gen failed for ${m} M: $(tail -n 3 "$WORK/gen-$JOB-${m}m.err")" >&2; exit 1; }
-  g1=$(date +%s.%N)
-  gen_s=$(awk "BEGIN{printf \"%.0f\", $g1-$g0}")
+  if [ "$REUSE_TABLES" = 1 ] && [ -s "$WORK/gen-$JOB-${m}m.json" ] && [ -d "$t" ]; then
+    echo "reusing $t" >&2
+  else
+    rm -rf "$t"
+    "$GEN" "$t" --metadata-only --snapshots "$snapshots" --files-per-commit "$FILES_PER_COMMIT" \
+      --partitions 64 --buckets 4 --compact-every "$compact" --overwrite-every 0 --drop-every 0 \
+      --tags 0 --consumers 0 --branch none --seed 7 >"$WORK/gen-$JOB-${m}m.json" 2>"$WORK/gen-$JOB-${m}m.err" ||
+      { echo "paimon-gen failed for ${m} M: $(tail -n 3 "$WORK/gen-$JOB-${m}m.err")" >&2; exit 1; }
+  fi
+  # The generator's own elapsed time (also right for a reused table).
+  gen_s="$(sed -nE 's/.*"elapsed_ms": ([0-9]+).*/\1/p' "$WORK/gen-$JOB-${m}m.json" | awk '{printf "%.0f", $1 / 1000}')"
   manifest_mb=$(du -sm "$t/manifest" | cut -f1)
   referenced="$(sed -nE 's/.*"referenced_files": ([0-9]+).*/\1/p' "$WORK/gen-$JOB-${m}m.json")"
   for master in "${MASTERS[@]}"; do
@@ -203,11 +217,11 @@ for m in "${SIZES[@]}"; do
     else
       summary="$(grep -E '^would expire|^  Data ' "$WORK/job-$tag.out" | tr -s ' ' | tr '\n' ';')"
     fi
-    echo "job=$JOB refs=$refs referenced=${referenced:-?} master=$master gen_s=$gen_s job_s=$job_s driver_heap_mb=${heap:-?} driver_rss_mb=${rss:-?} driver_gc_live_mb=${gc_driver:-?} driver_peak_rss_mb=$drv_peak exec_peak_rss_mb=$exec_max exec_sum_peak_rss_mb=$exec_sum exec_gc_live_mb=${gc_exec:-?} peak_rss_mb=$peak manifest_mb=$manifest_mb stages=[$stages] $summary"
-    printf '{"job":"%s","refs":%d,"referenced":"%s","snapshots":%d,"retain":%d,"master":"%s","shards":%d,"gen_s":%s,"job_s":%s,"driver_heap_mb":"%s","driver_rss_mb":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d,"exec_sum_peak_rss_mb":%d,"exec_gc_live_mb":"%s","peak_rss_mb":%d,"manifest_mb":%d,"extra":"%s","stages":"%s","summary":"%s"}\n' \
+    echo "job=$JOB refs=$refs referenced=${referenced:-?} master=$master gen_s=$gen_s job_s=$job_s driver_heap_mb=${heap:-?} driver_rss_mb=${rss:-?} driver_gc_live_mb=${gc_driver:-?} driver_peak_rss_mb=$drv_peak exec_peak_rss_mb=$exec_max exec_sum_peak_rss_mb=$exec_sum exec_gc_live_mb=${gc_exec:-?} peak_rss_mb=$peak manifest_mb=$manifest_mb parallelism=${par:-default} stages=[$stages] $summary"
+    printf '{"job":"%s","refs":%d,"referenced":"%s","snapshots":%d,"retain":%d,"master":"%s","shards":%d,"gen_s":%s,"job_s":%s,"driver_heap_mb":"%s","driver_rss_mb":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d,"exec_sum_peak_rss_mb":%d,"exec_gc_live_mb":"%s","peak_rss_mb":%d,"manifest_mb":%d,"parallelism":"%s","extra":"%s","stages":"%s","summary":"%s"}\n' \
       "$JOB" "$refs" "${referenced:-}" "$snapshots" "$RETAIN" "$master" "$SHARDS" "$gen_s" "$job_s" \
       "${heap:-}" "${rss:-}" "${gc_driver:-}" "$drv_peak" "$exec_max" "$exec_sum" "${gc_exec:-}" \
-      "$peak" "$manifest_mb" "$([ "$JOB" = orphan ] && echo "$ORPHAN_ARGS" || echo "$EXPIRY_ARGS")" "$stages" "$summary" \
+      "$peak" "$manifest_mb" "${par:-}" "$([ "$JOB" = orphan ] && echo "$ORPHAN_ARGS" || echo "$EXPIRY_ARGS")" "$stages" "$summary" \
       >>"$WORK/results.jsonl"
   done
   rm -rf "$t"
