@@ -197,7 +197,11 @@ for m in "${SIZES[@]}"; do
     j0=$(date +%s.%N)
     if ! run_job "$JOB" "$t" "$master" "$tag"; then
       echo "the $JOB job failed for ${m} M ($master): $(grep -E '^error|Exception' "$WORK/job-$tag.err" | tail -n 3)" >&2
-      printf '{"job":"%s","refs":%d,"master":"%s","failed":true}\n' "$JOB" "$refs" "$master" >>"$WORK/results.jsonl"
+      read -r drv_peak exec_max exec_sum <"$WORK/rss-$tag"
+      gc_driver="$(gc_after_max "$WORK/gc-$tag-driver.log")"
+      cause="$(grep -oE 'OutOfMemoryError[^"]*|SparkException: [^"]*' "$WORK/job-$tag.err" | head -n 1)"
+      printf '{"job":"%s","refs":%d,"master":"%s","parallelism":"%s","failed":true,"cause":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d}\n' \
+        "$JOB" "$refs" "$master" "${par:-}" "$cause" "${gc_driver:-}" "${drv_peak:-0}" "${exec_max:-0}" >>"$WORK/results.jsonl"
       continue
     fi
     j1=$(date +%s.%N)
