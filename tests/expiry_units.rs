@@ -157,7 +157,7 @@ fn run_sharded(
     let (summary, pieces) = execute_split(&rt, &mut rng, &planned.units, shards)?;
     let gated = rt.block_on(units::gate(&t, &ctl, &planned.state, &summary, shards))?;
     let (reports, delete_units) = decide_shards(&rt, &mut rng, &gated.gate, pieces)?;
-    let decision = units::conclude(&t, &gated.decision, &reports)?;
+    let decision = units::conclude(&gated.decision, &reports)?;
     let deleted = execute_all(&rt, &mut rng, &delete_units)?;
     rt.block_on(units::finish(&t, &ctl, &decision, &deleted))
 }
@@ -783,21 +783,18 @@ fn missing_doubled_and_foreign_shard_results_are_refused() {
     );
     // Missing, doubled and foreign shard reports.
     refused(
-        units::conclude(&t, &gated.decision, &reports[1..]),
+        units::conclude(&gated.decision, &reports[1..]),
         "a missing report",
     );
     let mut doubled = reports.clone();
     doubled[0] = reports[1].clone();
     refused(
-        units::conclude(&t, &gated.decision, &doubled),
+        units::conclude(&gated.decision, &doubled),
         "a doubled report",
     );
     let mut extra = reports.clone();
     extra.push(reports[0].clone());
-    refused(
-        units::conclude(&t, &gated.decision, &extra),
-        "a report twice",
-    );
+    refused(units::conclude(&gated.decision, &extra), "a report twice");
     let other = rt.block_on(units::plan(&t, &c, &ctl)).unwrap();
     let (o_summary, o_pieces) = execute_split(&rt, &mut rng, &other.units, shards).unwrap();
     let o_gated = rt
@@ -807,7 +804,7 @@ fn missing_doubled_and_foreign_shard_results_are_refused() {
     let mut foreign = reports.clone();
     foreign[2] = o_reports[2].clone();
     refused(
-        units::conclude(&t, &gated.decision, &foreign),
+        units::conclude(&gated.decision, &foreign),
         "a foreign report",
     );
     // Finish refuses a decision not concluded, and a concluded one missing a delete result.
@@ -815,9 +812,9 @@ fn missing_doubled_and_foreign_shard_results_are_refused() {
         rt.block_on(units::finish(&t, &ctl, &gated.decision, &[])),
         Err(Error::InvalidArgument(_))
     ));
-    let decision = units::conclude(&t, &gated.decision, &reports).unwrap();
+    let decision = units::conclude(&gated.decision, &reports).unwrap();
     refused(
-        units::conclude(&t, &decision, &reports),
+        units::conclude(&decision, &reports),
         "a decision concluded twice",
     );
     assert_eq!(

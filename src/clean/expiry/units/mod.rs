@@ -62,7 +62,9 @@ mod sharded;
 
 pub use super::unit_bytes::FORMAT_VERSION;
 use super::unit_bytes::{decode, encode, Kind};
-pub use sharded::{conclude, decide_shard, gate, split, Gated, ShardDecided, Split};
+pub use sharded::{
+    conclude, decide_shard, gate, gate_table_uri, split, Gated, ShardDecided, Split,
+};
 
 /// Delta (or changelog) lists per candidate unit.
 const LISTS_PER_UNIT: usize = 4;

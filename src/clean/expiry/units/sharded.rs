@@ -199,6 +199,12 @@ pub struct ShardDecided {
     pub units: Vec<Vec<u8>>,
 }
 
+/// The table root URI a gate names (for choosing an I/O concurrency before deciding a shard).
+pub fn gate_table_uri(gate: &[u8]) -> Result<String> {
+    let (g, _): (Gate, _) = decode(Kind::Gate, gate)?;
+    Ok(g.reach.uri)
+}
+
 /// After the candidate units, with `summary` (every candidate unit's summary from [`split`]
 /// into `shards`, merged): reads the removed versions' metadata and every protector, decides
 /// and checks the metadata and the snapshot files, and returns the decision so far and the
@@ -485,18 +491,13 @@ pub async fn decide_shard(
 }
 
 /// Concludes the sharded decision (driver): with the decision of [`gate`] and the report of
-/// every shard, each exactly once, returns the decision for [`super::finish`]. Nothing is
-/// deleted by this call.
+/// every shard, each exactly once, returns the decision for [`super::finish`] (which checks
+/// the table). Nothing is deleted by this call.
 ///
 /// Errors: [`Error::InvalidArgument`] for foreign bytes, a report of another decision, a
 /// missing or doubled shard, or a decision concluded already.
-pub fn conclude(
-    table: &crate::table::Table,
-    decision: &[u8],
-    reports: &[Vec<u8>],
-) -> Result<Vec<u8>> {
+pub fn conclude<R: AsRef<[u8]>>(decision: &[u8], reports: &[R]) -> Result<Vec<u8>> {
     let (mut d, _): (Decision, _) = decode(Kind::Decision, decision)?;
-    d.reach.check_same(table)?;
     let Some(s) = d.sharded.as_mut() else {
         return Err(Error::InvalidArgument(
             "the decision is not a sharded one; nothing deleted".into(),
@@ -509,7 +510,7 @@ pub fn conclude(
     }
     let mut got: Vec<ShardReport> = reports
         .iter()
-        .map(|r| decode::<ShardReport>(Kind::ShardReport, r).map(|(r, _)| r))
+        .map(|r| decode::<ShardReport>(Kind::ShardReport, r.as_ref()).map(|(r, _)| r))
         .collect::<Result<_>>()?;
     if let Some(r) = got
         .iter()
