@@ -704,7 +704,7 @@ mod tests {
             );
             assert_eq!(s, PaimonCleanupStatus::NullPointer);
 
-            let mut report: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let report: *mut PaimonCleanupBuffer = ptr::null_mut();
             let mut units: *mut PaimonCleanupBufferList = ptr::null_mut();
             let decide = |exec, gate: &[u8]| {
                 let mut report = ptr::null_mut();
