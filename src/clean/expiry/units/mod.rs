@@ -22,7 +22,7 @@
 //!    writes the `EARLIEST` hint, in the crash-safe order of the single-process run, and returns
 //!    its report.
 //!
-//! Steps 3 to 5 can instead be **sharded** ([`sharded`]: [`split`], [`gate`], [`decide_shard`],
+//! Steps 3 to 5 can instead be **sharded** (`sharded.rs`: [`split`], [`gate`], [`decide_shard`],
 //! [`conclude`]), so that no process holds every candidate: each shard task decides the
 //! candidates of its directories with the same code, and the driver keeps only per-unit counts,
 //! the protectors and the removed versions' metadata.
