@@ -2746,6 +2746,134 @@ PaimonCleanupStatus paimon_cleanup_expiry_units_finish(const struct PaimonCleanu
                                                        struct PaimonCleanupError **err);
 
 /**
+ * Splits a candidate unit's result (or several merged) into its summary and `shards` pieces
+ * (1 to 65,536) for the sharded decision: piece `i` holds the candidates whose directory is
+ * in shard `i` (a file, its extra files and every candidate at the same location share one).
+ * The engine shuffles the pieces by shard (merging each shard's pieces with
+ * `paimon_cleanup_expiry_partials_merge`) and merges the summaries for the driver
+ * (`paimon_cleanup_expiry_units_gate`).
+ *
+ * Ownership: the caller keeps `partial`. On success `*out_summary` receives a new buffer and
+ * `*out_shards` a new list of `shards` buffers (buffer `i` is shard `i`), owned by the
+ * caller; on failure both are left untouched.
+ * Thread-safety: any thread; no executor needed (pure computation).
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for a shard count out of range, bytes that are
+ * not a whole result of candidate units of this format version (a result already split, a
+ * protect or delete unit's result). `*err` as usual.
+ *
+ * # Safety
+ * `partial` NULL or readable for `partial_len` bytes; out-parameters and `err` NULL or
+ * writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_partial_split(const uint8_t *partial,
+                                                        size_t partial_len,
+                                                        uint32_t shards,
+                                                        struct PaimonCleanupBuffer **out_summary,
+                                                        struct PaimonCleanupBufferList **out_shards,
+                                                        struct PaimonCleanupError **err);
+
+/**
+ * The gate of the sharded decision (on the driver), instead of `_protect` and `_decide`:
+ * with every candidate unit's summary merged (`summary`, split into `shards`), reads the
+ * removed snapshots' metadata and every version that protects files, decides and checks the
+ * manifests, lists, index files, statistics and snapshot files the expiry deletes, and
+ * returns the decision so far (for `paimon_cleanup_expiry_units_conclude`) and the gate every
+ * shard decides with (`paimon_cleanup_expiry_shard_decide`): it holds the protectors, in
+ * proportion to snapshots and tags, not to files. Nothing is deleted.
+ *
+ * `state`: `*out_state` of `paimon_cleanup_expiry_units_plan`.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_decision` and `*out_gate`
+ * receive new buffers owned by the caller; on failure both are left untouched.
+ * Thread-safety: any number of host threads may call it at once.
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, bytes of another table, a
+ * missing or doubled summary, summaries of another shard count or a shard count out of range;
+ * `PATH_REFUSED`; `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata cannot be read (nothing
+ * deleted); `CANCELLED`. `*err` as usual.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_units_gate(const struct PaimonCleanupContext *context,
+                                                     const struct PaimonCleanupExecutor *executor,
+                                                     const struct PaimonCleanupRunOptions *run_options,
+                                                     const uint8_t *state,
+                                                     size_t state_len,
+                                                     const uint8_t *summary,
+                                                     size_t summary_len,
+                                                     uint32_t shards,
+                                                     struct PaimonCleanupBuffer **out_decision,
+                                                     struct PaimonCleanupBuffer **out_gate,
+                                                     struct PaimonCleanupError **err);
+
+/**
+ * Decides one shard of the sharded decision on any host: `piece` is every candidate unit's
+ * piece of shard `shard` merged (checked complete, each unit once), `gate` the gate's bytes.
+ * Opens the table from the gate with the host's options added (they win: pass the
+ * credentials here), decides the shard's data and changelog files exactly as
+ * `paimon_cleanup_expire_snapshots` does (reading every protector's manifests for the shard's
+ * candidates), checks every one of them (roots, kinds, no symlinked directory) and returns
+ * the shard's report (for `_conclude`) and its delete units (none in a dry run), executed
+ * with `paimon_cleanup_expiry_unit_execute`. Nothing is deleted by this call.
+ *
+ * `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each (both
+ * may be NULL when the count is 0). `run_options`: may be NULL.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_report` receives a new buffer
+ * and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+ * Thread-safety: any number of host threads may call it at once, with one executor.
+ * Errors: `NULL_POINTER`; `INVALID_UTF8`; `INVALID_ARGUMENT` for foreign bytes, another
+ * shard's piece, a piece missing a unit or a shard out of range; `PATH_REFUSED`;
+ * `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a protector needs cannot be read;
+ * `CANCELLED`. `*err` as usual.
+ *
+ * # Safety
+ * Byte pointers NULL or readable for their lengths; each option array NULL or `option_count`
+ * readable pointers to NUL-terminated strings; handles NULL or live; out-parameters and `err`
+ * NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_shard_decide(const struct PaimonCleanupExecutor *executor,
+                                                       const uint8_t *gate,
+                                                       size_t gate_len,
+                                                       uint32_t shard,
+                                                       const uint8_t *piece,
+                                                       size_t piece_len,
+                                                       const char *const *option_keys,
+                                                       const char *const *option_values,
+                                                       size_t option_count,
+                                                       const struct PaimonCleanupRunOptions *run_options,
+                                                       struct PaimonCleanupBuffer **out_report,
+                                                       struct PaimonCleanupBufferList **out_units,
+                                                       struct PaimonCleanupError **err);
+
+/**
+ * Concludes the sharded decision (on the driver): with the decision of `_gate` and the report
+ * of every shard, each exactly once (a missing, doubled or foreign report is refused),
+ * returns the decision for `paimon_cleanup_expiry_units_finish`, which then takes every delete
+ * unit's result, merged, and deletes the metadata in the crash-safe order.
+ *
+ * `reports` / `report_lens`: `count` byte strings (NULL for `count` 0).
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+ * owned by the caller; on failure it is left untouched.
+ * Thread-safety: any thread; no executor needed (pure computation).
+ * Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, a decision concluded already
+ * or a missing, doubled or foreign shard report. `*err` as usual.
+ *
+ * # Safety
+ * Byte pointers NULL or readable for their lengths; `reports` and `report_lens` NULL or
+ * readable for `count` items; `out_decision` and `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_units_conclude(const uint8_t *decision,
+                                                         size_t decision_len,
+                                                         const uint8_t *const *reports,
+                                                         const size_t *report_lens,
+                                                         size_t count,
+                                                         struct PaimonCleanupBuffer **out_decision,
+                                                         struct PaimonCleanupError **err);
+
+/**
  * Lists the tables of the local filesystem-catalog warehouse `warehouse` (a path or a
  * `file://` URI: `<warehouse>/<db>.db/<table>/` directories holding a `schema/` directory)
  * that `pattern` names, sorted by name. `pattern` is `db.table` where either part may be or

@@ -25,6 +25,9 @@ use paimon_cleanup::Error;
 
 type Opts = HashMap<String, String>;
 
+/// A byte string of the units API.
+type Bytes = Vec<u8>;
+
 /// A small deterministic generator (xorshift), seeded per case.
 struct Rng(u64);
 
@@ -135,6 +138,83 @@ fn run_units(
         .map(Some)
 }
 
+/// The sharded sequence through bytes: plan, candidate units, each result split into a
+/// summary and `shards` pieces, the summaries merged for the gate, each shard's pieces merged
+/// for its decision (shards decided in a random order), the reports concluded, the delete
+/// units of every shard, finish.
+fn run_sharded(
+    table: &Path,
+    branch: &str,
+    cfg: &ExpireConfig,
+    seed: u64,
+    shards: u32,
+) -> paimon_cleanup::Result<ExpireReport> {
+    let mut rng = Rng(seed | 1);
+    let ctl = RunControl::default();
+    let rt = common::rt();
+    let t = rt.block_on(open(table, branch))?;
+    let planned = rt.block_on(units::plan(&t, cfg, &ctl))?;
+    let (summary, pieces) = execute_split(&rt, &mut rng, &planned.units, shards)?;
+    let gated = rt.block_on(units::gate(&t, &ctl, &planned.state, &summary, shards))?;
+    let (reports, delete_units) = decide_shards(&rt, &mut rng, &gated.gate, pieces)?;
+    let decision = units::conclude(&gated.decision, &reports)?;
+    let deleted = execute_all(&rt, &mut rng, &delete_units)?;
+    rt.block_on(units::finish(&t, &ctl, &decision, &deleted))
+}
+
+/// Executes the candidate units in a random order, splits each result into `shards` and
+/// returns the summaries merged and every shard's pieces merged (in random orders and shapes).
+fn execute_split(
+    rt: &tokio::runtime::Runtime,
+    rng: &mut Rng,
+    todo: &[Vec<u8>],
+    shards: u32,
+) -> paimon_cleanup::Result<(Vec<u8>, Vec<Vec<u8>>)> {
+    let mut todo = todo.to_vec();
+    rng.shuffle(&mut todo);
+    let ctl = RunControl::default();
+    let mut summaries = Vec::new();
+    let mut pieces: Vec<Vec<Vec<u8>>> = vec![Vec::new(); shards as usize];
+    for u in &todo {
+        let result = rt.block_on(units::execute(u, &Opts::new(), &ctl))?;
+        let split = units::split(&result, shards)?;
+        assert_eq!(split.pieces.len(), shards as usize);
+        summaries.push(split.summary);
+        for (s, p) in split.pieces.into_iter().enumerate() {
+            pieces[s].push(p);
+        }
+    }
+    let summary = merge_randomly(rng, summaries);
+    let pieces = pieces.into_iter().map(|p| merge_randomly(rng, p)).collect();
+    Ok((summary, pieces))
+}
+
+/// Decides every shard in a random order: the reports (shuffled) and every delete unit.
+fn decide_shards(
+    rt: &tokio::runtime::Runtime,
+    rng: &mut Rng,
+    gate: &[u8],
+    pieces: Vec<Vec<u8>>,
+) -> paimon_cleanup::Result<(Vec<Bytes>, Vec<Bytes>)> {
+    let ctl = RunControl::default();
+    let mut order: Vec<usize> = (0..pieces.len()).collect();
+    rng.shuffle(&mut order);
+    let mut reports = Vec::new();
+    let mut delete_units = Vec::new();
+    for s in order {
+        let d = rt.block_on(units::decide_shard(
+            gate,
+            s as u32,
+            &pieces[s],
+            &Opts::new(),
+            &ctl,
+        ))?;
+        reports.push(d.report);
+        delete_units.extend(d.units);
+    }
+    Ok((reports, delete_units))
+}
+
 fn single(table: &Path, branch: &str, cfg: &ExpireConfig) -> paimon_cleanup::Result<ExpireReport> {
     common::rt().block_on(async {
         let t = open(table, branch).await?;
@@ -174,15 +254,40 @@ fn same_as_single(
     cfg_of: impl Fn(bool) -> ExpireConfig,
     seed: u64,
 ) -> u64 {
+    same_as_single_by(src, branch, cfg_of, |b, c| {
+        run_units(b, branch, c, seed, Stop::Never).map(|r| r.expect("run to the end"))
+    })
+}
+
+/// [`same_as_single`] for the sharded run with `shards`.
+fn sharded_same_as_single(
+    src: &Path,
+    branch: &str,
+    cfg_of: impl Fn(bool) -> ExpireConfig,
+    seed: u64,
+    shards: u32,
+) -> u64 {
+    same_as_single_by(src, branch, cfg_of, |b, c| {
+        run_sharded(b, branch, c, seed, shards)
+    })
+}
+
+/// [`same_as_single`] for the run `many`.
+fn same_as_single_by(
+    src: &Path,
+    branch: &str,
+    cfg_of: impl Fn(bool) -> ExpireConfig,
+    many: impl Fn(&Path, &ExpireConfig) -> paimon_cleanup::Result<ExpireReport>,
+) -> u64 {
     let (_a, a) = common::copy_table(src);
     let (_b, b) = common::copy_table(src);
     let mut deleted = 0;
     for dry_run in [true, false] {
         let c = cfg_of(dry_run);
         let one = single(&a, branch, &c);
-        let many = run_units(&b, branch, &c, seed, Stop::Never);
+        let many = many(&b, &c);
         match (one, many) {
-            (Ok(one), Ok(Some(many))) => {
+            (Ok(one), Ok(many)) => {
                 assert_eq!(
                     comparable(&one),
                     comparable(&many),
@@ -205,7 +310,7 @@ fn same_as_single(
                 "{} (branch {branch}): single-process {:?}, units {:?}",
                 src.display(),
                 one.map(|r| r.deletion.total_files()),
-                many.map(|r| r.map(|r| r.deletion.total_files()))
+                many.map(|r| r.deletion.total_files())
             ),
         }
         assert_eq!(
@@ -492,4 +597,250 @@ fn foreign_missing_and_doubled_results_are_refused() {
         Err(Error::InvalidArgument(_))
     ));
     assert_eq!(common::tree(&table), before, "nothing may be deleted");
+}
+
+/// The shard counts every sharded comparison runs with.
+const SHARDS: [u32; 4] = [1, 2, 7, 64];
+
+#[test]
+fn sharded_runs_equal_single_process_runs_on_generated_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut total = 0;
+    for seed in 1..=8u64 {
+        let table = generated(dir.path(), seed);
+        let keep = 1 + (seed as i64 % 5);
+        let shards = SHARDS[seed as usize % SHARDS.len()];
+        total += sharded_same_as_single(&table, "main", |dry| cfg(keep, dry), seed, shards);
+        let shards = SHARDS[(seed as usize + 1) % SHARDS.len()];
+        sharded_same_as_single(&table, "b1", |dry| cfg(1, dry), seed + 100, shards);
+    }
+    assert!(total > 100, "the generated tables freed only {total} files");
+}
+
+#[test]
+fn sharded_runs_equal_single_process_runs_for_every_shard_count() {
+    let dir = tempfile::tempdir().unwrap();
+    // Several delete units per shard at few shards.
+    let table = generated_with(dir.path(), 6, "40");
+    for (i, shards) in SHARDS.into_iter().enumerate() {
+        let deleted = sharded_same_as_single(&table, "main", |dry| cfg(2, dry), i as u64, shards);
+        assert!(deleted > 500, "{shards} shards: only {deleted} files freed");
+    }
+    let tags: Vec<String> = common::rt()
+        .block_on(async { open(&table, "main").await.unwrap().tags().await.unwrap() })
+        .into_keys()
+        .collect();
+    sharded_same_as_single(
+        &table,
+        "main",
+        |dry| {
+            let mut c = cfg(2, dry);
+            c.assume_removed.tags = tags.clone();
+            c
+        },
+        5,
+        7,
+    );
+}
+
+#[test]
+fn sharded_runs_equal_single_process_runs_on_java_fixture_tables() {
+    let Some(root) = common::fixtures_dir() else {
+        common::skip("Java fixtures", "PAIMON_FIXTURES");
+        return;
+    };
+    let tables = common::fixture_tables(&root);
+    assert!(!tables.is_empty());
+    for (i, t) in tables.iter().enumerate() {
+        let shards = SHARDS[i % SHARDS.len()];
+        sharded_same_as_single(t, "main", |dry| cfg(1, dry), i as u64 + 1, shards);
+    }
+}
+
+#[test]
+fn sharded_runs_equal_single_process_runs_on_pypaimon_tables() {
+    let Some((_, json)) = common::pypaimon_warehouse() else {
+        common::skip("pypaimon", "scripts/setup-python.sh");
+        return;
+    };
+    let names: Vec<String> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!names.is_empty());
+    for (i, name) in names.iter().enumerate() {
+        let (_tmp, table, _) = common::pypaimon_table(name).unwrap();
+        let shards = SHARDS[i % SHARDS.len()];
+        sharded_same_as_single(&table, "main", |dry| cfg(1, dry), i as u64 + 7, shards);
+    }
+}
+
+#[test]
+fn unreadable_metadata_fails_a_sharded_run_with_nothing_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = generated(dir.path(), 3);
+    let manifest = a_live_manifest(&table);
+    std::fs::write(&manifest, b"not avro").unwrap();
+    let before = common::tree(&table);
+    let single_err = single(&table, "main", &cfg(1, false)).unwrap_err();
+    for shards in [1, 7] {
+        let err = run_sharded(&table, "main", &cfg(1, false), 9, shards).unwrap_err();
+        assert_eq!(
+            std::mem::discriminant(&err),
+            std::mem::discriminant(&single_err),
+            "{shards} shards: {err}; single-process: {single_err}"
+        );
+        assert_eq!(common::tree(&table), before, "a sharded run deleted files");
+    }
+}
+
+#[test]
+fn missing_doubled_and_foreign_shard_results_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = generated_with(dir.path(), 6, "20");
+    let rt = common::rt();
+    let ctl = RunControl::default();
+    let before = common::tree(&table);
+    let t = rt.block_on(open(&table, "main")).unwrap();
+    let c = cfg(1, false);
+    let refused = |r: paimon_cleanup::Result<Vec<u8>>, what: &str| match r {
+        Err(Error::InvalidArgument(_)) => {}
+        other => panic!("{what}: {:?}", other.map(|b| b.len())),
+    };
+    let shards = 3;
+    let mut rng = Rng(13);
+    let planned = rt.block_on(units::plan(&t, &c, &ctl)).unwrap();
+    assert!(planned.units.len() > 1);
+    let (summary, pieces) = execute_split(&rt, &mut rng, &planned.units, shards).unwrap();
+
+    // Summaries: a unit's summary missing, summaries of another shard count, unsplit results.
+    let results: Vec<Vec<u8>> = planned
+        .units
+        .iter()
+        .map(|u| rt.block_on(units::execute(u, &Opts::new(), &ctl)).unwrap())
+        .collect();
+    let some: Vec<Vec<u8>> = results[1..]
+        .iter()
+        .map(|r| units::split(r, shards).unwrap().summary)
+        .collect();
+    let partial = merge_randomly(&mut rng, some);
+    let gate_of = |s: &[u8], n: u32| {
+        rt.block_on(units::gate(&t, &ctl, &planned.state, s, n))
+            .map(|g| g.gate)
+    };
+    refused(gate_of(&partial, shards), "a missing summary");
+    refused(gate_of(&summary, shards + 1), "another shard count");
+    let whole = merge_randomly(&mut rng, results.clone());
+    refused(gate_of(&whole, shards), "unsplit results");
+    // A summary and a piece, or pieces of two shards, do not merge; nor does a result twice.
+    let split0 = units::split(&results[0], shards).unwrap();
+    refused(
+        units::merge(&split0.summary, &split0.pieces[0]),
+        "a summary with a piece",
+    );
+    refused(
+        units::merge(&split0.pieces[0], &split0.pieces[1]),
+        "pieces of two shards",
+    );
+    refused(units::merge(&split0.pieces[0], &pieces[0]), "a piece twice");
+    refused(
+        units::split(&split0.pieces[0], shards).map(|s| s.summary),
+        "a piece split again",
+    );
+
+    let gated = rt
+        .block_on(units::gate(&t, &ctl, &planned.state, &summary, shards))
+        .unwrap();
+    let decide = |shard: u32, piece: &[u8]| {
+        rt.block_on(units::decide_shard(
+            &gated.gate,
+            shard,
+            piece,
+            &Opts::new(),
+            &ctl,
+        ))
+        .map(|d| d.report)
+    };
+    // A shard given another shard's piece, a piece missing a unit, a shard that is not.
+    refused(decide(0, &pieces[1]), "another shard's piece");
+    let short = merge_randomly(
+        &mut rng,
+        results[1..]
+            .iter()
+            .map(|r| units::split(r, shards).unwrap().pieces[0].clone())
+            .collect(),
+    );
+    refused(decide(0, &short), "a piece without a unit's share");
+    refused(decide(shards, &pieces[0]), "a shard out of range");
+
+    let (reports, delete_units) = decide_shards(&rt, &mut rng, &gated.gate, pieces).unwrap();
+    assert!(
+        delete_units.len() >= 2,
+        "{} delete units",
+        delete_units.len()
+    );
+    // Missing, doubled and foreign shard reports.
+    refused(
+        units::conclude(&gated.decision, &reports[1..]),
+        "a missing report",
+    );
+    let mut doubled = reports.clone();
+    doubled[0] = reports[1].clone();
+    refused(
+        units::conclude(&gated.decision, &doubled),
+        "a doubled report",
+    );
+    let mut extra = reports.clone();
+    extra.push(reports[0].clone());
+    refused(units::conclude(&gated.decision, &extra), "a report twice");
+    let other = rt.block_on(units::plan(&t, &c, &ctl)).unwrap();
+    let (o_summary, o_pieces) = execute_split(&rt, &mut rng, &other.units, shards).unwrap();
+    let o_gated = rt
+        .block_on(units::gate(&t, &ctl, &other.state, &o_summary, shards))
+        .unwrap();
+    let (o_reports, _) = decide_shards(&rt, &mut rng, &o_gated.gate, o_pieces).unwrap();
+    let mut foreign = reports.clone();
+    foreign[2] = o_reports[2].clone();
+    refused(
+        units::conclude(&gated.decision, &foreign),
+        "a foreign report",
+    );
+    // Finish refuses a decision not concluded, and a concluded one missing a delete result.
+    assert!(matches!(
+        rt.block_on(units::finish(&t, &ctl, &gated.decision, &[])),
+        Err(Error::InvalidArgument(_))
+    ));
+    let decision = units::conclude(&gated.decision, &reports).unwrap();
+    refused(
+        units::conclude(&decision, &reports),
+        "a decision concluded twice",
+    );
+    assert_eq!(
+        common::tree(&table),
+        before,
+        "the refused steps deleted files"
+    );
+    let mut rest = delete_units.clone();
+    rest.pop();
+    let partial = execute_all(&rt, &mut rng, &rest).unwrap();
+    let after_units = common::tree(&table);
+    assert!(after_units.len() < before.len());
+    assert!(matches!(
+        rt.block_on(units::finish(&t, &ctl, &decision, &partial)),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(
+        common::tree(&table),
+        after_units,
+        "finish deleted files without every delete unit's result"
+    );
+    // Nothing of the metadata went: every snapshot, manifest and list is still there.
+    for (path, _) in before
+        .iter()
+        .filter(|(p, _)| p.starts_with("snapshot/") || p.starts_with("manifest/"))
+    {
+        assert!(after_units.contains_key(path), "{path} is gone");
+    }
 }

@@ -7,19 +7,21 @@ use std::os::raw::c_char;
 
 use crate::clean::expiry::units;
 
+use super::context::options_arg;
 use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
 use super::expire::PaimonCleanupExpireConfig;
 use super::handle::{hand_out, settings_of};
+use super::ops::run_on;
 use super::ops::Call;
 use super::report::PaimonCleanupReport;
 use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 use super::units::{
-    buffer, buffer_list, bytes_arg, execute_unit, merge_partials, PaimonCleanupBuffer,
-    PaimonCleanupBufferList,
+    buffer, buffer_list, byte_strings_arg, bytes_arg, execute_unit, merge_partials,
+    PaimonCleanupBuffer, PaimonCleanupBufferList,
 };
-use super::util::out_arg;
+use super::util::{handle_ref, out_arg};
 
 /// Plans a snapshot expiry of the context's branch as units (on the driver): resolves the
 /// retention (the rules of `paimon_cleanup_expire_snapshots`), picks the snapshots to expire
@@ -340,6 +342,222 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_finish(
     unsafe { boundary(F, err, body) }
 }
 
+/// Splits a candidate unit's result (or several merged) into its summary and `shards` pieces
+/// (1 to 65,536) for the sharded decision: piece `i` holds the candidates whose directory is
+/// in shard `i` (a file, its extra files and every candidate at the same location share one).
+/// The engine shuffles the pieces by shard (merging each shard's pieces with
+/// `paimon_cleanup_expiry_partials_merge`) and merges the summaries for the driver
+/// (`paimon_cleanup_expiry_units_gate`).
+///
+/// Ownership: the caller keeps `partial`. On success `*out_summary` receives a new buffer and
+/// `*out_shards` a new list of `shards` buffers (buffer `i` is shard `i`), owned by the
+/// caller; on failure both are left untouched.
+/// Thread-safety: any thread; no executor needed (pure computation).
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for a shard count out of range, bytes that are
+/// not a whole result of candidate units of this format version (a result already split, a
+/// protect or delete unit's result). `*err` as usual.
+///
+/// # Safety
+/// `partial` NULL or readable for `partial_len` bytes; out-parameters and `err` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_partial_split(
+    partial: *const u8,
+    partial_len: usize,
+    shards: u32,
+    out_summary: *mut *mut PaimonCleanupBuffer,
+    out_shards: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_partial_split";
+    let body = || -> Result<(), FfiError> {
+        let out_summary = out_arg(out_summary, F, "out_summary")?;
+        let out_shards = out_arg(out_shards, F, "out_shards")?;
+        // SAFETY: as documented.
+        let partial = unsafe { bytes_arg(partial, partial_len, F, "partial") }?;
+        let split = units::split(partial, shards)?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_summary, buffer(split.summary));
+            hand_out(out_shards, buffer_list(split.pieces));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// The gate of the sharded decision (on the driver), instead of `_protect` and `_decide`:
+/// with every candidate unit's summary merged (`summary`, split into `shards`), reads the
+/// removed snapshots' metadata and every version that protects files, decides and checks the
+/// manifests, lists, index files, statistics and snapshot files the expiry deletes, and
+/// returns the decision so far (for `paimon_cleanup_expiry_units_conclude`) and the gate every
+/// shard decides with (`paimon_cleanup_expiry_shard_decide`): it holds the protectors, in
+/// proportion to snapshots and tags, not to files. Nothing is deleted.
+///
+/// `state`: `*out_state` of `paimon_cleanup_expiry_units_plan`.
+///
+/// Ownership: the caller keeps its arguments. On success `*out_decision` and `*out_gate`
+/// receive new buffers owned by the caller; on failure both are left untouched.
+/// Thread-safety: any number of host threads may call it at once.
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, bytes of another table, a
+/// missing or doubled summary, summaries of another shard count or a shard count out of range;
+/// `PATH_REFUSED`; `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata cannot be read (nothing
+/// deleted); `CANCELLED`. `*err` as usual.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_units_gate(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    state: *const u8,
+    state_len: usize,
+    summary: *const u8,
+    summary_len: usize,
+    shards: u32,
+    out_decision: *mut *mut PaimonCleanupBuffer,
+    out_gate: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_units_gate";
+    let body = || -> Result<(), FfiError> {
+        let out_decision = out_arg(out_decision, F, "out_decision")?;
+        let out_gate = out_arg(out_gate, F, "out_gate")?;
+        // SAFETY: as documented.
+        let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
+        // SAFETY: as documented.
+        let summary = unsafe { bytes_arg(summary, summary_len, F, "summary") }?;
+        // SAFETY: NULL or live handles (caller's guarantee).
+        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
+            .reads_stop_on_cancel();
+        let gated = call.run(|table, control| async move {
+            units::gate(&table, &control, state, summary, shards).await
+        })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_decision, buffer(gated.decision));
+            hand_out(out_gate, buffer(gated.gate));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Decides one shard of the sharded decision on any host: `piece` is every candidate unit's
+/// piece of shard `shard` merged (checked complete, each unit once), `gate` the gate's bytes.
+/// Opens the table from the gate with the host's options added (they win: pass the
+/// credentials here), decides the shard's data and changelog files exactly as
+/// `paimon_cleanup_expire_snapshots` does (reading every protector's manifests for the shard's
+/// candidates), checks every one of them (roots, kinds, no symlinked directory) and returns
+/// the shard's report (for `_conclude`) and its delete units (none in a dry run), executed
+/// with `paimon_cleanup_expiry_unit_execute`. Nothing is deleted by this call.
+///
+/// `option_keys` / `option_values`: `option_count` NUL-terminated UTF-8 strings each (both
+/// may be NULL when the count is 0). `run_options`: may be NULL.
+///
+/// Ownership: the caller keeps its arguments. On success `*out_report` receives a new buffer
+/// and `*out_units` a new list, owned by the caller; on failure both are left untouched.
+/// Thread-safety: any number of host threads may call it at once, with one executor.
+/// Errors: `NULL_POINTER`; `INVALID_UTF8`; `INVALID_ARGUMENT` for foreign bytes, another
+/// shard's piece, a piece missing a unit or a shard out of range; `PATH_REFUSED`;
+/// `NOT_FOUND` / `MALFORMED` / `STORAGE` when metadata a protector needs cannot be read;
+/// `CANCELLED`. `*err` as usual.
+///
+/// # Safety
+/// Byte pointers NULL or readable for their lengths; each option array NULL or `option_count`
+/// readable pointers to NUL-terminated strings; handles NULL or live; out-parameters and `err`
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_shard_decide(
+    executor: *const PaimonCleanupExecutor,
+    gate: *const u8,
+    gate_len: usize,
+    shard: u32,
+    piece: *const u8,
+    piece_len: usize,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out_report: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_shard_decide";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let executor = unsafe { handle_ref(executor, F, "executor") }?;
+        let out_report = out_arg(out_report, F, "out_report")?;
+        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: as documented.
+        let gate = unsafe { bytes_arg(gate, gate_len, F, "gate") }?;
+        // SAFETY: as documented.
+        let piece = unsafe { bytes_arg(piece, piece_len, F, "piece") }?;
+        // SAFETY: as documented.
+        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let run = unsafe { run_options.as_ref() };
+        let uri = units::gate_table_uri(gate)?;
+        let decided = run_on(F, executor, run, &uri, |control| async move {
+            units::decide_shard(gate, shard, piece, &options, &control).await
+        })?;
+        // SAFETY: both checked non-NULL and writable.
+        unsafe {
+            hand_out(out_report, buffer(decided.report));
+            hand_out(out_units, buffer_list(decided.units));
+        }
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Concludes the sharded decision (on the driver): with the decision of `_gate` and the report
+/// of every shard, each exactly once (a missing, doubled or foreign report is refused),
+/// returns the decision for `paimon_cleanup_expiry_units_finish`, which then takes every delete
+/// unit's result, merged, and deletes the metadata in the crash-safe order.
+///
+/// `reports` / `report_lens`: `count` byte strings (NULL for `count` 0).
+///
+/// Ownership: the caller keeps its arguments. On success `*out_decision` receives a new buffer
+/// owned by the caller; on failure it is left untouched.
+/// Thread-safety: any thread; no executor needed (pure computation).
+/// Errors: `NULL_POINTER`; `INVALID_ARGUMENT` for foreign bytes, a decision concluded already
+/// or a missing, doubled or foreign shard report. `*err` as usual.
+///
+/// # Safety
+/// Byte pointers NULL or readable for their lengths; `reports` and `report_lens` NULL or
+/// readable for `count` items; `out_decision` and `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_units_conclude(
+    decision: *const u8,
+    decision_len: usize,
+    reports: *const *const u8,
+    report_lens: *const usize,
+    count: usize,
+    out_decision: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_units_conclude";
+    let body = || -> Result<(), FfiError> {
+        let out_decision = out_arg(out_decision, F, "out_decision")?;
+        // SAFETY: as documented.
+        let decision = unsafe { bytes_arg(decision, decision_len, F, "decision") }?;
+        // SAFETY: as documented.
+        let all = unsafe { byte_strings_arg(reports, report_lens, count, F, "reports") }?;
+        let concluded = units::conclude(decision, &all)?;
+        // SAFETY: checked non-NULL and writable.
+        unsafe { hand_out(out_decision, buffer(concluded)) };
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -420,6 +638,123 @@ mod tests {
             );
             assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
             assert!(out.is_null());
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+
+    #[test]
+    fn sharded_calls_check_their_arguments() {
+        // SAFETY: every pointer below is NULL, a live handle or a local out-parameter.
+        unsafe {
+            let mut summary: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut shards: *mut PaimonCleanupBufferList = ptr::null_mut();
+            // Not a partial result; a shard count of 0; a NULL out-parameter.
+            for (bytes, n, want) in [
+                (&b"nope"[..], 2, PaimonCleanupStatus::InvalidArgument),
+                (
+                    &b"PCEU\x01\x02"[..],
+                    0,
+                    PaimonCleanupStatus::InvalidArgument,
+                ),
+            ] {
+                let s = paimon_cleanup_expiry_partial_split(
+                    bytes.as_ptr(),
+                    bytes.len(),
+                    n,
+                    &mut summary,
+                    &mut shards,
+                    ptr::null_mut(),
+                );
+                assert_eq!(s, want);
+                assert!(summary.is_null() && shards.is_null());
+            }
+            let s = paimon_cleanup_expiry_partial_split(
+                ptr::null(),
+                0,
+                2,
+                ptr::null_mut(),
+                &mut shards,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+
+            let mut decision: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut err = ptr::null_mut();
+            let s = paimon_cleanup_expiry_units_conclude(
+                b"nope".as_ptr(),
+                4,
+                ptr::null(),
+                ptr::null(),
+                0,
+                &mut decision,
+                &mut err,
+            );
+            assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+            assert!(decision.is_null() && !err.is_null());
+            paimon_cleanup_error_free(err);
+            // Reports counted but not given.
+            let s = paimon_cleanup_expiry_units_conclude(
+                b"nope".as_ptr(),
+                4,
+                ptr::null(),
+                ptr::null(),
+                2,
+                &mut decision,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+
+            let report: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut units: *mut PaimonCleanupBufferList = ptr::null_mut();
+            let decide = |exec, gate: &[u8]| {
+                let mut report = ptr::null_mut();
+                let mut units = ptr::null_mut();
+                let s = paimon_cleanup_expiry_shard_decide(
+                    exec,
+                    gate.as_ptr(),
+                    gate.len(),
+                    0,
+                    ptr::null(),
+                    0,
+                    ptr::null(),
+                    ptr::null(),
+                    0,
+                    ptr::null(),
+                    &mut report,
+                    &mut units,
+                    ptr::null_mut(),
+                );
+                assert!(report.is_null() && units.is_null());
+                s
+            };
+            assert_eq!(decide(ptr::null(), b"x"), PaimonCleanupStatus::NullPointer);
+            let mut exec = ptr::null_mut();
+            assert_eq!(
+                paimon_cleanup_executor_new(1, &mut exec, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            // Not a gate.
+            assert_eq!(
+                decide(exec, b"PCEU\x01\x01xxxxxxxx"),
+                PaimonCleanupStatus::InvalidArgument
+            );
+            let s = paimon_cleanup_expiry_shard_decide(
+                exec,
+                b"x".as_ptr(),
+                1,
+                0,
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+                &mut units,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            assert!(report.is_null() && units.is_null());
             paimon_cleanup_executor_free(exec);
         }
     }

@@ -132,6 +132,37 @@ where
     Ok(())
 }
 
+/// `count` byte strings from parallel arrays of pointers and lengths (both may be NULL when
+/// `count` is 0).
+///
+/// # Safety
+/// `ptrs` and `lens` NULL or readable for `count` items; each pointer NULL or readable for its
+/// length. The bytes outlive `'a`.
+pub(super) unsafe fn byte_strings_arg<'a>(
+    ptrs: *const *const u8,
+    lens: *const usize,
+    count: usize,
+    function: &'static str,
+    name: &'static str,
+) -> Result<Vec<&'a [u8]>, FfiError> {
+    let mut all: Vec<&[u8]> = Vec::with_capacity(count.min(1 << 16));
+    if count > 0 {
+        if ptrs.is_null() {
+            return Err(FfiError::null_pointer(function, name));
+        }
+        if lens.is_null() {
+            return Err(FfiError::null_pointer(function, "lengths"));
+        }
+        for i in 0..count {
+            // SAFETY: both arrays hold `count` readable items (caller's guarantee).
+            let (p, n) = unsafe { (*ptrs.add(i), *lens.add(i)) };
+            // SAFETY: as documented.
+            all.push(unsafe { bytes_arg(p, n, function, name) }?);
+        }
+    }
+    Ok(all)
+}
+
 /// The body of the `*_partials_merge` calls: reads `a` and `b`, merges them with `merge` and
 /// hands the result out in `*out`.
 ///
@@ -721,21 +752,8 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_conclude(
         let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
         // SAFETY: as documented.
         let summary = unsafe { bytes_arg(summary, summary_len, F, "summary") }?;
-        let mut all: Vec<&[u8]> = Vec::with_capacity(count.min(1 << 16));
-        if count > 0 {
-            if reports.is_null() {
-                return Err(FfiError::null_pointer(F, "reports"));
-            }
-            if report_lens.is_null() {
-                return Err(FfiError::null_pointer(F, "report_lens"));
-            }
-            for i in 0..count {
-                // SAFETY: both arrays hold `count` readable items (caller's guarantee).
-                let (p, n) = unsafe { (*reports.add(i), *report_lens.add(i)) };
-                // SAFETY: as documented.
-                all.push(unsafe { bytes_arg(p, n, F, "reports") }?);
-            }
-        }
+        // SAFETY: as documented.
+        let all = unsafe { byte_strings_arg(reports, report_lens, count, F, "reports") }?;
         let decision = units::conclude(state, summary, &all)?;
         // SAFETY: checked non-NULL and writable.
         unsafe { hand_out(out_decision, buffer(decision)) };

@@ -28,6 +28,10 @@ pub(crate) enum Kind {
     State = 3,
     /// The driver's decision.
     Decision = 4,
+    /// What every shard task of a sharded decision gets.
+    Gate = 5,
+    /// What one shard task decided.
+    ShardReport = 6,
 }
 
 impl Kind {
@@ -37,6 +41,8 @@ impl Kind {
             Kind::Partial => "a snapshot-expiry partial result",
             Kind::State => "a snapshot-expiry plan state",
             Kind::Decision => "a snapshot-expiry decision",
+            Kind::Gate => "a snapshot-expiry shard gate",
+            Kind::ShardReport => "a snapshot-expiry shard report",
         }
     }
 }

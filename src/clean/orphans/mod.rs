@@ -70,7 +70,7 @@ mod prune;
 mod refs;
 mod report;
 mod run;
-mod shard;
+pub(crate) mod shard;
 mod sharded;
 mod tracker;
 pub mod units;

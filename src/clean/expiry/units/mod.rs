@@ -22,6 +22,11 @@
 //!    writes the `EARLIEST` hint, in the crash-safe order of the single-process run, and returns
 //!    its report.
 //!
+//! Steps 3 to 5 can instead be **sharded** (`sharded.rs`: [`split`], [`gate`], [`decide_shard`],
+//! [`conclude`]), so that no process holds every candidate: each shard task decides the
+//! candidates of its directories with the same code, and the driver keeps only per-unit counts,
+//! the protectors and the removed versions' metadata.
+//!
 //! Every byte string is versioned ([`FORMAT_VERSION`]) and names its plan: results of another
 //! plan, a unit's result included twice and a missing result are refused
 //! ([`Error::InvalidArgument`]). Units carry the table root, its branch and the options minus
@@ -58,8 +63,13 @@ use crate::spec::snapshot::Snapshot;
 use crate::storage::{Location, StopReads, Storage};
 use crate::table::Table;
 
+mod sharded;
+
 pub use super::unit_bytes::FORMAT_VERSION;
 use super::unit_bytes::{decode, encode, Kind};
+pub use sharded::{
+    conclude, decide_shard, gate, gate_table_uri, split, Gated, ShardDecided, Split,
+};
 
 /// Delta (or changelog) lists per candidate unit.
 const LISTS_PER_UNIT: usize = 4;
@@ -204,7 +214,14 @@ struct WireCandidate {
     class: u8,
     bytes: u64,
     extras: Vec<String>,
+    /// Its position in its unit's result, kept when results are split by shard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seq: Option<u32>,
 }
+
+/// Where a file comes in the single-process run's gathering order: candidate unit, position
+/// in that unit's result, slot (0 for the file, 1.. for its extra files).
+pub(crate) type Seq = (u32, u32, u32);
 
 /// A protector as a protect unit and the protect state carry it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -282,8 +299,12 @@ enum Work {
         protectors: Vec<WireProtector>,
         data_keys: u64,
     },
-    /// Delete these files.
-    Delete { files: Vec<WireFile> },
+    /// Delete these files (`seqs`: their gathering order, given by a shard's decision).
+    Delete {
+        files: Vec<WireFile>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        seqs: Vec<Seq>,
+    },
 }
 
 /// What one unit returned.
@@ -297,7 +318,25 @@ enum UnitResult {
         deleted: Vec<(u8, String, u64)>,
         /// Path and error.
         failed: Vec<(String, String)>,
+        /// The gathering order of each deleted file (sharded decisions only).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        seqs: Vec<Seq>,
     },
+    /// A candidate unit's summary, once its result is split by shard: how many candidates.
+    Counted(u64),
+}
+
+/// What part of its units' results a partial result holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Part {
+    /// Everything.
+    #[default]
+    Whole,
+    /// The counts, of results split into `of` shards.
+    Summary { of: u32 },
+    /// The candidates of shard `id` of `of`.
+    Shard { id: u32, of: u32 },
 }
 
 /// Results of some units of one stage of one plan.
@@ -305,7 +344,13 @@ enum UnitResult {
 struct Partial {
     plan: u64,
     stage: Stage,
+    #[serde(default, skip_serializing_if = "is_whole")]
+    part: Part,
     results: BTreeMap<u32, UnitResult>,
+}
+
+fn is_whole(p: &Part) -> bool {
+    *p == Part::Whole
 }
 
 /// The driver's state between the steps.
@@ -376,6 +421,9 @@ struct Decision {
     statistics: Vec<WireFile>,
     lists: Vec<WireFile>,
     snapshot_files: Vec<WireFile>,
+    /// Set when the data and changelog files were decided by shard ([`sharded`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sharded: Option<sharded::ShardedDecision>,
 }
 
 /// An identifier for a plan: time and process, so that bytes of two plans do not mix.
@@ -520,23 +568,45 @@ pub async fn execute(
             let meta = data.split_off(split);
             UnitResult::Protected(read_protected(&table, ctl, &protectors, data, meta).await?)
         }
-        Work::Delete { files } => {
+        Work::Delete { files, seqs } => {
+            // The gathering order of each path as the report shows it, to hand back.
+            let order: HashMap<String, Seq> = files
+                .iter()
+                .zip(&seqs)
+                .map(|(f, q)| Ok((table.paths().display(&Location::parse(&f.location)?), *q)))
+                .collect::<Result<_>>()?;
             let files = planned_all(&files)?;
             let mut deleter = Deleter::for_table(&table, ctl, false).handing_paths_back();
             deleter.check_plan(&files).await?;
             deleter.delete("data files", files).await?;
-            let deleted = deleter
+            let deleted: Vec<(u8, String, u64)> = deleter
                 .take_handed()
                 .into_iter()
                 .map(|(c, p, b)| (c.code(), p, b))
                 .collect();
+            let seqs = if order.is_empty() {
+                Vec::new()
+            } else {
+                deleted
+                    .iter()
+                    .map(|(_, p, _)| {
+                        order.get(p).copied().ok_or_else(|| {
+                            Error::Internal(format!("{p} was deleted but not given"))
+                        })
+                    })
+                    .collect::<Result<_>>()?
+            };
             let failed = deleter
                 .report
                 .failed
                 .iter()
                 .map(|f| (f.path.clone(), f.error.clone()))
                 .collect();
-            UnitResult::Deleted { deleted, failed }
+            UnitResult::Deleted {
+                deleted,
+                failed,
+                seqs,
+            }
         }
     };
     let mut results = BTreeMap::new();
@@ -546,6 +616,7 @@ pub async fn execute(
         &Partial {
             plan: unit.plan,
             stage: unit.stage,
+            part: Part::Whole,
             results,
         },
         &[],
@@ -577,6 +648,7 @@ async fn read_candidates(
             class: r.class.code(),
             bytes: r.bytes,
             extras: r.extras.iter().map(|x| x.as_str().to_string()).collect(),
+            seq: None,
         });
     }
     Ok(out)
@@ -630,6 +702,12 @@ pub fn merge(a: &[u8], b: &[u8]) -> Result<Vec<u8>> {
             "partial results of different plans or stages".into(),
         ));
     }
+    if pa.part != pb.part {
+        return Err(Error::InvalidArgument(format!(
+            "partial results of different parts ({:?} and {:?})",
+            pa.part, pb.part
+        )));
+    }
     for (i, r) in pb.results {
         if pa.results.insert(i, r).is_some() {
             return Err(Error::InvalidArgument(format!(
@@ -649,6 +727,19 @@ fn results_of(
     from: u32,
     count: u32,
 ) -> Result<BTreeMap<u32, UnitResult>> {
+    results_of_part(merged, plan, stage, Part::Whole, &[(from, count)])
+}
+
+/// [`results_of`] for part `part` of the results, with exactly the units of `ranges`
+/// (`(first, count)` each).
+fn results_of_part(
+    merged: &[u8],
+    plan: u64,
+    stage: Stage,
+    part: Part,
+    ranges: &[(u32, u32)],
+) -> Result<BTreeMap<u32, UnitResult>> {
+    let count: u64 = ranges.iter().map(|(_, n)| u64::from(*n)).sum();
     if count == 0 && merged.is_empty() {
         return Ok(BTreeMap::new());
     }
@@ -658,7 +749,19 @@ fn results_of(
             "the merged results are not of this plan's {stage:?} units"
         )));
     }
-    let expected: Vec<u32> = (from..from + count).collect();
+    if p.part != part {
+        return Err(Error::InvalidArgument(format!(
+            "the merged results of the {stage:?} units are {:?}, not {part:?}; refusing to go \
+             on (nothing deleted by this step)",
+            p.part
+        )));
+    }
+    let mut ranges = ranges.to_vec();
+    ranges.sort_unstable();
+    let expected: Vec<u32> = ranges
+        .iter()
+        .flat_map(|(from, n)| *from..from.saturating_add(*n))
+        .collect();
     let got: Vec<u32> = p.results.keys().copied().collect();
     if got != expected {
         let missing: Vec<String> = expected
@@ -803,6 +906,96 @@ pub async fn protect(
     })
 }
 
+impl Decision {
+    /// The decision of `st` before anything is decided: nothing to delete.
+    fn empty(st: &State) -> Decision {
+        Decision {
+            plan: st.plan,
+            started_ms: st.started_ms,
+            reach: st.reach.clone(),
+            dry_run: st.dry_run,
+            outcome: st.outcome.clone(),
+            kept_by: st.kept_by.clone(),
+            delete_units: 0,
+            dry_files: Vec::new(),
+            dirs: Vec::new(),
+            manifests: Vec::new(),
+            index_files: Vec::new(),
+            statistics: Vec::new(),
+            lists: Vec::new(),
+            snapshot_files: Vec::new(),
+            sharded: None,
+        }
+    }
+
+    /// Takes the metadata of `plan` and the snapshot files, which [`finish`] deletes.
+    fn set_metadata(&mut self, plan: &DeletionPlan, snapshot_files: &[PlannedFile]) {
+        self.manifests = plan.manifests.iter().map(WireFile::of).collect();
+        self.index_files = plan.index_files.iter().map(WireFile::of).collect();
+        self.statistics = plan.statistics.iter().map(WireFile::of).collect();
+        self.lists = plan.lists.iter().map(WireFile::of).collect();
+        self.snapshot_files = snapshot_files.iter().map(WireFile::of).collect();
+    }
+}
+
+/// The keys the protect units found protected, sorted and each once.
+fn protected_keys_of(results: BTreeMap<u32, UnitResult>) -> Result<Vec<u64>> {
+    let mut keys: Vec<u64> = Vec::new();
+    for (_, r) in results {
+        let UnitResult::Protected(found) = r else {
+            return Err(Error::InvalidArgument(
+                "a protect unit's result holds no keys".into(),
+            ));
+        };
+        keys.extend(found);
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    Ok(keys)
+}
+
+/// Fails with a [`Error::Conflict`] when `removed` names metadata the protect units were not
+/// given (`known`: the metadata candidates' keys fixed by [`protect`]).
+fn check_metadata_unchanged(table: &Table, known: &[u64], removed: &RemovedMetadata) -> Result<()> {
+    let known = SortedKeys::from_sorted(known.to_vec());
+    if let Some(k) = removed
+        .location_keys(table)?
+        .keys()
+        .iter()
+        .find(|k| !known.contains(**k))
+    {
+        return Err(Error::Conflict(format!(
+            "the removed versions' metadata changed since the protect step (key {k:016x}); \
+             plan again (nothing deleted)"
+        )));
+    }
+    Ok(())
+}
+
+/// The delete units of `files`, numbered from 0.
+fn delete_units_of(st: &State, files: &[WireFile]) -> Result<Vec<Vec<u8>>> {
+    files
+        .chunks(FILES_PER_DELETE_UNIT)
+        .enumerate()
+        .map(|(i, slice)| {
+            encode(
+                Kind::Unit,
+                &Unit {
+                    plan: st.plan,
+                    stage: Stage::Delete,
+                    index: i as u32,
+                    reach: st.reach.clone(),
+                    work: Work::Delete {
+                        files: slice.to_vec(),
+                        seqs: Vec::new(),
+                    },
+                },
+                &[],
+            )
+        })
+        .collect()
+}
+
 /// After the protect units: builds the deletion plan of the single-process run from the
 /// candidates (`candidates`: every candidate unit's result, merged, as given to [`protect`])
 /// and the keys the protect units found protected (`protected`: every protect unit's result,
@@ -820,22 +1013,7 @@ pub async fn decide(
     protected: &[u8],
 ) -> Result<Decided> {
     let st = decode_state(table, state)?;
-    let mut decision = Decision {
-        plan: st.plan,
-        started_ms: st.started_ms,
-        reach: st.reach.clone(),
-        dry_run: st.dry_run,
-        outcome: st.outcome.clone(),
-        kept_by: st.kept_by.clone(),
-        delete_units: 0,
-        dry_files: Vec::new(),
-        dirs: Vec::new(),
-        manifests: Vec::new(),
-        index_files: Vec::new(),
-        statistics: Vec::new(),
-        lists: Vec::new(),
-        snapshot_files: Vec::new(),
-    };
+    let mut decision = Decision::empty(&st);
     let Outcome::Expire {
         clean_dirs,
         expired,
@@ -871,33 +1049,12 @@ pub async fn decide(
         .map(WireProtector::protector)
         .collect::<Result<_>>()?;
     let cands = candidates_of(ctl, cand_results)?;
-    let mut protected_keys: Vec<u64> = Vec::new();
-    for (_, r) in prot_results {
-        let UnitResult::Protected(keys) = r else {
-            return Err(Error::InvalidArgument(
-                "a protect unit's result holds no keys".into(),
-            ));
-        };
-        protected_keys.extend(keys);
-    }
-    protected_keys.sort_unstable();
-    protected_keys.dedup();
+    let protected_keys = protected_keys_of(prot_results)?;
     let mut rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
     let removed = RemovedMetadata::read(&rr, table, &expired, MetadataScope::All).await?;
     // The protect units looked for the metadata candidates fixed by `protect`: one that
     // appeared since was not looked for.
-    let known = SortedKeys::from_sorted(protect.meta_keys.clone());
-    if let Some(k) = removed
-        .location_keys(table)?
-        .keys()
-        .iter()
-        .find(|k| !known.contains(**k))
-    {
-        return Err(Error::Conflict(format!(
-            "the removed versions' metadata changed since the protect step (key {k:016x}); \
-             plan again (nothing deleted)"
-        )));
-    }
+    check_metadata_unchanged(table, &protect.meta_keys, &removed)?;
     let plan = DeletionPlan::from_parts_with(
         &mut rr,
         table,
@@ -922,35 +1079,17 @@ pub async fn decide(
         .collect();
     plan.data.read_error()?;
     plan.changelog_data.read_error()?;
-    let mut units = Vec::new();
-    if st.dry_run {
+    let units = if st.dry_run {
         decision.dry_files = files;
+        Vec::new()
     } else {
-        for (i, slice) in files.chunks(FILES_PER_DELETE_UNIT).enumerate() {
-            units.push(encode(
-                Kind::Unit,
-                &Unit {
-                    plan: st.plan,
-                    stage: Stage::Delete,
-                    index: i as u32,
-                    reach: st.reach.clone(),
-                    work: Work::Delete {
-                        files: slice.to_vec(),
-                    },
-                },
-                &[],
-            )?);
-        }
-    }
+        delete_units_of(&st, &files)?
+    };
     decision.delete_units = units.len() as u32;
     if *clean_dirs {
         decision.dirs = data_dirs.iter().map(|d| d.as_str().to_string()).collect();
     }
-    decision.manifests = plan.manifests.iter().map(WireFile::of).collect();
-    decision.index_files = plan.index_files.iter().map(WireFile::of).collect();
-    decision.statistics = plan.statistics.iter().map(WireFile::of).collect();
-    decision.lists = plan.lists.iter().map(WireFile::of).collect();
-    decision.snapshot_files = snapshot_files.iter().map(WireFile::of).collect();
+    decision.set_metadata(&plan, &snapshot_files);
     tracing::info!(delete_units = units.len(), "snapshot expiry decided");
     Ok(Decided {
         decision: encode(Kind::Decision, &decision, &[])?,
@@ -958,54 +1097,53 @@ pub async fn decide(
     })
 }
 
-/// Finishes, on the driver, after every delete unit: if any file of a delete unit could not be
-/// deleted, stops with a storage error before deleting the metadata that names it (a rerun
-/// finishes); otherwise removes emptied directories (with `snapshot.clean-empty-directories`),
-/// deletes the manifests, index files, statistics, lists and index manifests, writes the
-/// long-lived changelogs (decoupled lifecycle), deletes the snapshot files and writes the
-/// `EARLIEST` hint, and returns the report of the single-process run. `merged` is every delete
-/// unit's result, merged (empty when there was none).
-pub async fn finish(
+/// The report of a decision that expires nothing (writing the `EARLIEST` hint where due), or
+/// `None` for one that expires snapshots.
+async fn finish_without_expiry(
     table: &Table,
-    ctl: &RunControl,
-    decision: &[u8],
-    merged: &[u8],
-) -> Result<ExpireReport> {
-    let (d, _): (Decision, _) = decode(Kind::Decision, decision)?;
-    d.reach.check_same(table)?;
-    let elapsed = |d: &Decision| now_millis().saturating_sub(d.started_ms).max(0) as u64;
+    d: &Decision,
+    deleter: Deleter<'_>,
+) -> Result<Option<ExpireReport>> {
     let mut report = ExpireReport {
         kept_by: d.kept_by.clone(),
         ..ExpireReport::default()
     };
-    let mut deleter = Deleter::for_table(table, ctl, d.dry_run);
-    let (begin, end, decoupled, expired) = match &d.outcome {
-        Outcome::Nothing => {
-            report.elapsed_ms = elapsed(&d);
-            return Ok(report);
-        }
+    match &d.outcome {
+        Outcome::Nothing => {}
         Outcome::HintOnly { earliest } => {
             write_earliest_if_absent(table, d.dry_run, *earliest).await?;
             report.earliest_after = Some(*earliest);
             report.deletion = deleter.report;
-            report.elapsed_ms = elapsed(&d);
-            return Ok(report);
         }
         Outcome::AllKept { end } => {
             report.earliest_after = Some(*end);
             report.deletion = deleter.report;
-            report.elapsed_ms = elapsed(&d);
-            return Ok(report);
         }
-        Outcome::Expire {
-            begin,
-            end,
-            decoupled,
-            expired,
-            ..
-        } => (*begin, *end, *decoupled, snapshots_of(expired)?),
+        Outcome::Expire { .. } => return Ok(None),
+    }
+    report.elapsed_ms = elapsed_since(d.started_ms);
+    Ok(Some(report))
+}
+
+fn elapsed_since(started_ms: i64) -> u64 {
+    now_millis().saturating_sub(started_ms).max(0) as u64
+}
+
+/// The data stage's outcome into `deleter`'s report: in a dry run the decision's files, else
+/// every delete unit's result (`merged`, checked complete), in the single-process run's order.
+async fn record_data_stage(deleter: &mut Deleter<'_>, d: &Decision, merged: &[u8]) -> Result<()> {
+    let ranges = match &d.sharded {
+        None => vec![(0, d.delete_units)],
+        Some(s) if s.concluded => s.unit_ranges.clone(),
+        Some(_) => {
+            return Err(Error::InvalidArgument(
+                "the sharded decision has not been concluded with every shard's report; \
+                 nothing deleted"
+                    .into(),
+            ))
+        }
     };
-    let results = results_of(merged, d.plan, Stage::Delete, 0, d.delete_units)?;
+    let results = results_of_part(merged, d.plan, Stage::Delete, Part::Whole, &ranges)?;
     if d.dry_run {
         let files = planned_all(&d.dry_files)?;
         let n = files.len() as u64;
@@ -1013,14 +1151,26 @@ pub async fn finish(
             .delete_each("data files", n, files.into_iter())
             .await?;
     }
+    let mut deleted_all: Vec<(Seq, u8, String, u64)> = Vec::new();
     for (_, r) in results {
-        let UnitResult::Deleted { deleted, failed } = r else {
+        let UnitResult::Deleted {
+            deleted,
+            failed,
+            seqs,
+        } = r
+        else {
             return Err(Error::InvalidArgument(
                 "a delete unit's result holds no deletions".into(),
             ));
         };
-        for (class, path, bytes) in deleted {
-            deleter.report.record(class_of(class)?, path, bytes);
+        if d.sharded.is_some() && seqs.len() != deleted.len() {
+            return Err(Error::InvalidArgument(
+                "a delete unit's result of a sharded decision lacks the files' order".into(),
+            ));
+        }
+        let seqs = seqs.into_iter().chain(std::iter::repeat((0, 0, 0)));
+        for (q, (class, path, bytes)) in seqs.zip(deleted) {
+            deleted_all.push((q, class, path, bytes));
         }
         deleter.report.failed.extend(
             failed
@@ -1028,15 +1178,34 @@ pub async fn finish(
                 .map(|(path, error)| FailedDelete { path, error }),
         );
     }
-    // A data file left behind keeps the metadata that lists it, for a rerun.
-    stop_if_failed(&deleter)?;
+    // Unsharded results come in unit order already; sharded ones by their gathering order.
+    if d.sharded.is_some() {
+        deleted_all.sort_by_key(|(q, ..)| *q);
+    }
+    for (_, class, path, bytes) in deleted_all {
+        deleter.report.record(class_of(class)?, path, bytes);
+    }
+    Ok(())
+}
+
+/// The metadata stage, after every data file went: emptied directories, then manifests,
+/// index files, statistics, lists, the long-lived changelogs, the snapshot files and the
+/// `EARLIEST` hint, stopping at the first phase with a failed deletion.
+async fn delete_metadata(
+    table: &Table,
+    deleter: &mut Deleter<'_>,
+    d: &Decision,
+    decoupled: bool,
+    expired: &[Snapshot],
+    report: &mut ExpireReport,
+) -> Result<()> {
     if !d.dirs.is_empty() {
         let dirs: Vec<Location> = d
             .dirs
             .iter()
             .map(|x| Location::parse(x))
             .collect::<Result<_>>()?;
-        remove_empty_dirs(table, &mut deleter, dirs).await;
+        remove_empty_dirs(table, deleter, dirs).await;
     }
     let snapshot_files = planned_all(&d.snapshot_files)?;
     let manifests = planned_all(&d.manifests)?;
@@ -1055,17 +1224,60 @@ pub async fn finish(
         )
         .await?;
     deleter.delete("manifests", manifests).await?;
-    stop_if_failed(&deleter)?;
+    stop_if_failed(deleter)?;
     deleter.delete("index files", index_files).await?;
     deleter.delete("statistics", statistics).await?;
-    stop_if_failed(&deleter)?;
+    stop_if_failed(deleter)?;
     deleter.delete("manifest lists", lists).await?;
-    stop_if_failed(&deleter)?;
+    stop_if_failed(deleter)?;
     if decoupled && !d.dry_run {
-        report.changelogs_written = write_long_lived_changelogs(table, &expired).await?;
+        report.changelogs_written = write_long_lived_changelogs(table, expired).await?;
     }
     deleter.delete("snapshot files", snapshot_files).await?;
+    stop_if_failed(deleter)?;
+    Ok(())
+}
+
+/// Finishes, on the driver, after every delete unit: if any file of a delete unit could not be
+/// deleted, stops with a storage error before deleting the metadata that names it (a rerun
+/// finishes); otherwise removes emptied directories (with `snapshot.clean-empty-directories`),
+/// deletes the manifests, index files, statistics, lists and index manifests, writes the
+/// long-lived changelogs (decoupled lifecycle), deletes the snapshot files and writes the
+/// `EARLIEST` hint, and returns the report of the single-process run. `merged` is every delete
+/// unit's result, merged (empty when there was none). A sharded decision must have been
+/// concluded ([`conclude`]) with every shard's report.
+pub async fn finish(
+    table: &Table,
+    ctl: &RunControl,
+    decision: &[u8],
+    merged: &[u8],
+) -> Result<ExpireReport> {
+    let (d, _): (Decision, _) = decode(Kind::Decision, decision)?;
+    d.reach.check_same(table)?;
+    let mut deleter = Deleter::for_table(table, ctl, d.dry_run);
+    let Outcome::Expire {
+        begin,
+        end,
+        decoupled,
+        expired,
+        ..
+    } = &d.outcome
+    else {
+        if let Some(report) = finish_without_expiry(table, &d, deleter).await? {
+            return Ok(report);
+        }
+        return Err(Error::Internal("an expiry decision without expiry".into()));
+    };
+    let (begin, end, decoupled) = (*begin, *end, *decoupled);
+    let expired = snapshots_of(expired)?;
+    let mut report = ExpireReport {
+        kept_by: d.kept_by.clone(),
+        ..ExpireReport::default()
+    };
+    record_data_stage(&mut deleter, &d, merged).await?;
+    // A data file left behind keeps the metadata that lists it, for a rerun.
     stop_if_failed(&deleter)?;
+    delete_metadata(table, &mut deleter, &d, decoupled, &expired, &mut report).await?;
     if !d.dry_run {
         table
             .snapshots()
@@ -1077,7 +1289,7 @@ pub async fn finish(
     report.last_expired = expired.last().map(|s| s.id);
     report.earliest_after = Some(end);
     report.deletion = deleter.report;
-    report.elapsed_ms = elapsed(&d);
+    report.elapsed_ms = elapsed_since(d.started_ms);
     tracing::info!(
         expired = report.snapshots_expired,
         files = report.deletion.total_files(),
