@@ -20,7 +20,7 @@ mod common;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -611,8 +611,9 @@ fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
     if d.side == "java-only" && ctx.commits && d.path.starts_with("metadata/") {
         return Some("iceberg-metadata-at-java-commit");
     }
-    // Changelog expiry: Java deletes every file an expired changelog's changelog manifest list
-    // adds, and the list's manifests, even where a tag of the same snapshot names that list;
+    // Changelog expiry, and snapshot expiry of a snapshot that does not become a long-lived
+    // changelog: Java deletes every file an expired version's changelog manifest list adds,
+    // and the list and its manifests, even where a tag of the same snapshot names that list;
     // we keep what a tag's changelog still reads.
     if d.side == "java-only" && ctx.tag_changelog.contains(name) {
         return Some("tag-keeps-its-changelog");
@@ -643,22 +644,35 @@ struct Context {
     commits: bool,
     /// The operation's name.
     op: &'static str,
-    /// For changelog expiry, the names a tag's changelog reads: each tag's changelog manifest
-    /// list, its manifests and the changelog files they add (empty for other operations).
+    /// For changelog and snapshot expiry, the names a tag's changelog reads: each tag's
+    /// changelog manifest list, its manifests and the changelog files they add (empty for other
+    /// operations).
     tag_changelog: BTreeSet<String>,
     /// With a time cut-off, Java expired exactly one snapshot more than we did: the next one,
     /// older than the cut-off.
     one_more_by_time: bool,
 }
 
-/// The file names the changelogs of `table`'s main-branch tags read: each tag's changelog
-/// manifest list, the manifests it names and the files those add, read with the library's
-/// own reader.
+/// The file names the changelogs of `table`'s tags (main's and every branch's) read: each
+/// tag's changelog manifest list, the manifests it names and the files those add, read with
+/// the library's own reader (branches share the table's manifest and data directories).
 fn tag_changelog_names(table: &Path) -> BTreeSet<String> {
+    let mut tag_dirs = vec![table.join("tag")];
+    if let Ok(rd) = std::fs::read_dir(table.join("branch")) {
+        tag_dirs.extend(rd.flatten().map(|e| e.path().join("tag")));
+    }
     let mut lists = BTreeSet::new();
-    if let Ok(rd) = std::fs::read_dir(table.join("tag")) {
+    for dir in tag_dirs {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            continue;
+        };
         for e in rd.flatten() {
-            let v: Value = serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap();
+            if !e.path().is_file() {
+                continue;
+            }
+            let Ok(v) = serde_json::from_slice::<Value>(&std::fs::read(e.path()).unwrap()) else {
+                continue;
+            };
             if let Some(l) = v["changelogManifestList"].as_str() {
                 lists.insert(l.to_owned());
             }
@@ -818,6 +832,28 @@ fn full_read() -> bool {
     std::env::var("PAIMON_JAVA_FULL_READ").as_deref() == Ok("1")
 }
 
+/// `PAIMON_JAVA_RESULTS=<file>`: one JSON line per seed-operation (and one per seed) is
+/// appended there as it finishes, so that a long run cut short keeps what it covered
+/// (`tests/java-reference/long_run_summary.py` totals such files).
+fn results_file() -> Option<PathBuf> {
+    std::env::var_os("PAIMON_JAVA_RESULTS").map(PathBuf::from)
+}
+
+/// Appends `v` as one line to `path`.
+fn append_result(path: &Path, v: &Value) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    writeln!(f, "{v}").unwrap();
+}
+
+/// Whether the copies stay on disk after each operation (`PAIMON_JAVA_KEEP`).
+fn keep_copies() -> bool {
+    std::env::var_os("PAIMON_JAVA_KEEP").is_some()
+}
+
 fn env_num(k: &str, d: u64) -> u64 {
     std::env::var(k)
         .ok()
@@ -851,13 +887,17 @@ fn java_differential() {
     // Which histories end with Java's decoupled changelog expiry: `none-only` (changelog
     // producer none) by default, `all` also for input/lookup/full-compaction tables.
     let decoupled = std::env::var("PAIMON_JAVA_DECOUPLED").unwrap_or_else(|_| "none-only".into());
-    let work = tempfile::tempdir().unwrap();
-    let log = work.path().join("java.log");
+    // `PAIMON_JAVA_KEEP=<dir>`: work there and keep every copy (to look at a difference).
+    let keep = std::env::var_os("PAIMON_JAVA_KEEP").map(PathBuf::from);
+    let tmp = tempfile::tempdir().unwrap();
+    let work = keep.clone().unwrap_or_else(|| tmp.path().to_owned());
+    std::fs::create_dir_all(&work).unwrap();
+    let log = work.join("java.log");
     let started = Instant::now();
     let mut jvm = Jvm::start(&cp, &log);
     let outcome = run_seeds(
         &mut jvm,
-        work.path(),
+        &work,
         first..first + seeds,
         size,
         &decoupled,
@@ -916,6 +956,7 @@ fn run_seeds(
     let ph = &mut out.phases;
     for seed in seeds {
         let failures_before = failures.len();
+        let seed_started = Instant::now();
         let dir = work.join(format!("seed-{seed}"));
         std::fs::create_dir_all(&dir).unwrap();
         // Tables sit in a warehouse layout (`<db>.db/<table>`): Iceberg-compatible metadata
@@ -928,6 +969,12 @@ fn run_seeds(
             Ok(w) => w,
             Err(e) => {
                 failures.push(format!("seed {seed}: Java write failed: {e}"));
+                if let Some(path) = results_file() {
+                    append_result(
+                        &path,
+                        &json!({"kind": "seed", "seed": seed, "size": size, "decoupled": decoupled, "error": e, "failures": 1}),
+                    );
+                }
                 continue;
             }
         };
@@ -992,195 +1039,207 @@ fn run_seeds(
         for op in ops {
             out.runs += 1;
             *per_op.entry(op.name).or_default() += 1;
+            let op_started = Instant::now();
+            let op_failures_at = failures.len();
+            let classified_at = classified.clone();
+            let mut rows_lost = 0usize;
             let tag = format!("seed {seed} {} {}", op.name, op.settings);
             let j = dir.join(format!("{}-java.db", op.name)).join("t");
             let o = dir.join(format!("{}-ours.db", op.name)).join("t");
-            std::fs::create_dir_all(j.parent().unwrap()).unwrap();
-            std::fs::create_dir_all(o.parent().unwrap()).unwrap();
-            timed(ph, "copies", || {
-                copy_tree(&base, &j);
-                if op.name == "remove-orphan-files" {
-                    plant_orphans(&j);
-                    age_tree(&j, 3 * 86_400);
-                }
-                let two_days_ago = SystemTime::now() - Duration::from_secs(2 * 86_400);
-                for f in &op.age {
-                    std::fs::File::options()
-                        .read(true)
-                        .open(j.join(f))
-                        .and_then(|f| f.set_modified(two_days_ago))
-                        .unwrap_or_else(|e| panic!("age {f}: {e}"));
-                }
-                copy_tree(&j, &o);
-            });
-            let java = match timed(ph, "java-op", || {
-                jvm.call(json!({"cmd": "clean", "dir": j, "op": op.name, "settings": op.settings}))
-            }) {
-                Ok(r) => r,
-                Err(e) => {
-                    failures.push(format!("{tag}: Java's operation failed: {e}"));
-                    continue;
-                }
-            };
-            let (jset, _jdirs) = java_deleted(&java, &j);
-            let pre = files_under(&o);
-            let oset = match timed(ph, "our-cli", || run_ours(&o, &op)) {
-                Ok(s) => s,
-                Err(e) => {
-                    failures.push(format!("{tag}: our CLI failed: {e}"));
-                    continue;
-                }
-            };
-            // Our report lists exactly the files that left the disk.
-            let left = files_under(&o);
-            let removed: BTreeSet<String> = pre.difference(&left).cloned().collect();
-            if removed != oset {
-                failures.push(format!(
-                    "{tag}: our report lists {:?} but removed {:?}",
-                    oset.difference(&removed).collect::<Vec<_>>(),
-                    removed.difference(&oset).collect::<Vec<_>>()
-                ));
-            }
-            // (a) Java reads every version left on our copy: rows as before.
-            let after = timed(ph, "java-read", || {
-                jvm.call(json!({"cmd": "read", "dir": o, "full": full_read()}))
-            })
-            .unwrap();
-            // An operation that commits (partition expiry) adds versions: each must read what
-            // the version Java's operation added reads.
-            let commits = op.name == "expire-partitions";
-            let java_after = if commits {
-                timed(ph, "java-read", || {
-                    jvm.call(json!({"cmd": "read", "dir": j, "full": full_read()}))
-                })
-                .ok()
-            } else {
-                None
-            };
-            for (k, v) in after["versions"].as_object().unwrap() {
-                match before.get(k) {
-                    Some(b) if b == v => {}
-                    Some(b) => {
-                        failures.push(format!("{tag}: {k} reads {v} after our run, {b} before"))
+            'op: {
+                std::fs::create_dir_all(j.parent().unwrap()).unwrap();
+                std::fs::create_dir_all(o.parent().unwrap()).unwrap();
+                timed(ph, "copies", || {
+                    copy_tree(&base, &j);
+                    if op.name == "remove-orphan-files" {
+                        plant_orphans(&j);
+                        age_tree(&j, 3 * 86_400);
                     }
-                    None if commits => {
-                        let theirs = java_after.as_ref().map(|a| &a["versions"][k]);
-                        if theirs != Some(v) {
+                    let two_days_ago = SystemTime::now() - Duration::from_secs(2 * 86_400);
+                    for f in &op.age {
+                        std::fs::File::options()
+                            .read(true)
+                            .open(j.join(f))
+                            .and_then(|f| f.set_modified(two_days_ago))
+                            .unwrap_or_else(|e| panic!("age {f}: {e}"));
+                    }
+                    copy_tree(&j, &o);
+                });
+                let java = match timed(ph, "java-op", || {
+                    jvm.call(
+                        json!({"cmd": "clean", "dir": j, "op": op.name, "settings": op.settings}),
+                    )
+                }) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failures.push(format!("{tag}: Java's operation failed: {e}"));
+                        break 'op;
+                    }
+                };
+                let (jset, _jdirs) = java_deleted(&java, &j);
+                let pre = files_under(&o);
+                let oset = match timed(ph, "our-cli", || run_ours(&o, &op)) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        failures.push(format!("{tag}: our CLI failed: {e}"));
+                        break 'op;
+                    }
+                };
+                // Our report lists exactly the files that left the disk.
+                let left = files_under(&o);
+                let removed: BTreeSet<String> = pre.difference(&left).cloned().collect();
+                if removed != oset {
+                    failures.push(format!(
+                        "{tag}: our report lists {:?} but removed {:?}",
+                        oset.difference(&removed).collect::<Vec<_>>(),
+                        removed.difference(&oset).collect::<Vec<_>>()
+                    ));
+                }
+                // (a) Java reads every version left on our copy: rows as before.
+                let after = timed(ph, "java-read", || {
+                    jvm.call(json!({"cmd": "read", "dir": o, "full": full_read()}))
+                })
+                .unwrap();
+                // An operation that commits (partition expiry) adds versions: each must read what
+                // the version Java's operation added reads.
+                let commits = op.name == "expire-partitions";
+                let java_after = if commits {
+                    timed(ph, "java-read", || {
+                        jvm.call(json!({"cmd": "read", "dir": j, "full": full_read()}))
+                    })
+                    .ok()
+                } else {
+                    None
+                };
+                for (k, v) in after["versions"].as_object().unwrap() {
+                    match before.get(k) {
+                        Some(b) if b == v => {}
+                        Some(b) => {
+                            rows_lost += 1;
+                            failures.push(format!("{tag}: {k} reads {v} after our run, {b} before"))
+                        }
+                        None if commits => {
+                            let theirs = java_after.as_ref().map(|a| &a["versions"][k]);
+                            if theirs != Some(v) {
+                                failures.push(format!(
+                                    "{tag}: our new {k} reads {v}, Java's new one {theirs:?}"
+                                ));
+                            }
+                        }
+                        None => failures.push(format!("{tag}: {k} appeared after our run: {v}")),
+                    }
+                }
+                if let Some(a) = &java_after {
+                    for k in a["versions"].as_object().unwrap().keys() {
+                        if !before.contains_key(k) && after["versions"].get(k).is_none() {
+                            failures
+                                .push(format!("{tag}: Java's operation added {k}, ours did not"));
+                        }
+                    }
+                }
+                // pyiceberg reads our copy's latest Iceberg metadata: the rows it read before.
+                // (When we deleted nothing, the copy is the table pyiceberg already read.)
+                if let (Some(py), Some(b)) = (&ice_python, &ice_before) {
+                    if b.get("error").is_none() && !oset.is_empty() {
+                        let a = timed(ph, "pyiceberg", || iceberg_read_in_place(py, &base, &o));
+                        if a != *b {
                             failures.push(format!(
-                                "{tag}: our new {k} reads {v}, Java's new one {theirs:?}"
+                                "{tag}: pyiceberg reads {a} after our run, {b} before"
                             ));
                         }
                     }
-                    None => failures.push(format!("{tag}: {k} appeared after our run: {v}")),
                 }
-            }
-            if let Some(a) = &java_after {
-                for k in a["versions"].as_object().unwrap().keys() {
-                    if !before.contains_key(k) && after["versions"].get(k).is_none() {
-                        failures.push(format!("{tag}: Java's operation added {k}, ours did not"));
-                    }
-                }
-            }
-            // pyiceberg reads our copy's latest Iceberg metadata: the rows it read before.
-            // (When we deleted nothing, the copy is the table pyiceberg already read.)
-            if let (Some(py), Some(b)) = (&ice_python, &ice_before) {
-                if b.get("error").is_none() && !oset.is_empty() {
-                    let a = timed(ph, "pyiceberg", || iceberg_read_in_place(py, &base, &o));
-                    if a != *b {
-                        failures.push(format!(
-                            "{tag}: pyiceberg reads {a} after our run, {b} before"
-                        ));
-                    }
-                }
-            }
-            // Java's own copy, to tell where Java broke a version: read only when Java deleted
-            // a file we kept (the only difference this classifies).
-            let java_broke: Vec<String> = if jset.difference(&oset).next().is_some() {
-                let jafter = timed(ph, "java-read", || {
-                    jvm.call(json!({"cmd": "read", "dir": j, "full": full_read()}))
-                })
-                .unwrap();
-                jafter["versions"]
-                    .as_object()
-                    .unwrap()
-                    .iter()
-                    .filter(|(k, v)| before.get(*k).is_some_and(|b| b != *v))
-                    .map(|(k, _)| k.clone())
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            // (b) the deleted sets.
-            let ctx = Context {
-                java_broke,
-                changelogs: !versions(&base.join("changelog"), "changelog").is_empty()
-                    || op.settings.get("changelog_retain_max").is_some(),
-                one_more_by_time: one_more_by_time(&op, &base, &jset, &oset),
-                commits,
-                op: op.name,
-                tag_changelog: if op.name == "expire-changelogs" {
-                    tag_changelog_names(&base)
+                // Java's own copy, to tell where Java broke a version: read only when Java deleted
+                // a file we kept (the only difference this classifies).
+                let java_broke: Vec<String> = if jset.difference(&oset).next().is_some() {
+                    let jafter = timed(ph, "java-read", || {
+                        jvm.call(json!({"cmd": "read", "dir": j, "full": full_read()}))
+                    })
+                    .unwrap();
+                    jafter["versions"]
+                        .as_object()
+                        .unwrap()
+                        .iter()
+                        .filter(|(k, v)| before.get(*k).is_some_and(|b| b != *v))
+                        .map(|(k, _)| k.clone())
+                        .collect()
                 } else {
-                    BTreeSet::new()
-                },
-            };
-            let diffs = jset
-                .difference(&oset)
-                .map(|p| Difference {
-                    path: p.clone(),
-                    side: "java-only",
-                })
-                .chain(oset.difference(&jset).map(|p| Difference {
-                    path: p.clone(),
-                    side: "ours-only",
-                }));
-            let mut unclassified = 0;
-            for d in diffs {
-                match classify(&d, &ctx) {
-                    Some(reason) => {
-                        // Where Java is wrong, say where: the seed is the README's example.
-                        if reason == "java-breaks-a-version" {
-                            eprintln!(
+                    Vec::new()
+                };
+                // (b) the deleted sets.
+                let ctx = Context {
+                    java_broke,
+                    changelogs: !versions(&base.join("changelog"), "changelog").is_empty()
+                        || op.settings.get("changelog_retain_max").is_some(),
+                    one_more_by_time: one_more_by_time(&op, &base, &jset, &oset),
+                    commits,
+                    op: op.name,
+                    tag_changelog: if op.name == "expire-changelogs"
+                        || op.name == "expire-snapshots"
+                    {
+                        tag_changelog_names(&base)
+                    } else {
+                        BTreeSet::new()
+                    },
+                };
+                let diffs = jset
+                    .difference(&oset)
+                    .map(|p| Difference {
+                        path: p.clone(),
+                        side: "java-only",
+                    })
+                    .chain(oset.difference(&jset).map(|p| Difference {
+                        path: p.clone(),
+                        side: "ours-only",
+                    }));
+                let mut unclassified = 0;
+                for d in diffs {
+                    match classify(&d, &ctx) {
+                        Some(reason) => {
+                            // Where Java is wrong, say where: the seed is the README's example.
+                            if reason == "java-breaks-a-version" {
+                                eprintln!(
                                 "NOTE {tag}: Java deleted {} that we keep; Java's copy no longer reads {:?}",
                                 d.path, ctx.java_broke
                             );
+                            }
+                            *classified.entry(reason).or_default() += 1
                         }
-                        *classified.entry(reason).or_default() += 1
-                    }
-                    None => {
-                        unclassified += 1;
-                        failures.push(format!(
-                            "{tag}: unclassified difference {} {} (Java broke: {:?})",
-                            d.side, d.path, ctx.java_broke
-                        ))
+                        None => {
+                            unclassified += 1;
+                            failures.push(format!(
+                                "{tag}: unclassified difference {} {} (Java broke: {:?})",
+                                d.side, d.path, ctx.java_broke
+                            ))
+                        }
                     }
                 }
-            }
-            if unclassified > 0 {
-                let meta = |set: &BTreeSet<String>| -> Vec<String> {
-                    set.iter()
-                        .filter(|p| {
-                            p.starts_with("snapshot/")
-                                || p.starts_with("changelog/")
-                                || p.starts_with("tag/")
-                                || p.starts_with("branch/")
-                        })
-                        .cloned()
-                        .collect()
-                };
-                failures.push(format!(
-                    "{tag}: version files deleted by Java {:?}, by us {:?}",
-                    meta(&jset),
-                    meta(&oset)
-                ));
-            }
-            // (c) Java commits and expires on our copy.
-            if let Err(e) = timed(ph, "java-commit", || {
-                jvm.call(json!({"cmd": "commit-and-expire", "dir": o, "seed": seed}))
-            }) {
-                // Java failing the same way on its own copy is Java's state, not ours.
-                let theirs = jvm.call(json!({"cmd": "commit-and-expire", "dir": j, "seed": seed}));
-                match theirs {
+                if unclassified > 0 {
+                    let meta = |set: &BTreeSet<String>| -> Vec<String> {
+                        set.iter()
+                            .filter(|p| {
+                                p.starts_with("snapshot/")
+                                    || p.starts_with("changelog/")
+                                    || p.starts_with("tag/")
+                                    || p.starts_with("branch/")
+                            })
+                            .cloned()
+                            .collect()
+                    };
+                    failures.push(format!(
+                        "{tag}: version files deleted by Java {:?}, by us {:?}",
+                        meta(&jset),
+                        meta(&oset)
+                    ));
+                }
+                // (c) Java commits and expires on our copy.
+                if let Err(e) = timed(ph, "java-commit", || {
+                    jvm.call(json!({"cmd": "commit-and-expire", "dir": o, "seed": seed}))
+                }) {
+                    // Java failing the same way on its own copy is Java's state, not ours.
+                    let theirs =
+                        jvm.call(json!({"cmd": "commit-and-expire", "dir": j, "seed": seed}));
+                    match theirs {
                     Err(t) if first_line(&t) == first_line(&e).replace("-ours.db/", "-java.db/") => {
                         *classified.entry("java-cannot-commit-on-its-own-copy").or_default() += 1;
                     }
@@ -1188,11 +1247,55 @@ fn run_seeds(
                         "{tag}: Java cannot commit and expire after our run (it can on its own copy): {e}"
                     )),
                 }
+                }
             }
-            let _ = std::fs::remove_dir_all(&j);
-            let _ = std::fs::remove_dir_all(&o);
+            if let Some(path) = results_file() {
+                let by_reason: BTreeMap<&str, usize> = classified
+                    .iter()
+                    .map(|(k, n)| (*k, n - classified_at.get(k).copied().unwrap_or(0)))
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                let op_failures = &failures[op_failures_at..];
+                append_result(
+                    &path,
+                    &json!({
+                        "kind": "operation",
+                        "seed": seed,
+                        "size": size,
+                        "decoupled": decoupled,
+                        "op": op.name,
+                        "settings": op.settings,
+                        "classified": by_reason,
+                        "unclassified": op_failures.iter().filter(|f| f.contains("unclassified difference")).count(),
+                        "rows_lost": rows_lost,
+                        "failures": op_failures,
+                        "seconds": op_started.elapsed().as_secs_f64(),
+                    }),
+                );
+            }
+            if !keep_copies() {
+                let _ = std::fs::remove_dir_all(&j);
+                let _ = std::fs::remove_dir_all(&o);
+            }
         }
-        let _ = std::fs::remove_dir_all(&dir);
+        if !keep_copies() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        if let Some(path) = results_file() {
+            append_result(
+                &path,
+                &json!({
+                    "kind": "seed",
+                    "seed": seed,
+                    "size": size,
+                    "decoupled": decoupled,
+                    "shape": w["shape"],
+                    "stats": w["stats"],
+                    "failures": failures.len() - failures_before,
+                    "seconds": seed_started.elapsed().as_secs_f64(),
+                }),
+            );
+        }
         // Progress, so that a long run cut short still says what it covered.
         for f in &failures[failures_before..] {
             eprintln!("FAILURE {f}");

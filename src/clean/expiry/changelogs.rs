@@ -5,10 +5,11 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use futures::StreamExt;
 use serde::Serialize;
 
 use crate::clean::control::RunControl;
-use crate::clean::expiry::plan::{DeletionPlan, MetadataScope};
+use crate::clean::expiry::plan::{Candidate, Candidates, DeletionPlan, MetadataScope};
 use crate::clean::expiry::protected::protectors::{
     changelog_label, other_protectors_except, snapshot_line,
 };
@@ -20,7 +21,9 @@ use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::error::{Error, Result};
+use crate::memory::MemoryBudget;
 use crate::spec::snapshot::Snapshot;
+use crate::storage::Location;
 use crate::table::Table;
 
 /// Caller settings for changelog expiry.
@@ -187,6 +190,8 @@ pub async fn expire_changelogs(
     )?;
     candidates.append(changelog_candidates)?;
     ctl.cancel.check()?;
+    let candidates = on_disk_only(table, candidates, rr.memory(), rr.concurrency()).await?;
+    ctl.cancel.check()?;
     let plan = DeletionPlan::build(
         &mut rr,
         table,
@@ -229,4 +234,80 @@ pub async fn expire_changelogs(
     report.deletion = deleter.report;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
+}
+
+/// Candidates read per round of existence checks in [`on_disk_only`].
+const PRESENCE_ROUND: usize = 1024;
+
+/// The candidates whose file is on disk, each with those of its extra files that are. A
+/// changelog's delta can name files that are already gone: a decoupled snapshot expiry
+/// deletes the compacted-away files itself and leaves the changelog pointing at them (Paimon
+/// Java does), and a tag's changelog expiry or an interrupted run may have taken others.
+/// Deleting an absent file is a no-op the storage layer counts as done, so without this the
+/// report would name files the run never removed. One `HEAD` per candidate location.
+async fn on_disk_only(
+    table: &Table,
+    mut cands: Candidates,
+    memory: MemoryBudget,
+    concurrency: usize,
+) -> Result<Candidates> {
+    cands.finish()?;
+    let storage = table.storage();
+    let mut out = Candidates::with_budget(memory);
+    let mut records = cands.reader();
+    let mut name = String::new();
+    let mut absent = 0usize;
+    loop {
+        let mut round = Vec::with_capacity(PRESENCE_ROUND);
+        while round.len() < PRESENCE_ROUND {
+            let Some(rec) = records.next_record() else {
+                break;
+            };
+            let rec = rec.map_err(crate::clean::expiry::plan::candidates::spill_error)?;
+            let r = cands.decode_with(rec, &mut name).ok_or_else(|| {
+                crate::clean::expiry::plan::candidates::spill_error(std::io::Error::other(
+                    "malformed candidate record",
+                ))
+            })?;
+            round.push(r);
+        }
+        if round.is_empty() {
+            break;
+        }
+        let locations: Vec<&Location> = round
+            .iter()
+            .flat_map(|r| std::iter::once(&r.location).chain(r.extras.iter()))
+            .collect();
+        let present: Vec<bool> = futures::stream::iter(locations)
+            .map(|l| async move { storage.head(l).await.map(|st| st.is_some()) })
+            .buffered(concurrency.max(1))
+            .collect::<Vec<Result<bool>>>()
+            .await
+            .into_iter()
+            .collect::<Result<_>>()?;
+        let mut at = 0;
+        for r in round {
+            let own = present[at];
+            let n = r.extras.len();
+            let extras: Vec<Location> = r
+                .extras
+                .into_iter()
+                .zip(&present[at + 1..at + 1 + n])
+                .filter(|(_, here)| **here)
+                .map(|(l, _)| l)
+                .collect();
+            at += 1 + n;
+            absent += usize::from(!own) + (n - extras.len());
+            if own {
+                out.push(r.location, Candidate::new(r.class, r.bytes, extras, ""))?;
+            }
+        }
+    }
+    if absent > 0 {
+        tracing::debug!(
+            absent,
+            "changelog expiry: candidate files already gone, not reported"
+        );
+    }
+    Ok(out)
 }

@@ -249,6 +249,20 @@ pub(crate) async fn expire_tags_by_options(
     expire_tags_with(table, by_retention, None, dry_run, ctl).await
 }
 
+/// The local wall-clock time at the instant `epoch_ms`, as epoch millis of that naive time
+/// (the form of a tag's creation time). The zone's offset at that instant, not one measured by
+/// two clock reads, which can be a millisecond off and move a cut-off placed 1 ms after a
+/// tag's creation to the other side of it.
+fn local_wall_millis(epoch_ms: i64) -> i64 {
+    use chrono::TimeZone;
+    match chrono::Local.timestamp_millis_opt(epoch_ms) {
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
+            t.naive_local().and_utc().timestamp_millis()
+        }
+        chrono::LocalResult::None => epoch_ms,
+    }
+}
+
 async fn expire_tags_with(
     table: &Table,
     by_retention: bool,
@@ -256,32 +270,58 @@ async fn expire_tags_with(
     dry_run: bool,
     ctl: &RunControl,
 ) -> Result<TagReport> {
-    let now_local = chrono::Local::now()
-        .naive_local()
-        .and_utc()
-        .timestamp_millis();
-    let offset_ms = now_local - now_millis();
+    let now_local = local_wall_millis(now_millis());
+    // The cut-off as the local wall-clock time it was at that instant: Java compares the tag's
+    // `LocalDateTime` with the cut-off turned into one the same way.
+    let cut_local = older_than_ms.map(local_wall_millis);
     let tag_dir = table.branch_root().join("tag");
     let mut names = Vec::new();
     for (name, tag) in table.tags().await? {
         let retention_passed = by_retention
             && matches!((tag.create_time_millis, tag.time_retained_millis),
                 (Some(c), Some(r)) if now_local > c.saturating_add(r));
-        let older = match older_than_ms {
-            None => false,
-            Some(cut) => match tag.create_time_millis {
+        let older = match (older_than_ms, cut_local) {
+            (Some(cut), Some(cut_local)) => match tag.create_time_millis {
                 // Creation times are the creating JVM's local wall clock.
-                Some(c) => c - offset_ms < cut,
+                Some(c) => c < cut_local,
                 None => table
                     .storage()
                     .head(&tag_dir.join(&format!("tag-{name}")))
                     .await?
                     .is_some_and(|st| st.last_modified_ms < cut),
             },
+            _ => false,
         };
         if retention_passed || older {
             names.push(name);
         }
     }
     delete_listed_tags(table, &names, dry_run, ctl).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_wall_millis;
+    use chrono::{Offset, TimeZone};
+
+    /// A cut-off 1 ms after a tag's creation is after it, and one at the creation is not,
+    /// at every instant: the local time of the cut-off is the zone's offset at that instant
+    /// added exactly, with no clock read in between.
+    #[test]
+    fn a_cut_off_one_ms_after_a_creation_time_is_after_it() {
+        let now = crate::clean::shared::clock::now_millis();
+        for k in 0..2_000i64 {
+            let created_utc = now - k * 3_600_007;
+            let created_local = local_wall_millis(created_utc);
+            let offset = chrono::Local
+                .timestamp_millis_opt(created_utc)
+                .single()
+                .map(|t| i64::from(t.offset().fix().local_minus_utc()) * 1000);
+            if let Some(o) = offset {
+                assert_eq!(created_local, created_utc + o);
+            }
+            assert!(created_local < local_wall_millis(created_utc + 1));
+            assert!(created_local >= local_wall_millis(created_utc));
+        }
+    }
 }
