@@ -91,8 +91,19 @@ impl ReferenceReader<'_> {
             .iter()
             .map(|p| self.reads_of(p, producer_none))
             .collect();
+        // Every manifest of the lists read is read (strictly), even one no protector takes
+        // entries from (a long-lived changelog's base list): unreadable metadata of a
+        // protector stops the run.
+        let every = self.manifests_of_lists(&all_lists);
         match stream_order(&reads) {
-            Some(order) => {
+            Some(mut order) => {
+                let mut listed: HashSet<&str> = order.iter().map(String::as_str).collect();
+                let rest: Vec<String> = every
+                    .iter()
+                    .filter(|m| listed.insert(m.as_str()))
+                    .cloned()
+                    .collect();
+                order.extend(rest);
                 self.protect_streamed(&reads, &order, &candidate_keys, &is_candidate, &mut protect)
                     .await
             }
@@ -100,7 +111,7 @@ impl ReferenceReader<'_> {
                 tracing::debug!(
                     "protectors' manifest orders conflict: protection reduces every manifest first"
                 );
-                self.protect_loaded(&reads, &candidate_keys, &is_candidate, &mut protect)
+                self.protect_loaded(&reads, &every, &candidate_keys, &is_candidate, &mut protect)
                     .await
             }
         }
@@ -199,20 +210,17 @@ impl ReferenceReader<'_> {
     async fn protect_loaded(
         &self,
         reads: &[ProtectorReads],
+        manifests: &[String],
         candidate_keys: &Arc<CandidateKeys>,
         is_candidate: &impl Fn(&Location) -> bool,
         protect: &mut impl FnMut(&Location),
     ) -> Result<()> {
-        let manifests: Vec<String> = reads
-            .iter()
-            .flat_map(|r| r.merged.iter().chain(&r.adds).cloned())
-            .collect();
-        self.load_slim(&manifests, candidate_keys).await?;
+        self.load_slim(manifests, candidate_keys).await?;
         // Each manifest's entries that name a candidate, found once per manifest (protectors
         // share most manifests): a slim manifest holds what passed the name filter, which
         // also passes names that only share a key with a candidate's.
         let mut slims: HashMap<&str, Arc<Vec<Slim>>> = HashMap::new();
-        for m in &manifests {
+        for m in manifests {
             if !slims.contains_key(m.as_str()) {
                 slims.insert(m.as_str(), self.cached_slim(m));
             }
