@@ -862,7 +862,9 @@ fn main() -> Res<()> {
         return Ok(());
     }
     let mut summary = Vec::new();
+    let mut growth = (Vec::new(), Vec::new());
     for op in ops {
+        let mut points = Vec::new();
         for &size in &sizes {
             let mut runs = Vec::new();
             for _ in 0..cli.repeat.max(1) {
@@ -878,12 +880,25 @@ fn main() -> Res<()> {
                 runs.push(result);
             }
             summary.push(summarize(op, size, &runs));
+            points.extend(paimon_bench::growth::Point::of(&runs));
         }
+        let (rows, problems) = paimon_bench::growth::check(op.name(), &points);
+        growth.0.extend(rows);
+        growth.1.extend(problems);
     }
     println!("\n| operation | size | runs | floor s wall (CPU) | op s wall (CPU) | op/floor wall, median (min–max) | files/s | op peak MiB | B above baseline / data file |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for line in summary {
         println!("{line}");
+    }
+    if sizes.len() > 1 {
+        println!("\nGrowth per data file:\n{}", paimon_bench::growth::HEADER);
+        for line in &growth.0 {
+            println!("{line}");
+        }
+        for p in &growth.1 {
+            println!("growth: {p}");
+        }
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 pub mod copy;
 pub mod floor;
+pub mod growth;
 pub mod measure;
 pub mod ops;
 pub mod s3;

@@ -184,7 +184,8 @@ pub(crate) fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(
 /// wrongly, which keeps a file, never deletes one.
 ///
 /// A delta manifest that `protector_manifests` names is also cached whole as protection
-/// reduces it ([`ReferenceReader::cache_slim`]), so that protection does not decode it again.
+/// reduces it ([`ReferenceReader::cache_slim`]), so that protection does not decode it again,
+/// while the cache is under its limit ([`crate::clean::expiry::protected::reader::SLIM_CACHE_BYTES`]).
 /// (Such a manifest's entries are mostly candidates: protection would keep them anyway.)
 pub async fn deleted_by_deltas(
     rr: &ReferenceReader<'_>,
@@ -197,7 +198,7 @@ pub async fn deleted_by_deltas(
     let paths = table.paths_arc();
     let mut read = stream::iter(tasks)
         .map(|(i, n)| async move {
-            let keep_slim = protector_manifests.contains(&n);
+            let keep_slim = protector_manifests.contains(&n) && !rr.slim_cache_full();
             let (reduced, slim) = rr
                 .manifest_reduced(paths, &n, true, move |p, entries| {
                     reduce_delta(p, entries, keep_slim).map(Some)

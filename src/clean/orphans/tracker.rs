@@ -183,10 +183,14 @@ pub(crate) struct Tracker {
     list_names: Names,
     /// Manifest and index manifest names, interned (lists and versions hold ids).
     manifest_names: Names,
-    /// For each manifest list id: its manifests, a range of `list_manifests` (`None`: not read).
+    /// For each manifest list id: its manifests, a range of `list_manifest_runs` (`None`: not
+    /// read).
     list_spans: Vec<Option<(u32, u32)>>,
-    /// The manifest ids of every list read, list after list.
-    list_manifests: Vec<u32>,
+    /// The manifest ids of every list read, list after list, runs of consecutive ids
+    /// shortened ([`encode_ids`]): a table whose manifests were never merged has lists that
+    /// name every earlier manifest, so the ids as they are grow with the square of the
+    /// snapshots, while their runs stay a few per list.
+    list_manifest_runs: Vec<u32>,
     /// (manifest id, branch) pairs planned for reading.
     planned: BTreeSet<(u32, u32)>,
     /// (index manifest id, branch) pairs planned for reading.
@@ -208,15 +212,24 @@ impl Tracker {
         self.manifest_names.rebuild();
     }
 
-    /// The manifest ids of list `list` (empty if it was not read).
-    fn manifests_of(&self, list: u32) -> &[u32] {
-        match self.list_spans.get(list as usize) {
-            Some(Some((start, end))) => self
-                .list_manifests
-                .get(*start as usize..*end as usize)
-                .unwrap_or(&[]),
-            _ => &[],
+    /// The manifest ids of list `list`, in order (none if it was not read).
+    fn manifests_of(&self, list: u32) -> ManifestIds<'_> {
+        encoded_span(&self.list_spans, &self.list_manifest_runs, list)
+    }
+
+    /// Records the manifest ids of list `list`, in order.
+    fn set_list(&mut self, list: u32, ids: &[u32]) -> Result<()> {
+        let too_many = || Error::Unsupported("more than 2^31 manifest list entries".into());
+        let start = u32::try_from(self.list_manifest_runs.len()).map_err(|_| too_many())?;
+        encode_ids(ids, &mut self.list_manifest_runs).ok_or_else(too_many)?;
+        let end = u32::try_from(self.list_manifest_runs.len()).map_err(|_| too_many())?;
+        if self.list_spans.len() <= list as usize {
+            self.list_spans.resize(list as usize + 1, None);
         }
+        if let Some(span) = self.list_spans.get_mut(list as usize) {
+            *span = Some((start, end));
+        }
+        Ok(())
     }
 
     /// True once list `list` was read.
@@ -489,6 +502,7 @@ impl Tracker {
             .map(|(i, r)| (of_loc.get(i).copied().unwrap_or(usize::MAX), r));
         let mut read = stream::iter(unlocated).chain(decoded);
         let mut failed: Vec<(u32, Error)> = Vec::new();
+        let mut ids: Vec<u32> = Vec::new();
         while let Some((n, r)) = read.next().await {
             let Some(l) = todo.get(n).copied() else {
                 return Err(Error::Internal(
@@ -497,25 +511,17 @@ impl Tracker {
             };
             match r {
                 Ok(names) => {
-                    let start = u32::try_from(self.list_manifests.len()).map_err(|_| {
-                        Error::Unsupported("more than 2^32 manifest list entries".into())
-                    })?;
+                    ids.clear();
                     for n in names {
-                        let id = self.manifest_names.intern(&n)?;
-                        self.list_manifests.push(id);
+                        ids.push(self.manifest_names.intern(&n)?);
                     }
-                    let end = u32::try_from(self.list_manifests.len()).map_err(|_| {
-                        Error::Unsupported("more than 2^32 manifest list entries".into())
-                    })?;
-                    if let Some(span) = self.list_spans.get_mut(l as usize) {
-                        *span = Some((start, end));
-                    }
+                    self.set_list(l, &ids)?;
                 }
                 Err(e) => failed.push((l, e)),
             }
         }
         drop(read);
-        self.list_manifests.shrink_to_fit();
+        self.list_manifest_runs.shrink_to_fit();
         self.manifest_names.shrink();
         self.list_names.shrink();
         failed.sort_by(|a, b| self.list_names.get(a.0).cmp(self.list_names.get(b.0)));
@@ -617,7 +623,7 @@ impl Tracker {
         let mut later_index: FastMap<u32, BTreeSet<u32>> = FastMap::default();
         for v in along.and_then(|r| self.versions.get(r)).unwrap_or(&[]) {
             for (l, _) in v.lists.iter() {
-                for &id in self.manifests_of(*l) {
+                for id in self.manifests_of(*l) {
                     later.entry(id).or_default().insert(v.branch);
                 }
             }
@@ -647,14 +653,8 @@ impl Tracker {
         let versions = self.versions.get(range).unwrap_or(&[]);
         for v in versions {
             for (l, _) in v.lists.iter() {
-                let ids = match self.list_spans.get(*l as usize) {
-                    Some(Some((start, end))) => self
-                        .list_manifests
-                        .get(*start as usize..*end as usize)
-                        .unwrap_or(&[]),
-                    _ => &[],
-                };
-                for &id in ids {
+                let ids = encoded_span(&self.list_spans, &self.list_manifest_runs, *l);
+                for id in ids {
                     if mark(id, v.branch) && self.planned.insert((id, v.branch)) {
                         let item = items
                             .entry((false, self.manifest_names.get(id)))
@@ -727,7 +727,7 @@ impl Tracker {
                     .filter(|i| !dropped.contains(i))
                     .filter(|i| {
                         self.versions[*i].lists.iter().any(|(l, required)| {
-                            *required && id.is_some_and(|id| self.manifests_of(*l).contains(&id))
+                            *required && id.is_some_and(|id| self.manifests_of(*l).any(|m| m == id))
                         })
                     })
                     .collect()
@@ -817,8 +817,107 @@ fn lists_needed(new: &[VersionInfo]) -> BTreeMap<u32, Vec<usize>> {
     need
 }
 
+/// Marks a run in [`encode_ids`]: the first id of the run (with this bit set), then its length.
+const RUN: u32 = 1 << 31;
+
+/// Appends `ids` to `out`, each run of at least 3 consecutive ids as two words (its first id
+/// with [`RUN`] set, then its length): never longer than the ids themselves. `None` (nothing
+/// appended) if an id has the [`RUN`] bit.
+fn encode_ids(ids: &[u32], out: &mut Vec<u32>) -> Option<()> {
+    if ids.iter().any(|id| id & RUN != 0) {
+        return None;
+    }
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i + 1;
+        while j < ids.len() && ids[j - 1].checked_add(1) == Some(ids[j]) {
+            j += 1;
+        }
+        if j - i >= 3 {
+            out.push(ids[i] | RUN);
+            out.push((j - i) as u32);
+        } else {
+            out.extend_from_slice(&ids[i..j]);
+        }
+        i = j;
+    }
+    Some(())
+}
+
+/// The ids of list `list` as [`encode_ids`] wrote them into `runs` at `spans[list]`.
+fn encoded_span<'a>(spans: &[Option<(u32, u32)>], runs: &'a [u32], list: u32) -> ManifestIds<'a> {
+    let words = match spans.get(list as usize) {
+        Some(Some((start, end))) => runs.get(*start as usize..*end as usize).unwrap_or(&[]),
+        _ => &[],
+    };
+    ManifestIds { words, run: None }
+}
+
+/// The ids of one list, decoded from [`encode_ids`]'s words.
+#[derive(Debug, Clone)]
+struct ManifestIds<'a> {
+    words: &'a [u32],
+    /// The next id of the current run and how many are left.
+    run: Option<(u32, u32)>,
+}
+
+impl Iterator for ManifestIds<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if let Some((next, left)) = self.run {
+            self.run = (left > 1).then(|| (next.wrapping_add(1), left - 1));
+            return Some(next);
+        }
+        let (&w, rest) = self.words.split_first()?;
+        if w & RUN == 0 {
+            self.words = rest;
+            return Some(w);
+        }
+        let (&len, rest) = rest.split_first()?;
+        self.words = rest;
+        let first = w & !RUN;
+        if len > 1 {
+            self.run = Some((first + 1, len - 1));
+        }
+        Some(first)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn manifest_ids_round_trip_and_runs_take_two_words() {
+        let cases: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![7],
+            vec![1, 2],
+            vec![1, 2, 3],
+            vec![5, 4, 3, 2],
+            vec![0, 1, 2, 3, 9, 10, 42, 43, 44, 45, 46, 1, 1, 1],
+            vec![u32::MAX >> 1, 3, 4, 5],
+            (0..10_000)
+                .chain(20_000..20_001)
+                .chain(10_000..10_500)
+                .collect(),
+        ];
+        for ids in &cases {
+            let mut words = Vec::new();
+            super::encode_ids(ids, &mut words).unwrap();
+            assert!(words.len() <= ids.len(), "{ids:?}: {words:?}");
+            let spans = vec![None, Some((0, words.len() as u32))];
+            let back: Vec<u32> = super::encoded_span(&spans, &words, 1).collect();
+            assert_eq!(&back, ids);
+            assert_eq!(super::encoded_span(&spans, &words, 0).count(), 0);
+        }
+        // A list naming every earlier manifest (never merged): a run, not the ids.
+        let mut words = Vec::new();
+        let every: Vec<u32> = (0..12_000).collect();
+        super::encode_ids(&every, &mut words).unwrap();
+        assert_eq!(words.len(), 2);
+        assert!(super::encode_ids(&[1 << 31], &mut words).is_none());
+    }
+
     use super::*;
 
     /// A version for [`tracker_with`]: its branch, its lists (each a list of manifest
@@ -838,17 +937,15 @@ mod tests {
             let mut ids = Vec::new();
             for (j, manifests) in lists.iter().enumerate() {
                 let id = t.list_names.intern(&format!("list-{i}-{j}")).unwrap();
-                let start = t.list_manifests.len() as u32;
-                for m in manifests {
-                    let m = t
-                        .manifest_names
-                        .intern(&format!("manifest-{m:03}"))
-                        .unwrap();
-                    t.list_manifests.push(m);
-                }
-                let end = t.list_manifests.len() as u32;
-                t.list_spans.resize(id as usize + 1, None);
-                t.list_spans[id as usize] = Some((start, end));
+                let ms: Vec<u32> = manifests
+                    .iter()
+                    .map(|m| {
+                        t.manifest_names
+                            .intern(&format!("manifest-{m:03}"))
+                            .unwrap()
+                    })
+                    .collect();
+                t.set_list(id, &ms).unwrap();
                 ids.push((id, true));
             }
             let index_manifest =

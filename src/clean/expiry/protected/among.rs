@@ -5,6 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use futures::stream::{self, StreamExt};
+
 use crate::clean::expiry::protected::protectors::{
     changelog_optional_lists, ProtectMode, Protector,
 };
@@ -64,6 +66,14 @@ impl ReferenceReader<'_> {
 
     /// [`ReferenceReader::protected_among`] without building the set: `protect` is called
     /// with every candidate location some protector still needs (possibly more than once).
+    ///
+    /// The protectors' manifests are streamed once, in an order every protector's merge
+    /// sequence (base then delta list) follows ([`stream_order`]), and each manifest's entries
+    /// are applied to every protector that reads it as soon as it is read: what is held is the
+    /// manifests in flight and, per protector, its candidate entries live so far, not every
+    /// manifest's entries at once (on tables whose manifests were never merged that is two
+    /// entries per data file). Protectors whose orders conflict (or that name a manifest twice)
+    /// are read as before: every manifest reduced first, then merged per protector.
     pub async fn protect_among(
         &mut self,
         protectors: &[Protector],
@@ -76,13 +86,141 @@ impl ReferenceReader<'_> {
         }
         let all_lists: Vec<String> = self.lists_of_all(protectors);
         self.load_lists(&all_lists, false).await?;
-        let manifests = self.manifests_of_lists(&all_lists);
-        self.load_slim(&manifests, &candidate_keys).await?;
+        let producer_none = self.table.options().changelog_producer_none();
+        let reads: Vec<ProtectorReads> = protectors
+            .iter()
+            .map(|p| self.reads_of(p, producer_none))
+            .collect();
+        // Every manifest of the lists read is read (strictly), even one no protector takes
+        // entries from (a long-lived changelog's base list): unreadable metadata of a
+        // protector stops the run.
+        let every = self.manifests_of_lists(&all_lists);
+        match stream_order(&reads) {
+            Some(mut order) => {
+                let mut listed: HashSet<&str> = order.iter().map(String::as_str).collect();
+                let rest: Vec<String> = every
+                    .iter()
+                    .filter(|m| listed.insert(m.as_str()))
+                    .cloned()
+                    .collect();
+                order.extend(rest);
+                self.protect_streamed(&reads, &order, &candidate_keys, &is_candidate, &mut protect)
+                    .await
+            }
+            None => {
+                tracing::debug!(
+                    "protectors' manifest orders conflict: protection reduces every manifest first"
+                );
+                self.protect_loaded(&reads, &every, &candidate_keys, &is_candidate, &mut protect)
+                    .await
+            }
+        }
+    }
+
+    /// The manifests protector `p` reads, in order, by how it reads them (its lists loaded).
+    fn reads_of(&self, p: &Protector, producer_none: bool) -> ProtectorReads {
+        let s = &p.snapshot;
+        let mut merged: Vec<String> = Vec::new();
+        let mut adds_lists: Vec<String> = Vec::new();
+        match p.mode {
+            ProtectMode::Full => {
+                merged = self.manifests_of_lists(&[
+                    s.base_manifest_list.clone(),
+                    s.delta_manifest_list.clone(),
+                ]);
+                adds_lists.extend(s.changelog_manifest_list.clone());
+            }
+            ProtectMode::DeltaAdds => {
+                adds_lists.push(s.delta_manifest_list.clone());
+                adds_lists.extend(s.changelog_manifest_list.clone());
+            }
+            ProtectMode::Changelog => match &s.changelog_manifest_list {
+                Some(c) => adds_lists.push(c.clone()),
+                None if producer_none => adds_lists.push(s.delta_manifest_list.clone()),
+                None => {}
+            },
+        }
+        ProtectorReads {
+            merged,
+            adds: self.manifests_of_lists(&adds_lists),
+        }
+    }
+
+    /// Protection streamed in `order` (see [`ReferenceReader::protect_among`]).
+    async fn protect_streamed(
+        &self,
+        reads: &[ProtectorReads],
+        order: &[String],
+        candidate_keys: &Arc<CandidateKeys>,
+        is_candidate: &impl Fn(&Location) -> bool,
+        protect: &mut impl FnMut(&Location),
+    ) -> Result<()> {
+        let at: HashMap<&str, usize> = order
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.as_str(), i))
+            .collect();
+        // Per manifest: the protectors merging it, whether some protector reads its ADDs, and
+        // the protectors whose merge it ends.
+        let mut mergers: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
+        let mut adds: Vec<bool> = vec![false; order.len()];
+        let mut ending: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
+        for (p, r) in reads.iter().enumerate() {
+            for m in &r.merged {
+                if let Some(&i) = at.get(m.as_str()) {
+                    mergers[i].push(p);
+                }
+            }
+            if let Some(&i) = r.merged.last().and_then(|m| at.get(m.as_str())) {
+                ending[i].push(p);
+            }
+            for m in &r.adds {
+                if let Some(&i) = at.get(m.as_str()) {
+                    adds[i] = true;
+                }
+            }
+        }
+        let mut live: Vec<LiveEntries> = reads.iter().map(|_| LiveEntries::default()).collect();
+        let mut read = stream::iter(order.iter().cloned())
+            .map(|n| self.reduced_for_protection(n, candidate_keys.clone()))
+            .buffered(self.concurrency());
+        let mut i = 0;
+        while let Some(slim) = read.next().await {
+            let slim = slim?;
+            let relevant: Vec<&Slim> = slim
+                .iter()
+                .filter(|e| e.locations().any(is_candidate))
+                .collect();
+            for &p in &mergers[i] {
+                live[p].apply(&relevant);
+            }
+            if adds[i] {
+                protect_adds(&relevant, protect);
+            }
+            for &p in &ending[i] {
+                std::mem::take(&mut live[p]).protect_all(protect);
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Protection with every manifest reduced first, then merged per protector (the orders of
+    /// the protectors' manifests conflict, or one names a manifest twice).
+    async fn protect_loaded(
+        &self,
+        reads: &[ProtectorReads],
+        manifests: &[String],
+        candidate_keys: &Arc<CandidateKeys>,
+        is_candidate: &impl Fn(&Location) -> bool,
+        protect: &mut impl FnMut(&Location),
+    ) -> Result<()> {
+        self.load_slim(manifests, candidate_keys).await?;
         // Each manifest's entries that name a candidate, found once per manifest (protectors
         // share most manifests): a slim manifest holds what passed the name filter, which
         // also passes names that only share a key with a candidate's.
         let mut slims: HashMap<&str, Arc<Vec<Slim>>> = HashMap::new();
-        for m in &manifests {
+        for m in manifests {
             if !slims.contains_key(m.as_str()) {
                 slims.insert(m.as_str(), self.cached_slim(m));
             }
@@ -92,68 +230,22 @@ impl ReferenceReader<'_> {
             .map(|(m, slim)| {
                 let kept = slim
                     .iter()
-                    .filter(|e| e.locations().any(&is_candidate))
+                    .filter(|e| e.locations().any(is_candidate))
                     .collect();
                 (*m, kept)
             })
             .collect();
-
-        let producer_none = self.table.options().changelog_producer_none();
-        for p in protectors {
-            let s = &p.snapshot;
-            let slim_of_list = |list: &str| -> Vec<&[&Slim]> {
-                self.list(list)
-                    .iter()
-                    .filter_map(|m| relevant.get(m.file_name.as_str()).map(Vec::as_slice))
-                    .collect()
-            };
-            let mut adds_only: Vec<String> = Vec::new();
-            match p.mode {
-                ProtectMode::Full => {
-                    // Merge base then delta by identifier (location, level and the rest,
-                    // exactly as readers merge), over candidates only (the merge is per
-                    // key); every live entry then protects its location, whatever entry a
-                    // candidate came from.
-                    let mut live: FastMap<(&Location, i32, &[u8]), &Slim> = FastMap::default();
-                    for list in [&s.base_manifest_list, &s.delta_manifest_list] {
-                        for m in slim_of_list(list) {
-                            for e in m.iter() {
-                                let key = (&e.location, e.level, &e.ident[..]);
-                                match e.kind {
-                                    FileKind::Add => {
-                                        live.insert(key, *e);
-                                    }
-                                    FileKind::Delete => {
-                                        live.remove(&key);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    for e in live.into_values() {
-                        for l in e.locations() {
-                            protect(l);
-                        }
-                    }
-                    adds_only.extend(s.changelog_manifest_list.clone());
+        for r in reads {
+            let mut live = LiveEntries::default();
+            for m in &r.merged {
+                if let Some(entries) = relevant.get(m.as_str()) {
+                    live.apply(entries);
                 }
-                ProtectMode::DeltaAdds => {
-                    adds_only.push(s.delta_manifest_list.clone());
-                    adds_only.extend(s.changelog_manifest_list.clone());
-                }
-                ProtectMode::Changelog => match &s.changelog_manifest_list {
-                    Some(c) => adds_only.push(c.clone()),
-                    None if producer_none => adds_only.push(s.delta_manifest_list.clone()),
-                    None => {}
-                },
             }
-            for list in adds_only {
-                for m in slim_of_list(&list) {
-                    for e in m.iter().filter(|e| e.kind == FileKind::Add) {
-                        for l in e.locations() {
-                            protect(l);
-                        }
-                    }
+            live.protect_all(protect);
+            for m in &r.adds {
+                if let Some(entries) = relevant.get(m.as_str()) {
+                    protect_adds(entries, protect);
                 }
             }
         }
@@ -209,5 +301,249 @@ impl ReferenceReader<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// The manifests one protector reads: `merged` in order (a full version's base then delta
+/// list, merged by identifier as readers merge), `adds` for the files their ADD entries name.
+#[derive(Debug)]
+struct ProtectorReads {
+    merged: Vec<String>,
+    adds: Vec<String>,
+}
+
+/// An order of every manifest the protectors read in which each protector's `merged` manifests
+/// come in its own order: the first-appearance order where the protectors agree, a topological
+/// order of "comes right before" otherwise. `None` when no such order exists or a protector
+/// merges a manifest twice (protection then reduces every manifest first).
+fn stream_order(reads: &[ProtectorReads]) -> Option<Vec<String>> {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut edges: Vec<Vec<usize>> = Vec::new();
+    let mut indegree: Vec<usize> = Vec::new();
+    for r in reads {
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut prev: Option<usize> = None;
+        for m in &r.merged {
+            let i = match index.get(m.as_str()) {
+                Some(&i) => i,
+                None => {
+                    index.insert(m.as_str(), names.len());
+                    names.push(m.as_str());
+                    edges.push(Vec::new());
+                    indegree.push(0);
+                    names.len() - 1
+                }
+            };
+            if !seen.insert(i) {
+                return None;
+            }
+            if let Some(p) = prev {
+                edges[p].push(i);
+                indegree[i] += 1;
+            }
+            prev = Some(i);
+        }
+    }
+    // Kahn's algorithm, smallest first-appearance index first (deterministic).
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = indegree
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| **d == 0)
+        .map(|(i, _)| std::cmp::Reverse(i))
+        .collect();
+    let mut order: Vec<String> = Vec::with_capacity(names.len());
+    while let Some(std::cmp::Reverse(i)) = ready.pop() {
+        order.push(names[i].to_string());
+        for &j in &edges[i] {
+            indegree[j] -= 1;
+            if indegree[j] == 0 {
+                ready.push(std::cmp::Reverse(j));
+            }
+        }
+    }
+    if order.len() != names.len() {
+        return None;
+    }
+    // Manifests only read for their ADDs, anywhere (their order does not matter).
+    let mut extra: HashSet<&str> = HashSet::new();
+    for r in reads {
+        for m in &r.adds {
+            if !index.contains_key(m.as_str()) && extra.insert(m.as_str()) {
+                order.push(m.clone());
+            }
+        }
+    }
+    Some(order)
+}
+
+/// A protector's candidate entries live so far in its merge, by identifier (location, level
+/// and the rest, exactly as readers merge), with the extra files each names. Held by a hash of
+/// the identifier, each compared exactly within its hash (a DELETE copies nothing).
+#[derive(Debug, Default)]
+struct LiveEntries(FastMap<u64, Vec<LiveEntry>>);
+
+/// One live entry of [`LiveEntries`].
+#[derive(Debug)]
+struct LiveEntry {
+    location: Location,
+    level: i32,
+    ident: Box<[u8]>,
+    extras: Vec<Location>,
+}
+
+impl LiveEntry {
+    fn is(&self, e: &Slim) -> bool {
+        self.level == e.level && self.location == e.location && self.ident == e.ident
+    }
+}
+
+impl LiveEntries {
+    /// Apply one manifest's entries in order: an ADD makes its identifier live, a DELETE
+    /// removes it.
+    fn apply(&mut self, entries: &[&Slim]) {
+        for e in entries {
+            let h = self
+                .0
+                .hasher()
+                .hash_one((e.location.as_str(), e.level, &e.ident[..]));
+            match e.kind {
+                FileKind::Add => {
+                    let same = self.0.entry(h).or_default();
+                    match same.iter_mut().find(|x| x.is(e)) {
+                        Some(x) => x.extras = e.extras.clone(),
+                        None => same.push(LiveEntry {
+                            location: e.location.clone(),
+                            level: e.level,
+                            ident: e.ident.clone(),
+                            extras: e.extras.clone(),
+                        }),
+                    }
+                }
+                FileKind::Delete => {
+                    if let Some(same) = self.0.get_mut(&h) {
+                        same.retain(|x| !x.is(e));
+                        if same.is_empty() {
+                            self.0.remove(&h);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Protect every live entry's location and extra files.
+    fn protect_all(self, protect: &mut impl FnMut(&Location)) {
+        for x in self.0.into_values().flatten() {
+            protect(&x.location);
+            for l in &x.extras {
+                protect(l);
+            }
+        }
+    }
+}
+
+/// Protect every location the ADD entries among `entries` name.
+fn protect_adds(entries: &[&Slim], protect: &mut impl FnMut(&Location)) {
+    for e in entries.iter().filter(|e| e.kind == FileKind::Add) {
+        for l in e.locations() {
+            protect(l);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reads(merged: &[&str], adds: &[&str]) -> ProtectorReads {
+        ProtectorReads {
+            merged: merged.iter().map(|s| s.to_string()).collect(),
+            adds: adds.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_stream_order_follows_every_protectors_merge_order() {
+        // Prefixes of one sequence (a never-merged table's versions), a merged manifest in
+        // front of later deltas, and a manifest only read for its ADDs.
+        let order = stream_order(&[
+            reads(&["m1", "m2", "m3", "m4"], &["c1"]),
+            reads(&["m1", "m2"], &[]),
+            reads(&["x", "m3", "m4", "m5"], &["m5", "c2"]),
+        ])
+        .unwrap();
+        let at = |m: &str| order.iter().position(|o| o == m).unwrap();
+        assert!(at("m1") < at("m2") && at("m2") < at("m3") && at("m3") < at("m4"));
+        assert!(at("x") < at("m3") && at("m4") < at("m5"));
+        assert_eq!(order.len(), 8);
+        assert_eq!(&order[6..], ["c1", "c2"]);
+    }
+
+    #[test]
+    fn conflicting_orders_or_a_manifest_merged_twice_have_no_stream_order() {
+        assert!(stream_order(&[reads(&["a", "b"], &[]), reads(&["b", "a"], &[])]).is_none());
+        assert!(stream_order(&[
+            reads(&["a", "b"], &[]),
+            reads(&["b", "c"], &[]),
+            reads(&["c", "a"], &[])
+        ])
+        .is_none());
+        assert!(stream_order(&[reads(&["a", "b", "a"], &[])]).is_none());
+        // Read for ADDs twice is no conflict.
+        assert!(stream_order(&[reads(&["a"], &["a", "b"]), reads(&[], &["b"])]).is_some());
+    }
+
+    fn slim(kind: FileKind, location: &str, level: i32, ident: &[u8]) -> Slim {
+        Slim {
+            kind,
+            level,
+            location: Location::parse(location).unwrap(),
+            extras: vec![Location::parse(&format!("{location}.index")).unwrap()],
+            ident: ident.into(),
+        }
+    }
+
+    #[test]
+    fn live_entries_merge_by_the_whole_identifier() {
+        let a = "file:///t/bucket-0/data-a.orc";
+        let b = "file:///t/bucket-0/data-b.orc";
+        let c = "file:///t/bucket-0/data-c.orc";
+        let entries = [
+            slim(FileKind::Add, a, 0, b"p"),
+            slim(FileKind::Add, b, 0, b"p"),
+            slim(FileKind::Add, c, 0, b"p"),
+            // Another level: does not remove `a`.
+            slim(FileKind::Delete, a, 1, b"p"),
+            // Another identifier rest (partition, bucket, ...): does not remove `b`.
+            slim(FileKind::Delete, b, 0, b"q"),
+            // Removes `c`, which a later ADD brings back at another level.
+            slim(FileKind::Delete, c, 0, b"p"),
+        ];
+        let mut live = LiveEntries::default();
+        live.apply(&entries.iter().collect::<Vec<_>>());
+        let later = [slim(FileKind::Add, c, 2, b"p")];
+        live.apply(&later.iter().collect::<Vec<_>>());
+        let mut got: Vec<String> = Vec::new();
+        live.protect_all(&mut |l| got.push(l.as_str().to_string()));
+        got.sort();
+        let mut want: Vec<String> = [a, b, c]
+            .iter()
+            .flat_map(|l| [l.to_string(), format!("{l}.index")])
+            .collect();
+        want.sort();
+        assert_eq!(got, want);
+
+        let mut live = LiveEntries::default();
+        live.apply(&entries[..3].iter().collect::<Vec<_>>());
+        let gone = [
+            slim(FileKind::Delete, a, 0, b"p"),
+            slim(FileKind::Delete, b, 0, b"p"),
+            slim(FileKind::Delete, c, 0, b"p"),
+        ];
+        live.apply(&gone.iter().collect::<Vec<_>>());
+        let mut none = 0;
+        live.protect_all(&mut |_| none += 1);
+        assert_eq!(none, 0);
     }
 }

@@ -71,7 +71,16 @@ pub struct ReferenceReader<'t> {
     memory: MemoryBudget,
     /// What the reduced manifests charged to `memory` (released with them).
     slim_charged: std::sync::atomic::AtomicU64,
+    /// At most this many bytes of manifests reduced by candidate readers are kept for
+    /// protection ([`ReferenceReader::cache_slim`]); past it protection reads them again.
+    slim_cache_limit: u64,
 }
+
+/// At most this many bytes of delta manifests reduced by the candidate readers are kept for
+/// protection ([`ReferenceReader::cache_slim`]). Past it a manifest is read again when a
+/// protector names it: on a table whose manifests were never merged the kept snapshot names
+/// every delta manifest, and caching them all held about 500 bytes per data file.
+pub const SLIM_CACHE_BYTES: u64 = 8 << 20;
 
 /// Up to this many bytes of protectors' manifests are fetched from an object store while the
 /// candidates are read (see [`ReferenceReader::prefetch`]).
@@ -133,7 +142,23 @@ impl<'t> ReferenceReader<'t> {
             }),
             memory: MemoryBudget::default(),
             slim_charged: std::sync::atomic::AtomicU64::new(0),
+            slim_cache_limit: SLIM_CACHE_BYTES,
         }
+    }
+
+    /// This reader, keeping at most `bytes` of manifests reduced by candidate readers for
+    /// protection instead of [`SLIM_CACHE_BYTES`] (tests and benchmarks: 0 makes protection
+    /// read every manifest itself).
+    #[cfg(any(test, feature = "internal-api"))]
+    pub fn with_slim_cache_bytes(mut self, bytes: u64) -> Self {
+        self.slim_cache_limit = bytes;
+        self
+    }
+
+    /// Bytes of reduced manifests held for protection now (charged to the run's budget).
+    #[cfg(any(test, feature = "internal-api"))]
+    pub fn slim_cached_bytes(&self) -> u64 {
+        self.slim_charged.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// This reader, charging what it and the plans built with it hold to `memory` (the
@@ -194,8 +219,37 @@ impl<'t> ReferenceReader<'t> {
     /// would reduce it: protection then finds it at hand instead of decoding it again. (The
     /// cache holds, per manifest, a superset of the entries that name a candidate; protection
     /// confirms each on its exact location.)
+    ///
+    /// Kept only while the cache holds at most the reader's limit ([`SLIM_CACHE_BYTES`]) and
+    /// the run's budget allows it; otherwise dropped, and protection reads the manifest again.
     pub(crate) fn cache_slim(&self, name: String, entries: Vec<Slim>) {
+        use std::sync::atomic::Ordering;
+        let bytes: u64 = entries.iter().map(Slim::heap_bytes).sum();
+        let fits = self
+            .slim_charged
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                held.checked_add(bytes)
+                    .filter(|after| *after <= self.slim_cache_limit)
+            })
+            .is_ok();
+        if !fits {
+            return;
+        }
+        if self
+            .memory
+            .charge("manifests reduced for protection", bytes)
+            .is_err()
+        {
+            self.slim_charged.fetch_sub(bytes, Ordering::Relaxed);
+            return;
+        }
         self.slim.insert_all([(name, entries)]);
+    }
+
+    /// True once [`ReferenceReader::cache_slim`] keeps nothing more (its limit reached): a
+    /// candidate reader then need not reduce a manifest for protection.
+    pub(crate) fn slim_cache_full(&self) -> bool {
+        self.slim_charged.load(std::sync::atomic::Ordering::Relaxed) >= self.slim_cache_limit
     }
 
     /// Drop what this reader cached (manifest lists, reduced manifests, index manifests,
@@ -270,6 +324,38 @@ impl<'t> ReferenceReader<'t> {
             Err(e) if tolerate_missing && e.is_not_found() => Ok(T::default()),
             Err(e) => Err(e),
         }
+    }
+
+    /// Manifest `name` reduced for protection: as cached, else read (strictly) and reduced to
+    /// the entries that may name a candidate, not cached (protection streams each manifest
+    /// once).
+    pub(super) async fn reduced_for_protection(
+        &self,
+        name: String,
+        candidate_keys: Arc<CandidateKeys>,
+    ) -> Result<Arc<Vec<Slim>>> {
+        if let Some(v) = self.slim.get(&name) {
+            return Ok(v);
+        }
+        let paths = self.table.paths_arc();
+        let reduce =
+            move |p: &PathFactory, entries: ManifestFiles<'_>| slim_of(p, entries, &candidate_keys);
+        let fetched = self
+            .fetched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .content
+            .remove(&name);
+        let slim = match fetched {
+            Some(bytes) => {
+                self.table
+                    .reader()
+                    .manifest_bytes_reduced(paths, &name, bytes, reduce)
+                    .await?
+            }
+            None => self.manifest_reduced(paths, &name, false, reduce).await?,
+        };
+        Ok(Arc::new(slim))
     }
 
     pub(super) async fn load_slim(

@@ -1,0 +1,140 @@
+//! The growth check over a series of sizes of one shape (`--size all`: small, medium, large;
+//! `--size meta`: meta-1k, meta-2k, meta-4k): per operation, peak memory above the baseline per
+//! data file, and operation time per data file, at each size; a size whose bytes per data file
+//! pass [`MAX_BYTES_PER_DATA_FILE`] above [`CONSTANT_MIB`], or whose time or memory per data
+//! file grows past [`MAX_STEP`] times the previous size's, is flagged.
+
+use serde_json::Value;
+
+/// The most peak memory above the baseline per data file an operation may take ...
+pub const MAX_BYTES_PER_DATA_FILE: f64 = 64.0;
+
+/// ... above this constant (MiB: runtime, I/O buffers, manifests in flight, the bounded
+/// caches such as expiry's reduced manifests kept for protection).
+pub const CONSTANT_MIB: f64 = 16.0;
+
+/// Per data file, time and memory may grow at most this much from one size to the next.
+pub const MAX_STEP: f64 = 1.3;
+
+/// One size's figures of one operation (medians over its runs).
+#[derive(Debug, Clone)]
+pub struct Point {
+    /// The preset.
+    pub size: String,
+    /// Data files the generator wrote.
+    pub data_files: f64,
+    /// Peak RSS above the baseline, bytes.
+    pub above: f64,
+    /// The operation's CPU time, milliseconds.
+    pub cpu_ms: f64,
+}
+
+impl Point {
+    /// From the runs' JSON results (`run_one`), medians; `None` without runs.
+    pub fn of(runs: &[Value]) -> Option<Point> {
+        let first = runs.first()?;
+        let med = |f: &dyn Fn(&Value) -> Option<f64>| -> f64 {
+            let mut v: Vec<f64> = runs.iter().filter_map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+        };
+        Some(Point {
+            size: first["size"].as_str().unwrap_or("?").to_string(),
+            data_files: first["generated"]["data_files"]
+                .as_f64()
+                .unwrap_or(f64::NAN),
+            above: med(&|r| {
+                let run = r["run"]["vmhwm_kb"].as_f64()?;
+                let base = r["baseline"]["vmhwm_kb"].as_f64()?;
+                Some((run - base).max(0.0) * 1024.0)
+            }),
+            cpu_ms: med(&|r| r["run"]["cpu_ms"].as_f64()),
+        })
+    }
+
+    /// Bytes per data file above the constant.
+    pub fn bytes_over_constant(&self) -> f64 {
+        (self.above - CONSTANT_MIB * 1048576.0).max(0.0) / self.data_files
+    }
+}
+
+/// Markdown rows (one per size) for one operation's series, and the problems found.
+pub fn check(op: &str, points: &[Point]) -> (Vec<String>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    let mut prev: Option<&Point> = None;
+    for p in points {
+        let per_file = p.above / p.data_files;
+        let over = p.bytes_over_constant();
+        let cpu_us = p.cpu_ms * 1000.0 / p.data_files;
+        let (mem_step, cpu_step) = match prev {
+            Some(q) => (
+                per_file / (q.above / q.data_files),
+                cpu_us / (q.cpu_ms * 1000.0 / q.data_files),
+            ),
+            None => (f64::NAN, f64::NAN),
+        };
+        if over > MAX_BYTES_PER_DATA_FILE {
+            problems.push(format!(
+                "{op} at {}: {over:.0} B per data file above {CONSTANT_MIB} MiB (goal {MAX_BYTES_PER_DATA_FILE})",
+                p.size
+            ));
+        }
+        // The memory step only counts once the size is past the constant (below it the
+        // constant dominates and the ratio says nothing about growth).
+        if over > 0.0 && mem_step > MAX_STEP {
+            problems.push(format!(
+                "{op} at {}: memory per data file {mem_step:.2}x the previous size's",
+                p.size
+            ));
+        }
+        if cpu_step > MAX_STEP {
+            problems.push(format!(
+                "{op} at {}: CPU per data file {cpu_step:.2}x the previous size's",
+                p.size
+            ));
+        }
+        rows.push(format!(
+            "| {op} | {} | {:.0} | {:.0} | {per_file:.0} | {over:.0} | {mem_step:.2} | {cpu_us:.1} | {cpu_step:.2} |",
+            p.size,
+            p.data_files,
+            p.above / 1048576.0,
+        ));
+        prev = Some(p);
+    }
+    (rows, problems)
+}
+
+/// The header of [`check`]'s rows.
+pub const HEADER: &str = "| operation | size | data files | peak above baseline MiB | B / data file | B / data file above the constant | memory step | CPU µs / data file | CPU step |\n|---|---|---|---|---|---|---|---|---|";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(size: &str, files: f64, mib: f64, cpu_ms: f64) -> Point {
+        Point {
+            size: size.into(),
+            data_files: files,
+            above: mib * 1048576.0,
+            cpu_ms,
+        }
+    }
+
+    #[test]
+    fn linear_series_within_the_goal_pass_and_superlinear_ones_are_flagged() {
+        let good = [
+            point("meta-1k", 100_000.0, 20.0, 1000.0),
+            point("meta-2k", 200_000.0, 24.0, 2100.0),
+        ];
+        let (rows, problems) = check("expire-snapshots", &good);
+        assert_eq!(rows.len(), 2);
+        assert!(problems.is_empty(), "{problems:?}");
+        let bad = [
+            point("meta-1k", 100_000.0, 88.0, 1000.0),
+            point("meta-2k", 200_000.0, 300.0, 3000.0),
+        ];
+        let (_, problems) = check("expire-snapshots", &bad);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+    }
+}
