@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod tools;
+pub use tools::{cli_bin, gen_bin};
+
 /// Snapshot ids of `table`'s main branch present on disk (`snapshot/snapshot-<id>`),
 /// ascending.
 pub fn snapshot_ids(table: &Path) -> Vec<i64> {
