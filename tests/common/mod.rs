@@ -5,7 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod tools;
-pub use tools::{cli_bin, gen_bin};
+
+/// The `paimon-cleanup` CLI of the workspace member in `tools/`, built for this test run.
+pub fn cli_bin() -> &'static str {
+    tools::cli_bin()
+}
+
+/// The `paimon-gen` table generator of the workspace member in `tools/`, built for this test run.
+pub fn gen_bin() -> &'static str {
+    tools::gen_bin()
+}
 
 /// Snapshot ids of `table`'s main branch present on disk (`snapshot/snapshot-<id>`),
 /// ascending.

@@ -1,10 +1,12 @@
 //! The command-line tools (`paimon-cleanup`, `paimon-gen`) for the integration tests.
 //!
 //! The tools are the workspace member in `tools/`, another package than the library these tests
-//! belong to, so cargo gives the tests no `CARGO_BIN_EXE_*` for them. The first call builds them
-//! once per test process with the cargo that runs the tests, for the same manifest and profile
-//! (target directory and build flags come from the same environment and configuration), and
-//! takes each binary's path from cargo's own report; later calls reuse the paths.
+//! belong to, so cargo gives the tests no `CARGO_BIN_EXE_*` for them. The first call asks the
+//! cargo that runs the tests to build them, once per test process: `cargo test --no-run` of the
+//! tools' test target `tools_bins` (which makes cargo build the plain binaries) together with
+//! the running test's own target, for both packages and in the running test's profile. That is
+//! the build `cargo test` at the root just did, so the library is not compiled again under
+//! another feature set or profile; cargo reports each binary's path.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -49,26 +51,61 @@ fn profile_args() -> Vec<String> {
     }
 }
 
+/// The running test target's name (`<target>/<profile>/deps/<name>-<hash>`), when it has one.
+fn own_test_target() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let stem = exe.file_stem()?.to_str()?;
+    let (name, hash) = stem.rsplit_once('-')?;
+    hash.chars()
+        .all(|c| c.is_ascii_hexdigit())
+        .then(|| name.to_owned())
+}
+
 /// Builds the tools' binaries and maps each binary's name to its path.
 fn build_tools() -> BTreeMap<String, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-    let out = Command::new(&cargo)
-        .arg("build")
-        .arg("--manifest-path")
+    let mut cmd = Command::new(&cargo);
+    // The variables cargo sets for a test process describe this test, not the build: build
+    // scripts that watch them (`rerun-if-env-changed`) would otherwise run again and rebuild the
+    // library under the outer `cargo test`'s feet.
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        let per_test = [
+            "CARGO_PKG_",
+            "CARGO_MANIFEST_",
+            "CARGO_BIN_",
+            "CARGO_CRATE_NAME",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_TARGET_TMPDIR",
+            "CARGO_RUSTC_CURRENT_DIR",
+            "OUT_DIR",
+        ];
+        if per_test.iter().any(|p| key.starts_with(p)) {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.args(["test", "--no-run", "--manifest-path"])
         .arg(&manifest)
         .args([
             "-p",
+            "paimon-cleanup",
+            "-p",
             "paimon-cleanup-tools",
-            "--bins",
+            "--test",
+            "tools_bins",
             "--message-format=json-render-diagnostics",
         ])
-        .args(profile_args())
+        .args(profile_args());
+    if let Some(name) = own_test_target() {
+        cmd.args(["--test", &name]);
+    }
+    let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cargo} build for the tools: {e}"));
     assert!(
         out.status.success(),
-        "{cargo} build -p paimon-cleanup-tools failed:\n{}",
+        "{cargo} test --no-run (the tools' binaries) failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let mut bins = BTreeMap::new();
@@ -76,7 +113,7 @@ fn build_tools() -> BTreeMap<String, String> {
         let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        if msg["reason"] != "compiler-artifact" {
+        if msg["reason"] != "compiler-artifact" || msg["profile"]["test"] == true {
             continue;
         }
         if let (Some(name), Some(exe)) =
