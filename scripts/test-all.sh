@@ -45,9 +45,9 @@ step() {
 step "pypaimon harness self-test" "$PAIMON_PYTHON" tests/py/selftest.py
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --all-targets -- -D warnings
-# The library as CMake builds it for users: without the tools (`cli` feature) and their crates.
-step "cargo clippy --lib without the cli feature" \
-  cargo clippy --lib --no-default-features --features library -- -D warnings
+# The library as CMake builds it for users: without the tools (tools/) and their crates.
+step "cargo clippy --lib without the tools" \
+  cargo clippy -p paimon-cleanup --lib --no-default-features --features library -- -D warnings
 
 step "Paimon Java reference harness (scripts/setup-java-reference.sh)" bash scripts/setup-java-reference.sh
 step "pyiceberg for the Iceberg-compatible Java seeds (scripts/setup-pyiceberg.sh)" bash scripts/setup-pyiceberg.sh

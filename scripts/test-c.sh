@@ -95,10 +95,10 @@ run_example() {
 }
 
 # --- 1. configure, build, install ------------------------------------------------------------
-# The library is built with cargo's default features here (`cli` included): the ctests
-# (build_cli), test-bindings.sh and test-python.sh build the CLI with them, and one feature set
+# The library is built with cargo's default features here: the ctests (build_cli),
+# test-bindings.sh and test-python.sh build the CLI (tools/) against them, and one feature set
 # means the crate is compiled once. The library-only feature set is checked by test-all.sh
-# (cargo clippy --lib --no-default-features) and tests/lean_library.rs.
+# (cargo clippy -p paimon-cleanup --lib --no-default-features) and tests/lean_library.rs.
 run_step "cmake configure" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
   "-DPAIMON_CLEANUP_ASAN=$ASAN" ${PAIMON_FIXTURES:+"-DPAIMON_FIXTURES_DIR=$PAIMON_FIXTURES"} \
   "-DPAIMON_CLEANUP_DEFAULT_FEATURES=${PAIMON_CLEANUP_DEFAULT_FEATURES:-ON}"

@@ -26,7 +26,6 @@ use serde_json::{json, Value};
 
 use anomaly::{copy_exact, diff, exact_tree, mkfifo, run_timeout, Ended, Rng};
 
-const CLI: &str = env!("CARGO_BIN_EXE_paimon-cleanup");
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Which base table a state lives in.
@@ -735,7 +734,7 @@ fn is_root() -> bool {
 fn bases() -> Option<(tempfile::TempDir, PathBuf, tempfile::TempDir, PathBuf)> {
     let (tm, main, _) = common::pypaimon_table("append_unaware")?;
     let (ended, out, err) = run_timeout(
-        Command::new(CLI).args([
+        Command::new(common::cli_bin()).args([
             "expire-snapshots",
             main.to_str().unwrap(),
             "--retain-min",
@@ -795,7 +794,7 @@ fn run_case(
         let mut cmd = if a == Anomaly::NoPermission && !no_perm_user {
             as_nobody(root)?
         } else {
-            Command::new(CLI)
+            Command::new(common::cli_bin())
         };
         cmd.arg(op.name).arg(&table).args((op.args)());
         if op.dry && op.name != "inspect" {
@@ -884,7 +883,12 @@ fn as_nobody(root: &Path) -> Result<Command, String> {
         }
     }
     let mut c = Command::new(setpriv);
-    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", CLI]);
+    c.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        common::cli_bin(),
+    ]);
     Ok(c)
 }
 

@@ -10,10 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn cli(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(common::cli_bin()).args(args).output().unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

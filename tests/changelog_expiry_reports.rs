@@ -68,7 +68,7 @@ fn report_paths(v: &serde_json::Value, table: &Path, out: &mut BTreeSet<String>)
 /// `expire-changelogs TABLE --json` keeping one changelog (plus `extra` arguments); the files
 /// its report names.
 fn expire_changelogs_cli(table: &Path, extra: &[&str]) -> BTreeSet<String> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
+    let mut cmd = Command::new(common::cli_bin());
     cmd.arg("expire-changelogs")
         .arg(table)
         .args(["--retain-min=1", "--retain-max=1", "--json"])

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"))
+    Command::new(common::cli_bin())
         .args(args)
         .env_remove("PAIMON_CLEANUP_LOG")
         .env("TZ", "UTC")

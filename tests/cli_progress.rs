@@ -9,8 +9,6 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const EXE: &str = env!("CARGO_BIN_EXE_paimon-cleanup");
-
 /// A copy of a Java-written table with 8 snapshots (expiring down to 1 touches data files,
 /// manifests, manifest lists, index files and snapshot files).
 fn table() -> Option<(tempfile::TempDir, PathBuf)> {
@@ -32,7 +30,7 @@ fn has_script() -> bool {
 /// Runs the CLI with `args` under a pseudo-terminal (stdout and stderr both on it) and returns
 /// what the terminal received.
 fn under_pty(args: &[&str]) -> String {
-    let mut line = EXE.to_string();
+    let mut line = common::cli_bin().to_string();
     for a in args {
         line.push_str(&format!(" '{a}'"));
     }
@@ -48,7 +46,7 @@ fn under_pty(args: &[&str]) -> String {
 }
 
 fn piped(args: &[&str]) -> Output {
-    let o = Command::new(EXE)
+    let o = Command::new(common::cli_bin())
         .args(args)
         .env_remove("PAIMON_CLEANUP_LOG")
         .output()
@@ -120,7 +118,10 @@ fn quiet_and_a_pipe_show_no_progress() {
         .copied()
         .chain(["--quiet", "--progress", "json"])
         .collect();
-    let o = Command::new(EXE).args(&both).output().unwrap();
+    let o = Command::new(common::cli_bin())
+        .args(&both)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
 

@@ -16,7 +16,7 @@ fn table() -> Option<(tempfile::TempDir, PathBuf)> {
 }
 
 fn cli(t: &Path, extra: &[&str]) -> Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"))
+    let o = Command::new(common::cli_bin())
         .args(["expire-snapshots", t.to_str().unwrap(), "--retain-min", "1"])
         .args(extra)
         .env_remove("PAIMON_CLEANUP_LOG")

@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 fn exe() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
+    let mut c = Command::new(common::cli_bin());
     c.env_remove("PAIMON_CLEANUP_LOG").env_remove("NO_COLOR");
     c
 }

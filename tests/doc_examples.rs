@@ -281,7 +281,7 @@ fn every_shell_command_of_the_readme_runs_or_names_who_runs_it() {
     let cwd = guard.path().join("cwd");
     std::fs::create_dir_all(&cwd).unwrap();
     let plan = guard.path().join("plan.json");
-    let cli = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let cli = common::cli_bin();
     let mut used_elsewhere = vec![false; RUN_ELSEWHERE.len()];
     let mut ran = 0;
     for cmd in &commands {

@@ -324,7 +324,7 @@ fn same_as_single_by(
 }
 
 fn paimon_gen(table: &Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_paimon-gen"))
+    let out = Command::new(common::gen_bin())
         .arg(table)
         .args(args)
         .output()

@@ -18,7 +18,7 @@ use paimon_cleanup::table::Table;
 
 /// Runs `paimon-gen TABLE ARGS... --verify` and returns its JSON summary.
 fn generate(table: &Path, args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_paimon-gen"))
+    let out = Command::new(common::gen_bin())
         .arg(table)
         .args(args)
         .arg("--verify")

@@ -233,7 +233,7 @@ fn path_like_or_empty_tag_names_are_invalid_and_delete_nothing() {
         );
     }
     // Through the CLI: exit status non-zero, nothing deleted.
-    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let exe = common::cli_bin();
     for bad in ["", "../tag-t1"] {
         let out = std::process::Command::new(exe)
             .args(["delete-tag", table.to_str().unwrap(), bad])
@@ -259,7 +259,7 @@ fn a_missing_tag_is_reported_in_text_and_json() {
         return;
     };
     let before = common::tree(&table);
-    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let exe = common::cli_bin();
     let out = std::process::Command::new(exe)
         .args(["delete-tag", table.to_str().unwrap(), "nope", "--json"])
         .output()
@@ -393,7 +393,7 @@ fn orphan_removal_leaves_a_shared_external_root_alone_unless_declared_owned() {
     );
     assert_eq!(r.external_roots.len(), 1, "{r:?}");
     // The CLI: skipped by default, listed with --external-roots-owned.
-    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let exe = common::cli_bin();
     for (flag, listed) in [(None, 0), (Some("--external-roots-owned"), 1)] {
         let mut cmd = std::process::Command::new(exe);
         cmd.args([

@@ -511,8 +511,7 @@ fn plant_orphans(table: &Path) {
 
 /// Our CLI: `PAIMON_CLEANUP_BIN` (a frozen copy for a long run), else the one cargo built.
 fn cli_bin() -> String {
-    std::env::var("PAIMON_CLEANUP_BIN")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_paimon-cleanup").to_owned())
+    std::env::var("PAIMON_CLEANUP_BIN").unwrap_or_else(|_| common::cli_bin().to_owned())
 }
 
 /// Runs our CLI; returns the deleted file paths from its `--json` report.

@@ -11,7 +11,7 @@ use std::ptr;
 use paimon_cleanup::ffi::*;
 
 fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"))
+    Command::new(common::cli_bin())
         .args(args)
         .env("PAIMON_CLEANUP_LOG", "warn")
         .output()

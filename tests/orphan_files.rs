@@ -872,7 +872,7 @@ fn cli_remove_orphan_files() {
     write(&t.join(&stray), b"stray");
     common::set_tree_mtime(&t, two_days_ago());
     let tree = common::tree(&t);
-    let exe = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let exe = common::cli_bin();
     let out = std::process::Command::new(exe)
         .args([
             "remove-orphan-files",

@@ -1276,7 +1276,7 @@ fn cli_drop_and_expire_partitions() {
     let Some((_t, table, _)) = common::pypaimon_table("append_fixed_bucket") else {
         return;
     };
-    let bin = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let bin = common::cli_bin();
     let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
     let t = table.to_str().unwrap();
     let before = snapshot_ids(&table);
@@ -1379,7 +1379,7 @@ fn cli_specs_name_null_empty_and_blank_partitions_apart() {
     let wh = tempfile::tempdir().unwrap();
     let table = null_empty_blank_table(wh.path());
     let t = table.to_str().unwrap();
-    let bin = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let bin = common::cli_bin();
     let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
     let ok = |args: &[&str]| {
         let out = run(args);
@@ -1477,7 +1477,7 @@ fn java_fixture_specs_name_values_not_directories() {
     let Some(root) = common::fixtures_dir() else {
         return;
     };
-    let bin = env!("CARGO_BIN_EXE_paimon-cleanup");
+    let bin = common::cli_bin();
     for (table, cases) in [
         (
             "parquet/append_with_empty_partition_with_empty_value.db/append_with_empty_partition_with_empty_value",

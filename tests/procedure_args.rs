@@ -15,7 +15,7 @@ use chrono::{DateTime, FixedOffset, Local, TimeZone};
 use serde_json::Value;
 
 fn cli(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
+    let mut cmd = std::process::Command::new(common::cli_bin());
     cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);

@@ -28,8 +28,6 @@ use paimon_cleanup::clean::{drop_partitions, CommitStep, RunControl};
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::Table;
 
-const CLI: &str = env!("CARGO_BIN_EXE_paimon-cleanup");
-
 fn partitions_py() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/partitions.py")
 }
@@ -57,7 +55,7 @@ fn run_ok(mut c: Command, what: &str) {
 
 /// `paimon-cleanup expire-snapshots` keeping only the latest snapshot.
 fn expire_keep_one(table: &Path) -> Command {
-    let mut c = Command::new(CLI);
+    let mut c = Command::new(common::cli_bin());
     c.args(["expire-snapshots", table.to_str().unwrap()])
         .args(["--retain-min", "1", "--retain-max", "1"])
         .stdout(Stdio::piped())
@@ -288,7 +286,7 @@ fn expiry_loop_drop_loop_and_writer_keep_the_table_whole() {
     let t = table.clone();
     let drops = std::thread::spawn(move || {
         repeat(stop, |i| {
-            let mut c = Command::new(CLI);
+            let mut c = Command::new(common::cli_bin());
             c.args(["drop-partitions", t.to_str().unwrap()])
                 .args(["--partition", &format!("dt=race-{}", i % 50)]);
             for (k, v) in FAST_RETRIES {

@@ -13,7 +13,7 @@
 mod common;
 // The benchmark's latency-injecting, request-counting proxy (standard library only).
 #[allow(dead_code)]
-#[path = "../src/bin/paimon_bench/s3_proxy.rs"]
+#[path = "../tools/src/bin/paimon_bench/s3_proxy.rs"]
 mod s3_proxy;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -44,7 +44,7 @@ fn run(dir: &Path, way: Way, command: &[&str], plain: &HashMap<String, String>) 
         args.push("-o".into());
         args.push(format!("{k}={v}"));
     }
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
+    let mut cmd = Command::new(common::cli_bin());
     cmd.env("PAIMON_CLEANUP_LOG", "trace")
         .env_remove("AWS_ACCESS_KEY_ID")
         .env_remove("AWS_SECRET_ACCESS_KEY")

@@ -34,7 +34,7 @@ fn generate(table: &Path) -> serde_json::Value {
 }
 
 fn paimon_gen(table: &Path, args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_paimon-gen"))
+    let out = Command::new(common::gen_bin())
         .arg(table)
         .args(args)
         .output()
@@ -57,7 +57,7 @@ fn now_ms() -> String {
 
 /// Runs the CLI `command` on `table` with `args`, `TMPDIR` set to `tmpdir`, JSON output.
 fn cli(command: &str, table: &Path, args: &[&str], tmpdir: &Path, dry_run: bool) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
+    let mut cmd = Command::new(common::cli_bin());
     cmd.arg(command)
         .arg(table)
         .args(args)

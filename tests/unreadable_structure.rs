@@ -183,7 +183,7 @@ fn operations(table: &str) -> Vec<Vec<String>> {
 
 /// Runs the CLI with `args`, as `uid` if given.
 fn cli(args: &[String], uid: Option<u32>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_paimon-cleanup"));
+    let mut cmd = Command::new(common::cli_bin());
     cmd.args(args);
     if let Some(id) = uid {
         cmd.uid(id).gid(id);

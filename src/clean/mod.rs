@@ -6,8 +6,8 @@
 //!
 //! The public Rust API is what this module re-exports: every entry point, its configuration and
 //! report, the run control and the units of orphan removal ([`orphan_units`]). The modules
-//! themselves are crate-private; the `internal-api` feature (on with `cli`, for the tools in
-//! `src/bin`) makes them public, with no promise of stability.
+//! themselves are crate-private; the `internal-api` feature (on for the tools in the workspace
+//! member `tools/`) makes them public, with no promise of stability.
 
 #[cfg(feature = "internal-api")]
 pub mod apply;

@@ -4,6 +4,18 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod tools;
+
+/// The `paimon-cleanup` CLI of the workspace member in `tools/`, built for this test run.
+pub fn cli_bin() -> &'static str {
+    tools::cli_bin()
+}
+
+/// The `paimon-gen` table generator of the workspace member in `tools/`, built for this test run.
+pub fn gen_bin() -> &'static str {
+    tools::gen_bin()
+}
+
 /// Snapshot ids of `table`'s main branch present on disk (`snapshot/snapshot-<id>`),
 /// ascending.
 pub fn snapshot_ids(table: &Path) -> Vec<i64> {

@@ -18,7 +18,8 @@ use crate::clean::report::{DeletionReport, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::error::{Error, Result};
-use crate::spec::snapshot::Tag;
+use crate::spec::snapshot::{Snapshot, Tag};
+use crate::storage::Location;
 use crate::table::{DataFileLocator, Table};
 
 /// The directory under `tag/` where Java's success-file tag callback marks tags.
@@ -98,8 +99,45 @@ async fn delete_listed_tags(
 ) -> Result<TagReport> {
     let started = Instant::now();
     let mut report = TagReport::default();
+    let doomed = existing_tags(table, names, &mut report).await?;
+    let mut deleter = Deleter::for_table(table, ctl, dry_run);
+    let plan = plan_for_tags(table, &doomed, &deleter, ctl).await?;
+    ctl.cancel.check()?;
+
+    // Tag files first, then what they alone kept.
+    let tag_dir = table.branch_root().join("tag");
+    let tag_files: Vec<Planned> = doomed
+        .keys()
+        .map(|n| Planned {
+            location: tag_dir.join(&format!("tag-{n}")),
+            class: FileClass::TagMeta,
+            bytes: None,
+        })
+        .collect();
+    // The tag files go first: they and the plan are checked before anything goes.
+    plan.check(&deleter, &tag_files).await?;
+    deleter.delete("tag files", tag_files).await?;
+    let success_files = success_files(table, &tag_dir, &doomed).await?;
+    deleter.delete("tag success files", success_files).await?;
+    let clean_dirs = table
+        .options()
+        .get_bool("snapshot.clean-empty-directories")?
+        .unwrap_or(false);
+    plan.execute(table, &mut deleter, clean_dirs).await?;
+    report.tags_deleted = doomed.into_keys().collect();
+    report.deletion = deleter.report;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// The tags of `names` that exist, by name; a missing one is logged and listed in `report`.
+async fn existing_tags(
+    table: &Table,
+    names: &[String],
+    report: &mut TagReport,
+) -> Result<BTreeMap<String, Tag>> {
     let all_tags = table.tags().await?;
-    let mut doomed: BTreeMap<String, Tag> = BTreeMap::new();
+    let mut doomed = BTreeMap::new();
     for n in names {
         match all_tags.get(n) {
             Some(t) => {
@@ -111,11 +149,56 @@ async fn delete_listed_tags(
             }
         }
     }
+    Ok(doomed)
+}
+
+/// The deletion plan for the files that only the `doomed` tags keep: empty when every tagged
+/// snapshot is still on the branch, else the candidates of [`freed_by_tags`] checked against
+/// the branch's snapshots and every other protector (tags, branches, changelogs).
+async fn plan_for_tags(
+    table: &Table,
+    doomed: &BTreeMap<String, Tag>,
+    deleter: &Deleter<'_>,
+    ctl: &RunControl,
+) -> Result<DeletionPlan> {
+    let (removed, mut candidates, changelog_lists) = freed_by_tags(table, doomed, deleter).await?;
+    let mut rr = ReferenceReader::new(table).with_memory(deleter.memory());
+    if !changelog_lists.is_empty() {
+        candidates.append(
+            added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData).await?,
+        )?;
+    }
+    ctl.cancel.check()?;
+    if removed.is_empty() {
+        return Ok(DeletionPlan::default());
+    }
+    let mut protectors = snapshot_line(
+        &format!("branch {}", table.branch_name()),
+        &table.all_snapshots().await?,
+    );
+    let doomed_names: Vec<String> = doomed.keys().cloned().collect();
+    protectors.extend(other_protectors_except(table, &doomed_names).await?);
+    DeletionPlan::build(
+        &mut rr,
+        table,
+        candidates,
+        &removed,
+        MetadataScope::All,
+        &protectors,
+    )
+    .await
+}
+
+/// The versions whose files the `doomed` tags' deletion may free (tags whose snapshot is gone
+/// from the branch), their live data files as candidates, and their snapshots' changelog
+/// manifest lists.
+async fn freed_by_tags(
+    table: &Table,
+    doomed: &BTreeMap<String, Tag>,
+    deleter: &Deleter<'_>,
+) -> Result<(Vec<Snapshot>, Candidates, Vec<String>)> {
     let storage = table.storage();
     let snapshots = table.snapshots();
-    let mut deleter = Deleter::for_table(table, ctl, dry_run);
-
-    // Versions whose files may be freed: tags whose snapshot is gone from the branch.
     let mut removed = Vec::new();
     let mut candidates = Candidates::with_budget(deleter.memory());
     let mut changelog_lists: Vec<String> = Vec::new();
@@ -150,51 +233,17 @@ async fn delete_listed_tags(
         }
         removed.push(t.snapshot.clone());
     }
-    let mut rr = ReferenceReader::new(table).with_memory(deleter.memory());
-    if !changelog_lists.is_empty() {
-        candidates.append(
-            added_by_lists(&rr, table, &changelog_lists, FileClass::ChangelogData).await?,
-        )?;
-    }
-    ctl.cancel.check()?;
-    let plan = if removed.is_empty() {
-        DeletionPlan::default()
-    } else {
-        let mut protectors = snapshot_line(
-            &format!("branch {}", table.branch_name()),
-            &table.all_snapshots().await?,
-        );
-        let doomed_names: Vec<String> = doomed.keys().cloned().collect();
-        protectors.extend(other_protectors_except(table, &doomed_names).await?);
-        DeletionPlan::build(
-            &mut rr,
-            table,
-            candidates,
-            &removed,
-            MetadataScope::All,
-            &protectors,
-        )
-        .await?
-    };
-    // Its caches are not needed past planning.
-    drop(rr);
-    ctl.cancel.check()?;
+    Ok((removed, candidates, changelog_lists))
+}
 
-    // Tag files first, then what they alone kept.
-    let tag_dir = table.branch_root().join("tag");
-    let tag_files: Vec<Planned> = doomed
-        .keys()
-        .map(|n| Planned {
-            location: tag_dir.join(&format!("tag-{n}")),
-            class: FileClass::TagMeta,
-            bytes: None,
-        })
-        .collect();
-    // The tag files go first: they and the plan are checked before anything goes.
-    plan.check(&deleter, &tag_files).await?;
-    deleter.delete("tag files", tag_files).await?;
-    // Java's `SuccessFileTagCallback` marks a tag with `tag/tag-success-file/<name>_SUCCESS`
-    // and deletes it with the tag.
+/// The success files of the `doomed` tags that exist: Java's `SuccessFileTagCallback` marks a
+/// tag with `tag/tag-success-file/<name>_SUCCESS` and deletes it with the tag.
+async fn success_files(
+    table: &Table,
+    tag_dir: &Location,
+    doomed: &BTreeMap<String, Tag>,
+) -> Result<Vec<Planned>> {
+    let storage = table.storage();
     let success_dir = tag_dir.join(TAG_SUCCESS_DIR);
     let mut success_files = Vec::new();
     for n in doomed.keys() {
@@ -209,16 +258,7 @@ async fn delete_listed_tags(
             }
         }
     }
-    deleter.delete("tag success files", success_files).await?;
-    let clean_dirs = table
-        .options()
-        .get_bool("snapshot.clean-empty-directories")?
-        .unwrap_or(false);
-    plan.execute(table, &mut deleter, clean_dirs).await?;
-    report.tags_deleted = doomed.into_keys().collect();
-    report.deletion = deleter.report;
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    Ok(success_files)
 }
 
 /// Expire tags as Java's `expire_tags` procedure does: those whose `tagCreateTime +

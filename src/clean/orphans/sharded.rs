@@ -25,7 +25,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clean::control::RunControl;
-use crate::clean::shared::deleter::Deleter;
+use crate::clean::shared::deleter::{Deleter, Planned};
 use crate::clean::shared::kinds::KindRules;
 use crate::error::{Error, Result};
 use crate::memory::MemoryBudget;
@@ -255,9 +255,65 @@ pub(crate) async fn decide_shard(
     memory: &MemoryBudget,
     gate: &Gate,
     shard: u32,
-    mut piece: Partial,
+    piece: Partial,
 ) -> Result<(ShardReport, Vec<Unit>)> {
     let h = &gate.head;
+    check_shard_piece(h, shard, &piece)?;
+    let decided = decide_keys(cfg, memory, gate, shard, piece)?;
+    ctl.cancel.check()?;
+
+    // Every check (root, kind, no symlinked directory) for every deletion, before any.
+    let roots: Vec<Location> = h
+        .delete_roots
+        .iter()
+        .map(|r| Location::parse(r))
+        .collect::<Result<_>>()?;
+    let delete_storage = main.storage().with_delete_roots(&roots);
+    let checker =
+        Deleter::new(&delete_storage, KindRules::of(main), ctl, true).with_memory(memory.clone());
+    checker.check_plan(decided.phases.iter().flatten()).await?;
+
+    let stride = u32::MAX / h.shards;
+    let first_unit = shard * stride;
+    let mut report = ShardReport {
+        decision: h.decision,
+        round: h.round,
+        shard,
+        shards: h.shards,
+        candidates: decided.candidates,
+        referenced: decided.referenced,
+        vetoed: decided.vetoed,
+        kept_name_referenced_elsewhere: decided
+            .kept
+            .iter()
+            .map(|l| main.paths().display(l))
+            .collect(),
+        prune: decided.prune,
+        first_unit,
+        units: 0,
+        dry_deleted: Vec::new(),
+    };
+    if h.dry_run {
+        report.dry_deleted = dry_deleted(delete_storage.root(), decided.phases);
+        return Ok((report, Vec::new()));
+    }
+    let works = delete_works(&h.delete_roots, decided.phases);
+    if works.len() as u64 > u64::from(stride) {
+        return Err(Error::InvalidArgument(format!(
+            "shard {shard} has {} delete units, more than the {stride} a shard of {} may number; \
+             use more shards; nothing deleted",
+            works.len(),
+            h.shards
+        )));
+    }
+    let units = numbered(h.decision, first_unit, &Reach::of(main), works)?;
+    report.units = units.len() as u32;
+    Ok((report, units))
+}
+
+/// Refuses a piece that is not shard `shard` of the gate's decision, or that misses a plan
+/// unit: a shard that does not exist, a piece of another part, an incomplete merge.
+fn check_shard_piece(h: &GateHead, shard: u32, piece: &Partial) -> Result<()> {
     if shard >= h.shards {
         return Err(Error::InvalidArgument(format!(
             "shard {shard} of {} does not exist",
@@ -278,8 +334,32 @@ pub(crate) async fn decide_shard(
             piece.part.describe()
         )));
     }
-    check_complete(&piece, h.plan, h.units, "plan unit")?;
-    let mine = |k: &&u64| shard_of(**k, h.shards) == shard;
+    check_complete(piece, h.plan, h.units, "plan unit")
+}
+
+/// What one shard decided: the deletions by phase (each sorted), the files kept because their
+/// name is referenced elsewhere, the directories to prune, and the counts of its report.
+struct ShardDecision {
+    phases: Vec<Vec<Planned>>,
+    kept: Vec<Location>,
+    prune: Vec<(String, String)>,
+    candidates: u64,
+    referenced: u64,
+    vetoed: u64,
+}
+
+/// Decides the shard's candidates against the references of its piece and the gate's keys
+/// that fall in the shard, with the piece's keys and candidates charged to `memory` while
+/// they are held.
+fn decide_keys(
+    cfg: &OrphanConfig,
+    memory: &MemoryBudget,
+    gate: &Gate,
+    shard: u32,
+    mut piece: Partial,
+) -> Result<ShardDecision> {
+    let shards = gate.head.shards;
+    let mine = |k: &&u64| shard_of(**k, shards) == shard;
     piece.locations.extend(gate.locations.iter().filter(mine));
     piece.names.extend(gate.names.iter().filter(mine));
     piece.compact_keys();
@@ -311,51 +391,14 @@ pub(crate) async fn decide_shard(
     }
     prune.sort();
     prune.dedup();
-    ctl.cancel.check()?;
-
-    // Every check (root, kind, no symlinked directory) for every deletion, before any.
-    let roots: Vec<Location> = h
-        .delete_roots
-        .iter()
-        .map(|r| Location::parse(r))
-        .collect::<Result<_>>()?;
-    let delete_storage = main.storage().with_delete_roots(&roots);
-    let checker =
-        Deleter::new(&delete_storage, KindRules::of(main), ctl, true).with_memory(memory.clone());
-    checker.check_plan(phases.iter().flatten()).await?;
-
-    let stride = u32::MAX / h.shards;
-    let first_unit = shard * stride;
-    let mut report = ShardReport {
-        decision: h.decision,
-        round: h.round,
-        shard,
-        shards: h.shards,
+    Ok(ShardDecision {
+        phases,
+        kept,
+        prune,
         candidates,
         referenced,
         vetoed: base.vetoed,
-        kept_name_referenced_elsewhere: kept.iter().map(|l| main.paths().display(l)).collect(),
-        prune,
-        first_unit,
-        units: 0,
-        dry_deleted: Vec::new(),
-    };
-    if h.dry_run {
-        report.dry_deleted = dry_deleted(delete_storage.root(), phases);
-        return Ok((report, Vec::new()));
-    }
-    let works = delete_works(&h.delete_roots, phases);
-    if works.len() as u64 > u64::from(stride) {
-        return Err(Error::InvalidArgument(format!(
-            "shard {shard} has {} delete units, more than the {stride} a shard of {} may number; \
-             use more shards; nothing deleted",
-            works.len(),
-            h.shards
-        )));
-    }
-    let units = numbered(h.decision, first_unit, &Reach::of(main), works)?;
-    report.units = units.len() as u32;
-    Ok((report, units))
+    })
 }
 
 /// Concludes the sharded decision (driver): with the state of a gate that confirmed its round,

@@ -94,7 +94,7 @@ struct MotoServer {
 
 impl MotoServer {
     fn start() -> Result<MotoServer, String> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
         let python = std::env::var_os("PAIMON_PYTHON")
             .map(PathBuf::from)
             .unwrap_or_else(|| root.join(".venv/bin/python"));
