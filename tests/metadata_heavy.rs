@@ -22,7 +22,7 @@ use paimon_cleanup::storage::{Location, Storage};
 use paimon_cleanup::table::Table;
 
 fn paimon_gen(table: &Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO_BIN_EXE_paimon-gen"))
+    let out = Command::new(common::gen_bin())
         .arg(table)
         .args(args)
         .output()
