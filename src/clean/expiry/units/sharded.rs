@@ -29,10 +29,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::super::unit_bytes::{decode, encode, Kind};
-use super::{
+use super::wire::{
     class_of, decode_state, plan_id, results_of_part, snapshots_of, Decision, Outcome, Part,
-    Partial, Reach, Seq, Stage, Unit, UnitResult, WireCandidate, WireFile, WireProtector, Work,
-    FILES_PER_DELETE_UNIT,
+    Partial, Reach, Seq, ShardedDecision, Stage, Unit, UnitResult, WireCandidate, WireFile,
+    WireProtector, Work, FILES_PER_DELETE_UNIT,
 };
 use crate::clean::control::RunControl;
 use crate::clean::expiry::plan::{
@@ -134,21 +134,6 @@ pub fn split(result: &[u8], shards: u32) -> Result<Split> {
         })
         .collect::<Result<_>>()?;
     Ok(Split { summary, pieces })
-}
-
-/// The sharded decision's progress, in the driver's decision.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct ShardedDecision {
-    /// The id the gate, the shard reports and the delete units carry.
-    pub id: u64,
-    /// The shard count.
-    pub shards: u32,
-    /// Every shard's report was taken ([`conclude`]).
-    pub concluded: bool,
-    /// The delete units: `(first id, count)` per shard that has any.
-    pub unit_ranges: Vec<(u32, u32)>,
-    /// In a dry run, the gathering order of each of the decision's `dry_files`.
-    pub dry_seqs: Vec<Seq>,
 }
 
 /// What every shard task gets.
