@@ -2,7 +2,7 @@
 //! changelog lifecycle is decoupled; they expire here by `changelog.*` retention, and with
 //! `delete_all` every changelog older than the earliest snapshot goes.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
 use futures::StreamExt;
@@ -59,7 +59,7 @@ pub struct ChangelogExpireReport {
 /// snapshot `end`, else none (a gap).
 async fn first_kept_version(
     table: &Table,
-    changelogs: &std::collections::BTreeMap<i64, Snapshot>,
+    changelogs: &BTreeMap<i64, Snapshot>,
     end: i64,
 ) -> Result<Option<Snapshot>> {
     if let Some(c) = changelogs.get(&end) {
@@ -68,18 +68,49 @@ async fn first_kept_version(
     table.snapshots().try_read(table.storage(), end).await
 }
 
-/// Expire long-lived changelogs of `table`'s branch.
+/// Expire long-lived changelogs of `table`'s branch: picks the expired range
+/// ([`expired_range`]), plans what it frees ([`plan_deletions`]), then deletes in crash-safe
+/// order and moves the hint ([`delete_and_move_hint`]).
 pub async fn expire_changelogs(
     table: &Table,
     cfg: &ChangelogExpireConfig,
     ctl: &RunControl,
 ) -> Result<ChangelogExpireReport> {
     let started = Instant::now();
+    let mut report = ChangelogExpireReport::default();
+    let Some(range) = expired_range(table, cfg).await? else {
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    };
+    ctl.cancel.check()?;
+    // The deleter first: planning charges the same budget as the deletions (one bound for
+    // the whole run).
+    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
+    let plan = plan_deletions(table, cfg, ctl, deleter.memory(), &range).await?;
+    delete_and_move_hint(table, cfg, &mut deleter, plan, &range).await?;
+    report.changelogs_expired = range.expired.len() as u64;
+    report.first_expired = range.expired.first().map(|c| c.id);
+    report.last_expired = range.expired.last().map(|c| c.id);
+    report.deletion = deleter.report;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// The changelogs a run expires: every changelog of the branch by id, the expired ones (in
+/// id order) and `end`, the first id kept.
+struct ExpiredRange {
+    all: BTreeMap<i64, Snapshot>,
+    expired: Vec<Snapshot>,
+    end: i64,
+}
+
+/// Resolves the retention and picks the expired range; `None` when nothing expires (no
+/// snapshot or changelog, the retention keeps them all).
+async fn expired_range(table: &Table, cfg: &ChangelogExpireConfig) -> Result<Option<ExpiredRange>> {
     let retention = Retention::resolve_changelog(table.options(), &cfg.retention, now_millis())?;
     let storage = table.storage();
     let snapshot_dir = table.snapshots();
     let changelog_dir = table.changelogs();
-    let mut report = ChangelogExpireReport::default();
     let (
         Some(latest_snapshot),
         Some(earliest_snapshot),
@@ -92,16 +123,14 @@ pub async fn expire_changelogs(
         changelog_dir.earliest_id(storage).await?,
     )
     else {
-        report.elapsed_ms = started.elapsed().as_millis() as u64;
-        return Ok(report);
+        return Ok(None);
     };
-    let all: std::collections::BTreeMap<i64, Snapshot> = table
+    let all: BTreeMap<i64, Snapshot> = table
         .all_changelogs()
         .await?
         .into_iter()
         .map(|c| (c.id, c))
         .collect();
-
     let end = if cfg.delete_all {
         if latest_changelog >= earliest_snapshot {
             return Err(Error::Conflict(format!(
@@ -121,10 +150,7 @@ pub async fn expire_changelogs(
         };
         match changelog_end(table, &retention, ids, &cfg.assume_removed.consumers, &all).await? {
             Some(end) => end,
-            None => {
-                report.elapsed_ms = started.elapsed().as_millis() as u64;
-                return Ok(report);
-            }
+            None => return Ok(None),
         }
     };
     let expired: Vec<Snapshot> = all
@@ -132,22 +158,31 @@ pub async fn expire_changelogs(
         .map(|(_, c)| c.clone())
         .collect();
     if expired.is_empty() {
-        report.elapsed_ms = started.elapsed().as_millis() as u64;
-        return Ok(report);
+        return Ok(None);
     }
-    ctl.cancel.check()?;
+    Ok(Some(ExpiredRange { all, expired, end }))
+}
 
-    // Candidates: changelog files of expired changelogs, and the files their deltas removed
-    // (kept until now for readers of changelogs without a changelog list; with a changelog
-    // list, usually gone at snapshot expiry already, their lists with them: absent lists read
-    // as empty). Also the files the first kept version's delta removed: they were live in the
-    // last expired changelog, which may have been all that kept them (a decoupled snapshot
-    // expiry leaves them for it), and nothing would look at them again while that version
-    // lives (never, once it is the latest snapshot). Protection decides about each.
-    // The deleter first: planning charges the same budget as the deletions (one bound for
-    // the whole run).
-    let mut deleter = Deleter::for_table(table, ctl, cfg.dry_run);
-    let mut rr = ReferenceReader::new(table).with_memory(deleter.memory());
+/// The deletion plan of an expired range.
+///
+/// Candidates: changelog files of expired changelogs, and the files their deltas removed
+/// (kept until now for readers of changelogs without a changelog list; with a changelog
+/// list, usually gone at snapshot expiry already, their lists with them: absent lists read
+/// as empty). Also the files the first kept version's delta removed: they were live in the
+/// last expired changelog, which may have been all that kept them (a decoupled snapshot
+/// expiry leaves them for it), and nothing would look at them again while that version
+/// lives (never, once it is the latest snapshot). Only candidates still on disk count.
+/// Protectors (gathered while the candidates are read): every snapshot, every tag, other
+/// branches, the remaining changelogs. Protection decides about each candidate.
+async fn plan_deletions(
+    table: &Table,
+    cfg: &ChangelogExpireConfig,
+    ctl: &RunControl,
+    memory: MemoryBudget,
+    range: &ExpiredRange,
+) -> Result<DeletionPlan> {
+    let expired = &range.expired;
+    let mut rr = ReferenceReader::new(table).with_memory(memory);
     let changelog_lists: Vec<String> = expired
         .iter()
         .filter_map(|c| c.changelog_manifest_list.clone())
@@ -156,13 +191,11 @@ pub async fn expire_changelogs(
         .iter()
         .map(|c| c.delta_manifest_list.clone())
         .collect();
-    if let Some(next) = first_kept_version(table, &all, end).await? {
+    if let Some(next) = first_kept_version(table, &range.all, range.end).await? {
         if !delta_lists.contains(&next.delta_manifest_list) {
             delta_lists.push(next.delta_manifest_list);
         }
     }
-    // Protectors (gathered while the candidates are read): every snapshot, every tag, other
-    // branches, the remaining changelogs.
     let no_manifests = HashSet::new();
     let gather_protectors = async {
         let (snapshots, others) = futures::try_join!(
@@ -171,7 +204,7 @@ pub async fn expire_changelogs(
         )?;
         let mut protectors = snapshot_line(&format!("branch {}", table.branch_name()), &snapshots);
         // The expired changelogs themselves do not protect anything.
-        let expiring: std::collections::HashSet<String> = expired
+        let expiring: HashSet<String> = expired
             .iter()
             .map(|c| changelog_label(c.id, table.branch_name()))
             .collect();
@@ -192,17 +225,30 @@ pub async fn expire_changelogs(
     ctl.cancel.check()?;
     let candidates = on_disk_only(table, candidates, rr.memory(), rr.concurrency()).await?;
     ctl.cancel.check()?;
-    let plan = DeletionPlan::build(
+    DeletionPlan::build(
         &mut rr,
         table,
         candidates,
-        &expired,
+        expired,
         MetadataScope::ChangelogOnly,
         &protectors,
     )
-    .await?;
-    drop(rr);
-    let files: Vec<Planned> = expired
+    .await
+}
+
+/// Deletes in crash-safe order: checks the plan and the changelog files before anything
+/// goes, deletes the plan's files, then the changelog files, and only when nothing failed
+/// moves the `EARLIEST` hint past them (with `delete_all`, removes both hints).
+async fn delete_and_move_hint(
+    table: &Table,
+    cfg: &ChangelogExpireConfig,
+    deleter: &mut Deleter<'_>,
+    plan: DeletionPlan,
+    range: &ExpiredRange,
+) -> Result<()> {
+    let changelog_dir = table.changelogs();
+    let files: Vec<Planned> = range
+        .expired
         .iter()
         .map(|c| Planned {
             location: changelog_dir.location(c.id),
@@ -212,28 +258,24 @@ pub async fn expire_changelogs(
         .collect();
     // The changelog files go after the plan: they are checked with it, before anything goes.
     deleter.check_plan(&files).await?;
-    plan.execute(table, &mut deleter, false).await?;
+    plan.execute(table, deleter, false).await?;
     deleter.delete("changelog files", files).await?;
     // A changelog file left behind must stay visible to a rerun: no EARLIEST past it.
-    crate::clean::expiry::plan::stop_if_failed(&deleter)?;
-    if !cfg.dry_run {
-        if cfg.delete_all {
-            for hint in ["EARLIEST", "LATEST"] {
-                let loc = changelog_dir.hint_location(hint);
-                storage.delete_files(vec![loc], 1).await;
-            }
-        } else {
-            changelog_dir
-                .write_hint(table.storage(), "EARLIEST", end)
-                .await?;
-        }
+    crate::clean::expiry::plan::stop_if_failed(deleter)?;
+    if cfg.dry_run {
+        return Ok(());
     }
-    report.changelogs_expired = expired.len() as u64;
-    report.first_expired = expired.first().map(|c| c.id);
-    report.last_expired = expired.last().map(|c| c.id);
-    report.deletion = deleter.report;
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    if cfg.delete_all {
+        for hint in ["EARLIEST", "LATEST"] {
+            let loc = changelog_dir.hint_location(hint);
+            table.storage().delete_files(vec![loc], 1).await;
+        }
+    } else {
+        changelog_dir
+            .write_hint(table.storage(), "EARLIEST", range.end)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Candidates read per round of existence checks in [`on_disk_only`].

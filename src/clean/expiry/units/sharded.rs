@@ -41,9 +41,10 @@ use crate::clean::expiry::plan::{
 use crate::clean::expiry::protected::{Protector, ReferenceReader};
 use crate::clean::expiry::snapshots::{read_protectors, snapshot_files};
 use crate::clean::orphans::shard::{shard_of, MAX_SHARDS};
-use crate::clean::shared::deleter::Deleter;
+use crate::clean::shared::deleter::{Deleter, Planned as PlannedFile};
 use crate::error::{Error, Result};
 use crate::hash::location_key;
+use crate::spec::snapshot::Snapshot;
 use crate::storage::{Location, StopReads};
 
 /// The shard, of `shards`, of a file at `location`: taken from its directory's key, so that a
@@ -257,37 +258,24 @@ pub async fn gate(
         part,
         &[(0, gate.candidate_units)],
     )?;
-    let candidates: u64 = counted
-        .values()
-        .map(|r| match r {
-            UnitResult::Counted(n) => Ok(*n),
-            _ => Err(Error::InvalidArgument(
-                "a candidate unit's summary holds no count".into(),
-            )),
-        })
-        .sum::<Result<u64>>()?;
+    let candidates = total_count(&counted)?;
     let expired = snapshots_of(expired)?;
     let kept = snapshots_of(kept)?;
     let mut rr = ReferenceReader::new(table).with_memory(ctl.memory_budget());
-    let removed = RemovedMetadata::read(&rr, table, &expired, MetadataScope::All).await?;
     let (protectors, _) =
         read_protectors(&rr, table, &kept, &expired, *decoupled, skip_tags).await?;
-    // The metadata's verdicts: the single-process code over no data candidates.
-    let plan = DeletionPlan::from_parts_with(
-        &mut rr,
-        table,
-        Candidates::with_budget(ctl.memory_budget()),
-        removed,
-        &protectors,
-        None,
-    )
-    .await?;
-    ctl.cancel.check()?;
     let sizes: BTreeMap<i64, u64> = sizes.iter().copied().collect();
     let snapshot_files = snapshot_files(table, &expired, &sizes);
-    let deleter = Deleter::for_table(table, ctl, st.dry_run);
-    deleter.check_plan(&snapshot_files).await?;
-    plan.check(&deleter, &[]).await?;
+    let plan = checked_metadata_plan(
+        &mut rr,
+        table,
+        ctl,
+        st.dry_run,
+        &expired,
+        &protectors,
+        &snapshot_files,
+    )
+    .await?;
     decision.set_metadata(&plan, &snapshot_files);
     gate.protectors = protectors
         .iter()
@@ -303,6 +291,48 @@ pub async fn gate(
         decision: encode(Kind::Decision, &decision, &[])?,
         gate: encode(Kind::Gate, &gate, &[])?,
     })
+}
+
+/// The number of candidates in the candidate units' merged summaries.
+fn total_count(counted: &BTreeMap<u32, UnitResult>) -> Result<u64> {
+    counted
+        .values()
+        .map(|r| match r {
+            UnitResult::Counted(n) => Ok(*n),
+            _ => Err(Error::InvalidArgument(
+                "a candidate unit's summary holds no count".into(),
+            )),
+        })
+        .sum()
+}
+
+/// The verdicts on the expired versions' own metadata (manifests, lists, index and statistics
+/// files): the single-process code over no data candidates. Checks those paths and the
+/// snapshot files (roots, kinds, no symlinked directory) before returning the plan.
+async fn checked_metadata_plan(
+    rr: &mut ReferenceReader<'_>,
+    table: &crate::table::Table,
+    ctl: &RunControl,
+    dry_run: bool,
+    expired: &[Snapshot],
+    protectors: &[Protector],
+    snapshot_files: &[PlannedFile],
+) -> Result<DeletionPlan> {
+    let removed = RemovedMetadata::read(rr, table, expired, MetadataScope::All).await?;
+    let plan = DeletionPlan::from_parts_with(
+        rr,
+        table,
+        Candidates::with_budget(ctl.memory_budget()),
+        removed,
+        protectors,
+        None,
+    )
+    .await?;
+    ctl.cancel.check()?;
+    let deleter = Deleter::for_table(table, ctl, dry_run);
+    deleter.check_plan(snapshot_files).await?;
+    plan.check(&deleter, &[]).await?;
+    Ok(plan)
 }
 
 /// The candidates of a shard's piece in gathering order, and the gathering order of each
@@ -403,17 +433,7 @@ pub async fn decide_shard(
     // Every check of the shard's files before any of them is deleted.
     let deleter = Deleter::for_table(&table, ctl, g.dry_run);
     let dirs = plan.check(&deleter, &[]).await?;
-    let mut files = Vec::with_capacity(plan.data.len() + plan.changelog_data.len());
-    let mut seqs = Vec::with_capacity(files.capacity());
-    for p in plan.data.iter().chain(plan.changelog_data.iter()) {
-        let seq = order.get(p.location.as_str()).copied().ok_or_else(|| {
-            Error::Internal(format!("{} is planned but was no candidate", p.location))
-        })?;
-        files.push(WireFile::of(&p));
-        seqs.push(seq);
-    }
-    plan.data.read_error()?;
-    plan.changelog_data.read_error()?;
+    let (files, seqs) = planned_in_order(&plan, &order)?;
     let mut dirs: Vec<String> = dirs.iter().map(|d| d.as_str().to_string()).collect();
     dirs.sort();
     let stride = u32::MAX / g.shards;
@@ -434,20 +454,64 @@ pub async fn decide_shard(
         report.dry_files = files;
         report.dry_seqs = seqs;
     } else {
-        let n = files.len().div_ceil(FILES_PER_DELETE_UNIT);
-        if n as u64 > u64::from(stride) {
-            return Err(Error::InvalidArgument(format!(
-                "shard {shard} has {n} delete units, more than the {stride} a shard of {} may \
-                 number; use more shards; nothing deleted",
-                g.shards
-            )));
-        }
-        for (i, (f, q)) in files
-            .chunks(FILES_PER_DELETE_UNIT)
-            .zip(seqs.chunks(FILES_PER_DELETE_UNIT))
-            .enumerate()
-        {
-            units.push(encode(
+        units = shard_delete_units(&g, shard, first_unit, &files, &seqs)?;
+        report.units = units.len() as u32;
+    }
+    tracing::info!(
+        shard,
+        delete_units = units.len(),
+        "snapshot expiry: shard decided"
+    );
+    Ok(ShardDecided {
+        report: encode(Kind::ShardReport, &report, &[])?,
+        units,
+    })
+}
+
+/// The data and changelog files a shard's plan deletes, each with its place in the
+/// single-process order; fails if the plan could not read what it needs.
+fn planned_in_order(
+    plan: &DeletionPlan,
+    order: &HashMap<String, Seq>,
+) -> Result<(Vec<WireFile>, Vec<Seq>)> {
+    let mut files = Vec::with_capacity(plan.data.len() + plan.changelog_data.len());
+    let mut seqs = Vec::with_capacity(files.capacity());
+    for p in plan.data.iter().chain(plan.changelog_data.iter()) {
+        let seq = order.get(p.location.as_str()).copied().ok_or_else(|| {
+            Error::Internal(format!("{} is planned but was no candidate", p.location))
+        })?;
+        files.push(WireFile::of(&p));
+        seqs.push(seq);
+    }
+    plan.data.read_error()?;
+    plan.changelog_data.read_error()?;
+    Ok((files, seqs))
+}
+
+/// A shard's delete units: batches of its files numbered from `first_unit`, at most the
+/// shard's share of the unit numbers (more is refused, nothing deleted).
+fn shard_delete_units(
+    g: &Gate,
+    shard: u32,
+    first_unit: u32,
+    files: &[WireFile],
+    seqs: &[Seq],
+) -> Result<Vec<Vec<u8>>> {
+    let stride = u32::MAX / g.shards;
+    let n = files.len().div_ceil(FILES_PER_DELETE_UNIT);
+    if n as u64 > u64::from(stride) {
+        return Err(Error::InvalidArgument(format!(
+            "shard {shard} has {n} delete units, more than the {stride} a shard of {} may \
+             number; use more shards; nothing deleted",
+            g.shards
+        )));
+    }
+    files
+        .chunks(FILES_PER_DELETE_UNIT)
+        .zip(seqs.chunks(FILES_PER_DELETE_UNIT))
+        .enumerate()
+        .map(|(i, (f, q))| {
+            encode(
                 Kind::Unit,
                 &Unit {
                     plan: g.plan,
@@ -460,19 +524,9 @@ pub async fn decide_shard(
                     },
                 },
                 &[],
-            )?);
-        }
-        report.units = units.len() as u32;
-    }
-    tracing::info!(
-        shard,
-        delete_units = units.len(),
-        "snapshot expiry: shard decided"
-    );
-    Ok(ShardDecided {
-        report: encode(Kind::ShardReport, &report, &[])?,
-        units,
-    })
+            )
+        })
+        .collect()
 }
 
 /// Concludes the sharded decision (driver): with the decision of [`gate`] and the report of
