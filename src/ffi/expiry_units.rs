@@ -13,12 +13,12 @@ use super::control::PaimonCleanupRunOptions;
 use super::executor::PaimonCleanupExecutor;
 use super::expire::PaimonCleanupExpireConfig;
 use super::handle::{hand_out, settings_of};
-use super::ops::{run_on, Call};
+use super::ops::run_on;
 use super::report::PaimonCleanupReport;
 use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 use super::units::{
-    buffer, buffer_list, byte_strings_arg, bytes_arg, driver_call, execute_unit, merge_partials,
-    PaimonCleanupBuffer, PaimonCleanupBufferList, TwoOuts,
+    buffer, buffer_list, byte_strings_arg, bytes_arg, driver_call, execute_unit, finish_units,
+    merge_partials, split_partial, PaimonCleanupBuffer, PaimonCleanupBufferList, TwoOuts,
 };
 use super::util::{handle_ref, out_arg};
 
@@ -310,18 +310,21 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_finish(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_units_finish";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: as documented.
-        let decision = unsafe { bytes_arg(decision, decision_len, F, "decision") }?;
-        // SAFETY: as documented.
-        let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
-        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
-        let report = call.run(|table, control| async move {
-            units::finish(&table, &control, decision, merged).await
-        })?;
-        call.deliver(PaimonCleanupReport::from_expire_snapshots(report));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        finish_units(
+            F,
+            context,
+            executor,
+            run_options,
+            (decision, decision_len),
+            (merged, merged_len),
+            out,
+            |table, control, decision, merged| async move {
+                units::finish(&table, &control, decision, merged).await
+            },
+            PaimonCleanupReport::from_expire_snapshots,
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -355,15 +358,17 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_partial_split(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_partial_split";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or writable (caller's guarantee).
-        let outs =
-            unsafe { TwoOuts::new(F, (out_summary, "out_summary"), (out_shards, "out_shards")) }?;
-        // SAFETY: as documented.
-        let partial = unsafe { bytes_arg(partial, partial_len, F, "partial") }?;
-        let split = units::split(partial, shards)?;
-        outs.deliver(split.summary, buffer_list(split.pieces));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        split_partial(
+            F,
+            partial,
+            partial_len,
+            shards,
+            out_summary,
+            out_shards,
+            |p, n| units::split(p, n).map(|split| (split.summary, split.pieces)),
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }

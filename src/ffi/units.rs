@@ -13,6 +13,7 @@ use std::ptr;
 
 use crate::clean::control::RunControl;
 use crate::clean::orphans::units;
+use crate::table::Table;
 
 use super::context::{options_arg, PaimonCleanupContext};
 use super::control::PaimonCleanupRunOptions;
@@ -238,6 +239,69 @@ pub(super) unsafe fn merge_partials(
     let merged = merge(a, b)?;
     // SAFETY: checked non-NULL and writable.
     unsafe { hand_out(out, buffer(merged)) };
+    Ok(())
+}
+
+/// The body of the `*_partial_split` calls: reads `partial`, splits it with `split` into a
+/// summary and `shards` pieces and hands them out in `*out_summary` / `*out_shards`.
+///
+/// # Safety
+/// `partial` NULL or `partial_len` readable bytes; `out_summary` / `out_shards` NULL or
+/// writable.
+pub(super) unsafe fn split_partial(
+    function: &'static str,
+    partial: *const u8,
+    partial_len: usize,
+    shards: u32,
+    out_summary: *mut *mut PaimonCleanupBuffer,
+    out_shards: *mut *mut PaimonCleanupBufferList,
+    split: impl FnOnce(&[u8], u32) -> crate::Result<(Vec<u8>, Vec<Vec<u8>>)>,
+) -> Result<(), FfiError> {
+    // SAFETY: NULL or writable (caller's guarantee).
+    let outs = unsafe {
+        TwoOuts::new(
+            function,
+            (out_summary, "out_summary"),
+            (out_shards, "out_shards"),
+        )
+    }?;
+    // SAFETY: as documented.
+    let partial = unsafe { bytes_arg(partial, partial_len, function, "partial") }?;
+    let (summary, pieces) = split(partial, shards)?;
+    outs.deliver(summary, buffer_list(pieces));
+    Ok(())
+}
+
+/// The body of the `*_units_finish` calls: reads `decision` and `merged`, checks the handles
+/// and `out`, runs `finish` on the context's table and hands its result out in `*out` as the
+/// report `report` makes of it.
+///
+/// # Safety
+/// `decision` / `merged` NULL or `decision_len` / `merged_len` readable bytes; handles NULL or
+/// live; `out` NULL or writable. All outlive the call.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn finish_units<'a, R, Fut>(
+    function: &'static str,
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    decision: (*const u8, usize),
+    merged: (*const u8, usize),
+    out: *mut *mut PaimonCleanupReport,
+    finish: impl FnOnce(Table, RunControl, &'a [u8], &'a [u8]) -> Fut,
+    report: fn(R) -> PaimonCleanupReport,
+) -> Result<(), FfiError>
+where
+    Fut: Future<Output = crate::Result<R>>,
+{
+    // SAFETY: as documented.
+    let decision: &'a [u8] = unsafe { bytes_arg(decision.0, decision.1, function, "decision") }?;
+    // SAFETY: as documented.
+    let merged: &'a [u8] = unsafe { bytes_arg(merged.0, merged.1, function, "merged") }?;
+    // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+    let call = unsafe { Call::new(function, context, executor, run_options, out) }?;
+    let result = call.run(|table, control| finish(table, control, decision, merged))?;
+    call.deliver(report(result));
     Ok(())
 }
 
@@ -573,18 +637,21 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_finish(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_units_finish";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: as documented.
-        let decision = unsafe { bytes_arg(decision, decision_len, F, "decision") }?;
-        // SAFETY: as documented.
-        let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
-        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
-        let report = call.run(|table, control| async move {
-            units::finish(&table, &control, decision, merged).await
-        })?;
-        call.deliver(PaimonCleanupReport::from_orphans(report));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        finish_units(
+            F,
+            context,
+            executor,
+            run_options,
+            (decision, decision_len),
+            (merged, merged_len),
+            out,
+            |table, control, decision, merged| async move {
+                units::finish(&table, &control, decision, merged).await
+            },
+            PaimonCleanupReport::from_orphans,
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -616,15 +683,17 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_partial_split(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_partial_split";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or writable (caller's guarantee).
-        let outs =
-            unsafe { TwoOuts::new(F, (out_summary, "out_summary"), (out_shards, "out_shards")) }?;
-        // SAFETY: as documented.
-        let partial = unsafe { bytes_arg(partial, partial_len, F, "partial") }?;
-        let split = units::split(partial, shards)?;
-        outs.deliver(split.summary, buffer_list(split.shards));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        split_partial(
+            F,
+            partial,
+            partial_len,
+            shards,
+            out_summary,
+            out_shards,
+            |p, n| units::split(p, n).map(|split| (split.summary, split.shards)),
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
