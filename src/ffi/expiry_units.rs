@@ -14,12 +14,11 @@ use super::executor::PaimonCleanupExecutor;
 use super::expire::PaimonCleanupExpireConfig;
 use super::handle::{hand_out, settings_of};
 use super::ops::run_on;
-use super::ops::Call;
 use super::report::PaimonCleanupReport;
 use super::status::{boundary, FfiError, PaimonCleanupError, PaimonCleanupStatus};
 use super::units::{
-    buffer, buffer_list, byte_strings_arg, bytes_arg, execute_unit, merge_partials,
-    PaimonCleanupBuffer, PaimonCleanupBufferList,
+    buffer, buffer_list, byte_strings_arg, bytes_arg, driver_call, execute_unit, finish_units,
+    merge_partials, split_partial, PaimonCleanupBuffer, PaimonCleanupBufferList, TwoOuts,
 };
 use super::util::{handle_ref, out_arg};
 
@@ -61,20 +60,15 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_plan(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_units_plan";
     let body = || -> Result<(), FfiError> {
-        let out_state = out_arg(out_state, F, "out_state")?;
-        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs = unsafe { TwoOuts::new(F, (out_state, "out_state"), (out_units, "out_units")) }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { settings_of(config, F) }?.snapshots();
         let planned =
             call.run(|table, control| async move { units::plan(&table, &config, &control).await })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_state, buffer(planned.state));
-            hand_out(out_units, buffer_list(planned.units));
-        }
+        outs.deliver(planned.state, buffer_list(planned.units));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -207,23 +201,18 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_protect(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_units_protect";
     let body = || -> Result<(), FfiError> {
-        let out_state = out_arg(out_state, F, "out_state")?;
-        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs = unsafe { TwoOuts::new(F, (out_state, "out_state"), (out_units, "out_units")) }?;
         // SAFETY: as documented.
         let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
         // SAFETY: as documented.
         let candidates = unsafe { bytes_arg(candidates, candidates_len, F, "candidates") }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         let planned = call.run(|table, control| async move {
             units::protect(&table, &control, state, candidates).await
         })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_state, buffer(planned.state));
-            hand_out(out_units, buffer_list(planned.units));
-        }
+        outs.deliver(planned.state, buffer_list(planned.units));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -267,8 +256,9 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_decide(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_units_decide";
     let body = || -> Result<(), FfiError> {
-        let out_decision = out_arg(out_decision, F, "out_decision")?;
-        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs =
+            unsafe { TwoOuts::new(F, (out_decision, "out_decision"), (out_units, "out_units")) }?;
         // SAFETY: as documented.
         let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
         // SAFETY: as documented.
@@ -276,16 +266,11 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_decide(
         // SAFETY: as documented.
         let protected = unsafe { bytes_arg(protected, protected_len, F, "protected") }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         let decided = call.run(|table, control| async move {
             units::decide(&table, &control, state, candidates, protected).await
         })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_decision, buffer(decided.decision));
-            hand_out(out_units, buffer_list(decided.units));
-        }
+        outs.deliver(decided.decision, buffer_list(decided.units));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -325,18 +310,21 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_finish(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_units_finish";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: as documented.
-        let decision = unsafe { bytes_arg(decision, decision_len, F, "decision") }?;
-        // SAFETY: as documented.
-        let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
-        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
-        let report = call.run(|table, control| async move {
-            units::finish(&table, &control, decision, merged).await
-        })?;
-        call.deliver(PaimonCleanupReport::from_expire_snapshots(report));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        finish_units(
+            F,
+            context,
+            executor,
+            run_options,
+            (decision, decision_len),
+            (merged, merged_len),
+            out,
+            |table, control, decision, merged| async move {
+                units::finish(&table, &control, decision, merged).await
+            },
+            PaimonCleanupReport::from_expire_snapshots,
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -370,18 +358,17 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_partial_split(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_partial_split";
-    let body = || -> Result<(), FfiError> {
-        let out_summary = out_arg(out_summary, F, "out_summary")?;
-        let out_shards = out_arg(out_shards, F, "out_shards")?;
-        // SAFETY: as documented.
-        let partial = unsafe { bytes_arg(partial, partial_len, F, "partial") }?;
-        let split = units::split(partial, shards)?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_summary, buffer(split.summary));
-            hand_out(out_shards, buffer_list(split.pieces));
-        }
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        split_partial(
+            F,
+            partial,
+            partial_len,
+            shards,
+            out_summary,
+            out_shards,
+            |p, n| units::split(p, n).map(|split| (split.summary, split.pieces)),
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -424,23 +411,19 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_gate(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_units_gate";
     let body = || -> Result<(), FfiError> {
-        let out_decision = out_arg(out_decision, F, "out_decision")?;
-        let out_gate = out_arg(out_gate, F, "out_gate")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs =
+            unsafe { TwoOuts::new(F, (out_decision, "out_decision"), (out_gate, "out_gate")) }?;
         // SAFETY: as documented.
         let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
         // SAFETY: as documented.
         let summary = unsafe { bytes_arg(summary, summary_len, F, "summary") }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         let gated = call.run(|table, control| async move {
             units::gate(&table, &control, state, summary, shards).await
         })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_decision, buffer(gated.decision));
-            hand_out(out_gate, buffer(gated.gate));
-        }
+        outs.deliver(gated.decision, buffer(gated.gate));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -491,8 +474,9 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_shard_decide(
     let body = || -> Result<(), FfiError> {
         // SAFETY: NULL or live (caller's guarantee).
         let executor = unsafe { handle_ref(executor, F, "executor") }?;
-        let out_report = out_arg(out_report, F, "out_report")?;
-        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs =
+            unsafe { TwoOuts::new(F, (out_report, "out_report"), (out_units, "out_units")) }?;
         // SAFETY: as documented.
         let gate = unsafe { bytes_arg(gate, gate_len, F, "gate") }?;
         // SAFETY: as documented.
@@ -505,11 +489,7 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_shard_decide(
         let decided = run_on(F, executor, run, &uri, |control| async move {
             units::decide_shard(gate, shard, piece, &options, &control).await
         })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_report, buffer(decided.report));
-            hand_out(out_units, buffer_list(decided.units));
-        }
+        outs.deliver(decided.report, buffer_list(decided.units));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).

@@ -1,12 +1,14 @@
 //! Tags and consumers: `paimon_cleanup_delete_tag`, `paimon_cleanup_expire_tags`,
 //! `paimon_cleanup_expire_consumers`.
 
+use std::future::Future;
 use std::os::raw::c_char;
 use std::time::Duration;
 
 use crate::clean::expiry::tags::check_tag_name;
 use crate::clean::shared::clock::now_millis;
-use crate::clean::{delete_tag, expire_consumers, expire_tags};
+use crate::clean::{delete_tag, expire_consumers, expire_tags, RunControl, TagReport};
+use crate::table::Table;
 
 use super::context::PaimonCleanupContext;
 use super::control::PaimonCleanupRunOptions;
@@ -62,15 +64,11 @@ pub unsafe extern "C" fn paimon_cleanup_delete_tag(
         if let Err(e) = check_tag_name(&tag) {
             return Err(FfiError::invalid_argument(format!("{F}: {e}")));
         }
-        let report =
-            call.run(
-                |table, control| async move { delete_tag(&table, &tag, dry_run, &control).await },
-            )?;
-        call.deliver(PaimonCleanupReport::from_tags(
+        run_tags(
+            &call,
             PaimonCleanupReportKind::DeleteTag,
-            report,
-        ));
-        Ok(())
+            |table, control| async move { delete_tag(&table, &tag, dry_run, &control).await },
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -123,15 +121,11 @@ pub unsafe extern "C" fn paimon_cleanup_expire_tags(
             )));
         }
         let cut = (older_than_ms > 0).then_some(older_than_ms);
-        let report =
-            call.run(
-                |table, control| async move { expire_tags(&table, cut, dry_run, &control).await },
-            )?;
-        call.deliver(PaimonCleanupReport::from_tags(
+        run_tags(
+            &call,
             PaimonCleanupReportKind::ExpireTags,
-            report,
-        ));
-        Ok(())
+            |table, control| async move { expire_tags(&table, cut, dry_run, &control).await },
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -182,4 +176,16 @@ pub unsafe extern "C" fn paimon_cleanup_expire_consumers(
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
+}
+
+/// Runs the tag operation `op` on the call's table and hands its report out as a report of
+/// `kind`.
+fn run_tags<F, Fut>(call: &Call<'_>, kind: PaimonCleanupReportKind, op: F) -> Result<(), FfiError>
+where
+    F: FnOnce(Table, RunControl) -> Fut,
+    Fut: Future<Output = crate::Result<TagReport>>,
+{
+    let report = call.run(op)?;
+    call.deliver(PaimonCleanupReport::from_tags(kind, report));
+    Ok(())
 }

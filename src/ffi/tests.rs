@@ -1348,17 +1348,19 @@ mod operations {
         }
     }
 
-    #[test]
-    fn operations_check_their_arguments() {
-        let uri = CString::new("/nonexistent/paimon-cleanup/ffi-ops-table").expect("no NUL");
+    /// A context on a table location that does not exist (no options) and a one-thread
+    /// executor, both to be freed by the caller.
+    ///
+    /// # Safety
+    /// Calls the C ABI; the handles returned must be freed once.
+    unsafe fn missing_table(name: &str) -> (*mut PaimonCleanupContext, *mut PaimonCleanupExecutor) {
+        let uri = CString::new(format!("/nonexistent/paimon-cleanup/{name}")).expect("no NUL");
         let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
         let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
-        let mut cfg: *mut PaimonCleanupExpireConfig = ptr::null_mut();
         let mut err: *mut PaimonCleanupError = ptr::null_mut();
-        let mut out: *mut PaimonCleanupReport = ptr::null_mut();
         // SAFETY: every pointer is valid for the call or NULL.
         unsafe {
-            paimon_cleanup_context_new(
+            let status = paimon_cleanup_context_new(
                 uri.as_ptr(),
                 ptr::null(),
                 ptr::null(),
@@ -1366,7 +1368,21 @@ mod operations {
                 &mut ctx,
                 &mut err,
             );
-            paimon_cleanup_executor_new(1, &mut exec, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::Ok, "{}", message(err));
+            let status = paimon_cleanup_executor_new(1, &mut exec, &mut err);
+            assert_eq!(status, PaimonCleanupStatus::Ok, "{}", message(err));
+        }
+        (ctx, exec)
+    }
+
+    #[test]
+    fn operations_check_their_arguments() {
+        let mut cfg: *mut PaimonCleanupExpireConfig = ptr::null_mut();
+        let mut err: *mut PaimonCleanupError = ptr::null_mut();
+        let mut out: *mut PaimonCleanupReport = ptr::null_mut();
+        // SAFETY: every pointer is valid for the call or NULL.
+        unsafe {
+            let (ctx, exec) = missing_table("ffi-ops-table");
             paimon_cleanup_expire_config_new(&mut cfg, &mut err);
             let status = paimon_cleanup_expire_snapshots(
                 ctx,
@@ -1489,24 +1505,13 @@ mod operations {
 
     #[test]
     fn a_cancelled_token_stops_an_operation_before_it_reads_anything() {
-        let uri = CString::new("/nonexistent/paimon-cleanup/ffi-cancel-table").expect("no NUL");
-        let mut ctx: *mut PaimonCleanupContext = ptr::null_mut();
-        let mut exec: *mut PaimonCleanupExecutor = ptr::null_mut();
         let mut opts: *mut PaimonCleanupRunOptions = ptr::null_mut();
         let mut token: *mut PaimonCleanupCancelToken = ptr::null_mut();
         let mut err: *mut PaimonCleanupError = ptr::null_mut();
         let mut out: *mut PaimonCleanupReport = ptr::null_mut();
         // SAFETY: every pointer is valid for the call or NULL.
         unsafe {
-            paimon_cleanup_context_new(
-                uri.as_ptr(),
-                ptr::null(),
-                ptr::null(),
-                0,
-                &mut ctx,
-                &mut err,
-            );
-            paimon_cleanup_executor_new(1, &mut exec, &mut err);
+            let (ctx, exec) = missing_table("ffi-cancel-table");
             paimon_cleanup_run_options_new(&mut opts, &mut err);
             paimon_cleanup_cancel_token_new(&mut token, &mut err);
             paimon_cleanup_run_options_set_cancel_token(opts, token, &mut err);

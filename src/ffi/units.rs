@@ -13,6 +13,7 @@ use std::ptr;
 
 use crate::clean::control::RunControl;
 use crate::clean::orphans::units;
+use crate::table::Table;
 
 use super::context::{options_arg, PaimonCleanupContext};
 use super::control::PaimonCleanupRunOptions;
@@ -55,6 +56,59 @@ pub(super) fn buffer_list(all: Vec<Vec<u8>>) -> PaimonCleanupBufferList {
     PaimonCleanupBufferList {
         items: all.into_iter().map(buffer).collect(),
     }
+}
+
+/// The two out-parameters of a step that hands out a byte string and a second object (a list
+/// of byte strings, or another byte string), checked non-NULL.
+pub(super) struct TwoOuts<H> {
+    first: *mut *mut PaimonCleanupBuffer,
+    second: *mut *mut H,
+}
+
+impl<H> TwoOuts<H> {
+    /// Checks both out-parameters, `first` before `second`: a NULL one is `NULL_POINTER`
+    /// naming it.
+    ///
+    /// # Safety
+    /// Each pointer must be NULL or writable until [`TwoOuts::deliver`] returns.
+    pub(super) unsafe fn new(
+        function: &str,
+        first: (*mut *mut PaimonCleanupBuffer, &str),
+        second: (*mut *mut H, &str),
+    ) -> Result<Self, FfiError> {
+        Ok(TwoOuts {
+            first: out_arg(first.0, function, first.1)?,
+            second: out_arg(second.0, function, second.1)?,
+        })
+    }
+
+    /// Hands `first` (as a buffer) and `second` out, both owned by the caller from then on.
+    pub(super) fn deliver(self, first: Vec<u8>, second: H) {
+        // SAFETY: both checked non-NULL in `new` and writable (caller's guarantee to `new`).
+        unsafe {
+            hand_out(self.first, buffer(first));
+            hand_out(self.second, second);
+        }
+    }
+}
+
+/// Checks the handles of a step on the driver that hands out no report (`context` and
+/// `executor` must not be NULL, `run_options` may be). The step only reads, so its reads stop
+/// once the run's token is cancelled ([`Call::reads_stop_on_cancel`]).
+///
+/// # Safety
+/// Each handle must be NULL or live for `'a`.
+pub(super) unsafe fn driver_call<'a>(
+    function: &'static str,
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+) -> Result<Call<'a>, FfiError> {
+    // SAFETY: NULL or live handles (caller's guarantee).
+    Ok(
+        unsafe { Call::without_report(function, context, executor, run_options) }?
+            .reads_stop_on_cancel(),
+    )
 }
 
 /// Reads a `(pointer, length)` byte-string argument; NULL is accepted for length 0.
@@ -185,6 +239,69 @@ pub(super) unsafe fn merge_partials(
     let merged = merge(a, b)?;
     // SAFETY: checked non-NULL and writable.
     unsafe { hand_out(out, buffer(merged)) };
+    Ok(())
+}
+
+/// The body of the `*_partial_split` calls: reads `partial`, splits it with `split` into a
+/// summary and `shards` pieces and hands them out in `*out_summary` / `*out_shards`.
+///
+/// # Safety
+/// `partial` NULL or `partial_len` readable bytes; `out_summary` / `out_shards` NULL or
+/// writable.
+pub(super) unsafe fn split_partial(
+    function: &'static str,
+    partial: *const u8,
+    partial_len: usize,
+    shards: u32,
+    out_summary: *mut *mut PaimonCleanupBuffer,
+    out_shards: *mut *mut PaimonCleanupBufferList,
+    split: impl FnOnce(&[u8], u32) -> crate::Result<(Vec<u8>, Vec<Vec<u8>>)>,
+) -> Result<(), FfiError> {
+    // SAFETY: NULL or writable (caller's guarantee).
+    let outs = unsafe {
+        TwoOuts::new(
+            function,
+            (out_summary, "out_summary"),
+            (out_shards, "out_shards"),
+        )
+    }?;
+    // SAFETY: as documented.
+    let partial = unsafe { bytes_arg(partial, partial_len, function, "partial") }?;
+    let (summary, pieces) = split(partial, shards)?;
+    outs.deliver(summary, buffer_list(pieces));
+    Ok(())
+}
+
+/// The body of the `*_units_finish` calls: reads `decision` and `merged`, checks the handles
+/// and `out`, runs `finish` on the context's table and hands its result out in `*out` as the
+/// report `report` makes of it.
+///
+/// # Safety
+/// `decision` / `merged` NULL or `decision_len` / `merged_len` readable bytes; handles NULL or
+/// live; `out` NULL or writable. All outlive the call.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn finish_units<'a, R, Fut>(
+    function: &'static str,
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    decision: (*const u8, usize),
+    merged: (*const u8, usize),
+    out: *mut *mut PaimonCleanupReport,
+    finish: impl FnOnce(Table, RunControl, &'a [u8], &'a [u8]) -> Fut,
+    report: fn(R) -> PaimonCleanupReport,
+) -> Result<(), FfiError>
+where
+    Fut: Future<Output = crate::Result<R>>,
+{
+    // SAFETY: as documented.
+    let decision: &'a [u8] = unsafe { bytes_arg(decision.0, decision.1, function, "decision") }?;
+    // SAFETY: as documented.
+    let merged: &'a [u8] = unsafe { bytes_arg(merged.0, merged.1, function, "merged") }?;
+    // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
+    let call = unsafe { Call::new(function, context, executor, run_options, out) }?;
+    let result = call.run(|table, control| finish(table, control, decision, merged))?;
+    call.deliver(report(result));
     Ok(())
 }
 
@@ -322,22 +439,17 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_plan(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_units_plan";
     let body = || -> Result<(), FfiError> {
-        let out_state = out_arg(out_state, F, "out_state")?;
-        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs = unsafe { TwoOuts::new(F, (out_state, "out_state"), (out_units, "out_units")) }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { handle_ref(config, F, "config") }?;
         let planned = call.run(|table, control| async move {
             let cfg = config.orphan_config(table.root().clone());
             units::plan(&table, &cfg, &control).await
         })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_state, buffer(planned.state));
-            hand_out(out_units, buffer_list(planned.units));
-        }
+        outs.deliver(planned.state, buffer_list(planned.units));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -473,26 +585,22 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_decide(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_units_decide";
     let body = || -> Result<(), FfiError> {
-        let out_decision = out_arg(out_decision, F, "out_decision")?;
-        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs =
+            unsafe { TwoOuts::new(F, (out_decision, "out_decision"), (out_units, "out_units")) }?;
         // SAFETY: as documented.
         let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
         // SAFETY: as documented.
         let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { handle_ref(config, F, "config") }?;
         let decided = call.run(|table, control| async move {
             let cfg = config.orphan_config(table.root().clone());
             units::decide(&table, &cfg, &control, state, merged).await
         })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_decision, buffer(decided.decision));
-            hand_out(out_units, buffer_list(decided.units));
-        }
+        outs.deliver(decided.decision, buffer_list(decided.units));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -529,18 +637,21 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_finish(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_units_finish";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: as documented.
-        let decision = unsafe { bytes_arg(decision, decision_len, F, "decision") }?;
-        // SAFETY: as documented.
-        let merged = unsafe { bytes_arg(merged, merged_len, F, "merged") }?;
-        // SAFETY: NULL or live handles, `out` NULL or writable (caller's guarantee).
-        let call = unsafe { Call::new(F, context, executor, run_options, out) }?;
-        let report = call.run(|table, control| async move {
-            units::finish(&table, &control, decision, merged).await
-        })?;
-        call.deliver(PaimonCleanupReport::from_orphans(report));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        finish_units(
+            F,
+            context,
+            executor,
+            run_options,
+            (decision, decision_len),
+            (merged, merged_len),
+            out,
+            |table, control, decision, merged| async move {
+                units::finish(&table, &control, decision, merged).await
+            },
+            PaimonCleanupReport::from_orphans,
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -572,18 +683,17 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_partial_split(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_partial_split";
-    let body = || -> Result<(), FfiError> {
-        let out_summary = out_arg(out_summary, F, "out_summary")?;
-        let out_shards = out_arg(out_shards, F, "out_shards")?;
-        // SAFETY: as documented.
-        let partial = unsafe { bytes_arg(partial, partial_len, F, "partial") }?;
-        let split = units::split(partial, shards)?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_summary, buffer(split.summary));
-            hand_out(out_shards, buffer_list(split.shards));
-        }
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        split_partial(
+            F,
+            partial,
+            partial_len,
+            shards,
+            out_summary,
+            out_shards,
+            |p, n| units::split(p, n).map(|split| (split.summary, split.shards)),
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
@@ -629,25 +739,21 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_units_gate(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_units_gate";
     let body = || -> Result<(), FfiError> {
-        let out_state = out_arg(out_state, F, "out_state")?;
-        let out_gate = out_arg(out_gate, F, "out_gate")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs = unsafe { TwoOuts::new(F, (out_state, "out_state"), (out_gate, "out_gate")) }?;
         let out_decide = out_arg(out_decide, F, "out_decide")?;
         // SAFETY: as documented.
         let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
         // SAFETY: as documented.
         let summary = unsafe { bytes_arg(summary, summary_len, F, "summary") }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         let gated = call.run(|table, control| async move {
             units::gate(&table, &control, state, summary, shards).await
         })?;
-        // SAFETY: all checked non-NULL and writable.
-        unsafe {
-            hand_out(out_state, buffer(gated.state));
-            hand_out(out_gate, buffer(gated.gate));
-            out_decide.write(gated.decide);
-        }
+        outs.deliver(gated.state, buffer(gated.gate));
+        // SAFETY: checked non-NULL and writable.
+        unsafe { out_decide.write(gated.decide) };
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
@@ -691,26 +797,22 @@ pub unsafe extern "C" fn paimon_cleanup_orphan_shard_decide(
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_orphan_shard_decide";
     let body = || -> Result<(), FfiError> {
-        let out_report = out_arg(out_report, F, "out_report")?;
-        let out_units = out_arg(out_units, F, "out_units")?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs =
+            unsafe { TwoOuts::new(F, (out_report, "out_report"), (out_units, "out_units")) }?;
         // SAFETY: as documented.
         let gate = unsafe { bytes_arg(gate, gate_len, F, "gate") }?;
         // SAFETY: as documented.
         let piece = unsafe { bytes_arg(piece, piece_len, F, "piece") }?;
         // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { Call::without_report(F, context, executor, run_options) }?
-            .reads_stop_on_cancel();
+        let call = unsafe { driver_call(F, context, executor, run_options) }?;
         // SAFETY: NULL or live (caller's guarantee).
         let config = unsafe { handle_ref(config, F, "config") }?;
         let decided = call.run(|table, control| async move {
             let cfg = config.orphan_config(table.root().clone());
             units::decide_shard(&table, &cfg, &control, gate, shard, piece).await
         })?;
-        // SAFETY: both checked non-NULL and writable.
-        unsafe {
-            hand_out(out_report, buffer(decided.report));
-            hand_out(out_units, buffer_list(decided.units));
-        }
+        outs.deliver(decided.report, buffer_list(decided.units));
         Ok(())
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).

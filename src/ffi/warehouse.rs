@@ -103,12 +103,8 @@ pub unsafe extern "C" fn paimon_cleanup_table_list_name(
     list: *const PaimonCleanupTableList,
     index: usize,
 ) -> *const c_char {
-    boundary_infallible(ptr::null(), || {
-        // SAFETY: NULL or live (caller's guarantee).
-        unsafe { list.as_ref() }
-            .and_then(|l| l.tables.get(index))
-            .map_or(ptr::null(), |(name, _)| name.as_ptr())
-    })
+    // SAFETY: NULL or live (caller's guarantee).
+    unsafe { table_text(list, index, |(name, _)| name) }
 }
 
 /// Returns the location (a local path) of table `index` (below
@@ -124,11 +120,25 @@ pub unsafe extern "C" fn paimon_cleanup_table_list_location(
     list: *const PaimonCleanupTableList,
     index: usize,
 ) -> *const c_char {
+    // SAFETY: NULL or live (caller's guarantee).
+    unsafe { table_text(list, index, |(_, location)| location) }
+}
+
+/// A text (name or location, as `text` picks) of table `index` of `list` (NULL when out of
+/// range or `list` is NULL), borrowed from the list.
+///
+/// # Safety
+/// `list` must be NULL or a live list.
+unsafe fn table_text(
+    list: *const PaimonCleanupTableList,
+    index: usize,
+    text: fn(&(CString, CString)) -> &CString,
+) -> *const c_char {
     boundary_infallible(ptr::null(), || {
         // SAFETY: NULL or live (caller's guarantee).
         unsafe { list.as_ref() }
             .and_then(|l| l.tables.get(index))
-            .map_or(ptr::null(), |(_, location)| location.as_ptr())
+            .map_or(ptr::null(), |t| text(t).as_ptr())
     })
 }
 

@@ -1,6 +1,7 @@
 //! What every run reports: files and bytes per class, failed deletions, the path listing,
 //! removed directories, wall time.
 
+use std::ffi::CString;
 use std::os::raw::c_char;
 use std::ptr;
 
@@ -122,12 +123,7 @@ pub unsafe extern "C" fn paimon_cleanup_report_failed_path(
     index: usize,
 ) -> *const c_char {
     // SAFETY: NULL or live (caller's guarantee).
-    unsafe {
-        read(report, ptr::null(), |r| {
-            r.list_get(PaimonCleanupReport::own_failed, index)
-                .map_or(ptr::null(), |f| f.path.as_ptr())
-        })
-    }
+    unsafe { failure_text(report, index, |f| &f.path) }
 }
 
 /// Returns the error message of failed deletion `index`, or NULL when `index` is out of range or
@@ -143,12 +139,7 @@ pub unsafe extern "C" fn paimon_cleanup_report_failed_error(
     index: usize,
 ) -> *const c_char {
     // SAFETY: NULL or live (caller's guarantee).
-    unsafe {
-        read(report, ptr::null(), |r| {
-            r.list_get(PaimonCleanupReport::own_failed, index)
-                .map_or(ptr::null(), |f| f.error.as_ptr())
-        })
-    }
+    unsafe { failure_text(report, index, |f| &f.error) }
 }
 
 /// Returns the number of paths in the report's listing: every file the run deleted, or in a dry
@@ -233,4 +224,23 @@ pub unsafe extern "C" fn paimon_cleanup_report_elapsed_ms(
 ) -> u64 {
     // SAFETY: NULL or live (caller's guarantee).
     unsafe { read(report, 0, |r| r.elapsed_ms) }
+}
+
+/// A text of failed deletion `index` of `report` (NULL when out of range or `report` is NULL),
+/// borrowed from the report.
+///
+/// # Safety
+/// `report` must be NULL or a live report.
+unsafe fn failure_text(
+    report: *const PaimonCleanupReport,
+    index: usize,
+    text: fn(&ReportFailure) -> &CString,
+) -> *const c_char {
+    // SAFETY: NULL or live (caller's guarantee).
+    unsafe {
+        read(report, ptr::null(), |r| {
+            r.list_get(PaimonCleanupReport::own_failed, index)
+                .map_or(ptr::null(), |f| text(f).as_ptr())
+        })
+    }
 }

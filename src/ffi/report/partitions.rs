@@ -1,5 +1,6 @@
 //! The partition part of a report (drop and expiry): partitions, marks, commits.
 
+use std::ffi::CString;
 use std::os::raw::c_char;
 use std::ptr;
 
@@ -70,14 +71,7 @@ pub unsafe extern "C" fn paimon_cleanup_report_partition_key(
     field: usize,
 ) -> *const c_char {
     // SAFETY: NULL or live (caller's guarantee).
-    unsafe {
-        read(report, ptr::null(), |r| {
-            r.partitions
-                .get(index)
-                .and_then(|p| p.fields.get(field))
-                .map_or(ptr::null(), |(k, _)| k.as_ptr())
-        })
-    }
+    unsafe { partition_text(report, index, field, |(k, _)| k) }
 }
 
 /// Returns the value of field `field` of dropped partition `index` as the text that, given back in
@@ -97,14 +91,7 @@ pub unsafe extern "C" fn paimon_cleanup_report_partition_value(
     field: usize,
 ) -> *const c_char {
     // SAFETY: NULL or live (caller's guarantee).
-    unsafe {
-        read(report, ptr::null(), |r| {
-            r.partitions
-                .get(index)
-                .and_then(|p| p.fields.get(field))
-                .map_or(ptr::null(), |(_, v)| v.as_ptr())
-        })
-    }
+    unsafe { partition_text(report, index, field, |(_, v)| v) }
 }
 
 /// Returns how many data files a partition drop or expiry marked deleted in its commit(s) (in a
@@ -170,4 +157,27 @@ pub unsafe extern "C" fn paimon_cleanup_report_committed_snapshot_id(
 ) -> i64 {
     // SAFETY: NULL or live (caller's guarantee).
     unsafe { read(report, 0, |r| r.committed.get(index).copied().unwrap_or(0)) }
+}
+
+/// A text (key or value, as `text` picks) of field `field` of dropped partition `index` of
+/// `report` (NULL when either index is out of range or `report` is NULL), borrowed from the
+/// report.
+///
+/// # Safety
+/// `report` must be NULL or a live report.
+unsafe fn partition_text(
+    report: *const PaimonCleanupReport,
+    index: usize,
+    field: usize,
+    text: fn(&(CString, CString)) -> &CString,
+) -> *const c_char {
+    // SAFETY: NULL or live (caller's guarantee).
+    unsafe {
+        read(report, ptr::null(), |r| {
+            r.partitions
+                .get(index)
+                .and_then(|p| p.fields.get(field))
+                .map_or(ptr::null(), |f| text(f).as_ptr())
+        })
+    }
 }
