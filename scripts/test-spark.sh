@@ -22,12 +22,14 @@
 #      keys; local[2,2]: a task may be retried once, and the first attempt of a plan unit's task
 #      fails, injected): same deleted set, same objects left, inspect reads the table
 #   5. ExpireSnapshots (snapshot expiry as units) on a generated table with compactions, tags and
-#      a branch: the same report and files as the CLI's expire-snapshots; a delete unit failing
-#      after its deletions fails the job with only files the CLI deletes gone (no metadata) and
-#      nothing a version needs missing, and the rerun converges; an unreadable manifest fails the
-#      job with nothing deleted; on S3 (a candidate unit's first attempt failing) the same
-#      objects and report as the CLI
-# spark-submit runs 10 times (~20 s each).
+#      a branch: the same report and files as the CLI's expire-snapshots, without shards (the
+#      driver decides) and with --shards 2 and 7 (the candidates shuffled by shard, each shard
+#      task decides); with --shards 2 a delete unit failing after its deletions fails the job
+#      with only files the CLI deletes gone (no metadata) and nothing a version needs missing,
+#      and the rerun (--shards 7) converges; an unreadable manifest fails the job with nothing
+#      deleted, sharded and not; on S3 (a candidate unit's first attempt failing) the same
+#      objects and report as the CLI, without shards and with 2 and 7
+# spark-submit runs 15 times (~20 s each).
 #
 # Environment:
 #   PAIMON_PYTHON            the harness venv's python (scripts/setup-python.sh): moto, fastavro
@@ -377,7 +379,7 @@ expire_table() {
   "$GEN" "$XBASE" --snapshots 30 --partitions 3 --files-per-commit 6 --compact-every 3 \
     --tags 2 --branch b --branch-at 10 --branch-commits 3 --seed 21 >/dev/null || return 1
   missing_needed "$XBASE" || return 1
-  for c in x-cli x-spark x-fail x-bad; do
+  for c in x-cli x-spark x-s2 x-s7 x-fail x-bad; do
     mkdir -p "$WORK/$c" && cp -a "$XBASE" "$WORK/$c/t" || return 1
   done
   files "$XBASE" >"$WORK/xbase.files"
@@ -389,7 +391,7 @@ expire_table() {
   echo "CLI expire-snapshots deleted $(wc -l <"$WORK/x-cli.deleted") files"
   [ -s "$WORK/x-cli.deleted" ]
 }
-run_step "ExpireSnapshots: generated table (compactions, tags, a branch) in 4 copies; CLI reference" \
+run_step "ExpireSnapshots: generated table (compactions, tags, a branch) in 6 copies; CLI reference" \
   expire_table
 
 # same_expiry_report <cli json> <job json>: the same report but the wall time.
@@ -406,21 +408,42 @@ print(f"both expired snapshots {job['first_expired']}..={job['last_expired']}, "
 EOF
 }
 
-expire_same_as_cli() {
-  local t="$WORK/x-spark/t"
-  submit_expire x-spark "$t" "${X_ARGS[@]}" --parallelism 2 || return 1
-  files "$t" >"$WORK/x-spark.files"
-  diff -u "$WORK/x-cli.files" "$WORK/x-spark.files" ||
-    { echo "ExpireSnapshots left other files than the CLI" >&2; return 1; }
-  same_expiry_report "$WORK/x-cli.json" "$WORK/x-spark.out" &&
+# sharded_ran <log name> <shards>: the job took the sharded path with that many shards.
+sharded_ran() {
+  grep -q "split into $2 shards" "$WORK/$1.err" ||
+    { echo "$1: the job did not decide in $2 shards" >&2; return 1; }
+}
+
+# expire_like_cli <copy> [job options...]: the job on copy <copy> leaves the CLI's files and
+# prints its report.
+expire_like_cli() {
+  local c="$1" t="$WORK/$1/t"
+  shift
+  submit_expire "$c" "$t" "${X_ARGS[@]}" "$@" || return 1
+  files "$t" >"$WORK/$c.files"
+  diff -u "$WORK/x-cli.files" "$WORK/$c.files" ||
+    { echo "ExpireSnapshots ($c) left other files than the CLI" >&2; return 1; }
+  same_expiry_report "$WORK/x-cli.json" "$WORK/$c.out" &&
     missing_needed "$t" && "$CLI" inspect "$t" >/dev/null
 }
+
+expire_same_as_cli() {
+  expire_like_cli x-spark --parallelism 2 || return 1
+  ! grep -q "split into" "$WORK/x-spark.err" ||
+    { echo "the job without --shards decided in shards" >&2; return 1; }
+}
 run_step "ExpireSnapshots: the CLI's expire-snapshots report and files" expire_same_as_cli
+
+expire_sharded_same_as_cli() {
+  expire_like_cli x-s2 --parallelism 2 --shards 2 && sharded_ran x-s2 2 &&
+    expire_like_cli x-s7 --parallelism 3 --shards 7 && sharded_ran x-s7 7
+}
+run_step "ExpireSnapshots --shards 2 and 7: the CLI's report and files" expire_sharded_same_as_cli
 
 expire_failed_delete_unit() {
   local t="$WORK/x-fail/t"
   if PAIMON_CLEANUP_SPARK_FAIL_EXPIRY_UNIT=delete:0 submit_expire x-failed "$t" "${X_ARGS[@]}" \
-    --parallelism 2; then
+    --parallelism 2 --shards 2; then
     echo "the job succeeded although a delete unit failed" >&2
     return 1
   fi
@@ -437,13 +460,15 @@ expire_failed_delete_unit() {
   # The snapshots being expired may have lost files already (the crash-safe order); every
   # version the expiry keeps is whole.
   missing_needed "$t" --from-snapshot "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["earliest_after"])' "$WORK/x-cli.json")" || return 1
-  submit_expire x-rerun "$t" "${X_ARGS[@]}" --parallelism 2 || return 1
+  sharded_ran x-failed 2 || return 1
+  submit_expire x-rerun "$t" "${X_ARGS[@]}" --parallelism 2 --shards 7 || return 1
+  sharded_ran x-rerun 7 || return 1
   files "$t" >"$WORK/x-rerun.files"
   diff -u "$WORK/x-cli.files" "$WORK/x-rerun.files" ||
     { echo "the rerun left other files than the CLI" >&2; return 1; }
   missing_needed "$t"
 }
-run_step "ExpireSnapshots: a failing delete unit leaves the table safe, a rerun converges" \
+run_step "ExpireSnapshots --shards 2: a failing delete unit leaves the table safe, a rerun converges" \
   expire_failed_delete_unit
 
 expire_unreadable_manifest() {
@@ -453,16 +478,20 @@ expire_unreadable_manifest() {
     return 1
   printf 'not avro' >"$t/manifest/$victim"
   files "$t" >"$WORK/x-bad.before"
-  if submit_expire x-bad "$t" "${X_ARGS[@]}" --parallelism 2; then
-    echo "ExpireSnapshots succeeded although manifest $victim is unreadable" >&2
-    return 1
-  fi
-  files "$t" >"$WORK/x-bad.after"
-  diff -u "$WORK/x-bad.before" "$WORK/x-bad.after" ||
-    { echo "the failed job deleted files" >&2; return 1; }
-  echo "job failed on unreadable $victim, nothing deleted"
+  local run
+  for run in "x-bad:" "x-bad-sharded:--shards 3"; do
+    # shellcheck disable=SC2086 # the options split on purpose
+    if submit_expire "${run%%:*}" "$t" "${X_ARGS[@]}" --parallelism 2 ${run#*:}; then
+      echo "ExpireSnapshots ${run#*:} succeeded although manifest $victim is unreadable" >&2
+      return 1
+    fi
+    files "$t" >"$WORK/x-bad.after"
+    diff -u "$WORK/x-bad.before" "$WORK/x-bad.after" ||
+      { echo "the failed job (${run#*:}) deleted files" >&2; return 1; }
+    echo "job ${run#*:} failed on unreadable $victim, nothing deleted"
+  done
 }
-run_step "ExpireSnapshots: unreadable metadata fails the job, nothing deleted" \
+run_step "ExpireSnapshots (unsharded, --shards 3): unreadable metadata fails the job, nothing deleted" \
   expire_unreadable_manifest
 
 expire_s3_same_as_cli() {
@@ -475,7 +504,7 @@ base = sys.argv[2]
 for root, _, names in os.walk(base):
     for n in names:
         rel = os.path.relpath(os.path.join(root, n), base)
-        for prefix in ("x-cli", "x-spark"):
+        for prefix in ("x-cli", "x-spark", "x-s2", "x-s7"):
             s3.upload_file(os.path.join(root, n), "paimon", f"{prefix}/t/{rel}")
 EOF
   local opts=(-o "s3.endpoint=$S3_ENDPOINT" -o s3.region=us-east-1 -o s3.path-style-access=true
@@ -489,17 +518,30 @@ EOF
   PAIMON_CLEANUP_SPARK_FAIL_EXPIRY_UNIT=candidates:0:once submit_expire x-s3 \
     s3://paimon/x-spark/t "${opts[@]}" "${args[@]}" --parallelism 3
   local rc=$?
+  [ "$rc" -eq 0 ] && grep -q 'injected failure' "$WORK/x-s3.err" ||
+    { echo "the job failed, or the candidate unit's first attempt did not fail" >&2; rc=1; }
+  if [ "$rc" -eq 0 ]; then
+    submit_expire x-s3-s2 s3://paimon/x-s2/t "${opts[@]}" "${args[@]}" --parallelism 2 \
+      --shards 2 && sharded_ran x-s3-s2 2 || rc=1
+  fi
+  if [ "$rc" -eq 0 ]; then
+    PAIMON_CLEANUP_SPARK_FAIL_EXPIRY_UNIT=candidates:0:once submit_expire x-s3-s7 \
+      s3://paimon/x-s7/t "${opts[@]}" "${args[@]}" --parallelism 3 --shards 7 &&
+      sharded_ran x-s3-s7 7 && grep -q 'injected failure' "$WORK/x-s3-s7.err" || rc=1
+  fi
   SUBMIT_CONF=()
   SUBMIT_MASTER='local[2]'
   [ "$rc" -eq 0 ] || return 1
-  grep -q 'injected failure' "$WORK/x-s3.err" ||
-    { echo "the candidate unit's first attempt did not fail" >&2; return 1; }
-  s3_keys x-cli >"$WORK/x-s3-cli.keys" && s3_keys x-spark >"$WORK/x-s3-spark.keys" || return 1
-  diff -u "$WORK/x-s3-cli.keys" "$WORK/x-s3-spark.keys" ||
-    { echo "ExpireSnapshots left other objects than the CLI" >&2; return 1; }
-  same_expiry_report "$WORK/x-s3-cli.json" "$WORK/x-s3.out"
+  s3_keys x-cli >"$WORK/x-s3-cli.keys" || return 1
+  local p
+  for p in x-spark:x-s3 x-s2:x-s3-s2 x-s7:x-s3-s7; do
+    s3_keys "${p%%:*}" >"$WORK/${p#*:}.keys" || return 1
+    diff -u "$WORK/x-s3-cli.keys" "$WORK/${p#*:}.keys" ||
+      { echo "ExpireSnapshots (${p%%:*}) left other objects than the CLI" >&2; return 1; }
+    same_expiry_report "$WORK/x-s3-cli.json" "$WORK/${p#*:}.out" || return 1
+  done
 }
-run_step "ExpireSnapshots on S3 (moto), a candidate task retried: the CLI's deletions" \
+run_step "ExpireSnapshots on S3 (moto), unsharded and --shards 2 / 7, a candidate task retried: the CLI's deletions" \
   expire_s3_same_as_cli
 
 suite_closing_line spark

@@ -1020,28 +1020,66 @@ JNIEXPORT jlong JNICALL JNI_FN(orphanUnitsFinish)(JNIEnv *env, jclass cls, jlong
     return out;
 }
 
-JNIEXPORT jobjectArray JNICALL JNI_FN(orphanPartialSplit)(JNIEnv *env, jclass cls, jbyteArray partial,
-                                                         jint shards) {
+/* The C signature both partial-split calls (orphans, expiry) share. */
+typedef PaimonCleanupStatus (*split_fn)(const uint8_t *, size_t, uint32_t, PaimonCleanupBuffer **,
+                                        PaimonCleanupBufferList **, PaimonCleanupError **);
+
+/* { summary, piece 0, piece 1, ... } of `split` on a Java byte[] (NULL, with an exception
+ * pending, on failure). */
+static jobjectArray partial_split(JNIEnv *env, split_fn split, jbyteArray partial, jint shards) {
     PaimonCleanupBuffer *summary = NULL;
     PaimonCleanupBufferList *pieces = NULL;
     PaimonCleanupError *err = NULL;
     uint8_t *dp = NULL;
     size_t lp = 0;
     jobjectArray out = NULL;
-    (void)cls;
     if (shards < 0) {
         throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "the shard count is negative");
         return NULL;
     }
     if (bytes_in(env, partial, &dp, &lp) == 0 &&
-        !check(env,
-               paimon_cleanup_orphan_partial_split(dp, lp, (uint32_t)shards, &summary, &pieces, &err),
-               &err))
+        !check(env, split(dp, lp, (uint32_t)shards, &summary, &pieces, &err), &err))
         out = buffers_array(env, summary, pieces);
     paimon_cleanup_buffer_free(summary);
     paimon_cleanup_buffer_list_free(pieces);
     free(dp);
     return out;
+}
+
+/* malloc'ed copies of the byte[] elements of a byte[][] into *data / *lens (*n of them, both
+ * arrays allocated even for none). Returns 0 on success; on failure an exception is pending and
+ * what was copied is left for byte_strings_free. */
+static int byte_strings_in(JNIEnv *env, jobjectArray array, uint8_t ***data, size_t **lens,
+                           size_t *n) {
+    jsize count = array != NULL ? (*env)->GetArrayLength(env, array) : 0;
+    jbyteArray r;
+    size_t i;
+    int ok;
+    *n = (size_t)count;
+    *data = calloc(*n + 1, sizeof(uint8_t *));
+    *lens = calloc(*n + 1, sizeof(size_t));
+    ok = *data != NULL && *lens != NULL;
+    if (!ok) throw_oom(env);
+    for (i = 0; ok && i < *n; i++) {
+        r = (jbyteArray)(*env)->GetObjectArrayElement(env, array, (jsize)i);
+        ok = !(*env)->ExceptionCheck(env) && bytes_in(env, r, &(*data)[i], &(*lens)[i]) == 0;
+        if (r != NULL) (*env)->DeleteLocalRef(env, r);
+    }
+    return ok ? 0 : 1;
+}
+
+static void byte_strings_free(uint8_t **data, size_t *lens, size_t n) {
+    size_t i;
+    if (data != NULL)
+        for (i = 0; i < n; i++) free(data[i]);
+    free(data);
+    free(lens);
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(orphanPartialSplit)(JNIEnv *env, jclass cls, jbyteArray partial,
+                                                         jint shards) {
+    (void)cls;
+    return partial_split(env, paimon_cleanup_orphan_partial_split, partial, shards);
 }
 
 JNIEXPORT jobjectArray JNICALL JNI_FN(orphanUnitsGate)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
@@ -1136,31 +1174,19 @@ JNIEXPORT jbyteArray JNICALL JNI_FN(orphanUnitsConclude)(JNIEnv *env, jclass cls
                                                          jbyteArray summary, jobjectArray reports) {
     PaimonCleanupBuffer *decision = NULL;
     PaimonCleanupError *err = NULL;
-    uint8_t *ds = NULL, *dm = NULL;
-    size_t ls = 0, lm = 0, i;
-    jsize n = reports != NULL ? (*env)->GetArrayLength(env, reports) : 0;
-    uint8_t **data = calloc((size_t)n + 1, sizeof(uint8_t *));
-    size_t *lens = calloc((size_t)n + 1, sizeof(size_t));
-    jbyteArray out = NULL, r;
-    int ok = data != NULL && lens != NULL;
+    uint8_t *ds = NULL, *dm = NULL, **data = NULL;
+    size_t ls = 0, lm = 0, n = 0, *lens = NULL;
+    jbyteArray out = NULL;
     (void)cls;
-    if (!ok) throw_oom(env);
-    for (i = 0; ok && i < (size_t)n; i++) {
-        r = (jbyteArray)(*env)->GetObjectArrayElement(env, reports, (jsize)i);
-        ok = !(*env)->ExceptionCheck(env) && bytes_in(env, r, &data[i], &lens[i]) == 0;
-        if (r != NULL) (*env)->DeleteLocalRef(env, r);
-    }
-    if (ok && bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, summary, &dm, &lm) == 0 &&
+    if (byte_strings_in(env, reports, &data, &lens, &n) == 0 && bytes_in(env, state, &ds, &ls) == 0 &&
+        bytes_in(env, summary, &dm, &lm) == 0 &&
         !check(env,
                paimon_cleanup_orphan_units_conclude(ds, ls, dm, lm, (const uint8_t *const *)data,
-                                                    lens, (size_t)n, &decision, &err),
+                                                    lens, n, &decision, &err),
                &err))
         out = buffer_bytes(env, decision);
     paimon_cleanup_buffer_free(decision);
-    if (data != NULL)
-        for (i = 0; i < (size_t)n; i++) free(data[i]);
-    free(data);
-    free(lens);
+    byte_strings_free(data, lens, n);
     free(ds);
     free(dm);
     return out;
@@ -1506,5 +1532,111 @@ JNIEXPORT jlong JNICALL JNI_FN(expiryUnitsFinish)(JNIEnv *env, jclass cls, jlong
     }
     free(dd);
     free(dm);
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(expiryPartialSplit)(JNIEnv *env, jclass cls, jbyteArray partial,
+                                                         jint shards) {
+    (void)cls;
+    return partial_split(env, paimon_cleanup_expiry_partial_split, partial, shards);
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(expiryUnitsGate)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
+                                                       jbyteArray state, jbyteArray summary,
+                                                       jint shards, jlong token, jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *decision = NULL, *gate = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    uint8_t *ds = NULL, *dm = NULL;
+    size_t ls = 0, lm = 0;
+    jobjectArray out = NULL;
+    jbyteArray b;
+    (void)cls;
+    if (shards < 0) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "the shard count is negative");
+        return NULL;
+    }
+    if (bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, summary, &dm, &lm) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_expiry_units_gate(CTX(ctx), EXEC(exec), st.options, ds, ls, dm, lm,
+                                                 (uint32_t)shards, &decision, &gate, &err);
+        call_end(env, &st, s, NULL, err);
+        /* { decision, gate } */
+        if (!(*env)->ExceptionCheck(env)) {
+            out = (*env)->NewObjectArray(env, 2, g_bytes_class, NULL);
+            b = out != NULL ? buffer_bytes(env, decision) : NULL;
+            if (b != NULL) (*env)->SetObjectArrayElement(env, out, 0, b);
+            b = b != NULL ? buffer_bytes(env, gate) : NULL;
+            if (b != NULL) (*env)->SetObjectArrayElement(env, out, 1, b);
+            if ((*env)->ExceptionCheck(env)) out = NULL;
+        }
+    }
+    paimon_cleanup_buffer_free(decision);
+    paimon_cleanup_buffer_free(gate);
+    free(ds);
+    free(dm);
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(expiryShardDecide)(JNIEnv *env, jclass cls, jlong exec,
+                                                         jbyteArray gate, jint shard,
+                                                         jbyteArray piece, jobjectArray keys,
+                                                         jobjectArray values, jlong token,
+                                                         jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *report = NULL;
+    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    jsize n = keys != NULL ? (*env)->GetArrayLength(env, keys) : 0;
+    char **ck = NULL, **cv = NULL;
+    uint8_t *dg = NULL, *dp = NULL;
+    size_t lg = 0, lp = 0;
+    jobjectArray out = NULL;
+    (void)cls;
+    if (shard < 0) {
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "the shard is negative");
+        return NULL;
+    }
+    ck = strings_from(env, keys, n);
+    cv = strings_from(env, values, n);
+    if (ck == NULL || cv == NULL) {
+        throw_oom(env);
+    } else if (bytes_in(env, gate, &dg, &lg) == 0 && bytes_in(env, piece, &dp, &lp) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_expiry_shard_decide(EXEC(exec), dg, lg, (uint32_t)shard, dp, lp,
+                                                   (const char *const *)ck, (const char *const *)cv,
+                                                   (size_t)n, st.options, &report, &units, &err);
+        call_end(env, &st, s, NULL, err);
+        if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, report, units);
+    }
+    paimon_cleanup_buffer_free(report);
+    paimon_cleanup_buffer_list_free(units);
+    free(dg);
+    free(dp);
+    free_strings(ck, n);
+    free_strings(cv, n);
+    return out;
+}
+
+JNIEXPORT jbyteArray JNICALL JNI_FN(expiryUnitsConclude)(JNIEnv *env, jclass cls,
+                                                         jbyteArray decision, jobjectArray reports) {
+    PaimonCleanupBuffer *concluded = NULL;
+    PaimonCleanupError *err = NULL;
+    uint8_t *dd = NULL, **data = NULL;
+    size_t ld = 0, n = 0, *lens = NULL;
+    jbyteArray out = NULL;
+    (void)cls;
+    if (byte_strings_in(env, reports, &data, &lens, &n) == 0 &&
+        bytes_in(env, decision, &dd, &ld) == 0 &&
+        !check(env,
+               paimon_cleanup_expiry_units_conclude(dd, ld, (const uint8_t *const *)data, lens, n,
+                                                    &concluded, &err),
+               &err))
+        out = buffer_bytes(env, concluded);
+    paimon_cleanup_buffer_free(concluded);
+    byte_strings_free(data, lens, n);
+    free(dd);
     return out;
 }

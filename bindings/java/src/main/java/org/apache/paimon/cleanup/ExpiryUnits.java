@@ -48,6 +48,23 @@ import java.util.Map;
  *       there stays, and a rerun converges.
  * </ol>
  *
+ * <h2>The sharded decision</h2>
+ *
+ * <p>Instead of {@link #protect} and {@link #decide}, which hold every candidate on the driver,
+ * the decision can be split by shard so that no process holds every candidate:
+ *
+ * <pre>{@code
+ * // executors: each candidate unit's result (or a partition's merge) split into K pieces
+ * Split s = ExpiryUnits.split(candidateResult, k);   // s.summary() -> driver, s.shards().get(i) -> shard i
+ * // driver
+ * Gated g = ExpiryUnits.gate(table, exec, run, plan.state(), mergedSummaries, k);
+ * // executors, one task per shard (its pieces merged with merge):
+ * ShardDecision d = ExpiryUnits.decideShard(exec, g.gate(), shard, piece, hostOptions, run);
+ * // executors: execute every shard's d.deleteUnits(); driver:
+ * byte[] decision = ExpiryUnits.conclude(g.decision(), every shard's d.report());
+ * Report report = ExpiryUnits.finish(table, exec, run, decision, mergedDeletes);
+ * }</pre>
+ *
  * <p>A missing, doubled or foreign partial result is refused with INVALID_ARGUMENT. All methods
  * are static and thread-safe; they block the calling thread. Failures throw {@link
  * PaimonCleanupException} with the library's status.
@@ -129,6 +146,22 @@ public final class ExpiryUnits {
         }
     }
 
+    /** { keys, values } of the host options, UTF-8 encoded (empty for null). */
+    private static byte[][][] encodeOptions(Map<String, String> hostOptions) {
+        int n = hostOptions == null ? 0 : hostOptions.size();
+        byte[][] keys = new byte[n][];
+        byte[][] values = new byte[n][];
+        if (hostOptions != null) {
+            int i = 0;
+            for (Map.Entry<String, String> en : hostOptions.entrySet()) {
+                keys[i] = PaimonCleanup.encode(en.getKey(), "option key");
+                values[i] = PaimonCleanup.encode(en.getValue(), "value of option " + en.getKey());
+                i++;
+            }
+        }
+        return new byte[][][] {keys, values};
+    }
+
     private static void nonNull(Object... values) {
         for (Object v : values) {
             if (v == null) {
@@ -177,17 +210,9 @@ public final class ExpiryUnits {
      */
     public static byte[] execute(Executor exec, final byte[] unit, Map<String, String> hostOptions, RunOptions run) {
         nonNull(unit);
-        int n = hostOptions == null ? 0 : hostOptions.size();
-        final byte[][] keys = new byte[n][];
-        final byte[][] values = new byte[n][];
-        if (hostOptions != null) {
-            int i = 0;
-            for (Map.Entry<String, String> en : hostOptions.entrySet()) {
-                keys[i] = PaimonCleanup.encode(en.getKey(), "option key");
-                values[i] = PaimonCleanup.encode(en.getValue(), "value of option " + en.getKey());
-                i++;
-            }
-        }
+        byte[][][] kv = encodeOptions(hostOptions);
+        final byte[][] keys = kv[0];
+        final byte[][] values = kv[1];
         final long e = exec.acquire();
         try {
             return withToken(run, new TokenCall<byte[]>() {
@@ -264,6 +289,170 @@ public final class ExpiryUnits {
         }));
     }
 
+    /** What {@link #split} returns. */
+    public static final class Split {
+        private final byte[] summary;
+        private final List<byte[]> shards;
+
+        Split(byte[] summary, List<byte[]> shards) {
+            this.summary = summary;
+            this.shards = shards;
+        }
+
+        /** @return the summary (what the driver's gate needs, not the candidates) */
+        public byte[] summary() {
+            return summary;
+        }
+
+        /** @return one piece per shard: element {@code i} is shard {@code i} */
+        public List<byte[]> shards() {
+            return shards;
+        }
+    }
+
+    /** What {@link #gate} returns. */
+    public static final class Gated {
+        private final byte[] decision;
+        private final byte[] gate;
+
+        Gated(byte[] decision, byte[] gate) {
+            this.decision = decision;
+            this.gate = gate;
+        }
+
+        /** @return the decision so far, kept on the driver for {@link #conclude} */
+        public byte[] decision() {
+            return decision;
+        }
+
+        /** @return the gate every shard decides with (ship it to the shard tasks) */
+        public byte[] gate() {
+            return gate;
+        }
+    }
+
+    /** What {@link #decideShard} returns. */
+    public static final class ShardDecision {
+        private final byte[] report;
+        private final List<byte[]> deleteUnits;
+
+        ShardDecision(byte[] report, List<byte[]> deleteUnits) {
+            this.report = report;
+            this.deleteUnits = deleteUnits;
+        }
+
+        /** @return the shard's report, for {@link #conclude} */
+        public byte[] report() {
+            return report;
+        }
+
+        /** @return the shard's delete units, to {@link #execute} (none in a dry run) */
+        public List<byte[]> deleteUnits() {
+            return deleteUnits;
+        }
+    }
+
+    /**
+     * Splits a candidate unit's result (or several merged) into its summary and one piece per
+     * shard, by the directory of each candidate: shuffle the pieces by shard (merge a shard's
+     * pieces with {@link #merge}) and merge the summaries for {@link #gate}.
+     *
+     * @param partial a whole result of candidate units
+     * @param shards the shard count, 1 to 65,536
+     * @return the summary and the pieces
+     * @throws PaimonCleanupException INVALID_ARGUMENT for a shard count out of range or bytes
+     *     that are not a whole result of candidate units
+     */
+    public static Split split(byte[] partial, int shards) {
+        nonNull(partial);
+        byte[][] all = PaimonCleanup.expiryPartialSplit(partial, shards);
+        Step s = step(all);
+        return new Split(s.state(), s.units());
+    }
+
+    /**
+     * The gate of the sharded decision (on the driver), instead of {@link #protect} and {@link
+     * #decide}: reads the removed snapshots' metadata and every version that protects files,
+     * decides and checks the metadata files the expiry deletes, and returns the decision so far
+     * and the gate the shards decide with. Nothing is deleted.
+     *
+     * @param table the table the plan was made for
+     * @param exec the executor
+     * @param run may be null
+     * @param state {@link Step#state()} of {@link #plan}
+     * @param summary every candidate unit's summary, merged
+     * @param shards the shard count the results were split into
+     * @return the decision so far and the gate
+     * @throws PaimonCleanupException INVALID_ARGUMENT for foreign bytes, a missing or doubled
+     *     summary or another shard count; NOT_FOUND / MALFORMED / STORAGE when metadata cannot be
+     *     read (nothing deleted); PATH_REFUSED; CANCELLED
+     */
+    public static Gated gate(TableContext table, Executor exec, RunOptions run, final byte[] state,
+            final byte[] summary, final int shards) {
+        nonNull(state, summary);
+        byte[][] all = onDriver(table, exec, run, new DriverCall<byte[][]>() {
+            @Override
+            public byte[][] call(long ctx, long e, long token, ProgressListener p) {
+                return PaimonCleanup.expiryUnitsGate(ctx, e, state, summary, shards, token, p);
+            }
+        });
+        return new Gated(all[0], all[1]);
+    }
+
+    /**
+     * Decides one shard anywhere: opens the table from the gate with the host's options, decides
+     * the shard's data and changelog files as the single-process run does, checks every path and
+     * returns the shard's report and delete units. Nothing is deleted.
+     *
+     * @param exec the executor of this JVM
+     * @param gate {@link Gated#gate()}
+     * @param shard the shard
+     * @param piece every candidate unit's piece of this shard, merged
+     * @param hostOptions options added to (and overriding) those in the gate, e.g. the storage
+     *     credentials (may be null)
+     * @param run may be null
+     * @return the report and the delete units
+     * @throws PaimonCleanupException INVALID_ARGUMENT for foreign bytes, another shard's piece or
+     *     a piece missing a unit; NOT_FOUND / MALFORMED / STORAGE when metadata a protector needs
+     *     cannot be read; PATH_REFUSED; CANCELLED
+     */
+    public static ShardDecision decideShard(Executor exec, final byte[] gate, final int shard,
+            final byte[] piece, Map<String, String> hostOptions, RunOptions run) {
+        nonNull(gate, piece);
+        byte[][][] kv = encodeOptions(hostOptions);
+        final byte[][] keys = kv[0];
+        final byte[][] values = kv[1];
+        final long e = exec.acquire();
+        try {
+            Step s = step(withToken(run, new TokenCall<byte[][]>() {
+                @Override
+                public byte[][] call(long token, ProgressListener p) {
+                    return PaimonCleanup.expiryShardDecide(e, gate, shard, piece, keys, values, token, p);
+                }
+            }));
+            return new ShardDecision(s.state(), s.units());
+        } finally {
+            exec.release();
+        }
+    }
+
+    /**
+     * Concludes the sharded decision (on the driver) with every shard's report, each exactly
+     * once.
+     *
+     * @param decision {@link Gated#decision()}
+     * @param reports every shard's report
+     * @return the decision, for {@link #finish}
+     * @throws PaimonCleanupException INVALID_ARGUMENT for foreign bytes, a decision concluded
+     *     already, or a missing, doubled or foreign shard report
+     */
+    public static byte[] conclude(byte[] decision, List<byte[]> reports) {
+        nonNull(decision, reports);
+        byte[][] all = reports.toArray(new byte[0][]);
+        nonNull((Object[]) all);
+        return PaimonCleanup.expiryUnitsConclude(decision, all);
+    }
+
     /**
      * Finishes the run (on the driver) after every delete unit: deletes the metadata, the
      * snapshot files, writes the hint and builds the report.
@@ -271,7 +460,7 @@ public final class ExpiryUnits {
      * @param table the table
      * @param exec the executor
      * @param run may be null
-     * @param decision {@link Step#state()} of {@link #decide}
+     * @param decision {@link Step#state()} of {@link #decide}, or the result of {@link #conclude}
      * @param mergedDeletes every delete unit's result, merged (empty when there was none)
      * @return the report ({@link ReportKind#EXPIRE_SNAPSHOTS}), as the single-process run's
      * @throws PaimonCleanupException INVALID_ARGUMENT for a missing result, STORAGE when a

@@ -249,6 +249,19 @@ public final class PaimonCleanup {
     static native long expiryUnitsFinish(
             long ctx, long exec, byte[] decision, byte[] merged, long token, ProgressListener p);
 
+    /** [0] = the summary, then one piece per shard. */
+    static native byte[][] expiryPartialSplit(byte[] partial, int shards);
+
+    /** { the decision so far, the gate }. */
+    static native byte[][] expiryUnitsGate(long ctx, long exec, byte[] state, byte[] summary,
+            int shards, long token, ProgressListener p);
+
+    /** [0] = the shard's report, then its delete units. */
+    static native byte[][] expiryShardDecide(long exec, byte[] gate, int shard, byte[] piece,
+            byte[][] keys, byte[][] values, long token, ProgressListener p);
+
+    static native byte[] expiryUnitsConclude(byte[] decision, byte[][] reports);
+
     /** Test hook: calls {@code p} from {@code threads} new native threads, {@code calls} times each. */
     static native void foreignThreadSelfTest(ProgressListener p, int threads, int calls);
 }

@@ -632,6 +632,107 @@ public final class PaimonCleanupTest {
         return todo.get(0);
     }
 
+    /** Merges snapshot-expiry results in a shuffled order, left to right (neutral: empty). */
+    private static byte[] mergeExpiry(List<byte[]> parts, java.util.Random rnd) {
+        List<byte[]> todo = new ArrayList<byte[]>(parts);
+        Collections.shuffle(todo, rnd);
+        byte[] out = new byte[0];
+        for (byte[] p : todo) {
+            out = rnd.nextBoolean() ? ExpiryUnits.merge(out, p) : ExpiryUnits.merge(p, out);
+        }
+        return out;
+    }
+
+    /**
+     * Snapshot expiry's sharded decision through the JNI glue (split, gate, decideShard,
+     * conclude, then the delete units and finish) equals the one-call run; a missing or doubled
+     * shard report and another shard count are refused before anything is deleted.
+     */
+    private static void testExpiryShards(Path fixtures, Path tmp) throws Exception {
+        final String rel = "parquet/pk_09.db/pk_09";
+        final int shards = 3;
+        System.out.println("expiry shards " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            Path one = copyTable(fixtures, rel, tmp, "xshard-one");
+            Path many = copyTable(fixtures, rel, tmp, "xshard-many");
+            TableContext c1 = new TableContext(one.toString());
+            final TableContext c2 = new TableContext(many.toString());
+            try {
+                Report single = c1.expireSnapshots(exec, expireAll(false), null);
+                java.util.Random rnd = new java.util.Random(39);
+                final ExpiryUnits.Step plan = ExpiryUnits.plan(c2, exec, expireAll(false), null);
+                check(!plan.units().isEmpty(), "candidate units " + plan.units().size());
+                List<byte[]> summaries = new ArrayList<byte[]>();
+                List<List<byte[]>> pieces = new ArrayList<List<byte[]>>();
+                for (int i = 0; i < shards; i++) {
+                    pieces.add(new ArrayList<byte[]>());
+                }
+                for (byte[] u : plan.units()) {
+                    ExpiryUnits.Split split = ExpiryUnits.split(ExpiryUnits.execute(exec, u, null, null), shards);
+                    check(split.shards().size() == shards, "a piece per shard");
+                    summaries.add(split.summary());
+                    for (int i = 0; i < shards; i++) {
+                        pieces.get(i).add(split.shards().get(i));
+                    }
+                }
+                final byte[] summary = mergeExpiry(summaries, rnd);
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "another shard count", new Body() {
+                    @Override
+                    public void run() {
+                        ExpiryUnits.gate(c2, exec, null, plan.state(), summary, shards + 1);
+                    }
+                });
+                final ExpiryUnits.Gated gated = ExpiryUnits.gate(c2, exec, null, plan.state(), summary, shards);
+                final List<byte[]> reports = new ArrayList<byte[]>();
+                List<byte[]> deleteUnits = new ArrayList<byte[]>();
+                for (int i = shards - 1; i >= 0; i--) {
+                    ExpiryUnits.ShardDecision d = ExpiryUnits.decideShard(
+                            exec, gated.gate(), i, mergeExpiry(pieces.get(i), rnd), null, null);
+                    reports.add(d.report());
+                    deleteUnits.addAll(d.deleteUnits());
+                }
+                check(!deleteUnits.isEmpty(), "delete units");
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "a missing shard report", new Body() {
+                    @Override
+                    public void run() {
+                        ExpiryUnits.conclude(gated.decision(), reports.subList(1, reports.size()));
+                    }
+                });
+                expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "a doubled shard report", new Body() {
+                    @Override
+                    public void run() {
+                        List<byte[]> doubled = new ArrayList<byte[]>(reports);
+                        doubled.set(0, reports.get(1));
+                        ExpiryUnits.conclude(gated.decision(), doubled);
+                    }
+                });
+                check(c2.summary(exec).snapshotCount() == 8, "nothing expired before the deletions");
+                byte[] decision = ExpiryUnits.conclude(gated.decision(), reports);
+                List<byte[]> results = new ArrayList<byte[]>();
+                for (byte[] u : deleteUnits) {
+                    results.add(ExpiryUnits.execute(exec, u, new HashMap<String, String>(), null));
+                }
+                Report sharded = ExpiryUnits.finish(c2, exec, null, decision, mergeExpiry(results, rnd));
+                System.out.println("  sharded: " + ScenarioFormat.report(sharded));
+                check(sharded.kind() == ReportKind.EXPIRE_SNAPSHOTS && sharded.expiredCount() == single.expiredCount()
+                        && sharded.totalFiles() == single.totalFiles() && sharded.totalBytes() == single.totalBytes(),
+                        "sharded report " + sharded + " vs " + single);
+                check(pathsOf(sharded).equals(pathsOf(single)), "shards delete what one call deletes: "
+                        + pathsOf(sharded) + " vs " + pathsOf(single));
+                for (Report.DeletedPath p : sharded.paths()) {
+                    check(!new File(many.toFile(), p.path()).exists(), p.path() + " deleted");
+                }
+                check(c2.summary(exec).snapshotCount() == c1.summary(exec).snapshotCount(), "versions kept");
+            } finally {
+                c1.close();
+                c2.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
     /** Orphan removal as units (plan, execute, merge, decide, finish) equals the one-call run. */
     private static void testOrphanUnits(Path fixtures, Path tmp) throws Exception {
         final String rel =
@@ -738,6 +839,7 @@ public final class PaimonCleanupTest {
             testLog(fixtures, tmp);
             testBranch(fixtures, tmp);
             testOrphanUnits(fixtures, tmp);
+            testExpiryShards(fixtures, tmp);
         } finally {
             deleteTree(tmp);
         }

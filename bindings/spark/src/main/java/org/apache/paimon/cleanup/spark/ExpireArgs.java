@@ -11,7 +11,7 @@ import org.apache.paimon.cleanup.PaimonCleanupException;
 
 /**
  * The command line of {@link ExpireSnapshots}: the CLI's {@code expire-snapshots} arguments and
- * {@code --parallelism}.
+ * {@code --parallelism} and {@code --shards}.
  */
 final class ExpireArgs implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -37,6 +37,10 @@ final class ExpireArgs implements Serializable {
             "  --refuse-if-tags-pin      refuse to run when a tag pins a snapshot that would expire",
             "  --dry-run                 compute and report, change nothing",
             "  --parallelism N           partitions of each stage (default: Spark's default parallelism)",
+            "  --shards N                decide in N shards (1 to 65536): the candidate units' results",
+            "                            are shuffled by shard and each shard task decides its own",
+            "                            files, so the driver never holds every candidate (default:",
+            "                            the driver decides, after a protect stage)",
             "  --json                    print the report as the CLI's --json document",
             "  -h, --help                this text");
 
@@ -56,6 +60,8 @@ final class ExpireArgs implements Serializable {
     boolean refuseIfTagsPin;
     boolean dryRun;
     int parallelism;
+    /** Shards of the decision; 0: no shards (the driver decides). */
+    int shards;
     boolean json;
     boolean help;
     /** {@code --time-retained} in milliseconds, set by {@link #resolve}. */
@@ -161,6 +167,15 @@ final class ExpireArgs implements Serializable {
                 case "--parallelism":
                     a.parallelism = positive(arg, inline != null ? inline : value(argv, ++i, arg));
                     break;
+                case "--shards": {
+                    String v = inline != null ? inline : value(argv, ++i, arg);
+                    a.shards = positive(arg, v);
+                    if (a.shards > 65536) {
+                        throw new IllegalArgumentException(
+                                "--shards '" + v + "' is not a number from 1 to 65536");
+                    }
+                    break;
+                }
                 default:
                     if (arg.startsWith("-") && arg.length() > 1) {
                         throw new IllegalArgumentException("unknown argument '" + argv[i] + "'");

@@ -1,5 +1,6 @@
 package org.apache.paimon.cleanup.spark;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +10,14 @@ import org.apache.paimon.cleanup.ExpiryUnits;
 import org.apache.paimon.cleanup.PaimonCleanupException;
 import org.apache.paimon.cleanup.Report;
 import org.apache.paimon.cleanup.TableContext;
+import org.apache.spark.HashPartitioner;
 import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.storage.StorageLevel;
+import scala.Tuple2;
 
 /**
  * Expires the old snapshots of a Paimon table branch as a Spark job, with the library's units
@@ -29,6 +35,13 @@ import org.apache.spark.api.java.JavaSparkContext;
  *   <li>driver: {@link ExpiryUnits#finish} deletes the manifests, lists and snapshot files and
  *       writes the hint, in the crash-safe order, and prints the report as the CLI does.
  * </ol>
+ *
+ * <p>With {@code --shards K} the decision is split by shard so that the driver never holds every
+ * candidate: each partition of the candidate stage splits its merged result into a summary (to
+ * the driver) and K pieces, shuffled by shard ({@code reduceByKey}); the driver's {@link
+ * ExpiryUnits#gate} reads what protects files (snapshots and tags, not files) and every shard
+ * task decides its own files ({@link ExpiryUnits#decideShard}); the executors run the shards'
+ * delete units, and the driver concludes with the shards' reports and finishes as above.
  *
  * <p>Exit status: 0 done, 1 the run failed (nothing is deleted before stage 3; a failure in stage
  * 3 leaves every remaining version whole, the metadata of the expired snapshots stays, and a rerun
@@ -108,6 +121,9 @@ public final class ExpireSnapshots {
                 long t0 = System.nanoTime();
                 ExpiryUnits.Step plan = ExpiryUnits.plan(table, exec, args.config(), null);
                 log(String.format("plan: %d candidate units (%d ms)", plan.units().size(), ms(t0)));
+                if (args.shards > 0) {
+                    return sharded(jsc, table, exec, args, plan);
+                }
                 byte[] candidates = stage(jsc, "candidates", plan.units(), args);
 
                 long t1 = System.nanoTime();
@@ -139,6 +155,88 @@ public final class ExpireSnapshots {
             System.err.println("error: " + e);
             return 1;
         }
+    }
+
+    /** The sharded run after the plan: candidates split and shuffled, shards decided, deletes. */
+    private static int sharded(JavaSparkContext jsc, TableContext table, Executor exec, ExpireArgs args,
+            ExpiryUnits.Step plan) {
+        int shards = args.shards;
+        int parallelism = args.parallelism > 0 ? args.parallelism : jsc.defaultParallelism();
+        Map<String, String> options = new HashMap<>(args.options);
+        JavaPairRDD<Integer, byte[]> parts = null;
+        JavaPairRDD<Integer, byte[]> pieces;
+        JavaRDD<UnitRunner.Decided> decided = null;
+        try {
+            long t1 = System.nanoTime();
+            byte[] summary;
+            if (plan.units().isEmpty()) {
+                List<Tuple2<Integer, byte[]>> empty = new ArrayList<>(shards);
+                for (int i = 0; i < shards; i++) {
+                    empty.add(new Tuple2<>(i, new byte[0]));
+                }
+                summary = new byte[0];
+                pieces = jsc.parallelizePairs(empty, shards);
+            } else {
+                int slices = Math.max(1, Math.min(plan.units().size(), parallelism));
+                final int k = shards;
+                jsc.setJobDescription("expire-snapshots: candidate units (" + plan.units().size()
+                        + "), split into " + shards + " shards");
+                parts = jsc.parallelize(UnitRunner.number(plan.units()), slices)
+                        .mapPartitionsToPair(it -> ExpiryUnitRunner.executeAndSplit(it, options, k))
+                        .persist(StorageLevel.MEMORY_AND_DISK_SER());
+                summary = parts.filter(kv -> kv._1() == UnitRunner.SUMMARY).values()
+                        .treeReduce(ExpiryUnitRunner::merge);
+                pieces = parts.filter(kv -> kv._1() != UnitRunner.SUMMARY)
+                        .reduceByKey(new HashPartitioner(shards), ExpiryUnitRunner::merge);
+            }
+            log(String.format("candidate units executed, split into %d shards and shuffled; "
+                    + "summary %d bytes (%d ms)", shards, summary.length, ms(t1)));
+
+            long t2 = System.nanoTime();
+            ExpiryUnits.Gated gated = ExpiryUnits.gate(table, exec, null, plan.state(), summary, shards);
+            Broadcast<byte[]> gate = jsc.broadcast(gated.gate());
+            jsc.setJobDescription("expire-snapshots: decide " + shards + " shards");
+            decided = pieces
+                    .map(kv -> ExpiryUnitRunner.decideShard(options, gate.value(), kv._1(), kv._2()))
+                    .persist(StorageLevel.MEMORY_AND_DISK_SER());
+            List<byte[]> reports = decided.map(d -> d.report).collect();
+            byte[] decision = ExpiryUnits.conclude(gated.decision(), reports);
+            log(String.format("decide: %d shards (%d ms); driver %s", shards, ms(t2),
+                    RemoveOrphanFiles.memory()));
+
+            long t3 = System.nanoTime();
+            byte[] deletes = deleteStage(jsc, decided, options, parallelism);
+            log(String.format("delete units executed and merged (%d ms)", ms(t3)));
+
+            Report report = ExpiryUnits.finish(table, exec, null, decision, deletes);
+            System.out.print(ExpireReportText.renderExpiry(report.json(), args.json));
+            System.out.flush();
+            return 0;
+        } finally {
+            if (parts != null) {
+                parts.unpersist(false);
+            }
+            if (decided != null) {
+                decided.unpersist(false);
+            }
+        }
+    }
+
+    /** Every shard's delete units, numbered, executed on the executors and their results merged. */
+    private static byte[] deleteStage(JavaSparkContext jsc, JavaRDD<UnitRunner.Decided> decided,
+            Map<String, String> options, int parallelism) {
+        JavaRDD<byte[]> units = decided.flatMap(d -> d.units.iterator());
+        long n = units.count();
+        if (n == 0) {
+            return new byte[0];
+        }
+        int slices = (int) Math.max(1, Math.min(n, parallelism));
+        jsc.setJobDescription("expire-snapshots: delete units (" + n + ")");
+        return units.zipWithIndex()
+                .map(t -> new UnitRunner.Unit((int) t._2().longValue(), t._1()))
+                .repartition(slices)
+                .mapPartitions(it -> ExpiryUnitRunner.executePartition("delete", it, options))
+                .treeReduce(ExpiryUnitRunner::merge);
     }
 
     private static long ms(long startNanos) {

@@ -10,6 +10,7 @@ import org.apache.paimon.cleanup.ExpiryUnits;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
+import scala.Tuple2;
 
 /**
  * What runs inside the Spark tasks of {@link ExpireSnapshots}: executes snapshot-expiry units with
@@ -20,7 +21,8 @@ final class ExpiryUnitRunner {
     /**
      * Fault injection for the tests (scripts/test-spark.sh), read in the task: {@code
      * <stage>:<index>} makes the task of unit {@code index} of stage {@code candidates} or {@code
-     * protect} (before executing it) or {@code delete} (after executing it, so its deletions
+     * protect} (before executing it; with {@code --shards} the candidate units are numbered as
+     * without) or {@code delete} (after executing it, so its deletions
      * happened but its result is lost) throw, in every attempt; {@code <stage>:<index>:once} only
      * in the task's first attempt. Unset, nothing happens.
      */
@@ -81,6 +83,42 @@ final class ExpiryUnitRunner {
         List<byte[]> one = new ArrayList<>(1);
         one.add(merged);
         return one.iterator();
+    }
+
+    /**
+     * Executes the candidate units of one Spark partition, merges their results and splits the
+     * merge into the summary (key {@link UnitRunner#SUMMARY}, for the driver's gate) and one
+     * piece per shard (key = the shard, for the shuffle): no partition's candidates travel to
+     * the driver.
+     */
+    static Iterator<Tuple2<Integer, byte[]>> executeAndSplit(
+            Iterator<UnitRunner.Unit> units, Map<String, String> explicitOptions, int shards) {
+        if (!units.hasNext()) {
+            return new ArrayList<Tuple2<Integer, byte[]>>(0).iterator();
+        }
+        byte[] merged = executePartition("candidates", units, explicitOptions).next();
+        ExpiryUnits.Split split = ExpiryUnits.split(merged, shards);
+        List<Tuple2<Integer, byte[]>> out = new ArrayList<>(shards + 1);
+        out.add(new Tuple2<>(UnitRunner.SUMMARY, split.summary()));
+        for (int i = 0; i < split.shards().size(); i++) {
+            out.add(new Tuple2<>(i, split.shards().get(i)));
+        }
+        return out.iterator();
+    }
+
+    /**
+     * Decides shard {@code shard} in a task, with every candidate unit's piece of it merged: the
+     * library opens the table from the gate with the host's options (the credentials) and
+     * returns the shard's report and delete units. Nothing is deleted here.
+     */
+    static UnitRunner.Decided decideShard(
+            Map<String, String> explicitOptions, byte[] gate, int shard, byte[] piece) {
+        SparkEnv env = SparkEnv.get();
+        SparkConf conf = env == null ? null : env.conf();
+        Executor exec = UnitRunner.executor(conf);
+        Map<String, String> options = UnitRunner.hostOptions(conf, explicitOptions);
+        ExpiryUnits.ShardDecision d = ExpiryUnits.decideShard(exec, gate, shard, piece, options, null);
+        return new UnitRunner.Decided(shard, d.report(), new ArrayList<>(d.deleteUnits()));
     }
 
     /** Merges two partial results (in a task or on the driver). */

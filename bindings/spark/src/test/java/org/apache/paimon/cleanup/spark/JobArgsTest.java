@@ -121,6 +121,18 @@ public final class JobArgsTest {
         refused("--shards too many", () -> parse(now, "/t", "--shards", "65537"));
         refused("--shards x", () -> parse(now, "/t", "--shards", "x"));
 
+        // ExpireSnapshots' command line: --shards
+        eq("expire --shards", 7, ExpireArgs.parse(new String[] {"/t", "--shards", "7"}, now).shards);
+        eq("expire --shards=N", 65536, ExpireArgs.parse(new String[] {"/t", "--shards=65536"}, now).shards);
+        eq("expire default shards", 0, ExpireArgs.parse(new String[] {"/t"}, now).shards);
+        check("expire --shards with --parallelism", ExpireArgs.parse(
+                new String[] {"/t", "--parallelism", "3", "--shards", "2"}, now).parallelism == 3);
+        refused("expire --shards 0", () -> ExpireArgs.parse(new String[] {"/t", "--shards", "0"}, now));
+        refused("expire --shards too many",
+                () -> ExpireArgs.parse(new String[] {"/t", "--shards", "65537"}, now));
+        refused("expire --shards x", () -> ExpireArgs.parse(new String[] {"/t", "--shards", "x"}, now));
+        refused("expire --shards without value", () -> ExpireArgs.parse(new String[] {"/t", "--shards"}, now));
+
         // the text report, from a report document as the library writes it
         String doc = "{\"older_than_ms\":5,\"files_listed\":9,\"candidates\":4,\"referenced\":1,"
                 + "\"vetoed\":0,\"kept_name_referenced_elsewhere\":[\"x/k\"],\"deletion\":{"
