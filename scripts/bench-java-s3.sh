@@ -58,7 +58,7 @@ for b in "$BENCH" "$CLEANUP" "$PY"; do
     exit 1
   }
 done
-"$BENCH" --help | grep -q s3-proxy || { echo "bench-java-s3: $BENCH has no s3-proxy command" >&2; exit 1; }
+bench_help="$("$BENCH" --help 2>&1)"; grep -q s3-proxy <<<"$bench_help" || { echo "bench-java-s3: $BENCH has no s3-proxy command" >&2; exit 1; }
 bash "$ROOT/scripts/setup-java-reference.sh" >/dev/null
 CP="$(cat "$ROOT/tests/java-reference/target/classpath.txt")"
 mkdir -p "$DIR"
