@@ -18,6 +18,8 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out/bin"
 if [ ! -x "$out/bin/java_reference" ]; then
     (cd "$repo" && cargo test --test java_reference --no-run 2>&1 | tail -1)
+    # The CLI is the tools' binary (tools/): built here so that the copy is this commit's.
+    (cd "$repo" && cargo build --bin paimon-cleanup 2>&1 | tail -1)
     test_bin=$(cd "$repo" && ls -t target/debug/deps/java_reference-* | grep -v '\.d$' | head -1)
     cp "$repo/$test_bin" "$out/bin/java_reference"
     cp "$repo/target/debug/paimon-cleanup" "$out/bin/paimon-cleanup"
