@@ -31,6 +31,22 @@ fi
 LOGS="$(mktemp -d "${TMPDIR:-/tmp}/paimon-cleanup-test-all.XXXXXX")"
 trap 'rm -rf "$LOGS"' EXIT
 
+# section <name>: starts a timed section of the run (its duration goes in the closing summary,
+# so a slow CI run shows where its time went).
+SECTION_NAMES=()
+SECTION_SECS=()
+SECTION_START=$SECONDS
+section() {
+  section_end
+  SECTION_NAMES+=("$1")
+  SECTION_START=$SECONDS
+  echo "== $1"
+}
+section_end() {
+  local n=${#SECTION_NAMES[@]}
+  if [ "$n" -gt "${#SECTION_SECS[@]}" ]; then SECTION_SECS+=($((SECONDS - SECTION_START))); fi
+}
+
 # step <name> <command...>: one suite.
 step() {
   local name="$1"
@@ -42,6 +58,7 @@ step() {
   fi
 }
 
+section "set-up and lints"
 step "pypaimon harness self-test" "$PAIMON_PYTHON" tests/py/selftest.py
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --all-targets -- -D warnings
@@ -53,7 +70,7 @@ step "Paimon Java reference harness (scripts/setup-java-reference.sh)" bash scri
 step "pyiceberg for the Iceberg-compatible Java seeds (scripts/setup-pyiceberg.sh)" bash scripts/setup-pyiceberg.sh
 # Rust tests: one suite per test binary. Tests that cannot run here record why in
 # PAIMON_SKIP_LOG (tests/common: `skip`), and their binary counts as skipped.
-echo "== cargo test"
+section "cargo test"
 export PAIMON_SKIP_LOG="$LOGS/rust-skips.tsv"
 : >"$PAIMON_SKIP_LOG"
 cargo test --all-targets --no-fail-fast 2>&1 | tee "$LOGS/cargo-test.log"
@@ -86,21 +103,27 @@ fi
 
 # Every C block of README.md and docs/c-api.md is built and run by ctest (examples/docs); the
 # C / C++ tests, the installed package and its consumers; then the bindings.
-echo "== C / C++ tests"
+section "C / C++ tests"
 bash scripts/test-c.sh 2>&1 | tee "$LOGS/test-c.log"
 suite_add_closing_line "scripts/test-c.sh" "$LOGS/test-c.log" c-abi
-echo "== bindings"
+section "bindings"
 bash scripts/test-bindings.sh 2>&1 | tee "$LOGS/test-bindings.log"
 suite_add_closing_line "scripts/test-bindings.sh" "$LOGS/test-bindings.log" bindings
-echo "== Spark job"
+section "Spark job"
 bash scripts/test-spark.sh 2>&1 | tee "$LOGS/test-spark.log"
 suite_add_closing_line "scripts/test-spark.sh" "$LOGS/test-spark.log" spark
-bash scripts/test-paimon-spark.sh 2>&1 | tee "$LOGS/test-paimon-spark.log"; suite_add_closing_line "scripts/test-paimon-spark.sh" "$LOGS/test-paimon-spark.log" paimon-spark
-echo "== Flink jobs"
+section "Paimon's Spark procedures"
+bash scripts/test-paimon-spark.sh 2>&1 | tee "$LOGS/test-paimon-spark.log"
+suite_add_closing_line "scripts/test-paimon-spark.sh" "$LOGS/test-paimon-spark.log" paimon-spark
+section "Flink jobs"
 bash scripts/test-flink.sh 2>&1 | tee "$LOGS/test-flink.log"
 suite_add_closing_line "scripts/test-flink.sh" "$LOGS/test-flink.log" flink
-echo "== Python package"
+section "Python package"
 step "scripts/test-python.sh" bash scripts/test-python.sh
 
+section_end
+echo "time by section (s):"
+for i in "${!SECTION_NAMES[@]}"; do printf '  %6d  %s\n' "${SECTION_SECS[$i]}" "${SECTION_NAMES[$i]}"; done
+printf '  %6d  total\n' "$SECONDS"
 suite_closing_line tests
 [ "$SUITES_FAILED" -eq 0 ]

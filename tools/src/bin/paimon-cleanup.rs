@@ -31,6 +31,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use paimon_cleanup::clean::orphans::MIN_WINDOW_WITH_WRITERS_MS;
 use paimon_cleanup::clean::partitions::filter::parse_partition_spec;
@@ -1245,15 +1247,28 @@ fn refuse_decoupled_plan(table: &Table, overrides: &RetentionOverrides) -> Resul
     Ok(())
 }
 
+/// The log filter from `PAIMON_CLEANUP_LOG` (`level` or `target=level,...`, as tracing's
+/// `Targets` reads it); `warn` when unset, and `warn` with a note on stderr when unreadable.
+fn log_filter() -> tracing_subscriber::filter::Targets {
+    let default = || tracing_subscriber::filter::Targets::new().with_default(tracing::Level::WARN);
+    match std::env::var("PAIMON_CLEANUP_LOG") {
+        Ok(spec) => spec.parse().unwrap_or_else(|e| {
+            eprintln!("PAIMON_CLEANUP_LOG={spec:?} is not a log filter ({e}): using warn");
+            default()
+        }),
+        Err(_) => default(),
+    }
+}
+
 fn main() -> ExitCode {
     let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PAIMON_CLEANUP_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        // Every level reaches the filter below, which alone decides.
+        .with_max_level(tracing::Level::TRACE)
         .with_ansi(colour)
         .with_writer(std::io::stderr)
+        .finish()
+        .with(log_filter())
         .init();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
