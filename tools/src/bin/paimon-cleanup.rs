@@ -1253,7 +1253,7 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_ansi(colour)
-        .with_writer(std::io::stderr)
+        .with_writer(progress::log_writer)
         .init();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
