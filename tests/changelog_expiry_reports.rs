@@ -228,3 +228,124 @@ fn files_already_gone_are_not_reported() {
         assert!(v.get("error").is_none(), "{k}: {v}");
     }
 }
+
+/// Gives the file `name` the extra file `extra` in every manifest entry of the table that
+/// names it (as Paimon writes `_EXTRA_FILES`: names beside the file); returns how many
+/// entries changed.
+fn give_extra_file(table: &Path, name: &str, extra: &str) -> usize {
+    let py = common::python().expect("python");
+    let script = r#"
+import os, sys, fastavro
+manifest_dir, name, extra = sys.argv[1:4]
+changed = 0
+for f in sorted(os.listdir(manifest_dir)):
+    if not f.startswith("manifest-") or f.startswith("manifest-list-"):
+        continue
+    path = os.path.join(manifest_dir, f)
+    with open(path, "rb") as fh:
+        reader = fastavro.reader(fh)
+        schema, codec, records = reader.writer_schema, reader.codec, list(reader)
+    hits = [r for r in records if r["_FILE"]["_FILE_NAME"] == name]
+    if not hits:
+        continue
+    for r in hits:
+        r["_FILE"]["_EXTRA_FILES"] = [extra]
+    with open(path, "wb") as fh:
+        fastavro.writer(fh, schema, records, codec=codec)
+    changed += len(hits)
+print(changed)
+"#;
+    let out = Command::new(py)
+        .arg("-c")
+        .arg(script)
+        .arg(table.join("manifest"))
+        .arg(name)
+        .arg(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// A candidate file already gone whose extra file is still there: the extra file is garbage
+/// of the expired range like the others, so the expiry deletes and reports it (never the
+/// gone file), and the dry run says the same. A Java-written merge-on-read table whose
+/// compactions removed data files that its long-lived changelogs' deltas name.
+#[test]
+fn extra_files_of_a_file_already_gone_still_go() {
+    let Some(root) = common::fixtures_dir() else {
+        return;
+    };
+    if common::python().is_none() {
+        return;
+    }
+    let (_tmp, table) = common::copy_table(
+        &root.join("parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor"),
+    );
+    let rt = common::rt();
+    let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
+    let o: HashMap<String, String> = DECOUPLED
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let t = rt.block_on(Table::open(storage, &o)).unwrap();
+    let r = rt
+        .block_on(expire_snapshots(
+            &t,
+            &ExpireConfig::default(),
+            &RunControl::default(),
+        ))
+        .unwrap();
+    assert!(r.snapshots_expired >= 1, "{r:?}");
+
+    // One data file the expiry deletes gets an extra file beside it (an index, as Paimon's
+    // file index writes); then the data file itself goes, the extra file stays.
+    let dry = expire_changelogs_cli(&table, &["--dry-run"]);
+    let file = dry
+        .iter()
+        .find(|p| p.contains("bucket-") && p.rsplit('/').next().unwrap().starts_with("data-"))
+        .cloned()
+        .unwrap_or_else(|| panic!("the expiry deletes a data file: {dry:?}"));
+    let name = file.rsplit_once('/').unwrap().1.to_owned();
+    let extra_name = format!("{name}.index");
+    let extra = format!("{}/{extra_name}", file.rsplit_once('/').unwrap().0);
+    assert!(give_extra_file(&table, &name, &extra_name) >= 1, "{name}");
+    std::fs::write(table.join(&extra), b"index").unwrap();
+    let with_extra = expire_changelogs_cli(&table, &["--dry-run"]);
+    assert!(with_extra.contains(&extra), "{with_extra:?}");
+    std::fs::remove_file(table.join(&file)).unwrap();
+    let before: BTreeMap<String, u64> = common::tree(&table);
+
+    let dry_after = expire_changelogs_cli(&table, &["--dry-run"]);
+    let reported = expire_changelogs_cli(&table, &[]);
+    let after: BTreeMap<String, u64> = common::tree(&table);
+    let removed: BTreeSet<String> = before
+        .keys()
+        .filter(|k| !after.contains_key(*k))
+        .cloned()
+        .collect();
+
+    assert!(!table.join(&extra).exists(), "{extra} was left behind");
+    assert!(
+        reported.contains(&extra),
+        "{extra} not reported: {reported:?}"
+    );
+    assert!(
+        !reported.contains(&file),
+        "{file} was not on disk: {reported:?}"
+    );
+    assert_eq!(reported, removed, "the report lists what left the disk");
+    assert_eq!(
+        dry_after, reported,
+        "the dry run says what the real run does"
+    );
+    let expected: BTreeSet<String> = with_extra.iter().filter(|p| **p != file).cloned().collect();
+    assert_eq!(reported, expected, "everything else still goes");
+    for (k, v) in common::all_versions(&table) {
+        assert!(v.get("error").is_none(), "{k}: {v}");
+    }
+}

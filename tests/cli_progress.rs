@@ -163,3 +163,77 @@ fn progress_json_writes_parseable_lines_without_a_terminal() {
     assert_eq!(sum, reported, "{stdout}");
     assert_eq!(common::snapshot_ids(&t), vec![8]);
 }
+
+/// `text` without its ANSI escape sequences (colours, cursor moves, line clears).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters and intermediates, then one final byte in '@'..='~'.
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Log records written while bars are drawn come out on lines of their own: the bars are
+/// cleared before each record and drawn again after it, so no stretch of the terminal's
+/// output between two line starts holds both a bar and a log record.
+#[test]
+fn log_lines_never_mix_with_the_bars() {
+    let Some((_g, t)) = table() else { return };
+    if !has_script() {
+        return;
+    }
+    let mut line = format!(
+        "PAIMON_CLEANUP_LOG=paimon_cleanup=debug {}",
+        common::cli_bin()
+    );
+    for a in expire_args(&t) {
+        line.push_str(&format!(" '{a}'"));
+    }
+    line.push_str(" --progress bar");
+    let o = Command::new("script")
+        .args(["-qfec", &line, "/dev/null"])
+        .env("TERM", "xterm")
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{shown}");
+    let is_bar = |s: &str| s.contains("ETA ") || s.contains(" done: ");
+    let is_log = |s: &str| s.contains("DEBUG ") || s.contains(" WARN ") || s.contains(" INFO ");
+    // What starts at column 0 of the terminal: split at every line feed and carriage return.
+    let pieces: Vec<String> = shown
+        .split(['\n', '\r'])
+        .map(strip_ansi)
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    let first_bar = pieces.iter().position(|p| is_bar(p)).expect("bars drawn");
+    let last_bar = pieces.iter().rposition(|p| is_bar(p)).expect("bars drawn");
+    let logged_while_drawn = pieces[first_bar..last_bar]
+        .iter()
+        .filter(|p| is_log(p))
+        .count();
+    assert!(
+        logged_while_drawn > 0,
+        "no log record while the bars were drawn: {shown}"
+    );
+    for p in &pieces {
+        assert!(
+            !(is_bar(p) && is_log(p)),
+            "a bar and a log record on one line: {p:?}"
+        );
+    }
+    assert!(shown.contains("expired 7 snapshots"), "{shown}");
+    assert_eq!(common::snapshot_ids(&t), vec![8]);
+}

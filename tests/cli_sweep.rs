@@ -205,3 +205,102 @@ fn patterns_pick_tables_and_all_failing_exits_1() {
     let o = cli(&["inspect", "x", "--warehouse", r, "--table", "db.*"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A database or table directory whose name is not UTF-8 is never passed over unseen: a
+/// pattern that would take it is an error naming it (library and sweep alike), before any
+/// table is touched; a pattern that names other tables only still works.
+#[test]
+fn names_that_are_not_utf8_are_reported_not_skipped() {
+    use paimon_cleanup::table::warehouse::find_tables;
+    use paimon_cleanup::Error;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let Some((src, _)) = common::pypaimon_warehouse() else {
+        return;
+    };
+    // (database directory, table directory, the name as errors show it, patterns that take
+    // it, patterns that do not with the tables they find).
+    type Case<'a> = (
+        &'a [u8],
+        &'a [u8],
+        &'a str,
+        &'a [&'a str],
+        &'a [(&'a str, Option<&'a str>)],
+    );
+    let cases: [Case; 2] = [
+        (
+            b"db.db",
+            b"caf\xe9",
+            "caf\\xE9",
+            &["*.*", "db.*", "db.caf*"],
+            &[("db.pk_fixed", Some("db.pk_fixed")), ("db.t*", None)],
+        ),
+        (
+            b"d\xffb.db",
+            b"t",
+            "d\\xFFb",
+            &["*.*", "d*.t"],
+            &[
+                ("db.pk_fixed", Some("db.pk_fixed")),
+                ("db.*", Some("db.pk_fixed")),
+            ],
+        ),
+    ];
+    for (db, table, shown, covered_by, not_covered_by) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("wh");
+        common::copy_dir(
+            &src.join("db.db/pk_fixed"),
+            &root.join("db.db").join("pk_fixed"),
+        );
+        let odd = root
+            .join(OsStr::from_bytes(db))
+            .join(OsStr::from_bytes(table));
+        common::copy_dir(&src.join("db.db/pk_fixed"), &odd);
+        let r = root.to_str().unwrap();
+        let before = common::tree(&root.join("db.db/pk_fixed"));
+        for pattern in covered_by {
+            match find_tables(r, pattern) {
+                Err(Error::Unsupported(m)) => {
+                    assert!(m.contains("not UTF-8"), "{pattern}: {m}");
+                    assert!(m.contains(shown), "{pattern}: {m} does not name {shown}");
+                }
+                other => panic!("{pattern}: {other:?}"),
+            }
+            let o = cli(&[
+                "expire-snapshots",
+                "--warehouse",
+                r,
+                "--table",
+                pattern,
+                "--retain-min",
+                "1",
+                "--time-retained",
+                "0s",
+            ]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_ne!(o.status.code(), Some(0), "{pattern}: {err}");
+            assert!(err.contains("not UTF-8"), "{pattern}: {err}");
+            assert_eq!(
+                common::tree(&root.join("db.db/pk_fixed")),
+                before,
+                "{pattern}: a table was touched"
+            );
+        }
+        for (pattern, finds) in not_covered_by {
+            let found = find_tables(r, pattern);
+            match finds {
+                Some(name) => {
+                    let found = found.unwrap_or_else(|e| panic!("{pattern}: {e}"));
+                    let names: Vec<&str> = found.iter().map(|t| t.name.as_str()).collect();
+                    assert_eq!(names, vec![*name], "{pattern}");
+                }
+                None => assert!(
+                    matches!(found, Err(Error::NotFound { .. })),
+                    "{pattern}: {found:?}"
+                ),
+            }
+        }
+    }
+}

@@ -33,7 +33,12 @@ pub struct FailedDelete {
 pub struct DeletionReport {
     /// True when nothing was changed.
     pub dry_run: bool,
-    /// Files and bytes deleted (or deletable) per class.
+    /// Files and bytes deleted (or deletable) per class: only files this run removed. A
+    /// planned file found already gone is not counted: by the delete itself where the store
+    /// says so (local disks, GCS, Azure), or by the `HEAD` that sized a file whose size
+    /// metadata does not give (metadata files). On S3 and the memory store, whose deletes do not
+    /// say, a file sized by metadata (a data file) that was already gone is still counted. A
+    /// dry run counts the plan, less what its sizing `HEAD` found absent.
     pub deleted: BTreeMap<FileClass, Count>,
     /// Deletions that failed (the files are still there).
     pub failed: Vec<FailedDelete>,

@@ -32,8 +32,9 @@ pub struct PaimonCleanupTableList {
 /// Thread-safety: any number of host threads may call it at once.
 /// Errors: `NULL_POINTER` if `warehouse`, `pattern` or `out` is NULL; `INVALID_UTF8`;
 /// `INVALID_ARGUMENT` for a pattern without `.`; `UNSUPPORTED` for an object-store URI (only
-/// local warehouses are listed); `STORAGE` when a directory cannot be listed; `NOT_FOUND` when no
-/// table matches. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
+/// local warehouses are listed) and for a database or table directory the pattern takes whose
+/// name is not UTF-8 (never skipped unseen); `STORAGE` when a directory cannot be listed;
+/// `NOT_FOUND` when no table matches. `*err` (when `err` is not NULL) is set to NULL on success and to a new error
 /// object on failure.
 ///
 /// # Safety

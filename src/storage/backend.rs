@@ -13,7 +13,7 @@ use futures::future::BoxFuture;
 
 use std::sync::Arc;
 
-use super::{DirHook, DirListing, FileStatus, Location, NameListing, StatFilter};
+use super::{DirHook, DirListing, FileStatus, Location, NameListing, Removal, StatFilter};
 use crate::error::Result;
 
 /// What a batch of deletes may touch, handed to the backend by the delete guard after it
@@ -84,14 +84,14 @@ pub(crate) trait Backend: Send + Sync {
     fn put_if_absent<'a>(&'a self, loc: &'a Location, data: Bytes) -> BoxFuture<'a, Result<bool>>;
 
     /// Deletes a batch of files the delete guard allowed, with at most `concurrency`
-    /// operations in flight; one result per input, in input order. An absent file counts as
-    /// deleted.
+    /// operations in flight; one result per input, in input order, saying what the delete
+    /// found ([`Removal`]: an absent file is no error).
     fn delete_batch<'a>(
         &'a self,
         scope: &'a DeleteScope,
         locs: Vec<Location>,
         concurrency: usize,
-    ) -> BoxFuture<'a, Vec<Result<()>>>;
+    ) -> BoxFuture<'a, Vec<Result<Removal>>>;
 
     /// Removes `dir` if it is an empty directory (`Ok(true)`); stores without directories
     /// answer `Ok(false)`.

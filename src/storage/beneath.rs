@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::Location;
+use super::{Location, Removal};
 use crate::error::{Error, Result};
 
 /// Why a directory below a root cannot be used.
@@ -282,9 +282,10 @@ impl Beneath {
         }
     }
 
-    /// Removes the file `loc` through its directory's handle; absent counts as removed; a
-    /// directory is an error (never removed here).
-    pub(crate) fn remove_file(&mut self, loc: &Location) -> Result<()> {
+    /// Removes the file `loc` through its directory's handle: [`Removal::Removed`], or
+    /// [`Removal::Absent`] when neither it nor its directory was there; a directory is an
+    /// error (never removed here).
+    pub(crate) fn remove_file(&mut self, loc: &Location) -> Result<Removal> {
         let path = super::local::path_of(loc)?;
         // Files come directory by directory: one with the same parent path as the previous one
         // (and a plain name) lies in the same directory beneath the same root, so the
@@ -324,17 +325,24 @@ impl Beneath {
     }
 
     /// Removes the file `name` of directory `dir` beneath root `root` (the split of `loc`).
-    fn remove_in(&mut self, root: usize, dir: &Path, name: &str, loc: &Location) -> Result<()> {
+    fn remove_in(
+        &mut self,
+        root: usize,
+        dir: &Path,
+        name: &str,
+        loc: &Location,
+    ) -> Result<Removal> {
         let fd = match self.dir(root, dir, loc)? {
             Ok(fd) => fd,
-            Err(DirState::Absent) => return Ok(()),
+            Err(DirState::Absent) => return Ok(Removal::Absent),
             Err(DirState::Refused(why)) => {
                 tracing::warn!(path = %loc, reason = %why, "delete refused");
                 return Err(super::guard::refused(loc, why));
             }
         };
         match rustix::fs::unlinkat(fd, name, AtFlags::empty()) {
-            Ok(()) | Err(Errno::NOENT) => Ok(()),
+            Ok(()) => Ok(Removal::Removed),
+            Err(Errno::NOENT) => Ok(Removal::Absent),
             Err(e) => Err(Error::storage(loc.as_str(), io::Error::from(e))),
         }
     }
@@ -382,11 +390,13 @@ mod tests {
         std::os::unix::fs::symlink(&outside, root.join("p=2")).unwrap();
 
         let mut b = Beneath::open(&[loc(&root)], None);
-        b.remove_file(&loc(&root.join("p=1/bucket-0/f"))).unwrap();
+        let f = loc(&root.join("p=1/bucket-0/f"));
+        assert_eq!(b.remove_file(&f).unwrap(), Removal::Removed);
         assert!(!root.join("p=1/bucket-0/f").exists());
-        // Absent is fine.
-        b.remove_file(&loc(&root.join("p=1/bucket-0/f"))).unwrap();
-        b.remove_file(&loc(&root.join("p=9/bucket-0/f"))).unwrap();
+        // Absent is fine, and said.
+        assert_eq!(b.remove_file(&f).unwrap(), Removal::Absent);
+        let in_absent_dir = loc(&root.join("p=9/bucket-0/f"));
+        assert_eq!(b.remove_file(&in_absent_dir).unwrap(), Removal::Absent);
         for via in ["p=1/bucket-1/f", "p=2/f"] {
             let l = loc(&root.join(via));
             assert!(matches!(b.check_dir_of(&l), Err(Error::PathRefused { .. })));

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use super::backend::{Backend, BlockingRead, DeleteScope, SectionFilter};
 use super::beneath::Beneath;
 use super::blocking::blocking;
-use super::{local, DirListing, FileStatus, Location, NameListing};
+use super::{local, DirListing, FileStatus, Location, NameListing, Removal};
 use crate::error::{Error, Result};
 
 /// Local deletes of one batch (and directory checks of one plan) run in at most this many
@@ -22,7 +22,7 @@ const DIRS_PER_SECTION: usize = 512;
 
 /// One delete group's positions in the batch and its per-file results, in the same order (an
 /// error if its blocking section failed as a whole).
-type GroupOutcome = (Vec<usize>, Result<Vec<Result<()>>>);
+type GroupOutcome = (Vec<usize>, Result<Vec<Result<Removal>>>);
 
 /// The directory part of a location (everything before its last `/`).
 fn parent_of(loc: &Location) -> &str {
@@ -212,7 +212,7 @@ impl Backend for LocalDisk {
         scope: &'a DeleteScope,
         locs: Vec<Location>,
         concurrency: usize,
-    ) -> BoxFuture<'a, Vec<Result<()>>> {
+    ) -> BoxFuture<'a, Vec<Result<Removal>>> {
         Box::pin(async move {
             let total = locs.len();
             let Some(what) = scope.table_root() else {
@@ -239,7 +239,7 @@ impl Backend for LocalDisk {
                 .buffer_unordered(groups)
                 .collect()
                 .await;
-            let mut results: Vec<Option<Result<()>>> = (0..total).map(|_| None).collect();
+            let mut results: Vec<Option<Result<Removal>>> = (0..total).map(|_| None).collect();
             for (slots, group) in done {
                 match group {
                     Ok(rs) => {

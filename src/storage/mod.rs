@@ -62,6 +62,18 @@ use disk::LocalDisk;
 use guard::DeleteGuard;
 pub use listing::{DirListing, FileStatus, NameListing, NamedStatus, SizeAndTime, StatFilter};
 pub use location::Location;
+
+/// What deleting one file found ([`Storage::delete_files_found`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    /// The file was there and is gone now.
+    Removed,
+    /// Nothing was there: the store said so (a local `ENOENT`, a 404).
+    Absent,
+    /// The delete succeeded and the store does not say whether anything was there (S3's
+    /// delete is idempotent and answers alike either way; so does the memory store).
+    Unconfirmed,
+}
 use object::ObjectBackend;
 use stop::ReadStop;
 pub use stop::StopReads;
@@ -545,23 +557,41 @@ impl Storage {
     }
 
     /// Deletes files, with at most `concurrency` operations in flight (0 is taken as 1), and
-    /// returns one result per input, in input order.
-    ///
-    /// Every location is checked against the guard ([`Storage::check_deletable`]) before
-    /// anything is deleted; refused ones get [`Error::PathRefused`] and are left alone while the
-    /// others proceed. On local disks each file is unlinked relative to its directory's handle,
-    /// opened beneath its allowed root with no symlink followed (a directory reached through a
-    /// symlink is refused with [`Error::PathRefused`]). A file that is already absent counts
-    /// as deleted (idempotent). Directories are never deleted (a local directory gives an error).
-    /// Object stores use the store's batched delete (`delete_stream`, up to 1000 keys per S3
-    /// request).
+    /// returns one result per input, in input order: [`Storage::delete_files_found`] with an
+    /// absent file counted as deleted (idempotent), for callers to whom the difference does
+    /// not matter.
     pub async fn delete_files(
         &self,
         locs: Vec<Location>,
         concurrency: usize,
     ) -> Vec<(Location, Result<()>)> {
+        self.delete_files_found(locs, concurrency)
+            .await
+            .into_iter()
+            .map(|(l, r)| (l, r.map(|_| ())))
+            .collect()
+    }
+
+    /// Deletes files, with at most `concurrency` operations in flight (0 is taken as 1), and
+    /// returns one result per input, in input order, saying what each delete found
+    /// ([`Removal`]).
+    ///
+    /// Every location is checked against the guard ([`Storage::check_deletable`]) before
+    /// anything is deleted; refused ones get [`Error::PathRefused`] and are left alone while the
+    /// others proceed. On local disks each file is unlinked relative to its directory's handle,
+    /// opened beneath its allowed root with no symlink followed (a directory reached through a
+    /// symlink is refused with [`Error::PathRefused`]). A file that is already absent is no
+    /// error: [`Removal::Absent`] where the store says so (local disks, GCS, Azure),
+    /// [`Removal::Unconfirmed`] where it cannot tell (S3, the memory store). Directories are
+    /// never deleted (a local directory gives an error). Object stores use the store's batched
+    /// delete (`delete_stream`, up to 1000 keys per S3 request).
+    pub async fn delete_files_found(
+        &self,
+        locs: Vec<Location>,
+        concurrency: usize,
+    ) -> Vec<(Location, Result<Removal>)> {
         let concurrency = concurrency.max(1);
-        let mut results: Vec<Option<Result<()>>> = (0..locs.len()).map(|_| None).collect();
+        let mut results: Vec<Option<Result<Removal>>> = (0..locs.len()).map(|_| None).collect();
 
         // 1. The guard, for every file, before any deletion; the allowed files grouped by the
         //    backend serving them (one backend call per group, never one per file).
@@ -612,7 +642,7 @@ impl Storage {
         }
         drop(batches);
 
-        let out: Vec<(Location, Result<()>)> = locs
+        let out: Vec<(Location, Result<Removal>)> = locs
             .into_iter()
             .zip(results)
             .map(|(l, r)| {

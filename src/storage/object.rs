@@ -12,7 +12,7 @@ use object_store::path::Path;
 use object_store::{ObjectMeta, ObjectStore, PutMode, PutOptions, PutPayload};
 
 use super::backend::{Backend, BlockingRead, DeleteScope, SectionFilter};
-use super::{DirListing, FileStatus, Location, NameListing};
+use super::{DirListing, FileStatus, Location, NameListing, Removal};
 use crate::error::{Error, Result};
 
 /// Objects per batched delete request (the S3 DeleteObjects limit).
@@ -181,14 +181,15 @@ pub(crate) async fn put_if_absent(
 }
 
 /// Deletes one chunk (at most [`DELETE_CHUNK`] objects) with the store's batched
-/// `delete_stream`, returning one result per input, in input order. An object that was already
-/// absent counts as deleted.
+/// `delete_stream`, returning one result per input, in input order: [`Removal::Absent`] where
+/// the store said the object was not there (GCS, Azure), else [`Removal::Unconfirmed`] (S3's
+/// `DeleteObjects` and the memory store answer the same whether or not it was).
 pub(crate) async fn delete_chunk(
     store: Arc<dyn ObjectStore>,
     locs: Vec<Location>,
-) -> Vec<Result<()>> {
+) -> Vec<Result<Removal>> {
     let mut keys = Vec::with_capacity(locs.len());
-    let mut results: Vec<Option<Result<()>>> = Vec::with_capacity(locs.len());
+    let mut results: Vec<Option<Result<Removal>>> = Vec::with_capacity(locs.len());
     for loc in &locs {
         match key_of(loc) {
             Ok(k) => {
@@ -213,7 +214,8 @@ pub(crate) async fn delete_chunk(
         // One outcome per key, in input order (the documented contract of delete_stream).
         for (i, outcome) in pending.iter().zip(outcomes) {
             results[*i] = Some(match outcome {
-                Ok(_) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Ok(_) => Ok(Removal::Unconfirmed),
+                Err(object_store::Error::NotFound { .. }) => Ok(Removal::Absent),
                 Err(e) => Err(os_error(&locs[*i], e)),
             });
         }
@@ -221,15 +223,15 @@ pub(crate) async fn delete_chunk(
         // A request-level failure collapsed part of the batch into fewer errors (or the store
         // reordered): keys reported deleted are done, every other key gets the first error.
         let mut first_error: Option<String> = None;
-        let mut done = std::collections::HashSet::new();
+        let mut done = std::collections::HashMap::new();
         for outcome in outcomes {
             match outcome {
                 Ok(p) => {
-                    done.insert(p);
+                    done.insert(p, Removal::Unconfirmed);
                 }
                 Err(object_store::Error::NotFound { path, .. }) => {
                     if let Ok(p) = Path::parse(&path) {
-                        done.insert(p);
+                        done.insert(p, Removal::Absent);
                     }
                 }
                 Err(e) => {
@@ -239,11 +241,10 @@ pub(crate) async fn delete_chunk(
         }
         let message = first_error.unwrap_or_else(|| "batched delete gave no result".to_string());
         for i in pending {
-            let ok = key_of(&locs[i]).is_ok_and(|k| done.contains(&k));
-            results[i] = Some(if ok {
-                Ok(())
-            } else {
-                Err(Error::storage(locs[i].as_str(), &message))
+            let found = key_of(&locs[i]).ok().and_then(|k| done.get(&k).copied());
+            results[i] = Some(match found {
+                Some(r) => Ok(r),
+                None => Err(Error::storage(locs[i].as_str(), &message)),
             });
         }
     }
@@ -334,7 +335,7 @@ impl Backend for ObjectBackend {
         _scope: &'a DeleteScope,
         locs: Vec<Location>,
         concurrency: usize,
-    ) -> BoxFuture<'a, Vec<Result<()>>> {
+    ) -> BoxFuture<'a, Vec<Result<Removal>>> {
         Box::pin(async move {
             let total = locs.len();
             let mut chunks: Vec<(usize, Vec<Location>)> =
@@ -345,7 +346,7 @@ impl Backend for ObjectBackend {
                 chunks.push((start, rest.by_ref().take(DELETE_CHUNK).collect()));
                 start += DELETE_CHUNK;
             }
-            let done: Vec<(usize, Vec<Result<()>>)> = futures::stream::iter(chunks)
+            let done: Vec<(usize, Vec<Result<Removal>>)> = futures::stream::iter(chunks)
                 .map(|(start, chunk)| {
                     let store = self.store.clone();
                     async move { (start, delete_chunk(store, chunk).await) }
@@ -353,7 +354,7 @@ impl Backend for ObjectBackend {
                 .buffer_unordered(concurrency.max(1))
                 .collect()
                 .await;
-            let mut results: Vec<Option<Result<()>>> = (0..total).map(|_| None).collect();
+            let mut results: Vec<Option<Result<Removal>>> = (0..total).map(|_| None).collect();
             for (start, rs) in done {
                 for (slot, r) in results[start..].iter_mut().zip(rs) {
                     *slot = Some(r);

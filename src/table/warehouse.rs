@@ -2,6 +2,8 @@
 //! holding a `schema/` directory, chosen by a `db.table` pattern as Paimon Java's procedures
 //! take them (`db.*`, `*.*`, `db.t`; `*` matches any run of characters).
 
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -41,8 +43,13 @@ pub fn glob(pattern: &str, text: &str) -> bool {
 /// (`db.table`, each part may be or hold `*`) names, sorted by name. A pattern without a `.` is
 /// [`Error::InvalidArgument`]; an object-store root is [`Error::Unsupported`] (a
 /// filesystem catalog on an object store has no directories to list); a root that cannot be
-/// listed is [`Error::Storage`]; no matching table is [`Error::NotFound`]. Names that are not
-/// UTF-8 are skipped (no `db.table` can name them).
+/// listed is [`Error::Storage`]; no matching table is [`Error::NotFound`].
+///
+/// A database or table directory whose name is not UTF-8 cannot be named by `db.table`, nor
+/// run: when the pattern would take it with its undecodable bytes covered by a `*` (`*.*`,
+/// `db.t*`), it is [`Error::Unsupported`] naming the directory (with those bytes escaped), so a
+/// sweep never passes over a table unseen; a pattern that names other directories only (no
+/// `*` where such a name differs from it) is not concerned.
 pub fn find_tables(root: &str, pattern: &str) -> Result<Vec<WarehouseTable>> {
     let (db_pat, table_pat) = pattern.split_once('.').ok_or_else(|| {
         Error::InvalidArgument(format!(
@@ -69,13 +76,17 @@ pub fn find_tables(root: &str, pattern: &str) -> Result<Vec<WarehouseTable>> {
             path: root.to_string(),
             message: e.to_string(),
         })?;
-        let Some(db_name) = db.file_name().to_str().map(String::from) else {
+        let file_name = db.file_name();
+        let Some(db_name) = file_name.as_bytes().strip_suffix(b".db") else {
             continue;
         };
-        let Some(db_name) = db_name.strip_suffix(".db") else {
+        let Some(db_name) = utf8_name(&db.path(), OsStr::from_bytes(db_name), db_pat, || {
+            db.path().is_dir()
+        })?
+        else {
             continue;
         };
-        if !db.path().is_dir() || !glob(db_pat, db_name) {
+        if !db.path().is_dir() || !glob(db_pat, &db_name) {
             continue;
         }
         for t in read(&db.path())? {
@@ -83,7 +94,10 @@ pub fn find_tables(root: &str, pattern: &str) -> Result<Vec<WarehouseTable>> {
                 path: db.path().display().to_string(),
                 message: e.to_string(),
             })?;
-            let Some(t_name) = t.file_name().to_str().map(String::from) else {
+            let Some(t_name) = utf8_name(&t.path(), &t.file_name(), table_pat, || {
+                t.path().join("schema").is_dir()
+            })?
+            else {
                 continue;
             };
             if glob(table_pat, &t_name) && t.path().join("schema").is_dir() {
@@ -101,6 +115,33 @@ pub fn find_tables(root: &str, pattern: &str) -> Result<Vec<WarehouseTable>> {
         });
     }
     Ok(found)
+}
+
+/// The name of the directory entry at `path` as text. A name that is not UTF-8 is `None` when
+/// `pattern` would not take it even with its undecodable bytes matched by a `*` or when it is
+/// not what is looked for (`wanted`: a database directory, a table), and
+/// [`Error::Unsupported`] otherwise.
+fn utf8_name(
+    path: &Path,
+    name: &OsStr,
+    pattern: &str,
+    wanted: impl FnOnce() -> bool,
+) -> Result<Option<String>> {
+    if let Some(text) = name.to_str() {
+        return Ok(Some(text.to_string()));
+    }
+    // The pattern is text: only a `*` can match bytes that are not. Decoded lossily, each run
+    // of them is one U+FFFD, which a `*` matches and no literal part of a pattern holds.
+    let lossy = name.to_string_lossy();
+    if !pattern.contains('*') || !glob(pattern, &lossy) || !wanted() {
+        return Ok(None);
+    }
+    Err(Error::Unsupported(format!(
+        "{:?}: the name {:?} is not UTF-8, so no db.table name can name it and it is not \
+         listed; rename it (or run its table by its path)",
+        path.as_os_str(),
+        name
+    )))
 }
 
 #[cfg(test)]

@@ -171,7 +171,8 @@ async fn expired_range(table: &Table, cfg: &ChangelogExpireConfig) -> Result<Opt
 /// as empty). Also the files the first kept version's delta removed: they were live in the
 /// last expired changelog, which may have been all that kept them (a decoupled snapshot
 /// expiry leaves them for it), and nothing would look at them again while that version
-/// lives (never, once it is the latest snapshot). Only candidates still on disk count.
+/// lives (never, once it is the latest snapshot). Only files still on disk count: a
+/// candidate's extra files count when they are, even if its own file is gone.
 /// Protectors (gathered while the candidates are read): every snapshot, every tag, other
 /// branches, the remaining changelogs. Protection decides about each candidate.
 async fn plan_deletions(
@@ -281,7 +282,10 @@ async fn delete_and_move_hint(
 /// Candidates read per round of existence checks in [`on_disk_only`].
 const PRESENCE_ROUND: usize = 1024;
 
-/// The candidates whose file is on disk, each with those of its extra files that are. A
+/// The candidates whose file is on disk, each with those of its extra files that are, and
+/// those whose file is gone but some of whose extra files are not (pushed with
+/// [`Candidates::push_gone`]: the extra files are garbage of the expired range like any other
+/// candidate's, decided by the same protection, and the gone file is never reported). A
 /// changelog's delta can name files that are already gone: a decoupled snapshot expiry
 /// deletes the compacted-away files itself and leaves the changelog pointing at them (Paimon
 /// Java does), and a tag's changelog expiry or an interrupted run may have taken others.
@@ -342,6 +346,8 @@ async fn on_disk_only(
             absent += usize::from(!own) + (n - extras.len());
             if own {
                 out.push(r.location, Candidate::new(r.class, r.bytes, extras, ""))?;
+            } else if !extras.is_empty() {
+                out.push_gone(r.location, Candidate::new(r.class, r.bytes, extras, ""))?;
             }
         }
     }

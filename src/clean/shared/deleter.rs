@@ -12,7 +12,7 @@ use crate::clean::shared::kinds::{check_possible, KindRules};
 use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
 use crate::memory::{hashed, MemoryBudget};
-use crate::storage::{Location, Storage};
+use crate::storage::{Location, Removal, Storage};
 use crate::table::Table;
 
 /// Files per delete batch (also the cancellation and progress granularity), up to
@@ -57,6 +57,8 @@ pub struct Deleter<'a> {
     /// The run's memory bound ([`RunControl::max_memory`]), shared with its planning.
     memory: MemoryBudget,
     deleted_so_far: u64,
+    /// Planned files found absent ([`Deleter::absent_files`]).
+    absent_files: u64,
     /// With [`Deleter::handing_paths_back`]: the files recorded since the last
     /// [`Deleter::take_handed`] (class, path as the report shows it, size), instead of the
     /// report's path list.
@@ -82,6 +84,7 @@ impl<'a> Deleter<'a> {
             seen: Seen::default(),
             memory: control.memory_budget(),
             deleted_so_far: 0,
+            absent_files: 0,
             handed: None,
             report: DeletionReport {
                 dry_run,
@@ -126,6 +129,19 @@ impl<'a> Deleter<'a> {
             }
             None => self.report.record(class, path, size),
         }
+    }
+
+    /// Notes a planned file that was not there: not reported as deleted.
+    fn absent(&mut self, loc: &Location) {
+        self.absent_files += 1;
+        tracing::debug!(path = %loc, "planned file already gone: not reported as deleted");
+    }
+
+    /// Planned files found absent so far (never reported as deleted): by the delete itself
+    /// where the store says so, or by the `HEAD` that sized a file whose size metadata does
+    /// not give.
+    pub fn absent_files(&self) -> u64 {
+        self.absent_files
     }
 
     /// Every check a deletion must pass, for a whole plan, before its first deletion (also in a
@@ -321,21 +337,36 @@ impl<'a> Deleter<'a> {
             let (chunk, sizes, results) = batch;
             if dry_run {
                 for (p, size) in chunk.iter().zip(sizes) {
-                    self.record(p.class, &p.location, size);
+                    match size {
+                        Size::Absent => self.absent(&p.location),
+                        Size::Bytes(size) => self.record(p.class, &p.location, size),
+                    }
                 }
             } else {
                 for ((p, size), res) in chunk.iter().zip(sizes).zip(results) {
-                    match res {
-                        Ok(()) => {
+                    match (res, size) {
+                        (Ok(removal), size) => {
                             self.deleted_so_far += 1;
-                            self.record(p.class, &p.location, size);
+                            // Counted when the store says the file went, or cannot tell and
+                            // the file was there when sized; not when either saw it absent.
+                            match (removal, size) {
+                                (Removal::Removed | Removal::Unconfirmed, Size::Bytes(b)) => {
+                                    self.record(p.class, &p.location, b);
+                                }
+                                (Removal::Removed, Size::Absent) => {
+                                    self.record(p.class, &p.location, 0);
+                                }
+                                (Removal::Absent, _) | (Removal::Unconfirmed, Size::Absent) => {
+                                    self.absent(&p.location);
+                                }
+                            }
                         }
-                        Err(e @ Error::PathRefused { .. }) => {
+                        (Err(e @ Error::PathRefused { .. }), _) => {
                             if stop.is_none() {
                                 stop = Some(e);
                             }
                         }
-                        Err(e) => {
+                        (Err(e), _) => {
                             tracing::warn!(path = %p.location, error = %e, "delete failed");
                             self.report.failed.push(FailedDelete {
                                 path: self.display(&p.location),
@@ -445,6 +476,13 @@ fn next_batch<I: Iterator<Item = Planned>>(rest: &mut std::iter::Peekable<I>) ->
     chunk
 }
 
+/// A planned file's size for the report, or that the `HEAD` sizing it found nothing.
+#[derive(Debug, Clone, Copy)]
+enum Size {
+    Bytes(u64),
+    Absent,
+}
+
 /// One batch: its sizes (from metadata, else a `HEAD`), then, unless in a dry run, the
 /// deletion of its first `allowed` files. Returns the batch with one size per file and one
 /// result per attempted deletion (in order).
@@ -454,7 +492,7 @@ async fn run_batch(
     allowed: usize,
     dry_run: bool,
     concurrency: usize,
-) -> (Vec<Planned>, Vec<u64>, Vec<Result<()>>) {
+) -> (Vec<Planned>, Vec<Size>, Vec<Result<Removal>>) {
     let sizes = sizes(storage, &chunk, concurrency).await;
     if dry_run {
         return (chunk, sizes, Vec::new());
@@ -473,7 +511,7 @@ async fn run_batch(
     let mut results = Vec::with_capacity(locs.len());
     let mut chunk: Vec<Planned> = Vec::with_capacity(meta.len() + kept.len());
     for ((location, r), (class, bytes)) in storage
-        .delete_files(locs, concurrency)
+        .delete_files_found(locs, concurrency)
         .await
         .into_iter()
         .zip(meta)
@@ -490,18 +528,24 @@ async fn run_batch(
 }
 
 /// Sizes for the report: from metadata where the plan has them; a `HEAD` only for the rest
-/// (extra files, index manifests, version files), concurrently.
-async fn sizes(storage: &Storage, chunk: &[Planned], concurrency: usize) -> Vec<u64> {
+/// (extra files, index manifests, version files), concurrently. A `HEAD` that finds nothing
+/// says the file is absent (on object stores, whose deletes do not say, the only sign of it);
+/// one that fails gives size 0.
+async fn sizes(storage: &Storage, chunk: &[Planned], concurrency: usize) -> Vec<Size> {
     if chunk.iter().all(|p| p.bytes.is_some()) {
-        return chunk.iter().map(|p| p.bytes.unwrap_or(0)).collect();
+        return chunk
+            .iter()
+            .map(|p| Size::Bytes(p.bytes.unwrap_or(0)))
+            .collect();
     }
     stream::iter(chunk.iter())
         .map(|p| async move {
             match p.bytes {
-                Some(b) => b,
+                Some(b) => Size::Bytes(b),
                 None => match storage.head(&p.location).await {
-                    Ok(Some(st)) => st.size,
-                    _ => 0,
+                    Ok(Some(st)) => Size::Bytes(st.size),
+                    Ok(None) => Size::Absent,
+                    Err(_) => Size::Bytes(0),
                 },
             }
         })
@@ -513,6 +557,79 @@ async fn sizes(storage: &Storage, chunk: &[Planned], concurrency: usize) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// On a store whose deletes do not say whether a file was there (the memory store, like
+    /// S3), a file the sizing `HEAD` found absent is not reported, in the dry run as in the
+    /// real run; one the metadata sized is (the documented limit on such stores). On a local
+    /// disk the unlink says it.
+    #[test]
+    fn files_found_absent_are_not_reported() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let local = Location::from_local_path(&tmp.path().join("t")).unwrap();
+        let memory = Location::parse("memory:///w/t").unwrap();
+        for (root, on_object_store) in [(local, false), (memory, true)] {
+            let storage = Storage::open(root.as_str(), &Default::default()).unwrap();
+            let ctl = RunControl::default();
+            let planned = |name: &str, class, bytes| Planned {
+                location: root.join(name),
+                class,
+                bytes,
+            };
+            let files = vec![
+                planned("manifest/manifest-here", FileClass::Manifest, None),
+                planned("manifest/manifest-gone", FileClass::Manifest, None),
+                planned("bucket-0/data-here.orc", FileClass::Data, Some(4)),
+                planned("bucket-0/data-gone.orc", FileClass::Data, Some(4)),
+            ];
+            rt.block_on(async {
+                for name in ["manifest/manifest-here", "bucket-0/data-here.orc"] {
+                    storage
+                        .put(&root.join(name), bytes::Bytes::from_static(b"here"))
+                        .await
+                        .unwrap();
+                }
+            });
+            let run = |dry_run: bool| {
+                let mut d = Deleter::new(
+                    &storage,
+                    KindRules::unpartitioned(root.clone()),
+                    &ctl,
+                    dry_run,
+                );
+                rt.block_on(d.delete("files", files.clone())).unwrap();
+                let paths: Vec<String> = d.report.paths.iter().map(|p| p.path).collect();
+                (paths, d.report.total_bytes(), d.absent_files())
+            };
+            let mut expected = vec![
+                "manifest/manifest-here".to_string(),
+                "bucket-0/data-here.orc".to_string(),
+            ];
+            let mut absent = 2;
+            if on_object_store {
+                // Sized by metadata, deleted without an answer: counted.
+                expected.push("bucket-0/data-gone.orc".to_string());
+                absent = 1;
+            }
+            let dry = run(true);
+            let real = run(false);
+            let root_text = root.as_str();
+            assert_eq!(real.0, expected, "{root_text}");
+            assert_eq!(real.1, 4 * expected.len() as u64, "{root_text}");
+            assert_eq!(real.2, absent, "{root_text}");
+            // The dry run drops what its `HEAD` found absent; it cannot know of the rest.
+            let dry_expected = vec![
+                "manifest/manifest-here".to_string(),
+                "bucket-0/data-here.orc".to_string(),
+                "bucket-0/data-gone.orc".to_string(),
+            ];
+            assert_eq!(dry.0, dry_expected, "{root_text}");
+            assert_eq!(dry.2, 1, "{root_text}");
+        }
+    }
 
     #[test]
     fn a_key_seen_in_any_call_is_seen_once() {

@@ -370,6 +370,21 @@ fn rule(class: FileClass) -> &'static str {
 }
 
 #[cfg(test)]
+impl KindRules {
+    /// The rules of an unpartitioned table at `root` on its main branch, without external
+    /// roots (for unit tests that have no table to open).
+    pub(crate) fn unpartitioned(root: Location) -> KindRules {
+        KindRules {
+            branch_root: root.clone(),
+            data_roots: vec![root.clone()],
+            index_roots: Vec::new(),
+            root,
+            partition_levels: 0,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1266,7 +1266,7 @@ fn main() -> ExitCode {
         // Every level reaches the filter below, which alone decides.
         .with_max_level(tracing::Level::TRACE)
         .with_ansi(colour)
-        .with_writer(std::io::stderr)
+        .with_writer(progress::log_writer)
         .finish()
         .with(log_filter())
         .init();

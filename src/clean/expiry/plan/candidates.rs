@@ -96,6 +96,28 @@ impl Bits {
             *w |= 1 << (i % 64);
         }
     }
+
+    /// Clear the bit at `i` (ignored past the end).
+    fn clear(&mut self, i: usize) {
+        if let Some(w) = self.words.get_mut(i / 64) {
+            *w &= !(1 << (i % 64));
+        }
+    }
+
+    /// The indexes of the set bits, ascending.
+    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(at, w)| {
+            let mut w = *w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let bit = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(at * 64 + bit)
+            })
+        })
+    }
 }
 
 /// Candidates with their locations, gathered in order; a location named twice counts once,
@@ -118,6 +140,9 @@ pub struct Candidates {
     pub(crate) mains: Bits,
     /// Per slot: set for the files of a changelog data candidate.
     pub(crate) changelog: Bits,
+    /// Per slot: set for a candidate's own file that is known to be absent
+    /// ([`Candidates::push_gone`]).
+    gone: Bits,
     records: RecordLog,
     /// One record while it is built.
     scratch: Vec<u8>,
@@ -136,6 +161,7 @@ impl Default for Candidates {
             keys: Vec::new(),
             mains: Bits::default(),
             changelog: Bits::default(),
+            gone: Bits::default(),
             records: RecordLog::new(RECORDS_IN_MEMORY),
             scratch: Vec::new(),
             budget: None,
@@ -321,11 +347,24 @@ impl Candidates {
         self.keys.reserve_exact(slots);
         self.mains.reserve(slots);
         self.changelog.reserve(slots);
+        self.gone.reserve(slots);
     }
 
     /// Add one (an earlier entry of the same location wins). Fails past the memory bound or
     /// if the temporary file of the records cannot be created or written.
     pub fn push(&mut self, location: Location, candidate: Candidate) -> Result<()> {
+        self.push_as(location, candidate, false)
+    }
+
+    /// [`Candidates::push`] of a candidate whose own file is already gone while some of its
+    /// extra files are not: its location still counts as a candidate's own file (protection
+    /// and duplicates are decided on it as on any other), but a plan never deletes or reports
+    /// it, only its extra files, and only where its own file would have gone.
+    pub fn push_gone(&mut self, location: Location, candidate: Candidate) -> Result<()> {
+        self.push_as(location, candidate, true)
+    }
+
+    fn push_as(&mut self, location: Location, candidate: Candidate, gone: bool) -> Result<()> {
         if self.keys.len() + 1 + candidate.extras.len() > u32::MAX as usize {
             return Err(Error::Internal("more than 2^32 candidate files".into()));
         }
@@ -345,14 +384,19 @@ impl Candidates {
         self.keys.push(location_key(location.as_str()));
         self.mains.push(true);
         self.changelog.push(changelog);
+        self.gone.push(gone);
         for x in &candidate.extras {
             self.keys.push(location_key(x.as_str()));
             self.mains.push(false);
             self.changelog.push(changelog);
+            self.gone.push(false);
         }
-        // A key and two bits a slot.
+        // A key and three bits a slot.
         cost += 8 * (1 + candidate.extras.len() as u64);
         if self.keys.len() % 32 == 0 {
+            cost += 8;
+        }
+        if self.keys.len() % 64 == 0 {
             cost += 8;
         }
         let records = if self.records.spilled() {
@@ -380,17 +424,21 @@ impl Candidates {
     pub fn append(&mut self, later: Candidates) -> Result<()> {
         self.reserve(later.slots());
         let mut r = later.records.reader();
+        let mut slot = 0;
         while let Some(rec) = r.next_record() {
             let rec = later
                 .decode(rec.map_err(spill_error)?)
                 .ok_or_else(|| spill_error(std::io::Error::other("malformed record")))?;
-            self.push(
+            let gone = later.gone.get(slot);
+            slot += 1 + rec.extras.len();
+            self.push_as(
                 rec.location,
                 Candidate {
                     class: rec.class,
                     bytes: rec.bytes,
                     extras: rec.extras,
                 },
+                gone,
             )?;
         }
         Ok(())
@@ -551,6 +599,11 @@ impl Candidates {
             if let Some(s) = first {
                 ok.set(*s as usize);
             }
+        }
+        // An own file already gone was decided like any other, so that its extra files go
+        // where it would have; it is not deleted itself.
+        for s in self.gone.ones() {
+            ok.clear(s);
         }
         ok
     }

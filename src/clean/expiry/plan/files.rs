@@ -361,6 +361,57 @@ mod tests {
             .collect()
     }
 
+    /// A candidate whose own file is gone: its extra files go where its own file would have
+    /// (not when it is protected), never the file itself; its location still takes the place
+    /// of a later candidate of the same location; appending keeps all of that.
+    #[test]
+    fn a_gone_candidate_gives_only_its_extra_files() {
+        let mut c = Candidates::default();
+        let gone = |c: &mut Candidates, l: &str, class, extras: &[&str]| {
+            c.push_gone(loc(l), cand(class, 7, extras)).unwrap()
+        };
+        gone(
+            &mut c,
+            "file:///t/b/g.orc",
+            FileClass::ChangelogData,
+            &["file:///t/b/g.orc.index"],
+        );
+        gone(
+            &mut c,
+            "file:///t/b/p.orc",
+            FileClass::Data,
+            &["file:///t/b/p.orc.index"],
+        );
+        let mut later = Candidates::default();
+        // The same location again, present this time: the first gathered wins, and that one
+        // is gone, so nothing deletes it.
+        later
+            .push(loc("file:///t/b/g.orc"), cand(FileClass::Data, 7, &[]))
+            .unwrap();
+        later
+            .push(loc("file:///t/b/h.orc"), cand(FileClass::Data, 8, &[]))
+            .unwrap();
+        gone(
+            &mut later,
+            "file:///t/b/k.orc",
+            FileClass::Data,
+            &["file:///t/b/k.orc.index"],
+        );
+        c.append(later).unwrap();
+        let (d, cl) = plan_of(c, &["file:///t/b/p.orc"]);
+        assert_eq!(
+            names(&d),
+            vec![
+                ("file:///t/b/h.orc", FileClass::Data, Some(8)),
+                ("file:///t/b/k.orc.index", FileClass::Data, None),
+            ]
+        );
+        assert_eq!(
+            names(&cl),
+            vec![("file:///t/b/g.orc.index", FileClass::ChangelogData, None)]
+        );
+    }
+
     #[test]
     fn first_gathered_of_a_location_goes_once_protected_ones_and_their_extras_stay() {
         for spill in [false, true] {

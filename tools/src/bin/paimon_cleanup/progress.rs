@@ -12,6 +12,10 @@
 //!
 //! One display per process: [`start`] installs it, [`callback`] feeds it and [`finish`] (called
 //! before the report is printed, and on an error) draws the final state and stops it.
+//!
+//! Log records go through the display too ([`log_writer`], the `tracing` writer of the CLI):
+//! while bars are drawn, each record is written with the bars cleared and redrawn after it,
+//! so a record never lands inside a bar's line nor is drawn over by the next redraw.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -86,6 +90,36 @@ struct Live {
 
 static LIVE: OnceLock<Mutex<Option<Live>>> = OnceLock::new();
 
+/// The bars while they are drawn (from [`start`] to [`finish`]), for [`log_writer`]: held apart
+/// from the display's lock so that a record logged while the display is updated never waits
+/// on it.
+static BARS: Mutex<Option<MultiProgress>> = Mutex::new(None);
+
+/// Standard error for log records: each write (a whole record, as `tracing`'s formatter
+/// writes one) is made with the bars suspended when bars are drawn.
+pub struct LogWriter;
+
+impl Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let bars = BARS.lock().ok().and_then(|b| b.clone());
+        match bars {
+            Some(bars) => bars.suspend(|| std::io::stderr().lock().write_all(buf))?,
+            None => std::io::stderr().lock().write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// The writer of the CLI's log records (`tracing_subscriber`'s `with_writer`): see
+/// [`LogWriter`].
+pub fn log_writer() -> LogWriter {
+    LogWriter
+}
+
 /// Installs the display of this process (once; later calls change nothing).
 pub fn start(mode: Mode) {
     if mode == Mode::Off {
@@ -93,6 +127,9 @@ pub fn start(mode: Mode) {
     }
     let multi = (mode == Mode::Bars)
         .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(10)));
+    if let (Some(m), Ok(mut bars)) = (&multi, BARS.lock()) {
+        *bars = Some(m.clone());
+    }
     let display = Arc::new(Mutex::new(Display {
         mode,
         started: Instant::now(),
@@ -144,6 +181,9 @@ pub fn finish() {
     if let Ok(mut d) = live.display.lock() {
         d.finish();
     };
+    if let Ok(mut bars) = BARS.lock() {
+        *bars = None;
+    }
 }
 
 impl Display {
