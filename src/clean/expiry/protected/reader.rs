@@ -10,7 +10,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use crate::clean::expiry::protected::protectors::{changelog_needed_lists, ProtectMode, Protector};
 use crate::clean::expiry::protected::slim::{slim_of, CandidateKeys, Slim};
 use crate::error::Result;
-use crate::memory::MemoryBudget;
+use crate::memory::{Charge, MemoryBudget};
 use crate::spec::manifest::{FileKind, ManifestFileMeta};
 use crate::storage::Location;
 use crate::table::{ManifestFiles, PathFactory, Table};
@@ -329,14 +329,21 @@ impl<'t> ReferenceReader<'t> {
     /// Manifest `name` reduced for protection: as cached, else read (strictly) and reduced to
     /// the entries that may name a candidate, not cached (protection streams each manifest
     /// once).
+    ///
+    /// While it is read, `charge` holds `bytes` (the manifest's size, what decoding it holds),
+    /// then what the reduced entries hold (nothing for cached ones: the cache's charge covers
+    /// them).
     pub(super) async fn reduced_for_protection(
         &self,
         name: String,
+        bytes: u64,
         candidate_keys: Arc<CandidateKeys>,
+        charge: &mut Charge,
     ) -> Result<Arc<Vec<Slim>>> {
         if let Some(v) = self.slim.get(&name) {
             return Ok(v);
         }
+        charge.set(bytes)?;
         let paths = self.table.paths_arc();
         let reduce =
             move |p: &PathFactory, entries: ManifestFiles<'_>| slim_of(p, entries, &candidate_keys);
@@ -355,6 +362,7 @@ impl<'t> ReferenceReader<'t> {
             }
             None => self.manifest_reduced(paths, &name, false, reduce).await?,
         };
+        charge.set(slim.iter().map(Slim::heap_bytes).sum())?;
         Ok(Arc::new(slim))
     }
 
@@ -548,6 +556,20 @@ impl<'t> ReferenceReader<'t> {
                     .collect::<Vec<_>>()
             })
             .collect()
+    }
+
+    /// The sizes of `names` as the loaded lists give them (absent: not in a loaded list).
+    pub(super) fn manifest_sizes<'n>(&self, names: &'n [String]) -> HashMap<&'n str, u64> {
+        let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
+        let mut out = HashMap::with_capacity(wanted.len());
+        for list in self.lists.map().values() {
+            for m in list.iter() {
+                if let Some(n) = wanted.get(m.file_name.as_str()) {
+                    out.insert(*n, m.file_size.max(0) as u64);
+                }
+            }
+        }
+        out
     }
 
     /// The index manifests the (non-changelog) protectors name.
