@@ -182,29 +182,36 @@ impl ReferenceReader<'_> {
             }
         }
         // What the manifests in flight and the protectors' live entries hold is charged to
-        // the run's budget: a manifest's size while it is read and decoded, then its reduced
-        // entries until they are applied.
+        // the run's budget: a manifest's size from when it is handed to the reads (in order, so
+        // the charges do not depend on which read finishes first), then its reduced entries
+        // until they are applied. A manifest found in the reduced-manifest cache is charged
+        // there already.
         let sizes = self.manifest_sizes(order);
         let memory = self.memory();
         let mut live_charge = Charge::new(&memory, "protection's live entries");
         let mut live: Vec<LiveEntries> = reads.iter().map(|_| LiveEntries::default()).collect();
         let mut read = stream::iter(order.iter().cloned())
             .map(|n| {
-                let bytes = sizes.get(n.as_str()).copied().unwrap_or(0);
+                let mut charge = Charge::new(&memory, "protection's manifests in flight");
+                let charged = if self.is_slim_cached(&n) {
+                    Ok(())
+                } else {
+                    charge.set(sizes.get(n.as_str()).copied().unwrap_or(0))
+                };
                 let keys = candidate_keys.clone();
-                let memory = &memory;
                 async move {
-                    let mut charge = Charge::new(memory, "protection's manifests in flight");
-                    let slim = self
-                        .reduced_for_protection(n, bytes, keys, &mut charge)
-                        .await?;
-                    Ok::<_, crate::error::Error>((slim, charge))
+                    charged?;
+                    let (slim, fresh) = self.reduced_for_protection(n, keys).await?;
+                    Ok::<_, crate::error::Error>((slim, fresh, charge))
                 }
             })
             .buffered(self.concurrency());
         let mut i = 0;
         while let Some(read) = read.next().await {
-            let (slim, _in_flight) = read?;
+            let (slim, fresh, mut in_flight) = read?;
+            if fresh {
+                in_flight.set(slim.iter().map(Slim::heap_bytes).sum())?;
+            }
             let relevant: Vec<&Slim> = slim
                 .iter()
                 .filter(|e| e.locations().any(is_candidate))

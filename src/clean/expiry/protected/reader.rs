@@ -10,7 +10,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use crate::clean::expiry::protected::protectors::{changelog_needed_lists, ProtectMode, Protector};
 use crate::clean::expiry::protected::slim::{slim_of, CandidateKeys, Slim};
 use crate::error::Result;
-use crate::memory::{Charge, MemoryBudget};
+use crate::memory::MemoryBudget;
 use crate::spec::manifest::{FileKind, ManifestFileMeta};
 use crate::storage::Location;
 use crate::table::{ManifestFiles, PathFactory, Table};
@@ -276,6 +276,11 @@ impl<'t> ReferenceReader<'t> {
         self.memory.release(charged);
     }
 
+    /// True when manifest `name` is held reduced for protection.
+    pub(super) fn is_slim_cached(&self, name: &str) -> bool {
+        self.slim.contains(name)
+    }
+
     /// Manifest `name` as protection reduced it (empty if not loaded).
     pub(super) fn cached_slim(&self, name: &str) -> Arc<Vec<Slim>> {
         self.slim.get(name).unwrap_or_default()
@@ -328,22 +333,15 @@ impl<'t> ReferenceReader<'t> {
 
     /// Manifest `name` reduced for protection: as cached, else read (strictly) and reduced to
     /// the entries that may name a candidate, not cached (protection streams each manifest
-    /// once).
-    ///
-    /// While it is read, `charge` holds `bytes` (the manifest's size, what decoding it holds),
-    /// then what the reduced entries hold (nothing for cached ones: the cache's charge covers
-    /// them).
+    /// once). With it, whether it was read now (false: it came from the cache).
     pub(super) async fn reduced_for_protection(
         &self,
         name: String,
-        bytes: u64,
         candidate_keys: Arc<CandidateKeys>,
-        charge: &mut Charge,
-    ) -> Result<Arc<Vec<Slim>>> {
+    ) -> Result<(Arc<Vec<Slim>>, bool)> {
         if let Some(v) = self.slim.get(&name) {
-            return Ok(v);
+            return Ok((v, false));
         }
-        charge.set(bytes)?;
         let paths = self.table.paths_arc();
         let reduce =
             move |p: &PathFactory, entries: ManifestFiles<'_>| slim_of(p, entries, &candidate_keys);
@@ -362,8 +360,7 @@ impl<'t> ReferenceReader<'t> {
             }
             None => self.manifest_reduced(paths, &name, false, reduce).await?,
         };
-        charge.set(slim.iter().map(Slim::heap_bytes).sum())?;
-        Ok(Arc::new(slim))
+        Ok((Arc::new(slim), true))
     }
 
     pub(super) async fn load_slim(
