@@ -102,6 +102,50 @@ impl MemoryBudget {
     }
 }
 
+/// One structure's charge to a [`MemoryBudget`], kept at the structure's current size: it
+/// grows and shrinks with it ([`Charge::set`]) and is given back when dropped, also when the
+/// run stops on an error.
+#[derive(Debug)]
+pub struct Charge {
+    memory: MemoryBudget,
+    what: &'static str,
+    bytes: u64,
+}
+
+impl Charge {
+    /// Nothing charged yet to `memory` for `what`.
+    pub fn new(memory: &MemoryBudget, what: &'static str) -> Self {
+        Charge {
+            memory: memory.clone(),
+            what,
+            bytes: 0,
+        }
+    }
+
+    /// Charges or releases the difference to `now` bytes. Past the bound the charge stays at
+    /// what it was and the error is the budget's.
+    pub fn set(&mut self, now: u64) -> Result<()> {
+        if now > self.bytes {
+            self.memory.charge(self.what, now - self.bytes)?;
+        } else {
+            self.memory.release(self.bytes - now);
+        }
+        self.bytes = now;
+        Ok(())
+    }
+
+    /// Bytes charged now.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        self.memory.release(self.bytes);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +173,21 @@ mod tests {
         b.release(u64::MAX);
         assert_eq!(b.used(), 0);
         assert_eq!(hashed(7), 10);
+    }
+
+    #[test]
+    fn a_charge_follows_its_structure_and_is_given_back_when_dropped() {
+        let b = MemoryBudget::new(Some(100));
+        let mut c = Charge::new(&b, "in flight");
+        c.set(60).unwrap();
+        c.set(90).unwrap();
+        assert_eq!(b.used(), 90);
+        let e = c.set(101).unwrap_err().to_string();
+        assert!(e.contains("in flight"), "{e}");
+        assert_eq!((c.bytes(), b.used()), (90, 90));
+        c.set(10).unwrap();
+        assert_eq!(b.used(), 10);
+        drop(c);
+        assert_eq!((b.used(), b.peak()), (0, 90));
     }
 }

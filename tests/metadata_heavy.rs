@@ -193,3 +193,60 @@ fn protection_within_any_cache_limit_keeps_exactly_what_the_protectors_read() {
     assert!(protected_total > 20, "only {protected_total} protected");
     assert!(freed_total > 100, "only {freed_total} freed");
 }
+
+/// Protection's manifests in flight and its protectors' live entries are charged to the run's
+/// budget: a bound too small for them stops protection with the budget's error (the run then
+/// deletes nothing), and a bound it fits in is never passed.
+#[test]
+fn protection_charges_its_manifests_in_flight_and_live_entries_to_the_bound() {
+    use paimon_cleanup::memory::MemoryBudget;
+    let dir = tempfile::tempdir().unwrap();
+    let table = never_merged(dir.path(), 2);
+    common::rt().block_on(async {
+        let t = open(&table).await;
+        // The candidates with nothing kept for protection (it reads every manifest itself).
+        let (cands, want, _, protectors) = protected_with_limit(&t, 1, 0).await;
+        assert!(
+            !want.is_empty() && cands.len() > want.len(),
+            "{}",
+            want.len()
+        );
+        let protect = |bound: Option<u64>| {
+            let budget = MemoryBudget::new(bound);
+            let t = &t;
+            let protectors = &protectors;
+            let cands = &cands;
+            async move {
+                let mut rr = ReferenceReader::new(t)
+                    .with_slim_cache_bytes(0)
+                    .with_memory(budget.clone());
+                let got = rr.protected_files(protectors, cands).await;
+                (got, budget)
+            }
+        };
+        let (free, budget) = protect(None).await;
+        let free: HashSet<Location> = free.unwrap().into_iter().collect();
+        assert_eq!(free, want);
+        let peak = budget.peak();
+        assert!(peak > 1024, "protection charged only {peak} bytes");
+        assert_eq!(budget.used(), 0, "protection kept its charge");
+        for bound in [1, peak / 8] {
+            let (err, budget) = protect(Some(bound)).await;
+            let err = err.unwrap_err();
+            assert!(
+                matches!(err, paimon_cleanup::Error::MemoryLimit { .. })
+                    && err.to_string().contains("protection's"),
+                "bound {bound}: {err}"
+            );
+            assert!(
+                budget.peak() <= bound,
+                "bound {bound} passed: {}",
+                budget.peak()
+            );
+        }
+        // Twice the unbounded peak: the reads in flight vary a little from run to run.
+        let (fits, budget) = protect(Some(2 * peak)).await;
+        assert_eq!(fits.unwrap().into_iter().collect::<HashSet<_>>(), want);
+        assert!(budget.peak() <= 2 * peak);
+    });
+}

@@ -14,6 +14,7 @@ use crate::clean::expiry::protected::reader::ReferenceReader;
 use crate::clean::expiry::protected::slim::{CandidateKeys, Slim};
 use crate::error::Result;
 use crate::hash::FastMap;
+use crate::memory::{hashed, Charge};
 use crate::spec::manifest::FileKind;
 use crate::storage::Location;
 
@@ -180,13 +181,37 @@ impl ReferenceReader<'_> {
                 }
             }
         }
+        // What the manifests in flight and the protectors' live entries hold is charged to
+        // the run's budget: a manifest's size from when it is handed to the reads (in order, so
+        // the charges do not depend on which read finishes first), then its reduced entries
+        // until they are applied. A manifest found in the reduced-manifest cache is charged
+        // there already.
+        let sizes = self.manifest_sizes(order);
+        let memory = self.memory();
+        let mut live_charge = Charge::new(&memory, "protection's live entries");
         let mut live: Vec<LiveEntries> = reads.iter().map(|_| LiveEntries::default()).collect();
         let mut read = stream::iter(order.iter().cloned())
-            .map(|n| self.reduced_for_protection(n, candidate_keys.clone()))
+            .map(|n| {
+                let mut charge = Charge::new(&memory, "protection's manifests in flight");
+                let charged = if self.is_slim_cached(&n) {
+                    Ok(())
+                } else {
+                    charge.set(sizes.get(n.as_str()).copied().unwrap_or(0))
+                };
+                let keys = candidate_keys.clone();
+                async move {
+                    charged?;
+                    let (slim, fresh) = self.reduced_for_protection(n, keys).await?;
+                    Ok::<_, crate::error::Error>((slim, fresh, charge))
+                }
+            })
             .buffered(self.concurrency());
         let mut i = 0;
-        while let Some(slim) = read.next().await {
-            let slim = slim?;
+        while let Some(read) = read.next().await {
+            let (slim, fresh, mut in_flight) = read?;
+            if fresh {
+                in_flight.set(slim.iter().map(Slim::heap_bytes).sum())?;
+            }
             let relevant: Vec<&Slim> = slim
                 .iter()
                 .filter(|e| e.locations().any(is_candidate))
@@ -200,6 +225,7 @@ impl ReferenceReader<'_> {
             for &p in &ending[i] {
                 std::mem::take(&mut live[p]).protect_all(protect);
             }
+            live_charge.set(live.iter().map(|l| l.bytes).sum())?;
             i += 1;
         }
         Ok(())
@@ -381,7 +407,11 @@ fn stream_order(reads: &[ProtectorReads]) -> Option<Vec<String>> {
 /// and the rest, exactly as readers merge), with the extra files each names. Held by a hash of
 /// the identifier, each compared exactly within its hash (a DELETE copies nothing).
 #[derive(Debug, Default)]
-struct LiveEntries(FastMap<u64, Vec<LiveEntry>>);
+struct LiveEntries {
+    by_hash: FastMap<u64, Vec<LiveEntry>>,
+    /// About what the entries hold (for the run's budget).
+    bytes: u64,
+}
 
 /// One live entry of [`LiveEntries`].
 #[derive(Debug)]
@@ -396,6 +426,16 @@ impl LiveEntry {
     fn is(&self, e: &Slim) -> bool {
         self.level == e.level && self.location == e.location && self.ident == e.ident
     }
+
+    /// About what the entry holds, with its share of the map (for the run's budget).
+    fn heap_bytes(&self) -> u64 {
+        let extras: usize = self.extras.iter().map(|x| 24 + x.as_str().len()).sum();
+        hashed(std::mem::size_of::<u64>() + std::mem::size_of::<Vec<LiveEntry>>())
+            + (std::mem::size_of::<LiveEntry>()
+                + self.location.as_str().len()
+                + self.ident.len()
+                + extras) as u64
+    }
 }
 
 impl LiveEntries {
@@ -404,27 +444,45 @@ impl LiveEntries {
     fn apply(&mut self, entries: &[&Slim]) {
         for e in entries {
             let h = self
-                .0
+                .by_hash
                 .hasher()
                 .hash_one((e.location.as_str(), e.level, &e.ident[..]));
             match e.kind {
                 FileKind::Add => {
-                    let same = self.0.entry(h).or_default();
+                    let same = self.by_hash.entry(h).or_default();
                     match same.iter_mut().find(|x| x.is(e)) {
-                        Some(x) => x.extras = e.extras.clone(),
-                        None => same.push(LiveEntry {
-                            location: e.location.clone(),
-                            level: e.level,
-                            ident: e.ident.clone(),
-                            extras: e.extras.clone(),
-                        }),
+                        Some(x) => {
+                            self.bytes = self.bytes.saturating_sub(x.heap_bytes());
+                            x.extras = e.extras.clone();
+                            self.bytes += x.heap_bytes();
+                        }
+                        None => {
+                            let x = LiveEntry {
+                                location: e.location.clone(),
+                                level: e.level,
+                                ident: e.ident.clone(),
+                                extras: e.extras.clone(),
+                            };
+                            self.bytes += x.heap_bytes();
+                            // Most identifiers have a hash of their own: room for one entry,
+                            // not the four a first push reserves.
+                            same.reserve_exact(1);
+                            same.push(x);
+                        }
                     }
                 }
                 FileKind::Delete => {
-                    if let Some(same) = self.0.get_mut(&h) {
-                        same.retain(|x| !x.is(e));
+                    if let Some(same) = self.by_hash.get_mut(&h) {
+                        let bytes = &mut self.bytes;
+                        same.retain(|x| {
+                            let gone = x.is(e);
+                            if gone {
+                                *bytes = bytes.saturating_sub(x.heap_bytes());
+                            }
+                            !gone
+                        });
                         if same.is_empty() {
-                            self.0.remove(&h);
+                            self.by_hash.remove(&h);
                         }
                     }
                 }
@@ -434,7 +492,7 @@ impl LiveEntries {
 
     /// Protect every live entry's location and extra files.
     fn protect_all(self, protect: &mut impl FnMut(&Location)) {
-        for x in self.0.into_values().flatten() {
+        for x in self.by_hash.into_values().flatten() {
             protect(&x.location);
             for l in &x.extras {
                 protect(l);

@@ -276,6 +276,11 @@ impl<'t> ReferenceReader<'t> {
         self.memory.release(charged);
     }
 
+    /// True when manifest `name` is held reduced for protection.
+    pub(super) fn is_slim_cached(&self, name: &str) -> bool {
+        self.slim.contains(name)
+    }
+
     /// Manifest `name` as protection reduced it (empty if not loaded).
     pub(super) fn cached_slim(&self, name: &str) -> Arc<Vec<Slim>> {
         self.slim.get(name).unwrap_or_default()
@@ -328,14 +333,14 @@ impl<'t> ReferenceReader<'t> {
 
     /// Manifest `name` reduced for protection: as cached, else read (strictly) and reduced to
     /// the entries that may name a candidate, not cached (protection streams each manifest
-    /// once).
+    /// once). With it, whether it was read now (false: it came from the cache).
     pub(super) async fn reduced_for_protection(
         &self,
         name: String,
         candidate_keys: Arc<CandidateKeys>,
-    ) -> Result<Arc<Vec<Slim>>> {
+    ) -> Result<(Arc<Vec<Slim>>, bool)> {
         if let Some(v) = self.slim.get(&name) {
-            return Ok(v);
+            return Ok((v, false));
         }
         let paths = self.table.paths_arc();
         let reduce =
@@ -355,7 +360,7 @@ impl<'t> ReferenceReader<'t> {
             }
             None => self.manifest_reduced(paths, &name, false, reduce).await?,
         };
-        Ok(Arc::new(slim))
+        Ok((Arc::new(slim), true))
     }
 
     pub(super) async fn load_slim(
@@ -548,6 +553,20 @@ impl<'t> ReferenceReader<'t> {
                     .collect::<Vec<_>>()
             })
             .collect()
+    }
+
+    /// The sizes of `names` as the loaded lists give them (absent: not in a loaded list).
+    pub(super) fn manifest_sizes<'n>(&self, names: &'n [String]) -> HashMap<&'n str, u64> {
+        let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
+        let mut out = HashMap::with_capacity(wanted.len());
+        for list in self.lists.map().values() {
+            for m in list.iter() {
+                if let Some(n) = wanted.get(m.file_name.as_str()) {
+                    out.insert(*n, m.file_size.max(0) as u64);
+                }
+            }
+        }
+        out
     }
 
     /// The index manifests the (non-changelog) protectors name.

@@ -44,6 +44,7 @@ use crate::clean::orphans::shard::{shard_of, MAX_SHARDS};
 use crate::clean::shared::deleter::{Deleter, Planned as PlannedFile};
 use crate::error::{Error, Result};
 use crate::hash::location_key;
+use crate::memory::{hashed, Charge, MemoryBudget};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::{Location, StopReads};
 
@@ -335,15 +336,23 @@ async fn checked_metadata_plan(
     Ok(plan)
 }
 
+/// What one location of a shard's gathering order holds (its key, its place, its share of
+/// the map), for the run's budget.
+fn order_entry_bytes(location: &str) -> u64 {
+    hashed(std::mem::size_of::<String>() + std::mem::size_of::<Seq>()) + location.len() as u64
+}
+
 /// The candidates of a shard's piece in gathering order, and the gathering order of each
 /// location: its first file slot, else its first extra slot (the slot the single-process
-/// decision deletes it as).
+/// decision deletes it as). Both are charged to `memory`; the order's charge is returned with
+/// it and given back when dropped.
 fn shard_candidates(
-    ctl: &RunControl,
+    memory: &MemoryBudget,
     results: BTreeMap<u32, UnitResult>,
-) -> Result<(Candidates, HashMap<String, Seq>)> {
-    let mut out = Candidates::with_budget(ctl.memory_budget());
+) -> Result<(Candidates, HashMap<String, Seq>, Charge)> {
+    let mut out = Candidates::with_budget(memory.clone());
     let mut order: HashMap<String, Seq> = HashMap::new();
+    let mut order_charge = Charge::new(memory, "the shard's gathering order");
     for (unit, r) in results {
         let UnitResult::Candidates(list) = r else {
             return Err(Error::InvalidArgument(
@@ -356,15 +365,22 @@ fn shard_candidates(
                     "a shard's piece holds a candidate without its position".into(),
                 ));
             };
+            let mut grown = 0;
             match order.get(&c.location) {
                 Some((_, _, slot)) if *slot == 0 => {}
                 _ => {
-                    order.insert(c.location.clone(), (unit, pos, 0));
+                    if order.insert(c.location.clone(), (unit, pos, 0)).is_none() {
+                        grown += order_entry_bytes(&c.location);
+                    }
                 }
             }
             for (i, x) in c.extras.iter().enumerate() {
-                order.entry(x.clone()).or_insert((unit, pos, i as u32 + 1));
+                if !order.contains_key(x) {
+                    order.insert(x.clone(), (unit, pos, i as u32 + 1));
+                    grown += order_entry_bytes(x);
+                }
             }
+            order_charge.set(order_charge.bytes() + grown)?;
             out.push(
                 Location::parse(&c.location)?,
                 Candidate {
@@ -379,7 +395,7 @@ fn shard_candidates(
             )?;
         }
     }
-    Ok((out, order))
+    Ok((out, order, order_charge))
 }
 
 /// Decides shard `shard` (anywhere): `piece` is every candidate unit's piece of that shard,
@@ -423,8 +439,9 @@ pub async fn decide_shard(
         .iter()
         .map(WireProtector::protector)
         .collect::<Result<_>>()?;
-    let (cands, order) = shard_candidates(ctl, results)?;
-    let mut rr = ReferenceReader::new(&table).with_memory(ctl.memory_budget());
+    let memory = ctl.memory_budget();
+    let (cands, order, order_charge) = shard_candidates(&memory, results)?;
+    let mut rr = ReferenceReader::new(&table).with_memory(memory);
     let no_metadata = RemovedMetadata::read(&rr, &table, &[], MetadataScope::All).await?;
     let plan =
         DeletionPlan::from_parts_with(&mut rr, &table, cands, no_metadata, &protectors, None)
@@ -434,6 +451,8 @@ pub async fn decide_shard(
     let deleter = Deleter::for_table(&table, ctl, g.dry_run);
     let dirs = plan.check(&deleter, &[]).await?;
     let (files, seqs) = planned_in_order(&plan, &order)?;
+    drop(order);
+    drop(order_charge);
     let mut dirs: Vec<String> = dirs.iter().map(|d| d.as_str().to_string()).collect();
     dirs.sort();
     let stride = u32::MAX / g.shards;
@@ -604,4 +623,49 @@ pub fn conclude<R: AsRef<[u8]>>(decision: &[u8], reports: &[R]) -> Result<Vec<u8
     dirs.dedup();
     d.dirs = dirs;
     encode(Kind::Decision, &d, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clean::report::FileClass;
+
+    fn piece() -> BTreeMap<u32, UnitResult> {
+        let cand = |i: u32, extras: usize| WireCandidate {
+            location: format!("file:///t/dt=1/bucket-0/data-{i}.orc"),
+            class: FileClass::Data.code(),
+            bytes: 10,
+            extras: (0..extras)
+                .map(|x| format!("file:///t/dt=1/bucket-0/data-{i}.orc.{x}.index"))
+                .collect(),
+            seq: Some(i),
+        };
+        let mut out = BTreeMap::new();
+        out.insert(
+            0,
+            UnitResult::Candidates((0..200).map(|i| cand(i, 1)).collect()),
+        );
+        // A location again in a later unit (one order entry) and one with two extras.
+        out.insert(1, UnitResult::Candidates(vec![cand(3, 0), cand(500, 2)]));
+        out
+    }
+
+    #[test]
+    fn the_gathering_order_is_charged_and_a_bound_too_small_for_it_fails() {
+        let budget = MemoryBudget::new(None);
+        let (cands, order, charge) = shard_candidates(&budget, piece()).unwrap();
+        assert_eq!(order.len(), 200 * 2 + 3);
+        let want: u64 = order.keys().map(|l| order_entry_bytes(l)).sum();
+        assert_eq!(charge.bytes(), want);
+        let with_order = budget.used();
+        assert!(with_order > want, "the candidates are charged too");
+        drop((cands, order, charge));
+        assert_eq!(budget.used(), 0, "everything given back");
+        // Room for the candidates but not for the order too.
+        let tight = MemoryBudget::new(Some(with_order - want / 2));
+        let err = shard_candidates(&tight, piece()).unwrap_err();
+        assert!(matches!(err, Error::MemoryLimit { .. }), "{err}");
+        assert!(tight.peak() <= with_order - want / 2);
+        assert_eq!(tight.used(), 0, "a failed decision keeps no charge");
+    }
 }
