@@ -31,6 +31,8 @@
 #   DRIVER_MEMORY    spark-submit --driver-memory (default 512m)
 #   EXECUTOR_MEMORY  spark-submit --executor-memory (default 1g; local-cluster's own cap wins)
 #   FILES_PER_COMMIT data files per commit (default 1000); snapshots = refs / files per commit
+#                    (10000 at 50 M keeps 5,000 snapshots; the generator writes 50 M references
+#                    in ~8 min on a loaded 2-core machine)
 #   WORK             where tables, logs and results.jsonl go (default: a temporary directory,
 #                    removed afterwards; needs ~95 MB of manifests per million references)
 #   PAIMON_CLEANUP_BUILD_DIR, PAIMON_SPARK_VENV as scripts/test-spark.sh
@@ -200,14 +202,17 @@ for m in "${SIZES[@]}"; do
       read -r drv_peak exec_max exec_sum <"$WORK/rss-$tag"
       gc_driver="$(gc_after_max "$WORK/gc-$tag-driver.log")"
       cause="$(grep -oE 'OutOfMemoryError[^"]*|SparkException: [^"]*' "$WORK/job-$tag.err" | head -n 1)"
-      printf '{"job":"%s","refs":%d,"master":"%s","parallelism":"%s","failed":true,"cause":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d}\n' \
-        "$JOB" "$refs" "$master" "${par:-}" "$cause" "${gc_driver:-}" "${drv_peak:-0}" "${exec_max:-0}" >>"$WORK/results.jsonl"
+      # The stage the job reached: a job failing after its decision (e.g. in the final report)
+      # still logged the decision's driver heap.
+      reached="$(grep -oE '(plan|protect|decide): [0-9]+ [a-z ]*(units|shards)|summary [0-9]+ bytes|\([0-9]+ ms\)|heap used [0-9]+ MB|VmHWM [0-9]+ MB' "$WORK/job-$tag.err" | tr -d '()' | tr '\n' ',' | sed 's/,$//')"
+      printf '{"job":"%s","refs":%d,"master":"%s","parallelism":"%s","failed":true,"cause":"%s","reached":"%s","driver_gc_live_mb":"%s","driver_peak_rss_mb":%d,"exec_peak_rss_mb":%d}\n' \
+        "$JOB" "$refs" "$master" "${par:-}" "$cause" "$reached" "${gc_driver:-}" "${drv_peak:-0}" "${exec_max:-0}" >>"$WORK/results.jsonl"
       continue
     fi
     j1=$(date +%s.%N)
     job_s=$(awk "BEGIN{printf \"%.0f\", $j1-$j0}")
-    # The orphan job logs the driver's heap and RSS after the decision; the expiry job does not.
-    line="$(grep -E '^remove-orphan-files: decide:' "$WORK/job-$tag.err" | tail -n 1)"
+    # Both jobs log the driver's heap and RSS after the decision (the sharded expiry job only).
+    line="$(grep -E '^(remove-orphan-files|expire-snapshots): decide:' "$WORK/job-$tag.err" | tail -n 1)"
     heap="$(sed -n 's/.*heap used \([0-9]*\) MB.*/\1/p' <<<"$line")"
     rss="$(sed -n 's/.*VmRSS \([0-9]*\) MB.*/\1/p' <<<"$line")"
     peak=$(($(cat "$WORK/time-$tag") / 1024))
@@ -215,7 +220,7 @@ for m in "${SIZES[@]}"; do
     gc_driver="$(gc_after_max "$WORK/gc-$tag-driver.log")"
     gc_exec="$(gc_after_max "$WORK"/gc-"$tag"-exec-*.log)"
     # The job's own stage lines: units planned, the summary the driver merged, stage times.
-    stages="$(grep -oE '(plan|protect|decide): [0-9]+ [a-z ]*units|summary [0-9]+ bytes|\([0-9]+ ms\)' "$WORK/job-$tag.err" | tr -d '()' | tr '\n' ',' | sed 's/,$//')"
+    stages="$(grep -oE '(plan|protect|decide): [0-9]+ [a-z ]*(units|shards)|summary [0-9]+ bytes|\([0-9]+ ms\)' "$WORK/job-$tag.err" | tr -d '()' | tr '\n' ',' | sed 's/,$//')"
     if [ "$JOB" = orphan ]; then
       summary="$(grep -oE '"(versions|candidates|orphans)[a-z_]*": ?[0-9]+' "$WORK/job-$tag.out" | tr -d ' "' | tr '\n' ' ')"
     else

@@ -37,8 +37,9 @@ pub(crate) use format::{to_error, FileType};
 pub use meta::manifest_file_meta;
 pub use value::AvroValue;
 pub use writer::{
-    encode_index_manifest, encode_manifest, encode_manifest_list, encode_records, read_raw_records,
-    ManifestCompression, MetadataFileKind, RawRecords, WriterSchema,
+    encode_builtin_container, encode_index_manifest, encode_manifest, encode_manifest_list,
+    encode_records, read_raw_records, ManifestCompression, MetadataFileKind, RawRecords,
+    WriterSchema,
 };
 
 #[cfg(any(feature = "orc", feature = "parquet"))]

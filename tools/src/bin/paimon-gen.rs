@@ -130,6 +130,8 @@ fn config(cli: &Cli) -> GenConfig {
     };
     c.force = cli.force;
     c.metadata_only = cli.metadata_only;
+    // Only --verify reads the live files' paths.
+    c.live_paths = cli.verify;
     macro_rules! set {
         ($($f:ident),*) => { $( if let Some(v) = cli.$f { c.$f = v; } )* };
     }

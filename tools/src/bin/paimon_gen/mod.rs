@@ -119,6 +119,9 @@ pub struct GenConfig {
     /// Write the metadata only: manifests reference data and changelog files that are never
     /// created (for scale runs past the disk's inodes; deleting a missing file is a no-op).
     pub metadata_only: bool,
+    /// Return main's latest live files as relative paths ([`Generated::live_latest`]); without
+    /// it the list stays empty (one string per live file: gigabytes at tens of millions).
+    pub live_paths: bool,
     /// Same-tier manifests at the tail of a base list that trigger a merge (Java's
     /// `manifest.merge-min-count`, 30).
     pub merge_min: u32,
@@ -222,6 +225,7 @@ impl GenConfig {
             orphans: 0,
             data_file_bytes: 0,
             metadata_only: false,
+            live_paths: true,
             merge_min: 30,
             roll_entries: 65_536,
             full_compaction_deletes: 100_000,
@@ -351,7 +355,8 @@ pub struct GenSummary {
 pub struct Generated {
     /// Counters and timings.
     pub summary: GenSummary,
-    /// Live data files of main's latest snapshot, as relative paths, sorted.
+    /// Live data files of main's latest snapshot, as relative paths, sorted (empty unless
+    /// [`GenConfig::live_paths`]).
     pub live_latest: Vec<String>,
 }
 
@@ -552,12 +557,16 @@ pub fn generate(cfg: &GenConfig) -> Result<Generated, String> {
     }
     let phase_b = b_started.elapsed();
 
-    let mut live_latest: Vec<String> = main
-        .live
-        .iter()
-        .flatten()
-        .map(|f| ctx.relative_path(f))
-        .collect();
+    let live_files_latest = main.live.iter().map(|v| v.len() as u64).sum();
+    let mut live_latest: Vec<String> = if cfg.live_paths {
+        main.live
+            .iter()
+            .flatten()
+            .map(|f| ctx.relative_path(f))
+            .collect()
+    } else {
+        Vec::new()
+    };
     live_latest.sort();
     let summary = GenSummary {
         table: root.display().to_string(),
@@ -586,7 +595,7 @@ pub fn generate(cfg: &GenConfig) -> Result<Generated, String> {
         manifest_list_entries: counts.list_entries,
         max_base_list: counts.max_base_list,
         index_manifests: counts.index_manifests,
-        live_files_latest: live_latest.len() as u64,
+        live_files_latest,
         referenced_files: counts.data_files + counts.changelog_files + counts.index_files,
         phase_a_ms: phase_a.as_millis() as u64,
         phase_b_ms: phase_b.as_millis() as u64,

@@ -211,6 +211,75 @@ impl Ctx {
     }
 }
 
+impl Ctx {
+    /// Appends `e` as one record of the built-in manifest schema in Avro's binary encoding:
+    /// the bytes the crate's generic writer produces for [`Ctx::manifest_entry`], without
+    /// building a value tree per entry (field order and union branches as in that schema).
+    pub fn encode_manifest_entry(&self, e: &CEntry, out: &mut Vec<u8>) {
+        let f = &e.file;
+        let min_key = key_row(f.key_min);
+        let max_key = key_row(f.key_max);
+        avro_long(out, 2); // _VERSION
+        avro_long(out, i64::from(!e.add)); // _KIND: 0 ADD, 1 DELETE
+        avro_bytes(out, &self.part_rows[f.part as usize]);
+        avro_long(out, i64::from(f.bucket));
+        avro_long(out, i64::from(self.buckets));
+        // _FILE
+        avro_bytes(out, f.name(self.seed).as_bytes());
+        avro_long(out, i64::from(self.data_file_bytes));
+        avro_long(out, i64::from(f.rows));
+        avro_bytes(out, &min_key);
+        avro_bytes(out, &max_key);
+        // _KEY_STATS: min, max, null counts [0]
+        avro_bytes(out, &min_key);
+        avro_bytes(out, &max_key);
+        avro_long(out, 1); // union branch: array
+        avro_long(out, 1); // one item
+        avro_long(out, 1); // union branch: long
+        avro_long(out, 0);
+        avro_long(out, 0); // end of array
+                           // _VALUE_STATS: empty rows, null counts []
+        avro_bytes(out, &EMPTY_ROW);
+        avro_bytes(out, &EMPTY_ROW);
+        avro_long(out, 1); // union branch: array
+        avro_long(out, 0); // empty array
+        avro_long(out, f.seq_min);
+        avro_long(out, f.seq_max);
+        avro_long(out, 0); // _SCHEMA_ID
+        avro_long(out, i64::from(f.level));
+        avro_long(out, 0); // _EXTRA_FILES: empty array
+        avro_long(out, 1); // _CREATION_TIME
+        avro_long(out, f.ctime);
+        avro_long(out, 1); // _DELETE_ROW_COUNT
+        avro_long(out, 0);
+        avro_long(out, 0); // _EMBEDDED_FILE_INDEX: null
+        avro_long(out, 1); // _FILE_SOURCE
+        avro_long(out, i64::from(f.source));
+        avro_long(out, 1); // _VALUE_STATS_COLS: empty array
+        avro_long(out, 0);
+        avro_long(out, 0); // _EXTERNAL_PATH: null
+        avro_long(out, 0); // _FIRST_ROW_ID: null
+        avro_long(out, 0); // _WRITE_COLS: null
+        avro_long(out, 0); // _WRITE_COLS_SEQUENCES: null
+    }
+}
+
+/// Appends an Avro `int`/`long` (zig-zag varint).
+fn avro_long(out: &mut Vec<u8>, v: i64) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    while z >= 0x80 {
+        out.push((z as u8) | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+}
+
+/// Appends Avro `bytes`/`string`: the length, then the bytes.
+fn avro_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    avro_long(out, b.len() as i64);
+    out.extend_from_slice(b);
+}
+
 /// The serialized one-field key row `(id INT)`.
 pub fn key_row(id: i32) -> Bytes {
     let mut w = BinaryRowWriter::new(1);

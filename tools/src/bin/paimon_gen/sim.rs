@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 use paimon_cleanup::spec::manifest::{
-    encode_index_manifest, encode_manifest, manifest_file_meta, ManifestCompression,
-    ManifestFileMeta,
+    encode_builtin_container, encode_index_manifest, manifest_file_meta, ManifestCompression,
+    ManifestFileMeta, MetadataFileKind,
 };
 use paimon_cleanup::spec::snapshot::CommitKind;
 
@@ -324,19 +324,30 @@ impl<'a> Sim<'a> {
         self.counts.manifests += 1;
         self.counts.manifest_entries += entries.len() as u64;
         let deletes = entries.iter().filter(|e| !e.add).count();
-        let entries = Arc::new(entries);
-        let shared = entries.clone();
+        let shared = Arc::new(entries);
+        let entries = if level == FULL && !self.full_compaction_possible() {
+            // Only a full compaction reads a full manifest's entries again: without one they
+            // would stay in memory for nothing (about 56 bytes per reference).
+            Arc::new(Vec::new())
+        } else {
+            shared.clone()
+        };
         let metas = self.metas.clone();
         self.pool.submit(Box::new(move |ctx: &Ctx| {
             let name = ctx.manifest_name(id);
-            let typed: Vec<_> = shared.iter().map(|e| ctx.manifest_entry(e)).collect();
-            let bytes = encode_manifest(&typed, None, ManifestCompression::default())
-                .map_err(|e| format!("encode {name}: {e}"))?;
+            let bytes = encode_builtin_container(
+                MetadataFileKind::Manifest,
+                shared.len(),
+                ManifestCompression::default(),
+                |i, out| {
+                    ctx.encode_manifest_entry(&shared[i], out);
+                    Ok(())
+                },
+            )
+            .map_err(|e| format!("encode {name}: {e}"))?;
             let path = ctx.manifest_path(&name);
             std::fs::write(&path, &bytes).map_err(|e| format!("write {}: {e}", path.display()))?;
-            let meta =
-                manifest_file_meta(&name, bytes.len() as i64, &typed, &ctx.partition_fields, 0)
-                    .map_err(|e| format!("meta of {name}: {e}"))?;
+            let meta = manifest_meta(ctx, &name, bytes.len() as i64, &shared)?;
             metas
                 .send((id, meta))
                 .map_err(|_| "manifest meta channel closed".to_string())
@@ -347,6 +358,14 @@ impl<'a> Sim<'a> {
             entries,
             deletes,
         })
+    }
+
+    /// Whether a full compaction of the base list can ever run: it needs DELETE entries
+    /// (compactions, overwrites or partition drops) and a threshold.
+    fn full_compaction_possible(&self) -> bool {
+        let cfg = self.cfg;
+        cfg.full_compaction_deletes > 0
+            && (cfg.compact_every > 0 || cfg.overwrite_every > 0 || cfg.drop_every > 0)
     }
 
     /// Java-like manifest merging, tiered: whenever the tail of the list holds `merge_min`
@@ -381,7 +400,16 @@ impl<'a> Sim<'a> {
             let entries = fold(&group, start == 0, self.cfg.seed)?;
             if entries.len().div_ceil(roll) >= group.len() {
                 // Merging would not shrink the list (the manifests are full): freeze them.
-                list.extend(group.into_iter().map(|m| MRef { level: FULL, ..m }));
+                let keep = self.full_compaction_possible();
+                list.extend(group.into_iter().map(|m| MRef {
+                    level: FULL,
+                    entries: if keep {
+                        m.entries
+                    } else {
+                        Arc::new(Vec::new())
+                    },
+                    ..m
+                }));
                 break;
             }
             let next = level.saturating_add(1).min(FULL - 1);
@@ -731,6 +759,30 @@ impl<'a> Sim<'a> {
     }
 }
 
+/// The manifest list entry of a manifest holding `entries`: the crate's
+/// [`manifest_file_meta`] over one typed entry per distinct (partition, bucket, level) — the
+/// only fields its stats read, and the generator's partitions are never null — with the ADD
+/// and DELETE counts taken over every entry.
+fn manifest_meta(
+    ctx: &Ctx,
+    name: &str,
+    size: i64,
+    entries: &[CEntry],
+) -> Result<ManifestFileMeta, String> {
+    let mut seen = std::collections::HashSet::new();
+    let reps: Vec<_> = entries
+        .iter()
+        .filter(|e| seen.insert((e.file.part, e.file.bucket, e.file.level)))
+        .map(|e| ctx.manifest_entry(e))
+        .collect();
+    let mut meta = manifest_file_meta(name, size, &reps, &ctx.partition_fields, 0)
+        .map_err(|e| format!("meta of {name}: {e}"))?;
+    let added = entries.iter().filter(|e| e.add).count() as i64;
+    meta.num_added_files = added;
+    meta.num_deleted_files = entries.len() as i64 - added;
+    Ok(meta)
+}
+
 /// Folds the entries of consecutive manifests (spec §3.7): an ADD and a later DELETE of the same
 /// file cancel; a DELETE whose ADD is older than the group stays, unless the group is the whole
 /// list (`whole`), where nothing older exists.
@@ -761,4 +813,114 @@ fn fold(group: &[MRef], whole: bool, seed: u64) -> Result<Vec<CEntry>, String> {
         .flatten()
         .filter(|e| e.add || !whole)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use paimon_cleanup::spec::manifest::encode_manifest;
+    use paimon_cleanup::spec::types::{DataField, DataType};
+
+    use super::super::{partition_row, PartitionKind};
+    use super::*;
+
+    fn ctx(kind: PartitionKind, data_file_bytes: u32) -> Ctx {
+        let part_rows: Vec<Vec<u8>> = (0..3)
+            .map(|p| partition_row(kind, p).expect("partition row"))
+            .collect();
+        let data_type = match kind {
+            PartitionKind::Date => DataType::String,
+            PartitionKind::Int => DataType::Int,
+        };
+        Ctx {
+            root: PathBuf::from("/nonexistent"),
+            seed: 11,
+            buckets: 4,
+            part_paths: (0..3).map(|p| format!("p={p}/")).collect(),
+            part_rows,
+            partition_fields: vec![DataField {
+                id: 2,
+                name: "p".into(),
+                data_type,
+                nullable: false,
+            }],
+            data_file_bytes,
+            metadata_only: true,
+        }
+    }
+
+    fn entries() -> Vec<CEntry> {
+        let mut v = Vec::new();
+        for i in 0..300u32 {
+            let f = FileMeta {
+                part: i % 3,
+                commit: i / 7,
+                n: i,
+                rows: 1 + i * 37,
+                key_min: (i as i32 - 150) * 1_000_003,
+                key_max: i as i32 * 1_000_003,
+                seq_min: i as i64 * 1_000_000_007 - 5,
+                seq_max: i as i64 * 1_000_000_007,
+                ctime: 1_700_000_000_000 + i as i64,
+                bucket: (i % 4) as u16,
+                level: (i % 6) as u8,
+                source: (i % 2) as u8,
+                changelog: i % 5 == 0,
+            };
+            v.push(CEntry {
+                add: i % 3 != 1,
+                file: f,
+            });
+        }
+        v
+    }
+
+    /// Zeroes every occurrence of the file's sync marker (its last 16 bytes), the only bytes
+    /// two writes of the same records may differ in.
+    fn without_sync(b: &[u8]) -> Vec<u8> {
+        let sync = b[b.len() - 16..].to_vec();
+        let mut out = b.to_vec();
+        let mut i = 0;
+        while i + 16 <= out.len() {
+            if out[i..i + 16] == sync[..] {
+                out[i..i + 16].fill(0);
+                i += 16;
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn direct_encoding_is_the_generic_writers_bytes_and_meta() {
+        for (kind, bytes) in [(PartitionKind::Date, 0), (PartitionKind::Int, 4096)] {
+            let ctx = ctx(kind, bytes);
+            let entries = entries();
+            // Enough entries for several 64 KiB blocks, and a single one.
+            let many: Vec<CEntry> = entries.iter().cycle().take(3000).copied().collect();
+            for set in [&entries[..1], &entries[..], &many[..]] {
+                for compression in [ManifestCompression::Null, ManifestCompression::default()] {
+                    let typed: Vec<_> = set.iter().map(|e| ctx.manifest_entry(e)).collect();
+                    let generic = encode_manifest(&typed, None, compression).expect("generic");
+                    let direct = encode_builtin_container(
+                        MetadataFileKind::Manifest,
+                        set.len(),
+                        compression,
+                        |i, out| {
+                            ctx.encode_manifest_entry(&set[i], out);
+                            Ok(())
+                        },
+                    )
+                    .expect("direct");
+                    assert_eq!(without_sync(&generic), without_sync(&direct));
+                    let want =
+                        manifest_file_meta("m", 1, &typed, &ctx.partition_fields, 0).expect("meta");
+                    let got = manifest_meta(&ctx, "m", 1, set).expect("meta");
+                    assert_eq!(format!("{want:?}"), format!("{got:?}"));
+                }
+            }
+        }
+    }
 }
