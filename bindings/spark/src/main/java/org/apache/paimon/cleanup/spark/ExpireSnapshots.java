@@ -1,5 +1,13 @@
 package org.apache.paimon.cleanup.spark;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -166,6 +174,7 @@ public final class ExpireSnapshots {
         JavaPairRDD<Integer, byte[]> parts = null;
         JavaPairRDD<Integer, byte[]> pieces;
         JavaRDD<UnitRunner.Decided> decided = null;
+        List<String> sample = new ArrayList<>(ExpireReportText.SAMPLE);
         try {
             long t1 = System.nanoTime();
             byte[] summary;
@@ -201,6 +210,7 @@ public final class ExpireSnapshots {
                     .persist(StorageLevel.MEMORY_AND_DISK_SER());
             List<byte[]> reports = decided.map(d -> d.report).collect();
             byte[] decision = ExpiryUnits.conclude(gated.decision(), reports);
+            reports = null; // the shards' reports are in the decision now
             log(String.format("decide: %d shards (%d ms); driver %s", shards, ms(t2),
                     RemoveOrphanFiles.memory()));
 
@@ -209,7 +219,12 @@ public final class ExpireSnapshots {
             log(String.format("delete units executed and merged (%d ms)", ms(t3)));
 
             Report report = ExpiryUnits.finish(table, exec, null, decision, deletes);
-            System.out.print(ExpireReportText.renderExpiry(report.json(), args.json));
+            if (args.reportDir == null) {
+                System.out.print(ExpireReportText.renderExpiry(report.json(), args.json));
+            } else {
+                String file = writePaths(report, args.reportDir, sample);
+                System.out.print(ExpireReportText.renderSummary(report, sample, file, args.json));
+            }
             System.out.flush();
             return 0;
         } finally {
@@ -219,6 +234,41 @@ public final class ExpireSnapshots {
             if (decided != null) {
                 decided.unpersist(false);
             }
+        }
+    }
+
+    /** Name of the path listing a sharded run writes under {@code --report-dir}. */
+    static final String PATHS_FILE = "deleted-paths.txt";
+
+    /**
+     * Writes every path of {@code report} (one a line, in deletion order) to {@link #PATHS_FILE}
+     * under {@code dir}, streaming them out of the report, and keeps the first ones in {@code
+     * sample}; returns the file's path.
+     */
+    static String writePaths(Report report, String dir, final List<String> sample) {
+        try {
+            Path d = Paths.get(dir);
+            Files.createDirectories(d);
+            Path file = d.resolve(PATHS_FILE);
+            Path tmp = d.resolve(PATHS_FILE + ".tmp");
+            try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                report.forEachPath(p -> {
+                    if (sample.size() < ExpireReportText.SAMPLE) {
+                        sample.add(p.path());
+                    }
+                    try {
+                        w.write(p.path());
+                        w.write('\n');
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            log(String.format("%d paths written to %s", report.pathCount(), file));
+            return file.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the path listing under " + dir, e);
         }
     }
 
