@@ -50,6 +50,9 @@ import scala.Tuple2;
  * ExpiryUnits#gate} reads what protects files (snapshots and tags, not files) and every shard
  * task decides its own files ({@link ExpiryUnits#decideShard}); the executors run the shards'
  * delete units, and the driver concludes with the shards' reports and finishes as above.
+ With {@code --report-dir DIR} the driver streams the report's paths to {@value #PATHS_FILE}
+ * under {@code DIR} (the Java {@link Report} keeps them compressed) and prints the counts, the
+ * first paths and the file's name instead of every path.
  *
  * <p>Exit status: 0 done, 1 the run failed (nothing is deleted before stage 3; a failure in stage
  * 3 leaves every remaining version whole, the metadata of the expired snapshots stays, and a rerun
