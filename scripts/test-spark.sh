@@ -24,12 +24,13 @@
 #   5. ExpireSnapshots (snapshot expiry as units) on a generated table with compactions, tags and
 #      a branch: the same report and files as the CLI's expire-snapshots, without shards (the
 #      driver decides) and with --shards 2 and 7 (the candidates shuffled by shard, each shard
-#      task decides); with --shards 2 a delete unit failing after its deletions fails the job
+#      task decides); with --shards 7 --report-dir the path file lists the CLI's paths in its
+#      order and the printed counts are the CLI's; with --shards 2 a delete unit failing after its deletions fails the job
 #      with only files the CLI deletes gone (no metadata) and nothing a version needs missing,
 #      and the rerun (--shards 7) converges; an unreadable manifest fails the job with nothing
 #      deleted, sharded and not; on S3 (a candidate unit's first attempt failing) the same
 #      objects and report as the CLI, without shards and with 2 and 7
-# spark-submit runs 15 times (~20 s each).
+# spark-submit runs 16 times (~20 s each).
 #
 # Environment:
 #   PAIMON_PYTHON            the harness venv's python (scripts/setup-python.sh): moto, fastavro
