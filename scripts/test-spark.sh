@@ -24,12 +24,13 @@
 #   5. ExpireSnapshots (snapshot expiry as units) on a generated table with compactions, tags and
 #      a branch: the same report and files as the CLI's expire-snapshots, without shards (the
 #      driver decides) and with --shards 2 and 7 (the candidates shuffled by shard, each shard
-#      task decides); with --shards 2 a delete unit failing after its deletions fails the job
+#      task decides); with --shards 7 --report-dir the path file lists the CLI's paths in its
+#      order and the printed counts are the CLI's; with --shards 2 a delete unit failing after its deletions fails the job
 #      with only files the CLI deletes gone (no metadata) and nothing a version needs missing,
 #      and the rerun (--shards 7) converges; an unreadable manifest fails the job with nothing
 #      deleted, sharded and not; on S3 (a candidate unit's first attempt failing) the same
 #      objects and report as the CLI, without shards and with 2 and 7
-# spark-submit runs 15 times (~20 s each).
+# spark-submit runs 16 times (~20 s each).
 #
 # Environment:
 #   PAIMON_PYTHON            the harness venv's python (scripts/setup-python.sh): moto, fastavro
@@ -379,7 +380,7 @@ expire_table() {
   "$GEN" "$XBASE" --snapshots 30 --partitions 3 --files-per-commit 6 --compact-every 3 \
     --tags 2 --branch b --branch-at 10 --branch-commits 3 --seed 21 >/dev/null || return 1
   missing_needed "$XBASE" || return 1
-  for c in x-cli x-spark x-s2 x-s7 x-fail x-bad; do
+  for c in x-cli x-spark x-s2 x-s7 x-rd x-fail x-bad; do
     mkdir -p "$WORK/$c" && cp -a "$XBASE" "$WORK/$c/t" || return 1
   done
   files "$XBASE" >"$WORK/xbase.files"
@@ -439,6 +440,35 @@ expire_sharded_same_as_cli() {
     expire_like_cli x-s7 --parallelism 3 --shards 7 && sharded_ran x-s7 7
 }
 run_step "ExpireSnapshots --shards 2 and 7: the CLI's report and files" expire_sharded_same_as_cli
+
+# With --report-dir the sharded job prints the counts and a sample and writes every path to
+# <dir>/deleted-paths.txt: the CLI's paths, in its order, and the CLI's counts.
+expire_report_dir_same_as_cli() {
+  local t="$WORK/x-rd/t" dir="$WORK/x-rd.report"
+  submit_expire x-rd "$t" "${X_ARGS[@]}" --parallelism 2 --shards 7 --report-dir "$dir" || return 1
+  sharded_ran x-rd 7 || return 1
+  files "$t" >"$WORK/x-rd.files"
+  diff -u "$WORK/x-cli.files" "$WORK/x-rd.files" ||
+    { echo "ExpireSnapshots (x-rd) left other files than the CLI" >&2; return 1; }
+  "$PY" - "$WORK/x-cli.json" "$WORK/x-rd.out" "$dir/deleted-paths.txt" <<'EOF2' || return 1
+import json, sys
+cli, job = (json.load(open(p)) for p in sys.argv[1:3])
+listed = open(sys.argv[3], encoding="utf-8").read().splitlines()
+d = cli["deletion"]
+want = [p["path"] for p in d["paths"]]
+assert listed == want, ("path file", len(listed), len(want))
+assert job["paths_file"] == sys.argv[3] and job["path_count"] == len(want), job
+assert job["sample_paths"] == want[:20], job["sample_paths"]
+assert job["deleted"] == d["deleted"], (job["deleted"], d["deleted"])
+for k in ("snapshots_expired", "first_expired", "last_expired", "earliest_after"):
+    assert job[k] == cli[k], (k, job[k], cli[k])
+assert job["dirs_removed"] == d["dirs_removed"] and job["failed"] == [], job
+print(f"report dir: {len(listed)} paths as the CLI's, {len(job['sample_paths'])} in the sample")
+EOF2
+  missing_needed "$t" && "$CLI" inspect "$t" >/dev/null
+}
+run_step "ExpireSnapshots --shards 7 --report-dir: the CLI's files, paths and counts" \
+  expire_report_dir_same_as_cli
 
 expire_failed_delete_unit() {
   local t="$WORK/x-fail/t"

@@ -1328,6 +1328,74 @@ JNIEXPORT jlong JNICALL JNI_FN(reportStep)(JNIEnv *env, jclass cls, jlong h, jin
     return HANDLE(paimon_cleanup_report_step(REPORT(h), (size_t)index));
 }
 
+/* Strings `from..from+count` (clamped to the list) of list `which` (ids as reportStrings), so
+ * that a long list is copied into the JVM a slice at a time. */
+JNIEXPORT jobjectArray JNICALL JNI_FN(reportStringsRange)(JNIEnv *env, jclass cls, jlong h, jint which,
+                                                          jint from, jint count) {
+    const PaimonCleanupReport *r = REPORT(h);
+    size_t n, i, start, end;
+    jobjectArray out;
+    (void)cls;
+    switch (which) {
+        case 0: n = paimon_cleanup_report_path_count(r); break;
+        case 1:
+        case 2: n = paimon_cleanup_report_failed_count(r); break;
+        case 3: n = paimon_cleanup_report_name_count(r); break;
+        case 4: n = paimon_cleanup_report_missing_count(r); break;
+        case 5: n = paimon_cleanup_report_warning_count(r); break;
+        default: n = 0;
+    }
+    start = from > 0 ? (size_t)from : 0;
+    if (start > n) start = n;
+    end = count > 0 ? start + (size_t)count : start;
+    if (end > n) end = n;
+    out = (*env)->NewObjectArray(env, (jsize)(end - start), g_bytes_class, NULL);
+    for (i = start; out != NULL && i < end; i++) {
+        const char *s;
+        jbyteArray b;
+        switch (which) {
+            case 0: s = paimon_cleanup_report_path(r, i); break;
+            case 1: s = paimon_cleanup_report_failed_path(r, i); break;
+            case 2: s = paimon_cleanup_report_failed_error(r, i); break;
+            case 3: s = paimon_cleanup_report_name(r, i); break;
+            case 4: s = paimon_cleanup_report_missing(r, i); break;
+            default: s = paimon_cleanup_report_warning(r, i); break;
+        }
+        b = to_bytes(env, s != NULL ? s : "");
+        if (b == NULL) return NULL; /* OutOfMemoryError pending */
+        (*env)->SetObjectArrayElement(env, out, (jsize)(i - start), b);
+        (*env)->DeleteLocalRef(env, b);
+    }
+    return out;
+}
+
+/* Length in bytes of the report's JSON document (built and cached by the library). */
+JNIEXPORT jlong JNICALL JNI_FN(reportJsonLength)(JNIEnv *env, jclass cls, jlong h) {
+    const char *s = paimon_cleanup_report_json(REPORT(h));
+    (void)env;
+    (void)cls;
+    return s != NULL ? (jlong)strlen(s) : 0;
+}
+
+/* Bytes `offset..offset+len` of the JSON document; `offset` must not exceed reportJsonLength
+ * (the copy stops at the document's end). */
+JNIEXPORT jbyteArray JNICALL JNI_FN(reportJsonRange)(JNIEnv *env, jclass cls, jlong h, jlong offset,
+                                                     jint len) {
+    const char *s = paimon_cleanup_report_json(REPORT(h));
+    const char *end;
+    jsize n;
+    jbyteArray out;
+    (void)cls;
+    if (s == NULL || offset < 0 || len <= 0) return (*env)->NewByteArray(env, 0);
+    s += offset;
+    end = memchr(s, 0, (size_t)len);
+    n = end != NULL ? (jsize)(end - s) : len;
+    out = (*env)->NewByteArray(env, n);
+    if (out == NULL) return NULL; /* OutOfMemoryError pending */
+    (*env)->SetByteArrayRegion(env, out, 0, n, (const jbyte *)s);
+    return (*env)->ExceptionCheck(env) ? NULL : out;
+}
+
 JNIEXPORT jbyteArray JNICALL JNI_FN(reportJson)(JNIEnv *env, jclass cls, jlong h) {
     (void)cls;
     return to_bytes(env, paimon_cleanup_report_json(REPORT(h)));

@@ -227,6 +227,12 @@ public final class PaimonCleanup {
 
     static native byte[] reportJson(long report);
 
+    static native byte[][] reportStringsRange(long report, int which, int from, int count);
+
+    static native long reportJsonLength(long report);
+
+    static native byte[] reportJsonRange(long report, long offset, int len);
+
     static native void reportFree(long report);
 
     /** [0] = the plan state, then the candidate units. */

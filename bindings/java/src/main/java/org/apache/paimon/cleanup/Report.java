@@ -1,15 +1,31 @@
 package org.apache.paimon.cleanup;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
+import java.util.zip.Inflater;
+import java.util.zip.InflaterInputStream;
 
 /**
  * The outcome of an operation, copied out of the library's report (the native report is freed
  * before the operation returns, so a Report holds no native resources). Fields that do not apply
  * to {@link #kind()} are 0 / false / empty. Immutable.
+ *
+ * <p>The counts are copied as plain fields; the path listing and the JSON document, which grow
+ * with the files a run deleted, are kept compressed and decoded only when {@link #paths()},
+ * {@link #forEachPath} or {@link #json()} is called, so that a host can take the counts of a
+ * report of millions of files without holding its paths as Java strings.
  */
 public final class Report {
     /** A file the run deleted (in a dry run: would delete). */
@@ -98,7 +114,9 @@ public final class Report {
     private final long totalFiles;
     private final long totalBytes;
     private final long dirsRemoved;
-    private final List<DeletedPath> paths;
+    private final int pathCount;
+    private final byte[] pathClassCodes;
+    private final byte[] pathsDeflated;
     private final List<FailedDeletion> failures;
     private final List<String> names;
     private final List<String> missing;
@@ -114,7 +132,16 @@ public final class Report {
     private final List<String> warnings;
     private final List<Report> steps;
     private final long elapsedMs;
-    private final String json;
+    private final byte[] jsonDeflated;
+
+    /** Buffer size of the compressed streams. */
+    private static final int SLICE = 1 << 16;
+
+    /**
+     * Paths (entries) and JSON bytes are copied out of the native report in slices of this size;
+     * the tests lower it so that small reports cross slice boundaries.
+     */
+    static volatile int copySlice = 1 << 16;
 
     /** Copies everything out of native report {@code h} (borrowed; the caller frees it). */
     Report(long h) {
@@ -139,13 +166,13 @@ public final class Report {
         totalFiles = PaimonCleanup.reportLong(h, F_TOTAL_FILES);
         totalBytes = PaimonCleanup.reportLong(h, F_TOTAL_BYTES);
         dirsRemoved = PaimonCleanup.reportLong(h, F_DIRS_REMOVED);
-        List<String> p = strings(h, S_PATHS);
         int[] pathClasses = PaimonCleanup.reportPathClasses(h);
-        List<DeletedPath> dp = new ArrayList<DeletedPath>(p.size());
-        for (int i = 0; i < p.size(); i++) {
-            dp.add(new DeletedPath(p.get(i), FileClass.of(pathClasses[i])));
+        pathCount = pathClasses.length;
+        pathClassCodes = new byte[pathCount];
+        for (int i = 0; i < pathCount; i++) {
+            pathClassCodes[i] = (byte) pathClasses[i];
         }
-        paths = Collections.unmodifiableList(dp);
+        pathsDeflated = deflatePaths(h, pathCount);
         List<String> fp = strings(h, S_FAILED_PATHS);
         List<String> fe = strings(h, S_FAILED_ERRORS);
         List<FailedDeletion> fd = new ArrayList<FailedDeletion>(fp.size());
@@ -184,13 +211,65 @@ public final class Report {
         referenced = PaimonCleanup.reportLong(h, F_REFERENCED);
         vetoed = PaimonCleanup.reportLong(h, F_VETOED);
         elapsedMs = PaimonCleanup.reportLong(h, F_ELAPSED);
-        json = PaimonCleanup.decode(PaimonCleanup.reportJson(h));
+        jsonDeflated = deflateJson(h);
         int stepCount = (int) PaimonCleanup.reportLong(h, F_STEP_COUNT);
         List<Report> st = new ArrayList<Report>(stepCount);
         for (int i = 0; i < stepCount; i++) {
             st.add(new Report(PaimonCleanup.reportStep(h, i))); // borrowed from h
         }
         steps = Collections.unmodifiableList(st);
+    }
+
+    /** The report's paths, each as its length and UTF-8 bytes, compressed a slice at a time. */
+    private static byte[] deflatePaths(long h, int count) {
+        if (count == 0) {
+            return new byte[0];
+        }
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        Deflater deflater = new Deflater(Deflater.BEST_SPEED);
+        try {
+            DataOutputStream out = new DataOutputStream(new DeflaterOutputStream(buf, deflater, SLICE));
+            int step = Math.max(1, copySlice);
+            for (int from = 0; from < count; from += step) {
+                byte[][] slice = PaimonCleanup.reportStringsRange(h, S_PATHS, from, step);
+                for (byte[] b : slice) {
+                    out.writeInt(b.length);
+                    out.write(b);
+                }
+            }
+            out.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+        } finally {
+            deflater.end();
+        }
+        return buf.toByteArray();
+    }
+
+    /** The report's JSON document, compressed a slice at a time. */
+    private static byte[] deflateJson(long h) {
+        long length = PaimonCleanup.reportJsonLength(h);
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        Deflater deflater = new Deflater(Deflater.BEST_SPEED);
+        try {
+            DeflaterOutputStream out = new DeflaterOutputStream(buf, deflater, SLICE);
+            int step = Math.max(1, copySlice);
+            long offset = 0;
+            while (offset < length) {
+                byte[] slice = PaimonCleanup.reportJsonRange(h, offset, (int) Math.min(step, length - offset));
+                if (slice.length == 0) {
+                    break;
+                }
+                out.write(slice);
+                offset += slice.length;
+            }
+            out.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+        } finally {
+            deflater.end();
+        }
+        return buf.toByteArray();
     }
 
     private static List<String> strings(long h, int which) {
@@ -280,9 +359,46 @@ public final class Report {
         return dirsRemoved;
     }
 
-    /** @return every file deleted (dry run: deletable), in deletion order */
+    /**
+     * @return every file deleted (dry run: deletable), in deletion order; decoded on each call
+     *     (use {@link #pathCount()} for the number, {@link #forEachPath} to stream them)
+     */
     public List<DeletedPath> paths() {
-        return paths;
+        final List<DeletedPath> all = new ArrayList<DeletedPath>(pathCount);
+        forEachPath(new Consumer<DeletedPath>() {
+            @Override
+            public void accept(DeletedPath p) {
+                all.add(p);
+            }
+        });
+        return Collections.unmodifiableList(all);
+    }
+
+    /** @return the number of entries of {@link #paths()}, without decoding them */
+    public int pathCount() {
+        return pathCount;
+    }
+
+    /**
+     * Hands every entry of {@link #paths()} to {@code consumer}, in deletion order, decoding one
+     * at a time: the listing is never held whole as Java objects.
+     *
+     * @param consumer receives each deleted (dry run: deletable) file
+     */
+    public void forEachPath(Consumer<? super DeletedPath> consumer) {
+        if (pathCount == 0) {
+            return;
+        }
+        try (DataInputStream in = new DataInputStream(
+                new InflaterInputStream(new ByteArrayInputStream(pathsDeflated), new Inflater(), SLICE))) {
+            for (int i = 0; i < pathCount; i++) {
+                byte[] b = new byte[in.readInt()];
+                in.readFully(b);
+                consumer.accept(new DeletedPath(PaimonCleanup.decode(b), FileClass.of(pathClassCodes[i])));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("the report's compressed path listing is damaged", e);
+        }
     }
 
     /** @return deletions that failed */
@@ -365,10 +481,24 @@ public final class Report {
 
     /**
      * @return the whole report as one JSON object: the document the CLI prints with {@code --json}
-     *     for the same operation (every field, also those without an accessor here)
+     *     for the same operation (every field, also those without an accessor here); decoded
+     *     on each call
      */
     public String json() {
-        return json;
+        if (jsonDeflated.length == 0) {
+            return "";
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buf = new byte[SLICE];
+        try (InflaterInputStream in = new InflaterInputStream(new ByteArrayInputStream(jsonDeflated))) {
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                out.write(buf, 0, n);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("the report's compressed JSON document is damaged", e);
+        }
+        return PaimonCleanup.decode(out.toByteArray());
     }
 
     @Override

@@ -377,6 +377,32 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /**
+     * The lazily decoded listing of {@code r} is whole: the count, paths(), forEachPath and the
+     * JSON document agree, and decoding twice gives the same.
+     */
+    private static void checkListing(Report r, String what) {
+        final List<Report.DeletedPath> streamed = new ArrayList<Report.DeletedPath>();
+        r.forEachPath(new java.util.function.Consumer<Report.DeletedPath>() {
+            @Override
+            public void accept(Report.DeletedPath p) {
+                streamed.add(p);
+            }
+        });
+        List<Report.DeletedPath> listed = r.paths();
+        check(r.pathCount() > 0 && r.pathCount() == listed.size() && streamed.size() == listed.size(),
+                what + ": path count " + r.pathCount() + ", listed " + listed.size() + ", streamed " + streamed.size());
+        String json = r.json();
+        check(json.startsWith("{") && json.trim().endsWith("}") && json.equals(r.json()), what + ": JSON decoded whole");
+        for (int i = 0; i < Math.min(listed.size(), streamed.size()); i++) {
+            Report.DeletedPath a = listed.get(i);
+            Report.DeletedPath b = streamed.get(i);
+            check(a.path().equals(b.path()) && a.fileClass() == b.fileClass(), what + ": path " + i);
+            check(json.contains("\"" + a.path() + "\""), what + ": JSON lists " + a.path());
+        }
+        check(pathsOf(r).equals(pathsOf(r)), what + ": decoding twice gives the same");
+    }
+
     private static void testFixture(Path fixtures, Path tmp) throws Exception {
         final String rel = "parquet/pk_09.db/pk_09";
         System.out.println("fixture " + rel);
@@ -391,6 +417,19 @@ public final class PaimonCleanupTest {
                 check(dry.dryRun() && dry.kind() == ReportKind.EXPIRE_SNAPSHOTS && dry.expiredCount() == 7,
                         "dry run " + dry);
                 check(dry.paths().size() == dry.totalFiles(), "dry run paths");
+                checkListing(dry, "dry run");
+                int saved = Report.copySlice;
+                Report.copySlice = 3; // every path and the JSON cross many slices
+                try {
+                    Report sliced = ctx.expireSnapshots(exec, expireAll(true), null);
+                    checkListing(sliced, "sliced copy");
+                    check(pathsOf(sliced).equals(pathsOf(dry)), "sliced copy: the same paths");
+                    check(sliced.json().replaceAll("\"elapsed_ms\":[0-9]+", "")
+                            .equals(dry.json().replaceAll("\"elapsed_ms\":[0-9]+", "")),
+                            "sliced copy: the same JSON");
+                } finally {
+                    Report.copySlice = saved;
+                }
                 check(ctx.summary(exec).snapshotCount() == 8, "dry run changed nothing");
 
                 final List<String> phases = Collections.synchronizedList(new ArrayList<String>());

@@ -41,6 +41,9 @@ final class ExpireArgs implements Serializable {
             "                            are shuffled by shard and each shard task decides its own",
             "                            files, so the driver never holds every candidate (default:",
             "                            the driver decides, after a protect stage)",
+            "  --report-dir DIR          with --shards: write every deleted (dry run: deletable) path",
+            "                            to DIR/deleted-paths.txt on the driver's file system and",
+            "                            print the counts and the first 20 paths only",
             "  --json                    print the report as the CLI's --json document",
             "  -h, --help                this text");
 
@@ -63,6 +66,8 @@ final class ExpireArgs implements Serializable {
     /** Shards of the decision; 0: no shards (the driver decides). */
     int shards;
     boolean json;
+    /** {@code --report-dir}: where the sharded run writes its path listing; null: printed. */
+    String reportDir;
     boolean help;
     /** {@code --time-retained} in milliseconds, set by {@link #resolve}. */
     Long timeRetainedMs;
@@ -167,6 +172,12 @@ final class ExpireArgs implements Serializable {
                 case "--parallelism":
                     a.parallelism = positive(arg, inline != null ? inline : value(argv, ++i, arg));
                     break;
+                case "--report-dir":
+                    a.reportDir = inline != null ? inline : value(argv, ++i, arg);
+                    if (a.reportDir.isEmpty()) {
+                        throw new IllegalArgumentException("--report-dir needs a directory");
+                    }
+                    break;
                 case "--shards": {
                     String v = inline != null ? inline : value(argv, ++i, arg);
                     a.shards = positive(arg, v);
@@ -192,6 +203,9 @@ final class ExpireArgs implements Serializable {
         }
         if (a.table == null) {
             throw new IllegalArgumentException("the table is missing");
+        }
+        if (a.reportDir != null && a.shards == 0) {
+            throw new IllegalArgumentException("--report-dir needs --shards");
         }
         int cutoffs = (a.timeRetained != null ? 1 : 0) + (a.olderThan != null ? 1 : 0)
                 + (a.olderThanMs != null ? 1 : 0);

@@ -9,6 +9,10 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.paimon.cleanup.FileClass;
+import org.apache.paimon.cleanup.Report;
 
 /**
  * The report of a snapshot expiry as the CLI's {@code expire-snapshots} prints it, made from the
@@ -46,6 +50,85 @@ final class ExpireReportText {
                 out.append("  would delete ").append(p.path("path").asText()).append('\n');
             }
         }
+        return out.toString();
+    }
+
+    /** Paths a summary prints (or lists in its JSON document) before pointing at the file. */
+    static final int SAMPLE = 20;
+
+    /**
+     * The report of a sharded snapshot expiry whose path listing went to a file: the CLI's lines
+     * (or a JSON document) with the counts, the first {@link #SAMPLE} paths and where every path
+     * is, made from the report's counts without decoding its path listing or its JSON document.
+     *
+     * @param report the run's report
+     * @param sample its first paths, at most {@link #SAMPLE}
+     * @param pathsFile the file that lists every path
+     * @param asJson print a JSON document instead of the text
+     * @return the lines to print, each ending with a newline
+     */
+    static String renderSummary(Report report, List<String> sample, String pathsFile, boolean asJson) {
+        if (asJson) {
+            ObjectMapper m = new ObjectMapper();
+            ObjectNode r = m.createObjectNode();
+            r.put("kind", report.kind().label());
+            r.put("dry_run", report.dryRun());
+            r.put("snapshots_expired", report.expiredCount());
+            if (report.hasExpiredRange()) {
+                r.put("first_expired", report.firstExpiredId());
+                r.put("last_expired", report.lastExpiredId());
+            }
+            if (report.earliestAfter() != null) {
+                r.put("earliest_after", report.earliestAfter().longValue());
+            }
+            ObjectNode deleted = r.putObject("deleted");
+            for (FileClass c : report.classes()) {
+                ObjectNode n = deleted.putObject(c.label());
+                n.put("files", report.files(c));
+                n.put("bytes", report.bytes(c));
+            }
+            r.put("total_files", report.totalFiles());
+            r.put("total_bytes", report.totalBytes());
+            r.put("dirs_removed", report.dirsRemoved());
+            ArrayNode failed = r.putArray("failed");
+            for (Report.FailedDeletion f : report.failures()) {
+                failed.addObject().put("path", f.path()).put("error", f.error());
+            }
+            r.put("path_count", report.pathCount());
+            r.put("paths_file", pathsFile);
+            ArrayNode s = r.putArray("sample_paths");
+            for (String p : sample) {
+                s.add(p);
+            }
+            try {
+                return m.writeValueAsString(r) + "\n";
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the summary as JSON", e);
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        boolean dryRun = report.dryRun();
+        if (report.hasExpiredRange()) {
+            out.append(String.format("%s %d snapshots (%d..=%d)%n", dryRun ? "would expire" : "expired",
+                    report.expiredCount(), report.firstExpiredId(), report.lastExpiredId()));
+        } else {
+            out.append("nothing to expire\n");
+        }
+        for (FileClass c : report.classes()) {
+            out.append(String.format("  %-16s %8d files %14d bytes%n", ReportText.className(c.label()),
+                    report.files(c), report.bytes(c)));
+        }
+        if (report.dirsRemoved() > 0) {
+            out.append("  directories removed: ").append(report.dirsRemoved()).append('\n');
+        }
+        for (Report.FailedDeletion f : report.failures()) {
+            out.append("  FAILED ").append(f.path()).append(": ").append(f.error()).append('\n');
+        }
+        for (String p : sample) {
+            out.append(dryRun ? "  would delete " : "  deleted ").append(p).append('\n');
+        }
+        out.append(String.format("  %d paths %s listed in %s%n", report.pathCount(),
+                dryRun ? "that would be deleted" : "deleted", pathsFile));
         return out.toString();
     }
 

@@ -1,5 +1,13 @@
 package org.apache.paimon.cleanup.spark;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,6 +50,9 @@ import scala.Tuple2;
  * ExpiryUnits#gate} reads what protects files (snapshots and tags, not files) and every shard
  * task decides its own files ({@link ExpiryUnits#decideShard}); the executors run the shards'
  * delete units, and the driver concludes with the shards' reports and finishes as above.
+ With {@code --report-dir DIR} the driver streams the report's paths to {@value #PATHS_FILE}
+ * under {@code DIR} (the Java {@link Report} keeps them compressed) and prints the counts, the
+ * first paths and the file's name instead of every path.
  *
  * <p>Exit status: 0 done, 1 the run failed (nothing is deleted before stage 3; a failure in stage
  * 3 leaves every remaining version whole, the metadata of the expired snapshots stays, and a rerun
@@ -166,6 +177,7 @@ public final class ExpireSnapshots {
         JavaPairRDD<Integer, byte[]> parts = null;
         JavaPairRDD<Integer, byte[]> pieces;
         JavaRDD<UnitRunner.Decided> decided = null;
+        List<String> sample = new ArrayList<>(ExpireReportText.SAMPLE);
         try {
             long t1 = System.nanoTime();
             byte[] summary;
@@ -201,6 +213,7 @@ public final class ExpireSnapshots {
                     .persist(StorageLevel.MEMORY_AND_DISK_SER());
             List<byte[]> reports = decided.map(d -> d.report).collect();
             byte[] decision = ExpiryUnits.conclude(gated.decision(), reports);
+            reports = null; // the shards' reports are in the decision now
             log(String.format("decide: %d shards (%d ms); driver %s", shards, ms(t2),
                     RemoveOrphanFiles.memory()));
 
@@ -209,7 +222,12 @@ public final class ExpireSnapshots {
             log(String.format("delete units executed and merged (%d ms)", ms(t3)));
 
             Report report = ExpiryUnits.finish(table, exec, null, decision, deletes);
-            System.out.print(ExpireReportText.renderExpiry(report.json(), args.json));
+            if (args.reportDir == null) {
+                System.out.print(ExpireReportText.renderExpiry(report.json(), args.json));
+            } else {
+                String file = writePaths(report, args.reportDir, sample);
+                System.out.print(ExpireReportText.renderSummary(report, sample, file, args.json));
+            }
             System.out.flush();
             return 0;
         } finally {
@@ -219,6 +237,41 @@ public final class ExpireSnapshots {
             if (decided != null) {
                 decided.unpersist(false);
             }
+        }
+    }
+
+    /** Name of the path listing a sharded run writes under {@code --report-dir}. */
+    static final String PATHS_FILE = "deleted-paths.txt";
+
+    /**
+     * Writes every path of {@code report} (one a line, in deletion order) to {@link #PATHS_FILE}
+     * under {@code dir}, streaming them out of the report, and keeps the first ones in {@code
+     * sample}; returns the file's path.
+     */
+    static String writePaths(Report report, String dir, final List<String> sample) {
+        try {
+            Path d = Paths.get(dir);
+            Files.createDirectories(d);
+            Path file = d.resolve(PATHS_FILE);
+            Path tmp = d.resolve(PATHS_FILE + ".tmp");
+            try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                report.forEachPath(p -> {
+                    if (sample.size() < ExpireReportText.SAMPLE) {
+                        sample.add(p.path());
+                    }
+                    try {
+                        w.write(p.path());
+                        w.write('\n');
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            log(String.format("%d paths written to %s", report.pathCount(), file));
+            return file.toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the path listing under " + dir, e);
         }
     }
 

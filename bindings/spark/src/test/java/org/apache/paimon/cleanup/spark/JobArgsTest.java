@@ -132,6 +132,16 @@ public final class JobArgsTest {
                 () -> ExpireArgs.parse(new String[] {"/t", "--shards", "65537"}, now));
         refused("expire --shards x", () -> ExpireArgs.parse(new String[] {"/t", "--shards", "x"}, now));
         refused("expire --shards without value", () -> ExpireArgs.parse(new String[] {"/t", "--shards"}, now));
+        // --report-dir: only with --shards (without, the job prints every path as today)
+        check("expire --report-dir", "/r".equals(ExpireArgs.parse(
+                new String[] {"/t", "--shards", "2", "--report-dir", "/r"}, now).reportDir));
+        check("expire --report-dir=DIR", "/r".equals(ExpireArgs.parse(
+                new String[] {"/t", "--report-dir=/r", "--shards=2"}, now).reportDir));
+        check("expire default report dir", ExpireArgs.parse(new String[] {"/t"}, now).reportDir == null);
+        refused("expire --report-dir without --shards",
+                () -> ExpireArgs.parse(new String[] {"/t", "--report-dir", "/r"}, now));
+        refused("expire --report-dir empty",
+                () -> ExpireArgs.parse(new String[] {"/t", "--shards", "2", "--report-dir="}, now));
 
         // the text report, from a report document as the library writes it
         String doc = "{\"older_than_ms\":5,\"files_listed\":9,\"candidates\":4,\"referenced\":1,"
