@@ -42,6 +42,7 @@ mod listing;
 mod local;
 mod location;
 mod object;
+mod removal;
 mod stop;
 
 use std::collections::HashMap;
@@ -62,18 +63,8 @@ use disk::LocalDisk;
 use guard::DeleteGuard;
 pub use listing::{DirListing, FileStatus, NameListing, NamedStatus, SizeAndTime, StatFilter};
 pub use location::Location;
+pub use removal::Removal;
 
-/// What deleting one file found ([`Storage::delete_files_found`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Removal {
-    /// The file was there and is gone now.
-    Removed,
-    /// Nothing was there: the store said so (a local `ENOENT`, a 404).
-    Absent,
-    /// The delete succeeded and the store does not say whether anything was there (S3's
-    /// delete is idempotent and answers alike either way; so does the memory store).
-    Unconfirmed,
-}
 use object::ObjectBackend;
 use stop::ReadStop;
 pub use stop::StopReads;
