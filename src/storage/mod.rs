@@ -63,9 +63,8 @@ use disk::LocalDisk;
 use guard::DeleteGuard;
 pub use listing::{DirListing, FileStatus, NameListing, NamedStatus, SizeAndTime, StatFilter};
 pub use location::Location;
-pub use removal::Removal;
-
 use object::ObjectBackend;
+pub use removal::Removal;
 use stop::ReadStop;
 pub use stop::StopReads;
 

@@ -11,6 +11,7 @@ use futures::stream::{self, StreamExt};
 
 use crate::clean::control::RunControl;
 use crate::error::{Error, Result};
+use crate::memory::Charge;
 use crate::table::Table;
 
 use super::config::OrphanConfig;
@@ -36,32 +37,6 @@ const LOCAL_UNITS_IN_FLIGHT: usize = 2;
 /// what the listing phase holds).
 const LIST_UNITS_IN_FLIGHT: usize = 1;
 
-/// What the single-process run has charged to the run's memory budget for one structure.
-struct Charged<'a> {
-    memory: &'a crate::memory::MemoryBudget,
-    what: &'static str,
-    bytes: u64,
-}
-
-impl Charged<'_> {
-    /// Charges or releases the difference to `now` bytes.
-    fn set(&mut self, now: u64) -> Result<()> {
-        if now > self.bytes {
-            self.memory.charge(self.what, now - self.bytes)?;
-        } else {
-            self.memory.release(self.bytes - now);
-        }
-        self.bytes = now;
-        Ok(())
-    }
-}
-
-impl Drop for Charged<'_> {
-    fn drop(&mut self) {
-        self.memory.release(self.bytes);
-    }
-}
-
 /// Removes orphan files of the table `table` belongs to (every branch; `table` may be opened
 /// on any branch). See the module documentation for the rules.
 ///
@@ -83,18 +58,10 @@ pub async fn remove_orphan_files(
     let main = main_of(table).await?;
     let local = local_control(&main, ctl);
     let ctl = &local;
-    let mut keys_charge = Charged {
-        memory: &memory,
-        what: "orphan removal's reference keys",
-        bytes: 0,
-    };
+    let mut keys_charge = Charge::new(&memory, "orphan removal's reference keys");
     let (state, mut merged, lists) = plan_and_read(&main, cfg, ctl, &mut keys_charge).await?;
     ctl.cancel.check()?;
-    let mut candidates_charge = Charged {
-        memory: &memory,
-        what: "orphan removal's candidate files",
-        bytes: 0,
-    };
+    let mut candidates_charge = Charge::new(&memory, "orphan removal's candidate files");
     let listed = list_unreferenced(
         &main,
         cfg,
@@ -140,7 +107,7 @@ async fn plan_and_read(
     main: &Table,
     cfg: &OrphanConfig,
     ctl: &RunControl,
-    keys_charge: &mut Charged<'_>,
+    keys_charge: &mut Charge,
 ) -> Result<(State, Partial, Vec<Unit>)> {
     let io = ctl.io_concurrency.max(1);
     let units_in_flight = if main.storage().root().is_local() {
@@ -234,8 +201,8 @@ async fn list_unreferenced(
     ctl: &RunControl,
     lists: Vec<Unit>,
     merged: &mut Partial,
-    keys_charge: &mut Charged<'_>,
-    candidates_charge: &mut Charged<'_>,
+    keys_charge: &mut Charge,
+    candidates_charge: &mut Charge,
 ) -> Result<Partial> {
     let list_conc = cfg.list_concurrency.unwrap_or(ctl.io_concurrency).max(1);
     let io = ctl.io_concurrency.max(1);
@@ -258,7 +225,7 @@ async fn list_unreferenced(
         .buffer_unordered(LIST_UNITS_IN_FLIGHT);
     while let Some(p) = results.next().await {
         let p = p?;
-        let bytes = candidates_charge.bytes + p.candidate_bytes();
+        let bytes = candidates_charge.bytes() + p.candidate_bytes();
         candidates_charge.set(bytes)?;
         merge_into(&mut listed, p)?;
     }

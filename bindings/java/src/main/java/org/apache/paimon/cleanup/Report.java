@@ -1,10 +1,13 @@
 package org.apache.paimon.cleanup;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,7 +17,6 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
-import java.util.zip.Inflater;
 import java.util.zip.InflaterInputStream;
 
 /**
@@ -221,38 +223,27 @@ public final class Report {
     }
 
     /** The report's paths, each as its length and UTF-8 bytes, compressed a slice at a time. */
-    private static byte[] deflatePaths(long h, int count) {
+    private static byte[] deflatePaths(final long h, final int count) {
         if (count == 0) {
             return new byte[0];
         }
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        Deflater deflater = new Deflater(Deflater.BEST_SPEED);
-        try {
-            DataOutputStream out = new DataOutputStream(new DeflaterOutputStream(buf, deflater, SLICE));
+        return deflate(out -> {
+            DataOutputStream data = new DataOutputStream(out);
             int step = Math.max(1, copySlice);
             for (int from = 0; from < count; from += step) {
-                byte[][] slice = PaimonCleanup.reportStringsRange(h, S_PATHS, from, step);
-                for (byte[] b : slice) {
-                    out.writeInt(b.length);
-                    out.write(b);
+                for (byte[] b : PaimonCleanup.reportStringsRange(h, S_PATHS, from, step)) {
+                    data.writeInt(b.length);
+                    data.write(b);
                 }
             }
-            out.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
-        } finally {
-            deflater.end();
-        }
-        return buf.toByteArray();
+            data.flush();
+        });
     }
 
     /** The report's JSON document, compressed a slice at a time. */
-    private static byte[] deflateJson(long h) {
-        long length = PaimonCleanup.reportJsonLength(h);
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        Deflater deflater = new Deflater(Deflater.BEST_SPEED);
-        try {
-            DeflaterOutputStream out = new DeflaterOutputStream(buf, deflater, SLICE);
+    private static byte[] deflateJson(final long h) {
+        final long length = PaimonCleanup.reportJsonLength(h);
+        return deflate(out -> {
             int step = Math.max(1, copySlice);
             long offset = 0;
             while (offset < length) {
@@ -263,13 +254,31 @@ public final class Report {
                 out.write(slice);
                 offset += slice.length;
             }
-            out.close();
+        });
+    }
+
+    /** What {@link #deflate} compresses: written to the compressing stream. */
+    private interface Body {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    /** {@code body}'s bytes, compressed (fast level) into memory. */
+    private static byte[] deflate(Body body) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        Deflater deflater = new Deflater(Deflater.BEST_SPEED);
+        try (OutputStream out = new DeflaterOutputStream(buf, deflater, SLICE)) {
+            body.writeTo(out);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
         } finally {
             deflater.end();
         }
         return buf.toByteArray();
+    }
+
+    /** A stream of the bytes {@link #deflate} compressed; closing it frees its inflater. */
+    private static InputStream inflate(byte[] deflated) {
+        return new BufferedInputStream(new InflaterInputStream(new ByteArrayInputStream(deflated)), SLICE);
     }
 
     private static List<String> strings(long h, int which) {
@@ -389,8 +398,7 @@ public final class Report {
         if (pathCount == 0) {
             return;
         }
-        try (DataInputStream in = new DataInputStream(
-                new InflaterInputStream(new ByteArrayInputStream(pathsDeflated), new Inflater(), SLICE))) {
+        try (DataInputStream in = new DataInputStream(inflate(pathsDeflated))) {
             for (int i = 0; i < pathCount; i++) {
                 byte[] b = new byte[in.readInt()];
                 in.readFully(b);
@@ -490,7 +498,7 @@ public final class Report {
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] buf = new byte[SLICE];
-        try (InflaterInputStream in = new InflaterInputStream(new ByteArrayInputStream(jsonDeflated))) {
+        try (InputStream in = inflate(jsonDeflated)) {
             int n;
             while ((n = in.read(buf)) > 0) {
                 out.write(buf, 0, n);
