@@ -1240,38 +1240,52 @@ JNIEXPORT jlong JNICALL JNI_FN(reportBytes)(JNIEnv *env, jclass cls, jlong h, ji
     return (jlong)paimon_cleanup_report_bytes(REPORT(h), c);
 }
 
-JNIEXPORT jobjectArray JNICALL JNI_FN(reportStrings)(JNIEnv *env, jclass cls, jlong h, jint which) {
-    const PaimonCleanupReport *r = REPORT(h);
-    size_t n, i;
-    jobjectArray out;
-    (void)cls;
+/* Length of the report's string list `which`: 0 paths, 1 failed paths, 2 failed errors,
+ * 3 names, 4 missing, 5 warnings. */
+static size_t report_list_count(const PaimonCleanupReport *r, jint which) {
     switch (which) {
-        case 0: n = paimon_cleanup_report_path_count(r); break;
+        case 0: return paimon_cleanup_report_path_count(r);
         case 1:
-        case 2: n = paimon_cleanup_report_failed_count(r); break;
-        case 3: n = paimon_cleanup_report_name_count(r); break;
-        case 4: n = paimon_cleanup_report_missing_count(r); break;
-        case 5: n = paimon_cleanup_report_warning_count(r); break;
-        default: n = 0;
+        case 2: return paimon_cleanup_report_failed_count(r);
+        case 3: return paimon_cleanup_report_name_count(r);
+        case 4: return paimon_cleanup_report_missing_count(r);
+        case 5: return paimon_cleanup_report_warning_count(r);
+        default: return 0;
     }
-    out = (*env)->NewObjectArray(env, (jsize)n, g_bytes_class, NULL);
-    for (i = 0; out != NULL && i < n; i++) {
-        const char *s;
-        jbyteArray b;
-        switch (which) {
-            case 0: s = paimon_cleanup_report_path(r, i); break;
-            case 1: s = paimon_cleanup_report_failed_path(r, i); break;
-            case 2: s = paimon_cleanup_report_failed_error(r, i); break;
-            case 3: s = paimon_cleanup_report_name(r, i); break;
-            case 4: s = paimon_cleanup_report_missing(r, i); break;
-            default: s = paimon_cleanup_report_warning(r, i); break;
-        }
-        b = to_bytes(env, s != NULL ? s : "");
+}
+
+/* Item `i` of list `which` (as report_list_count); "" where the library gives none. */
+static const char *report_list_item(const PaimonCleanupReport *r, jint which, size_t i) {
+    const char *s;
+    switch (which) {
+        case 0: s = paimon_cleanup_report_path(r, i); break;
+        case 1: s = paimon_cleanup_report_failed_path(r, i); break;
+        case 2: s = paimon_cleanup_report_failed_error(r, i); break;
+        case 3: s = paimon_cleanup_report_name(r, i); break;
+        case 4: s = paimon_cleanup_report_missing(r, i); break;
+        default: s = paimon_cleanup_report_warning(r, i); break;
+    }
+    return s != NULL ? s : "";
+}
+
+/* Items `start..end` of list `which` as a byte[][] (NULL with an exception pending). */
+static jobjectArray report_list_slice(JNIEnv *env, const PaimonCleanupReport *r, jint which, size_t start,
+                                      size_t end) {
+    size_t i;
+    jobjectArray out = (*env)->NewObjectArray(env, (jsize)(end - start), g_bytes_class, NULL);
+    for (i = start; out != NULL && i < end; i++) {
+        jbyteArray b = to_bytes(env, report_list_item(r, which, i));
         if (b == NULL) return NULL; /* OutOfMemoryError pending */
-        (*env)->SetObjectArrayElement(env, out, (jsize)i, b);
+        (*env)->SetObjectArrayElement(env, out, (jsize)(i - start), b);
         (*env)->DeleteLocalRef(env, b);
     }
     return out;
+}
+
+JNIEXPORT jobjectArray JNICALL JNI_FN(reportStrings)(JNIEnv *env, jclass cls, jlong h, jint which) {
+    const PaimonCleanupReport *r = REPORT(h);
+    (void)cls;
+    return report_list_slice(env, r, which, 0, report_list_count(r, which));
 }
 
 JNIEXPORT jintArray JNICALL JNI_FN(reportPathClasses)(JNIEnv *env, jclass cls, jlong h) {
@@ -1333,40 +1347,13 @@ JNIEXPORT jlong JNICALL JNI_FN(reportStep)(JNIEnv *env, jclass cls, jlong h, jin
 JNIEXPORT jobjectArray JNICALL JNI_FN(reportStringsRange)(JNIEnv *env, jclass cls, jlong h, jint which,
                                                           jint from, jint count) {
     const PaimonCleanupReport *r = REPORT(h);
-    size_t n, i, start, end;
-    jobjectArray out;
+    size_t n = report_list_count(r, which), start, end;
     (void)cls;
-    switch (which) {
-        case 0: n = paimon_cleanup_report_path_count(r); break;
-        case 1:
-        case 2: n = paimon_cleanup_report_failed_count(r); break;
-        case 3: n = paimon_cleanup_report_name_count(r); break;
-        case 4: n = paimon_cleanup_report_missing_count(r); break;
-        case 5: n = paimon_cleanup_report_warning_count(r); break;
-        default: n = 0;
-    }
     start = from > 0 ? (size_t)from : 0;
     if (start > n) start = n;
     end = count > 0 ? start + (size_t)count : start;
     if (end > n) end = n;
-    out = (*env)->NewObjectArray(env, (jsize)(end - start), g_bytes_class, NULL);
-    for (i = start; out != NULL && i < end; i++) {
-        const char *s;
-        jbyteArray b;
-        switch (which) {
-            case 0: s = paimon_cleanup_report_path(r, i); break;
-            case 1: s = paimon_cleanup_report_failed_path(r, i); break;
-            case 2: s = paimon_cleanup_report_failed_error(r, i); break;
-            case 3: s = paimon_cleanup_report_name(r, i); break;
-            case 4: s = paimon_cleanup_report_missing(r, i); break;
-            default: s = paimon_cleanup_report_warning(r, i); break;
-        }
-        b = to_bytes(env, s != NULL ? s : "");
-        if (b == NULL) return NULL; /* OutOfMemoryError pending */
-        (*env)->SetObjectArrayElement(env, out, (jsize)(i - start), b);
-        (*env)->DeleteLocalRef(env, b);
-    }
-    return out;
+    return report_list_slice(env, r, which, start, end);
 }
 
 /* Length in bytes of the report's JSON document (built and cached by the library). */
