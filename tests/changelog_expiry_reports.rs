@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use paimon_cleanup::clean::{expire_snapshots, ExpireConfig, RunControl};
+use paimon_cleanup::clean::{expire_snapshots, ExpireConfig, ExpireReport, RunControl};
 use paimon_cleanup::storage::Storage;
 use paimon_cleanup::table::Table;
 
@@ -95,20 +95,7 @@ fn expire_changelogs_cli(table: &Path, extra: &[&str]) -> BTreeSet<String> {
 /// Returns (guard, table, the absent lists).
 fn table_with_changelog_without_lists() -> Option<(tempfile::TempDir, PathBuf, Vec<String>)> {
     let (tmp, table, _) = common::pypaimon_table("pk_changelog")?;
-    let rt = common::rt();
-    let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
-    let o: HashMap<String, String> = DECOUPLED
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let t = rt.block_on(Table::open(storage, &o)).unwrap();
-    let r = rt
-        .block_on(expire_snapshots(
-            &t,
-            &ExpireConfig::default(),
-            &RunControl::default(),
-        ))
-        .unwrap();
+    let r = expire_snapshots_decoupled(&table);
     assert!(r.changelogs_written >= 1, "{r:?}");
     let logs = changelogs(&table);
     assert!(!logs.is_empty());
@@ -165,6 +152,24 @@ fn absent_lists_of_an_expired_changelog_are_not_reported() {
     }
 }
 
+/// Snapshot expiry with default retention on `table` opened with the decoupled changelog
+/// options ([`DECOUPLED`]), which writes long-lived changelogs for the expired snapshots.
+fn expire_snapshots_decoupled(table: &Path) -> ExpireReport {
+    let rt = common::rt();
+    let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
+    let o: HashMap<String, String> = DECOUPLED
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let t = rt.block_on(Table::open(storage, &o)).unwrap();
+    rt.block_on(expire_snapshots(
+        &t,
+        &ExpireConfig::default(),
+        &RunControl::default(),
+    ))
+    .unwrap()
+}
+
 /// A file a long-lived changelog still names can be gone before that changelog expires: a
 /// decoupled snapshot expiry (Paimon Java's) deletes compacted-away files itself and leaves
 /// the changelogs naming them in their deltas, and an interrupted run leaves others. Expiring
@@ -174,20 +179,7 @@ fn files_already_gone_are_not_reported() {
     let Some((_tmp, table, _)) = common::pypaimon_table("pk_changelog") else {
         return;
     };
-    let rt = common::rt();
-    let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
-    let o: HashMap<String, String> = DECOUPLED
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let t = rt.block_on(Table::open(storage, &o)).unwrap();
-    let r = rt
-        .block_on(expire_snapshots(
-            &t,
-            &ExpireConfig::default(),
-            &RunControl::default(),
-        ))
-        .unwrap();
+    let r = expire_snapshots_decoupled(&table);
     assert!(r.changelogs_written >= 1, "{r:?}");
 
     // What the expiry would delete in the bucket directories; every other one of those files
@@ -286,20 +278,7 @@ fn extra_files_of_a_file_already_gone_still_go() {
     let (_tmp, table) = common::copy_table(
         &root.join("parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor"),
     );
-    let rt = common::rt();
-    let storage = Arc::new(Storage::open(table.to_str().unwrap(), &HashMap::new()).unwrap());
-    let o: HashMap<String, String> = DECOUPLED
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let t = rt.block_on(Table::open(storage, &o)).unwrap();
-    let r = rt
-        .block_on(expire_snapshots(
-            &t,
-            &ExpireConfig::default(),
-            &RunControl::default(),
-        ))
-        .unwrap();
+    let r = expire_snapshots_decoupled(&table);
     assert!(r.snapshots_expired >= 1, "{r:?}");
 
     // One data file the expiry deletes gets an extra file beside it (an index, as Paimon's
