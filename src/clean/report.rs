@@ -45,8 +45,14 @@ pub struct DeletionReport {
     /// Directories removed.
     pub dirs_removed: u64,
     /// Every deleted (or deletable) file, in the order deleted; past a small in-memory budget
-    /// kept in a temporary file (see [`DeletedPaths`]).
+    /// kept in a temporary file (see [`DeletedPaths`]). With `paths_elsewhere`, only the
+    /// files the run's driver deleted itself and a sample of the others.
     pub paths: DeletedPaths,
+    /// True for a counts-only report: the run's tasks kept the freed data and changelog paths
+    /// themselves (snapshot expiry as units with its paths handed to the tasks), so `paths`
+    /// holds a sample of them and `deleted` and `failed` stay complete.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub paths_elsewhere: bool,
 }
 
 impl DeletionReport {

@@ -14,7 +14,7 @@ const MAGIC: &[u8; 4] = b"PCEU";
 
 /// Version of the byte format. Bytes of another version are refused: every unit of a plan must
 /// be executed by the library version that planned it.
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
 
 /// What a byte string holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

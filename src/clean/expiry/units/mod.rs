@@ -51,7 +51,7 @@ use crate::clean::expiry::snapshots::{
     prepare, read_protectors, snapshot_files, write_earliest_if_absent,
     write_long_lived_changelogs, ExpireConfig, ExpireReport, Prepared,
 };
-use crate::clean::report::{FailedDelete, FileClass};
+use crate::clean::report::{DeletedPath, FailedDelete, FileClass};
 use crate::clean::shared::clock::now_millis;
 use crate::clean::shared::deleter::Deleter;
 use crate::clean::shared::keys::SortedKeys;
@@ -67,10 +67,11 @@ mod wire;
 pub use super::unit_bytes::FORMAT_VERSION;
 use super::unit_bytes::{decode, encode, Kind};
 pub use sharded::{
-    conclude, decide_shard, gate, gate_table_uri, split, Gated, ShardDecided, Split,
+    conclude, decide_shard, gate, gate_table_uri, gate_with, split, Gated, Paths, ShardDecided,
+    Split,
 };
 use wire::*;
-pub use wire::{Decided, Planned};
+pub use wire::{Decided, Executed, Planned, SAMPLE_PATHS};
 
 /// Plans a snapshot expiry of `table`'s branch as units: resolves the retention and the range
 /// (reads only; the errors of [`super::snapshots::expire_snapshots`] before its first
@@ -164,19 +165,52 @@ pub fn table_uri(unit: &[u8]) -> Result<String> {
 /// root and options the unit carries, with `host_options` added and winning (the
 /// credentials), and returns its partial result. Reads stop at cancellation of `ctl`.
 ///
-/// Errors: [`Error::InvalidArgument`] for bytes that are not a unit of this format version;
-/// storage errors opening the table; a protect unit whose protectors' metadata cannot be read
-/// (strict, as the single-process run); [`Error::PathRefused`] for a delete unit naming a
-/// path outside the table's roots or of the wrong kind; cancellation. A file a delete unit
-/// cannot delete is in its result, not an error.
+/// Errors: [`Error::InvalidArgument`] for bytes that are not a unit of this format version, and
+/// for a delete unit of a decision whose paths go to the tasks ([`Paths::ToTasks`]: execute it
+/// with [`execute_handing_paths`]; nothing deleted); storage errors opening the table; a
+/// protect unit whose protectors' metadata cannot be read (strict, as the single-process
+/// run); [`Error::PathRefused`] for a delete unit naming a path outside the table's roots or
+/// of the wrong kind; cancellation. A file a delete unit cannot delete is in its result, not
+/// an error.
 pub async fn execute(
     unit: &[u8],
     host_options: &HashMap<String, String>,
     ctl: &RunControl,
 ) -> Result<Vec<u8>> {
+    Ok(execute_unit(unit, host_options, ctl, false).await?.result)
+}
+
+/// [`execute`] for any unit, including the delete units of a decision whose paths go to the
+/// tasks ([`Paths::ToTasks`]): their result holds the files and bytes deleted per class, every
+/// failure (path and error) and the first [`SAMPLE_PATHS`] deleted paths, and
+/// [`Executed::paths`] every path the unit deleted, for the executing task to keep where it
+/// wants. For every other unit the paths are empty and the result is [`execute`]'s.
+pub async fn execute_handing_paths(
+    unit: &[u8],
+    host_options: &HashMap<String, String>,
+    ctl: &RunControl,
+) -> Result<Executed> {
+    execute_unit(unit, host_options, ctl, true).await
+}
+
+async fn execute_unit(
+    unit: &[u8],
+    host_options: &HashMap<String, String>,
+    ctl: &RunControl,
+    hands_paths: bool,
+) -> Result<Executed> {
     let (unit, keys): (Unit, Vec<u64>) = decode(Kind::Unit, unit)?;
     let stop = match unit.work {
-        Work::Delete { .. } => None,
+        Work::Delete { paths_to_task, .. } => {
+            if paths_to_task && !hands_paths {
+                return Err(Error::InvalidArgument(
+                    "this delete unit hands its deleted paths to the task: execute it with \
+                     the call that returns them; nothing deleted"
+                        .into(),
+                ));
+            }
+            None
+        }
         _ => {
             let token = ctl.cancel.clone();
             let stop: StopReads = Arc::new(move || token.is_cancelled());
@@ -184,6 +218,7 @@ pub async fn execute(
         }
     };
     let table = unit.reach.open(host_options, stop).await?;
+    let mut paths = Vec::new();
     let result = match unit.work {
         Work::Candidates { changelog, lists } => {
             UnitResult::Candidates(read_candidates(&table, ctl, changelog, &lists).await?)
@@ -201,7 +236,11 @@ pub async fn execute(
             let meta = data.split_off(split);
             UnitResult::Protected(read_protected(&table, ctl, &protectors, data, meta).await?)
         }
-        Work::Delete { files, seqs } => {
+        Work::Delete {
+            files,
+            seqs,
+            paths_to_task,
+        } => {
             // The gathering order of each path as the report shows it, to hand back.
             let order: HashMap<String, Seq> = files
                 .iter()
@@ -212,22 +251,12 @@ pub async fn execute(
             let mut deleter = Deleter::for_table(&table, ctl, false).handing_paths_back();
             deleter.check_plan(&files).await?;
             deleter.delete("data files", files).await?;
-            let deleted: Vec<(u8, String, u64)> = deleter
-                .take_handed()
-                .into_iter()
-                .map(|(c, p, b)| (c.code(), p, b))
-                .collect();
-            let seqs = if order.is_empty() {
-                Vec::new()
-            } else {
-                deleted
-                    .iter()
-                    .map(|(_, p, _)| {
-                        order.get(p).copied().ok_or_else(|| {
-                            Error::Internal(format!("{p} was deleted but not given"))
-                        })
-                    })
-                    .collect::<Result<_>>()?
+            let handed = deleter.take_handed();
+            let seq_of = |p: &str| {
+                order
+                    .get(p)
+                    .copied()
+                    .ok_or_else(|| Error::Internal(format!("{p} was deleted but not given")))
             };
             let failed = deleter
                 .report
@@ -235,16 +264,38 @@ pub async fn execute(
                 .iter()
                 .map(|f| (f.path.clone(), f.error.clone()))
                 .collect();
-            UnitResult::Deleted {
-                deleted,
-                failed,
-                seqs,
+            if paths_to_task {
+                let (counts, sample, all) = tally(handed, seq_of)?;
+                paths = all;
+                UnitResult::Tallied {
+                    counts,
+                    sample,
+                    failed,
+                }
+            } else {
+                let deleted: Vec<(u8, String, u64)> = handed
+                    .into_iter()
+                    .map(|(c, p, b)| (c.code(), p, b))
+                    .collect();
+                let seqs = if order.is_empty() {
+                    Vec::new()
+                } else {
+                    deleted
+                        .iter()
+                        .map(|(_, p, _)| seq_of(p))
+                        .collect::<Result<_>>()?
+                };
+                UnitResult::Deleted {
+                    deleted,
+                    failed,
+                    seqs,
+                }
             }
         }
     };
     let mut results = BTreeMap::new();
     results.insert(unit.index, result);
-    encode(
+    let result = encode(
         Kind::Partial,
         &Partial {
             plan: unit.plan,
@@ -253,7 +304,8 @@ pub async fn execute(
             results,
         },
         &[],
-    )
+    )?;
+    Ok(Executed { result, paths })
 }
 
 /// The candidates of `lists`, in plan order, as the single-process run reads them.
@@ -522,6 +574,7 @@ fn delete_units_of(st: &State, files: &[WireFile]) -> Result<Vec<Vec<u8>>> {
                     work: Work::Delete {
                         files: slice.to_vec(),
                         seqs: Vec::new(),
+                        paths_to_task: false,
                     },
                 },
                 &[],
@@ -678,6 +731,9 @@ async fn record_data_stage(deleter: &mut Deleter<'_>, d: &Decision, merged: &[u8
         }
     };
     let results = results_of_part(merged, d.plan, Stage::Delete, Part::Whole, &ranges)?;
+    if let Some(s) = d.sharded.as_ref().filter(|s| s.paths_to_tasks) {
+        return record_tallies(deleter, s, results);
+    }
     if d.dry_run {
         let files = planned_all(&d.dry_files)?;
         let n = files.len() as u64;
@@ -719,6 +775,55 @@ async fn record_data_stage(deleter: &mut Deleter<'_>, d: &Decision, merged: &[u8
     for (_, class, path, bytes) in deleted_all {
         deleter.report.record(class_of(class)?, path, bytes);
     }
+    Ok(())
+}
+
+/// The data stage of a sharded decision whose paths went to the tasks: the shards' dry-run
+/// counts, or every delete unit's counts, added to `deleter`'s report with the first
+/// [`SAMPLE_PATHS`] paths in the single-process order and every failure; the report says its
+/// paths are elsewhere.
+fn record_tallies(
+    deleter: &mut Deleter<'_>,
+    s: &ShardedDecision,
+    results: BTreeMap<u32, UnitResult>,
+) -> Result<()> {
+    let mut counts = s.dry_counts.clone();
+    let mut sample = s.dry_sample.clone();
+    for (_, r) in results {
+        let UnitResult::Tallied {
+            counts: c,
+            sample: q,
+            failed,
+        } = r
+        else {
+            return Err(Error::InvalidArgument(
+                "a delete unit's result of a decision whose paths go to the tasks holds no \
+                 counts; nothing deleted by this step"
+                    .into(),
+            ));
+        };
+        add_tallies(&mut counts, &c);
+        sample.extend(q);
+        keep_first(&mut sample);
+        deleter.report.failed.extend(
+            failed
+                .into_iter()
+                .map(|(path, error)| FailedDelete { path, error }),
+        );
+    }
+    for (class, files, bytes) in counts {
+        let c = deleter.report.deleted.entry(class_of(class)?).or_default();
+        c.files += files;
+        c.bytes += bytes;
+    }
+    keep_first(&mut sample);
+    for (_, class, path) in sample {
+        deleter.report.paths.push(DeletedPath {
+            class: class_of(class)?,
+            path,
+        });
+    }
+    deleter.report.paths_elsewhere = true;
     Ok(())
 }
 

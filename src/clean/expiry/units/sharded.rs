@@ -30,9 +30,10 @@ use serde::{Deserialize, Serialize};
 
 use super::super::unit_bytes::{decode, encode, Kind};
 use super::wire::{
-    class_of, decode_state, plan_id, results_of_part, snapshots_of, Decision, Outcome, Part,
-    Partial, Reach, Seq, ShardedDecision, Stage, Unit, UnitResult, WireCandidate, WireFile,
-    WireProtector, Work, FILES_PER_DELETE_UNIT,
+    add_tallies, class_of, decode_state, is_false, keep_first, plan_id, results_of_part,
+    snapshots_of, tally, Decision, Outcome, Part, Partial, Reach, Sampled, Seq, ShardedDecision,
+    Stage, Tally, Unit, UnitResult, WireCandidate, WireFile, WireProtector, Work,
+    FILES_PER_DELETE_UNIT,
 };
 use crate::clean::control::RunControl;
 use crate::clean::expiry::plan::{
@@ -138,6 +139,25 @@ pub fn split(result: &[u8], shards: u32) -> Result<Split> {
     Ok(Split { summary, pieces })
 }
 
+/// Where a sharded run's freed data and changelog paths go: the host chooses at the gate
+/// ([`gate_with`]), and the gate, the shard reports, the delete units and the decision carry
+/// the choice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Paths {
+    /// Every path comes back to the driver: in the shard reports of a dry run, in the delete
+    /// units' results, and in the final report (the same report as the single-process run).
+    #[default]
+    InResults,
+    /// Each path goes to the task that freed it ([`ShardDecided::paths`] in a dry run,
+    /// [`super::Executed::paths`] of a delete unit executed with
+    /// [`super::execute_handing_paths`]); shard reports and delete-unit results carry files and
+    /// bytes per class, every failure and the first [`super::SAMPLE_PATHS`] paths, so the
+    /// driver's share grows with shards and units, not with files. The final report has the
+    /// single-process run's counts and failures, the metadata files the driver deleted and the
+    /// sample, and says its paths are elsewhere (`paths_elsewhere`).
+    ToTasks,
+}
+
 /// What every shard task gets.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Gate {
@@ -149,6 +169,9 @@ struct Gate {
     /// Candidate units: ids `0..candidate_units`.
     candidate_units: u32,
     protectors: Vec<WireProtector>,
+    /// The freed paths go to the tasks ([`Paths::ToTasks`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    paths_to_tasks: bool,
 }
 
 /// What one shard decided.
@@ -166,6 +189,12 @@ struct ShardReport {
     /// In a dry run, the files it would delete, with their gathering order.
     dry_files: Vec<WireFile>,
     dry_seqs: Vec<Seq>,
+    /// With the paths going to the tasks, in a dry run: what it would delete, per class.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    dry_counts: Vec<Tally>,
+    /// With the paths going to the tasks, in a dry run: the first paths it would delete.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    dry_sample: Vec<Sampled>,
 }
 
 /// What [`gate`] returns.
@@ -182,8 +211,12 @@ pub struct Gated {
 pub struct ShardDecided {
     /// For the driver ([`conclude`]): no file lists but in a dry run.
     pub report: Vec<u8>,
-    /// The shard's delete units, to [`super::execute`] (none in a dry run).
+    /// The shard's delete units, to [`super::execute`] (none in a dry run); with
+    /// [`Paths::ToTasks`], to [`super::execute_handing_paths`].
     pub units: Vec<Vec<u8>>,
+    /// With [`Paths::ToTasks`], in a dry run: every path the shard would delete, as the report
+    /// shows it, in the single-process order, for the task to keep; otherwise empty.
+    pub paths: Vec<String>,
 }
 
 /// The table root URI a gate names (for choosing an I/O concurrency before deciding a shard).
@@ -207,7 +240,21 @@ pub async fn gate(
     summary: &[u8],
     shards: u32,
 ) -> Result<Gated> {
+    gate_with(table, ctl, state, summary, shards, Paths::InResults).await
+}
+
+/// [`gate`], with `paths` choosing where the freed data and changelog paths go
+/// ([`Paths::ToTasks`]: to the tasks, with counts, failures and a sample to the driver).
+pub async fn gate_with(
+    table: &crate::table::Table,
+    ctl: &RunControl,
+    state: &[u8],
+    summary: &[u8],
+    shards: u32,
+    paths: Paths,
+) -> Result<Gated> {
     check_shards(shards)?;
+    let paths_to_tasks = paths == Paths::ToTasks;
     let st = decode_state(table, state)?;
     let id = plan_id(table);
     let mut decision = Decision::empty(&st);
@@ -217,6 +264,9 @@ pub async fn gate(
         concluded: false,
         unit_ranges: Vec::new(),
         dry_seqs: Vec::new(),
+        paths_to_tasks,
+        dry_counts: Vec::new(),
+        dry_sample: Vec::new(),
     });
     let mut gate = Gate {
         plan: st.plan,
@@ -226,6 +276,7 @@ pub async fn gate(
         dry_run: st.dry_run,
         candidate_units: 0,
         protectors: Vec::new(),
+        paths_to_tasks,
     };
     let part = Part::Summary { of: shards };
     let Outcome::Expire {
@@ -467,9 +518,17 @@ pub async fn decide_shard(
         dirs,
         dry_files: Vec::new(),
         dry_seqs: Vec::new(),
+        dry_counts: Vec::new(),
+        dry_sample: Vec::new(),
     };
     let mut units = Vec::new();
-    if g.dry_run {
+    let mut paths = Vec::new();
+    if g.dry_run && g.paths_to_tasks {
+        let (counts, sample, all) = dry_tally(&table, ctl, files, seqs).await?;
+        report.dry_counts = counts;
+        report.dry_sample = sample;
+        paths = all;
+    } else if g.dry_run {
         report.dry_files = files;
         report.dry_seqs = seqs;
     } else {
@@ -484,6 +543,38 @@ pub async fn decide_shard(
     Ok(ShardDecided {
         report: encode(Kind::ShardReport, &report, &[])?,
         units,
+        paths,
+    })
+}
+
+/// A dry run's verdicts on a shard's files, as the single-process dry run records them (in
+/// its order, sizing what metadata does not size, leaving out what is already gone): counts
+/// per class, the first paths, and every path.
+async fn dry_tally(
+    table: &crate::table::Table,
+    ctl: &RunControl,
+    files: Vec<WireFile>,
+    seqs: Vec<Seq>,
+) -> Result<(Vec<Tally>, Vec<Sampled>, Vec<String>)> {
+    let mut ordered: Vec<(Seq, WireFile)> = seqs.into_iter().zip(files).collect();
+    ordered.sort_by_key(|(q, _)| *q);
+    let mut order: HashMap<String, Seq> = HashMap::with_capacity(ordered.len());
+    let mut planned = Vec::with_capacity(ordered.len());
+    for (q, f) in ordered {
+        let p = f.planned()?;
+        order.insert(table.paths().display(&p.location), q);
+        planned.push(p);
+    }
+    let mut deleter = Deleter::for_table(table, ctl, true).handing_paths_back();
+    let n = planned.len() as u64;
+    deleter
+        .delete_each("data files", n, planned.into_iter())
+        .await?;
+    tally(deleter.take_handed(), |p| {
+        order
+            .get(p)
+            .copied()
+            .ok_or_else(|| Error::Internal(format!("{p} was recorded but not planned")))
     })
 }
 
@@ -540,6 +631,7 @@ fn shard_delete_units(
                     work: Work::Delete {
                         files: f.to_vec(),
                         seqs: q.to_vec(),
+                        paths_to_task: g.paths_to_tasks,
                     },
                 },
                 &[],
@@ -613,6 +705,9 @@ pub fn conclude<R: AsRef<[u8]>>(decision: &[u8], reports: &[R]) -> Result<Vec<u8
             dirs.extend(r.dirs);
         }
         dry.extend(r.dry_seqs.into_iter().zip(r.dry_files));
+        add_tallies(&mut s.dry_counts, &r.dry_counts);
+        s.dry_sample.extend(r.dry_sample);
+        keep_first(&mut s.dry_sample);
     }
     dry.sort_by_key(|(q, _)| *q);
     s.dry_seqs = dry.iter().map(|(q, _)| *q).collect();

@@ -29,6 +29,16 @@ pub(crate) const PROTECTORS_PER_UNIT: usize = 8;
 /// Files per delete unit.
 pub(crate) const FILES_PER_DELETE_UNIT: usize = 1000;
 
+/// Paths a counts-only result carries as its sample (the first ones in the single-process
+/// order), when the paths themselves go to the tasks ([`super::Paths::ToTasks`]).
+pub const SAMPLE_PATHS: usize = 20;
+
+/// Files and bytes of one class: class code, files, bytes.
+pub(crate) type Tally = (u8, u64, u64);
+
+/// A sampled path: its gathering order, class code, path as the report shows it.
+pub(crate) type Sampled = (Seq, u8, String);
+
 /// What [`plan`] and [`protect`] return.
 #[derive(Debug, Clone, Default)]
 pub struct Planned {
@@ -45,6 +55,16 @@ pub struct Decided {
     pub decision: Vec<u8>,
     /// The delete units to [`execute`] (none in a dry run).
     pub units: Vec<Vec<u8>>,
+}
+
+/// What [`execute_handing_paths`] returns.
+#[derive(Debug, Clone, Default)]
+pub struct Executed {
+    /// The unit's partial result, to [`merge`].
+    pub result: Vec<u8>,
+    /// Every path a delete unit of a decision whose paths go to the tasks deleted, as the
+    /// report shows it, in the order deleted; empty for every other unit.
+    pub paths: Vec<String>,
 }
 
 /// How a unit reaches its table: root, branch and options without credentials.
@@ -252,11 +272,15 @@ pub(crate) enum Work {
         protectors: Vec<WireProtector>,
         data_keys: u64,
     },
-    /// Delete these files (`seqs`: their gathering order, given by a shard's decision).
+    /// Delete these files (`seqs`: their gathering order, given by a shard's decision). With
+    /// `paths_to_task` the result carries counts, failures and a sample, and the deleted paths
+    /// go to the executing task only.
     Delete {
         files: Vec<WireFile>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         seqs: Vec<Seq>,
+        #[serde(default, skip_serializing_if = "is_false")]
+        paths_to_task: bool,
     },
 }
 
@@ -277,6 +301,64 @@ pub(crate) enum UnitResult {
     },
     /// A candidate unit's summary, once its result is split by shard: how many candidates.
     Counted(u64),
+    /// A delete unit's result without its paths (they went to the executing task): files and
+    /// bytes per class, the first deleted files in the gathering order, every failure.
+    Tallied {
+        counts: Vec<Tally>,
+        sample: Vec<Sampled>,
+        failed: Vec<(String, String)>,
+    },
+}
+
+pub(crate) fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Counts per class, the first [`SAMPLE_PATHS`] paths in gathering order and every path of
+/// `deleted` (class, path as the report shows it, size; `seq_of` gives each path's order).
+pub(crate) fn tally(
+    deleted: Vec<(FileClass, String, u64)>,
+    seq_of: impl Fn(&str) -> Result<Seq>,
+) -> Result<(Vec<Tally>, Vec<Sampled>, Vec<String>)> {
+    let mut counts: BTreeMap<u8, (u64, u64)> = BTreeMap::new();
+    let mut sample: Vec<Sampled> = Vec::new();
+    let mut paths = Vec::with_capacity(deleted.len());
+    for (class, path, bytes) in deleted {
+        let c = counts.entry(class.code()).or_default();
+        c.0 += 1;
+        c.1 += bytes;
+        sample.push((seq_of(&path)?, class.code(), path.clone()));
+        if sample.len() > 2 * SAMPLE_PATHS {
+            keep_first(&mut sample);
+        }
+        paths.push(path);
+    }
+    keep_first(&mut sample);
+    Ok((
+        counts.into_iter().map(|(c, (f, b))| (c, f, b)).collect(),
+        sample,
+        paths,
+    ))
+}
+
+/// Keeps the first [`SAMPLE_PATHS`] of `sample` in gathering order.
+pub(crate) fn keep_first(sample: &mut Vec<Sampled>) {
+    sample.sort_by_key(|(q, ..)| *q);
+    sample.truncate(SAMPLE_PATHS);
+}
+
+/// Adds `more` to `into`.
+pub(crate) fn add_tallies(into: &mut Vec<Tally>, more: &[Tally]) {
+    for (class, files, bytes) in more {
+        match into.iter_mut().find(|(c, ..)| c == class) {
+            Some(t) => {
+                t.1 += files;
+                t.2 += bytes;
+            }
+            None => into.push((*class, *files, *bytes)),
+        }
+    }
+    into.sort_by_key(|(c, ..)| *c);
 }
 
 /// What part of its units' results a partial result holds.
@@ -504,4 +586,14 @@ pub(crate) struct ShardedDecision {
     pub unit_ranges: Vec<(u32, u32)>,
     /// In a dry run, the gathering order of each of the decision's `dry_files`.
     pub dry_seqs: Vec<Seq>,
+    /// The freed paths go to the shard and delete-unit tasks; shard reports and delete-unit
+    /// results carry counts, failures and a sample ([`super::Paths::ToTasks`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub paths_to_tasks: bool,
+    /// With `paths_to_tasks`, in a dry run: what the shards would delete, per class.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dry_counts: Vec<Tally>,
+    /// With `paths_to_tasks`, in a dry run: the first paths the shards would delete.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dry_sample: Vec<Sampled>,
 }
