@@ -2624,6 +2624,35 @@ PaimonCleanupStatus paimon_cleanup_expiry_unit_execute(const struct PaimonCleanu
                                                        struct PaimonCleanupError **err);
 
 /**
+ * `paimon_cleanup_expiry_unit_execute` for any unit, including the delete units of a gate
+ * that hands the freed paths to the tasks (`paimon_cleanup_expiry_units_gate_with_paths`
+ * with `paths_to_tasks`): their result holds the files and bytes deleted per class, every
+ * failure (path and error) and the first 20 deleted paths, and `*out_paths` lists every path
+ * the unit deleted, one buffer each (UTF-8, as the report shows paths, not NUL-terminated), in
+ * the order deleted, for the task to keep where it wants. For every other unit `*out_paths`
+ * is an empty list and `*out` is what `paimon_cleanup_expiry_unit_execute` returns.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out` receives a new buffer and
+ * `*out_paths` a new list, owned by the caller (`paimon_cleanup_buffer_free`,
+ * `paimon_cleanup_buffer_list_free`); on failure both are left untouched.
+ * Thread-safety and errors: as `paimon_cleanup_expiry_unit_execute` (`NULL_POINTER` for a
+ * NULL `out_paths` too).
+ *
+ * # Safety
+ * As `paimon_cleanup_expiry_unit_execute`; `out_paths` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_unit_execute_paths(const struct PaimonCleanupExecutor *executor,
+                                                             const uint8_t *unit,
+                                                             size_t unit_len,
+                                                             const char *const *option_keys,
+                                                             const char *const *option_values,
+                                                             size_t option_count,
+                                                             const struct PaimonCleanupRunOptions *run_options,
+                                                             struct PaimonCleanupBuffer **out,
+                                                             struct PaimonCleanupBufferList **out_paths,
+                                                             struct PaimonCleanupError **err);
+
+/**
  * Merges two partial results of snapshot-expiry units of one stage. Associative and
  * commutative (any order and grouping give identical bytes); an empty byte string (length 0,
  * pointer may be NULL) is the neutral element.
@@ -2808,6 +2837,39 @@ PaimonCleanupStatus paimon_cleanup_expiry_units_gate(const struct PaimonCleanupC
                                                      struct PaimonCleanupError **err);
 
 /**
+ * `paimon_cleanup_expiry_units_gate`, with `paths_to_tasks` choosing where the freed data and
+ * changelog paths go. `false`: exactly `_gate`. `true`: each path goes to the task that freed
+ * it, and only counts come back to the driver — every shard decides with
+ * `paimon_cleanup_expiry_shard_decide_paths` (in a dry run its `*out_paths` lists the paths
+ * the shard would delete), every delete unit runs with
+ * `paimon_cleanup_expiry_unit_execute_paths` (its `*out_paths` lists the paths it deleted;
+ * `paimon_cleanup_expiry_unit_execute` refuses such a unit), and the shard reports and delete
+ * results carry files and bytes per class, every failure (path and error) and the first 20
+ * paths instead of every path. The report of `paimon_cleanup_expiry_units_finish` then has
+ * the counts and failures of `paimon_cleanup_expire_snapshots`, but its path list holds those
+ * 20 and the metadata files the driver deleted, and its JSON says `"paths_elsewhere": true`
+ * (under `"deletion"`). The choice travels in the gate and the decision.
+ *
+ * Ownership, thread-safety and errors: as `paimon_cleanup_expiry_units_gate`.
+ *
+ * # Safety
+ * Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+ * `err` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_units_gate_with_paths(const struct PaimonCleanupContext *context,
+                                                                const struct PaimonCleanupExecutor *executor,
+                                                                const struct PaimonCleanupRunOptions *run_options,
+                                                                const uint8_t *state,
+                                                                size_t state_len,
+                                                                const uint8_t *summary,
+                                                                size_t summary_len,
+                                                                uint32_t shards,
+                                                                bool paths_to_tasks,
+                                                                struct PaimonCleanupBuffer **out_decision,
+                                                                struct PaimonCleanupBuffer **out_gate,
+                                                                struct PaimonCleanupError **err);
+
+/**
  * Decides one shard of the sharded decision on any host: `piece` is every candidate unit's
  * piece of shard `shard` merged (checked complete, each unit once), `gate` the gate's bytes.
  * Opens the table from the gate with the host's options added (they win: pass the
@@ -2846,6 +2908,38 @@ PaimonCleanupStatus paimon_cleanup_expiry_shard_decide(const struct PaimonCleanu
                                                        struct PaimonCleanupBuffer **out_report,
                                                        struct PaimonCleanupBufferList **out_units,
                                                        struct PaimonCleanupError **err);
+
+/**
+ * `paimon_cleanup_expiry_shard_decide`, also handing out the paths the shard frees when the
+ * gate hands them to the tasks (`paimon_cleanup_expiry_units_gate_with_paths` with
+ * `paths_to_tasks`): in a dry run `*out_paths` lists every path the shard would delete, one
+ * buffer each (UTF-8, as the report shows paths, not NUL-terminated), in the single-process
+ * order; otherwise (a real run, whose delete units hand out their paths, or another gate) it
+ * is an empty list. The shard's report then holds counts and a sample, not the paths.
+ *
+ * Ownership: the caller keeps its arguments. On success `*out_report`, `*out_units` and
+ * `*out_paths` receive new objects owned by the caller (free the lists with
+ * `paimon_cleanup_buffer_list_free`); on failure all three are left untouched.
+ * Thread-safety and errors: as `paimon_cleanup_expiry_shard_decide` (`NULL_POINTER` for a
+ * NULL `out_paths` too).
+ *
+ * # Safety
+ * As `paimon_cleanup_expiry_shard_decide`; `out_paths` NULL or writable.
+ */
+PaimonCleanupStatus paimon_cleanup_expiry_shard_decide_paths(const struct PaimonCleanupExecutor *executor,
+                                                             const uint8_t *gate,
+                                                             size_t gate_len,
+                                                             uint32_t shard,
+                                                             const uint8_t *piece,
+                                                             size_t piece_len,
+                                                             const char *const *option_keys,
+                                                             const char *const *option_values,
+                                                             size_t option_count,
+                                                             const struct PaimonCleanupRunOptions *run_options,
+                                                             struct PaimonCleanupBuffer **out_report,
+                                                             struct PaimonCleanupBufferList **out_units,
+                                                             struct PaimonCleanupBufferList **out_paths,
+                                                             struct PaimonCleanupError **err);
 
 /**
  * Concludes the sharded decision (on the driver): with the decision of `_gate` and the report

@@ -137,6 +137,64 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_unit_execute(
     unsafe { boundary(F, err, body) }
 }
 
+/// `paimon_cleanup_expiry_unit_execute` for any unit, including the delete units of a gate
+/// that hands the freed paths to the tasks (`paimon_cleanup_expiry_units_gate_with_paths`
+/// with `paths_to_tasks`): their result holds the files and bytes deleted per class, every
+/// failure (path and error) and the first 20 deleted paths, and `*out_paths` lists every path
+/// the unit deleted, one buffer each (UTF-8, as the report shows paths, not NUL-terminated), in
+/// the order deleted, for the task to keep where it wants. For every other unit `*out_paths`
+/// is an empty list and `*out` is what `paimon_cleanup_expiry_unit_execute` returns.
+///
+/// Ownership: the caller keeps its arguments. On success `*out` receives a new buffer and
+/// `*out_paths` a new list, owned by the caller (`paimon_cleanup_buffer_free`,
+/// `paimon_cleanup_buffer_list_free`); on failure both are left untouched.
+/// Thread-safety and errors: as `paimon_cleanup_expiry_unit_execute` (`NULL_POINTER` for a
+/// NULL `out_paths` too).
+///
+/// # Safety
+/// As `paimon_cleanup_expiry_unit_execute`; `out_paths` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_unit_execute_paths(
+    executor: *const PaimonCleanupExecutor,
+    unit: *const u8,
+    unit_len: usize,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out: *mut *mut PaimonCleanupBuffer,
+    out_paths: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_unit_execute_paths";
+    let body = || -> Result<(), FfiError> {
+        // SAFETY: NULL or live (caller's guarantee).
+        let executor = unsafe { handle_ref(executor, F, "executor") }?;
+        // SAFETY: NULL or writable (caller's guarantee).
+        let outs = unsafe { TwoOuts::new(F, (out, "out"), (out_paths, "out_paths")) }?;
+        if unit_len == 0 {
+            return Err(FfiError::invalid_argument(format!(
+                "{F}: argument `unit` is empty"
+            )));
+        }
+        // SAFETY: as documented.
+        let unit = unsafe { bytes_arg(unit, unit_len, F, "unit") }?;
+        // SAFETY: as documented.
+        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
+        // SAFETY: NULL or live (caller's guarantee).
+        let run = unsafe { run_options.as_ref() };
+        let uri = units::table_uri(unit)?;
+        let executed = run_on(F, executor, run, &uri, |control| async move {
+            units::execute_handing_paths(unit, &options, &control).await
+        })?;
+        let paths = executed.paths.into_iter().map(String::into_bytes).collect();
+        outs.deliver(executed.result, buffer_list(paths));
+        Ok(())
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
 /// Merges two partial results of snapshot-expiry units of one stage. Associative and
 /// commutative (any order and grouping give identical bytes); an empty byte string (length 0,
 /// pointer may be NULL) is the neutral element.
@@ -410,24 +468,116 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_units_gate(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_units_gate";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or writable (caller's guarantee).
-        let outs =
-            unsafe { TwoOuts::new(F, (out_decision, "out_decision"), (out_gate, "out_gate")) }?;
-        // SAFETY: as documented.
-        let state = unsafe { bytes_arg(state, state_len, F, "state") }?;
-        // SAFETY: as documented.
-        let summary = unsafe { bytes_arg(summary, summary_len, F, "summary") }?;
-        // SAFETY: NULL or live handles (caller's guarantee).
-        let call = unsafe { driver_call(F, context, executor, run_options) }?;
-        let gated = call.run(|table, control| async move {
-            units::gate(&table, &control, state, summary, shards).await
-        })?;
-        outs.deliver(gated.decision, buffer(gated.gate));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        gate_call(
+            F,
+            (context, executor, run_options),
+            (state, state_len),
+            (summary, summary_len),
+            shards,
+            units::Paths::InResults,
+            (out_decision, out_gate),
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
+}
+
+/// `paimon_cleanup_expiry_units_gate`, with `paths_to_tasks` choosing where the freed data and
+/// changelog paths go. `false`: exactly `_gate`. `true`: each path goes to the task that freed
+/// it, and only counts come back to the driver — every shard decides with
+/// `paimon_cleanup_expiry_shard_decide_paths` (in a dry run its `*out_paths` lists the paths
+/// the shard would delete), every delete unit runs with
+/// `paimon_cleanup_expiry_unit_execute_paths` (its `*out_paths` lists the paths it deleted;
+/// `paimon_cleanup_expiry_unit_execute` refuses such a unit), and the shard reports and delete
+/// results carry files and bytes per class, every failure (path and error) and the first 20
+/// paths instead of every path. The report of `paimon_cleanup_expiry_units_finish` then has
+/// the counts and failures of `paimon_cleanup_expire_snapshots`, but its path list holds those
+/// 20 and the metadata files the driver deleted, and its JSON says `"paths_elsewhere": true`
+/// (under `"deletion"`). The choice travels in the gate and the decision.
+///
+/// Ownership, thread-safety and errors: as `paimon_cleanup_expiry_units_gate`.
+///
+/// # Safety
+/// Handles NULL or live; byte pointers NULL or readable for their lengths; out-parameters and
+/// `err` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_units_gate_with_paths(
+    context: *const PaimonCleanupContext,
+    executor: *const PaimonCleanupExecutor,
+    run_options: *const PaimonCleanupRunOptions,
+    state: *const u8,
+    state_len: usize,
+    summary: *const u8,
+    summary_len: usize,
+    shards: u32,
+    paths_to_tasks: bool,
+    out_decision: *mut *mut PaimonCleanupBuffer,
+    out_gate: *mut *mut PaimonCleanupBuffer,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_units_gate_with_paths";
+    let paths = if paths_to_tasks {
+        units::Paths::ToTasks
+    } else {
+        units::Paths::InResults
+    };
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        gate_call(
+            F,
+            (context, executor, run_options),
+            (state, state_len),
+            (summary, summary_len),
+            shards,
+            paths,
+            (out_decision, out_gate),
+        )
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// The handles of a driver step.
+type DriverHandles = (
+    *const PaimonCleanupContext,
+    *const PaimonCleanupExecutor,
+    *const PaimonCleanupRunOptions,
+);
+
+/// The body of both gate calls.
+///
+/// # Safety
+/// As the gate calls document.
+unsafe fn gate_call(
+    function: &'static str,
+    (context, executor, run_options): DriverHandles,
+    (state, state_len): (*const u8, usize),
+    (summary, summary_len): (*const u8, usize),
+    shards: u32,
+    paths: units::Paths,
+    (out_decision, out_gate): (*mut *mut PaimonCleanupBuffer, *mut *mut PaimonCleanupBuffer),
+) -> Result<(), FfiError> {
+    // SAFETY: NULL or writable (caller's guarantee).
+    let outs = unsafe {
+        TwoOuts::new(
+            function,
+            (out_decision, "out_decision"),
+            (out_gate, "out_gate"),
+        )
+    }?;
+    // SAFETY: as documented.
+    let state = unsafe { bytes_arg(state, state_len, function, "state") }?;
+    // SAFETY: as documented.
+    let summary = unsafe { bytes_arg(summary, summary_len, function, "summary") }?;
+    // SAFETY: NULL or live handles (caller's guarantee).
+    let call = unsafe { driver_call(function, context, executor, run_options) }?;
+    let gated = call.run(|table, control| async move {
+        units::gate_with(&table, &control, state, summary, shards, paths).await
+    })?;
+    outs.deliver(gated.decision, buffer(gated.gate));
+    Ok(())
 }
 
 /// Decides one shard of the sharded decision on any host: `piece` is every candidate unit's
@@ -471,29 +621,129 @@ pub unsafe extern "C" fn paimon_cleanup_expiry_shard_decide(
     err: *mut *mut PaimonCleanupError,
 ) -> PaimonCleanupStatus {
     const F: &str = "paimon_cleanup_expiry_shard_decide";
-    let body = || -> Result<(), FfiError> {
-        // SAFETY: NULL or live (caller's guarantee).
-        let executor = unsafe { handle_ref(executor, F, "executor") }?;
-        // SAFETY: NULL or writable (caller's guarantee).
-        let outs =
-            unsafe { TwoOuts::new(F, (out_report, "out_report"), (out_units, "out_units")) }?;
-        // SAFETY: as documented.
-        let gate = unsafe { bytes_arg(gate, gate_len, F, "gate") }?;
-        // SAFETY: as documented.
-        let piece = unsafe { bytes_arg(piece, piece_len, F, "piece") }?;
-        // SAFETY: as documented.
-        let options = unsafe { options_arg(F, option_keys, option_values, option_count) }?;
-        // SAFETY: NULL or live (caller's guarantee).
-        let run = unsafe { run_options.as_ref() };
-        let uri = units::gate_table_uri(gate)?;
-        let decided = run_on(F, executor, run, &uri, |control| async move {
-            units::decide_shard(gate, shard, piece, &options, &control).await
-        })?;
-        outs.deliver(decided.report, buffer_list(decided.units));
-        Ok(())
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        decide_shard_call(
+            F,
+            executor,
+            (gate, gate_len),
+            shard,
+            (piece, piece_len),
+            (option_keys, option_values, option_count),
+            run_options,
+            (out_report, out_units),
+            None,
+        )
     };
     // SAFETY: `err` is NULL or writable (caller's guarantee).
     unsafe { boundary(F, err, body) }
+}
+
+/// `paimon_cleanup_expiry_shard_decide`, also handing out the paths the shard frees when the
+/// gate hands them to the tasks (`paimon_cleanup_expiry_units_gate_with_paths` with
+/// `paths_to_tasks`): in a dry run `*out_paths` lists every path the shard would delete, one
+/// buffer each (UTF-8, as the report shows paths, not NUL-terminated), in the single-process
+/// order; otherwise (a real run, whose delete units hand out their paths, or another gate) it
+/// is an empty list. The shard's report then holds counts and a sample, not the paths.
+///
+/// Ownership: the caller keeps its arguments. On success `*out_report`, `*out_units` and
+/// `*out_paths` receive new objects owned by the caller (free the lists with
+/// `paimon_cleanup_buffer_list_free`); on failure all three are left untouched.
+/// Thread-safety and errors: as `paimon_cleanup_expiry_shard_decide` (`NULL_POINTER` for a
+/// NULL `out_paths` too).
+///
+/// # Safety
+/// As `paimon_cleanup_expiry_shard_decide`; `out_paths` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_expiry_shard_decide_paths(
+    executor: *const PaimonCleanupExecutor,
+    gate: *const u8,
+    gate_len: usize,
+    shard: u32,
+    piece: *const u8,
+    piece_len: usize,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    option_count: usize,
+    run_options: *const PaimonCleanupRunOptions,
+    out_report: *mut *mut PaimonCleanupBuffer,
+    out_units: *mut *mut PaimonCleanupBufferList,
+    out_paths: *mut *mut PaimonCleanupBufferList,
+    err: *mut *mut PaimonCleanupError,
+) -> PaimonCleanupStatus {
+    const F: &str = "paimon_cleanup_expiry_shard_decide_paths";
+    // SAFETY: the arguments as documented (caller's guarantee).
+    let body = || unsafe {
+        decide_shard_call(
+            F,
+            executor,
+            (gate, gate_len),
+            shard,
+            (piece, piece_len),
+            (option_keys, option_values, option_count),
+            run_options,
+            (out_report, out_units),
+            Some(out_paths),
+        )
+    };
+    // SAFETY: `err` is NULL or writable (caller's guarantee).
+    unsafe { boundary(F, err, body) }
+}
+
+/// Host options as C arrays: keys, values, count.
+type OptionArrays = (*const *const c_char, *const *const c_char, usize);
+
+/// The body of both shard decisions; `out_paths` only for the one that hands paths out.
+///
+/// # Safety
+/// As the shard decisions document.
+#[allow(clippy::too_many_arguments)]
+unsafe fn decide_shard_call(
+    function: &'static str,
+    executor: *const PaimonCleanupExecutor,
+    (gate, gate_len): (*const u8, usize),
+    shard: u32,
+    (piece, piece_len): (*const u8, usize),
+    (option_keys, option_values, option_count): OptionArrays,
+    run_options: *const PaimonCleanupRunOptions,
+    (out_report, out_units): (
+        *mut *mut PaimonCleanupBuffer,
+        *mut *mut PaimonCleanupBufferList,
+    ),
+    out_paths: Option<*mut *mut PaimonCleanupBufferList>,
+) -> Result<(), FfiError> {
+    // SAFETY: NULL or live (caller's guarantee).
+    let executor = unsafe { handle_ref(executor, function, "executor") }?;
+    // SAFETY: NULL or writable (caller's guarantee).
+    let outs = unsafe {
+        TwoOuts::new(
+            function,
+            (out_report, "out_report"),
+            (out_units, "out_units"),
+        )
+    }?;
+    let out_paths = out_paths
+        .map(|p| out_arg(p, function, "out_paths"))
+        .transpose()?;
+    // SAFETY: as documented.
+    let gate = unsafe { bytes_arg(gate, gate_len, function, "gate") }?;
+    // SAFETY: as documented.
+    let piece = unsafe { bytes_arg(piece, piece_len, function, "piece") }?;
+    // SAFETY: as documented.
+    let options = unsafe { options_arg(function, option_keys, option_values, option_count) }?;
+    // SAFETY: NULL or live (caller's guarantee).
+    let run = unsafe { run_options.as_ref() };
+    let uri = units::gate_table_uri(gate)?;
+    let decided = run_on(function, executor, run, &uri, |control| async move {
+        units::decide_shard(gate, shard, piece, &options, &control).await
+    })?;
+    if let Some(out_paths) = out_paths {
+        let paths = decided.paths.into_iter().map(String::into_bytes).collect();
+        // SAFETY: checked non-NULL and writable.
+        unsafe { hand_out(out_paths, buffer_list(paths)) };
+    }
+    outs.deliver(decided.report, buffer_list(decided.units));
+    Ok(())
 }
 
 /// Concludes the sharded decision (on the driver): with the decision of `_gate` and the report
@@ -618,6 +868,94 @@ mod tests {
             );
             assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
             assert!(out.is_null());
+            paimon_cleanup_executor_free(exec);
+        }
+    }
+
+    #[test]
+    fn the_calls_handing_paths_out_check_their_arguments() {
+        // SAFETY: every pointer below is NULL, a live handle or a local out-parameter.
+        unsafe {
+            let mut exec = ptr::null_mut();
+            assert_eq!(
+                paimon_cleanup_executor_new(1, &mut exec, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            let mut out: *mut PaimonCleanupBuffer = ptr::null_mut();
+            let mut paths: *mut PaimonCleanupBufferList = ptr::null_mut();
+            // A NULL `out_paths`, then bytes that are not a unit.
+            let s = paimon_cleanup_expiry_unit_execute_paths(
+                exec,
+                b"x".as_ptr(),
+                1,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                &mut out,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            let s = paimon_cleanup_expiry_unit_execute_paths(
+                exec,
+                b"PCOU\x03\x01{}".as_ptr(),
+                8,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                &mut out,
+                &mut paths,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::InvalidArgument);
+            assert!(out.is_null() && paths.is_null());
+            let mut report = ptr::null_mut();
+            let mut units = ptr::null_mut();
+            for out_paths in [ptr::null_mut(), &mut paths as *mut _] {
+                let s = paimon_cleanup_expiry_shard_decide_paths(
+                    exec,
+                    b"PCEU\x02\x05xxxxxxxx".as_ptr(),
+                    14,
+                    0,
+                    ptr::null(),
+                    0,
+                    ptr::null(),
+                    ptr::null(),
+                    0,
+                    ptr::null(),
+                    &mut report,
+                    &mut units,
+                    out_paths,
+                    ptr::null_mut(),
+                );
+                let want = if out_paths.is_null() {
+                    PaimonCleanupStatus::NullPointer
+                } else {
+                    PaimonCleanupStatus::InvalidArgument
+                };
+                assert_eq!(s, want);
+                assert!(report.is_null() && units.is_null() && paths.is_null());
+            }
+            let mut decision = ptr::null_mut();
+            let mut gate = ptr::null_mut();
+            let s = paimon_cleanup_expiry_units_gate_with_paths(
+                ptr::null(),
+                exec,
+                ptr::null(),
+                ptr::null(),
+                0,
+                ptr::null(),
+                0,
+                2,
+                true,
+                &mut decision,
+                &mut gate,
+                ptr::null_mut(),
+            );
+            assert_eq!(s, PaimonCleanupStatus::NullPointer);
+            assert!(decision.is_null() && gate.is_null());
             paimon_cleanup_executor_free(exec);
         }
     }
