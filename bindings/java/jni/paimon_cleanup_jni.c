@@ -859,22 +859,62 @@ static jbyteArray buffer_bytes(JNIEnv *env, const PaimonCleanupBuffer *b) {
 }
 
 /* byte[][] { first, list[0], list[1], ... } (NULL, with an exception pending, on failure). */
-static jobjectArray buffers_array(JNIEnv *env, const PaimonCleanupBuffer *first,
-                                  const PaimonCleanupBufferList *list) {
+/* { first, slots 1 to at - 1 left NULL, the list's buffers from slot `at` on }. */
+static jobjectArray buffers_array_at(JNIEnv *env, const PaimonCleanupBuffer *first,
+                                     const PaimonCleanupBufferList *list, size_t at) {
     size_t n = paimon_cleanup_buffer_list_count(list), i;
     jobjectArray out;
     jbyteArray b;
-    if (n >= (size_t)INT32_MAX) {
+    if (n >= (size_t)INT32_MAX - at) {
         throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "too many units for a Java array");
         return NULL;
     }
-    out = (*env)->NewObjectArray(env, (jsize)(n + 1), g_bytes_class, NULL);
+    out = (*env)->NewObjectArray(env, (jsize)(n + at), g_bytes_class, NULL);
     if (out == NULL) return NULL;
-    for (i = 0; i <= n; i++) {
-        b = buffer_bytes(env, i == 0 ? first : paimon_cleanup_buffer_list_get(list, i - 1));
+    b = buffer_bytes(env, first);
+    if (b == NULL) return NULL;
+    (*env)->SetObjectArrayElement(env, out, 0, b);
+    (*env)->DeleteLocalRef(env, b);
+    for (i = 0; i < n; i++) {
+        b = buffer_bytes(env, paimon_cleanup_buffer_list_get(list, i));
         if (b == NULL) return NULL;
-        (*env)->SetObjectArrayElement(env, out, (jsize)i, b);
+        (*env)->SetObjectArrayElement(env, out, (jsize)(i + at), b);
         (*env)->DeleteLocalRef(env, b);
+        if ((*env)->ExceptionCheck(env)) return NULL;
+    }
+    return out;
+}
+
+static jobjectArray buffers_array(JNIEnv *env, const PaimonCleanupBuffer *first,
+                                  const PaimonCleanupBufferList *list) {
+    return buffers_array_at(env, first, list, 1);
+}
+
+/* The paths of `list` as one Java byte[]: each path's UTF-8 followed by a NUL byte. */
+static jbyteArray joined_bytes(JNIEnv *env, const PaimonCleanupBufferList *list) {
+    static const jbyte nul = 0;
+    size_t n = paimon_cleanup_buffer_list_count(list), i, total = 0, at = 0, len;
+    const PaimonCleanupBuffer *b;
+    jbyteArray out;
+    for (i = 0; i < n; i++) {
+        total += paimon_cleanup_buffer_len(paimon_cleanup_buffer_list_get(list, i)) + 1;
+        if (total > (size_t)INT32_MAX) {
+            throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT,
+                         "the paths are larger than a Java array");
+            return NULL;
+        }
+    }
+    out = (*env)->NewByteArray(env, (jsize)total);
+    if (out == NULL) return NULL;
+    for (i = 0; i < n; i++) {
+        b = paimon_cleanup_buffer_list_get(list, i);
+        len = paimon_cleanup_buffer_len(b);
+        if (len > 0)
+            (*env)->SetByteArrayRegion(env, out, (jsize)at, (jsize)len,
+                                       (const jbyte *)paimon_cleanup_buffer_data(b));
+        at += len;
+        (*env)->SetByteArrayRegion(env, out, (jsize)at, 1, &nul);
+        at += 1;
         if ((*env)->ExceptionCheck(env)) return NULL;
     }
     return out;
@@ -1495,6 +1535,48 @@ JNIEXPORT jbyteArray JNICALL JNI_FN(expiryUnitExecute)(JNIEnv *env, jclass cls, 
     return out;
 }
 
+JNIEXPORT jobjectArray JNICALL JNI_FN(expiryUnitExecutePaths)(JNIEnv *env, jclass cls, jlong exec,
+                                                              jbyteArray unit, jobjectArray keys,
+                                                              jobjectArray values, jlong token,
+                                                              jobject progress) {
+    call_state st;
+    PaimonCleanupBuffer *result = NULL;
+    PaimonCleanupBufferList *paths = NULL;
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
+    jsize n = keys != NULL ? (*env)->GetArrayLength(env, keys) : 0;
+    char **ck = strings_from(env, keys, n), **cv = strings_from(env, values, n);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    jobjectArray out = NULL;
+    jbyteArray b;
+    (void)cls;
+    if (ck == NULL || cv == NULL) {
+        throw_oom(env);
+    } else if (bytes_in(env, unit, &data, &len) == 0) {
+        if (call_begin(env, &st, token, progress, NULL) == 0)
+            s = paimon_cleanup_expiry_unit_execute_paths(
+                EXEC(exec), data, len, (const char *const *)ck, (const char *const *)cv,
+                (size_t)n, st.options, &result, &paths, &err);
+        call_end(env, &st, s, NULL, err);
+        /* { result, the paths joined } */
+        if (!(*env)->ExceptionCheck(env)) {
+            out = (*env)->NewObjectArray(env, 2, g_bytes_class, NULL);
+            b = out != NULL ? buffer_bytes(env, result) : NULL;
+            if (b != NULL) (*env)->SetObjectArrayElement(env, out, 0, b);
+            b = b != NULL ? joined_bytes(env, paths) : NULL;
+            if (b != NULL) (*env)->SetObjectArrayElement(env, out, 1, b);
+            if ((*env)->ExceptionCheck(env)) out = NULL;
+        }
+    }
+    paimon_cleanup_buffer_free(result);
+    paimon_cleanup_buffer_list_free(paths);
+    free(data);
+    free_strings(ck, n);
+    free_strings(cv, n);
+    return out;
+}
+
 JNIEXPORT jbyteArray JNICALL JNI_FN(expiryPartialsMerge)(JNIEnv *env, jclass cls, jbyteArray a,
                                                          jbyteArray b) {
     PaimonCleanupBuffer *merged = NULL;
@@ -1598,7 +1680,8 @@ JNIEXPORT jobjectArray JNICALL JNI_FN(expiryPartialSplit)(JNIEnv *env, jclass cl
 
 JNIEXPORT jobjectArray JNICALL JNI_FN(expiryUnitsGate)(JNIEnv *env, jclass cls, jlong ctx, jlong exec,
                                                        jbyteArray state, jbyteArray summary,
-                                                       jint shards, jlong token, jobject progress) {
+                                                       jint shards, jboolean pathsToTasks,
+                                                       jlong token, jobject progress) {
     call_state st;
     PaimonCleanupBuffer *decision = NULL, *gate = NULL;
     PaimonCleanupError *err = NULL;
@@ -1614,8 +1697,9 @@ JNIEXPORT jobjectArray JNICALL JNI_FN(expiryUnitsGate)(JNIEnv *env, jclass cls, 
     }
     if (bytes_in(env, state, &ds, &ls) == 0 && bytes_in(env, summary, &dm, &lm) == 0) {
         if (call_begin(env, &st, token, progress, NULL) == 0)
-            s = paimon_cleanup_expiry_units_gate(CTX(ctx), EXEC(exec), st.options, ds, ls, dm, lm,
-                                                 (uint32_t)shards, &decision, &gate, &err);
+            s = paimon_cleanup_expiry_units_gate_with_paths(
+                CTX(ctx), EXEC(exec), st.options, ds, ls, dm, lm, (uint32_t)shards,
+                pathsToTasks == JNI_TRUE, &decision, &gate, &err);
         call_end(env, &st, s, NULL, err);
         /* { decision, gate } */
         if (!(*env)->ExceptionCheck(env)) {
@@ -1641,7 +1725,7 @@ JNIEXPORT jobjectArray JNICALL JNI_FN(expiryShardDecide)(JNIEnv *env, jclass cls
                                                          jobject progress) {
     call_state st;
     PaimonCleanupBuffer *report = NULL;
-    PaimonCleanupBufferList *units = NULL;
+    PaimonCleanupBufferList *units = NULL, *paths = NULL;
     PaimonCleanupError *err = NULL;
     PaimonCleanupStatus s = PAIMON_CLEANUP_STATUS_INTERNAL;
     jsize n = keys != NULL ? (*env)->GetArrayLength(env, keys) : 0;
@@ -1649,6 +1733,7 @@ JNIEXPORT jobjectArray JNICALL JNI_FN(expiryShardDecide)(JNIEnv *env, jclass cls
     uint8_t *dg = NULL, *dp = NULL;
     size_t lg = 0, lp = 0;
     jobjectArray out = NULL;
+    jbyteArray joined;
     (void)cls;
     if (shard < 0) {
         throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "the shard is negative");
@@ -1660,14 +1745,21 @@ JNIEXPORT jobjectArray JNICALL JNI_FN(expiryShardDecide)(JNIEnv *env, jclass cls
         throw_oom(env);
     } else if (bytes_in(env, gate, &dg, &lg) == 0 && bytes_in(env, piece, &dp, &lp) == 0) {
         if (call_begin(env, &st, token, progress, NULL) == 0)
-            s = paimon_cleanup_expiry_shard_decide(EXEC(exec), dg, lg, (uint32_t)shard, dp, lp,
-                                                   (const char *const *)ck, (const char *const *)cv,
-                                                   (size_t)n, st.options, &report, &units, &err);
+            s = paimon_cleanup_expiry_shard_decide_paths(
+                EXEC(exec), dg, lg, (uint32_t)shard, dp, lp, (const char *const *)ck,
+                (const char *const *)cv, (size_t)n, st.options, &report, &units, &paths, &err);
         call_end(env, &st, s, NULL, err);
-        if (!(*env)->ExceptionCheck(env)) out = buffers_array(env, report, units);
+        /* { report, the paths joined, delete units... } */
+        if (!(*env)->ExceptionCheck(env)) {
+            joined = joined_bytes(env, paths);
+            out = joined != NULL ? buffers_array_at(env, report, units, 2) : NULL;
+            if (out != NULL) (*env)->SetObjectArrayElement(env, out, 1, joined);
+            if ((*env)->ExceptionCheck(env)) out = NULL;
+        }
     }
     paimon_cleanup_buffer_free(report);
     paimon_cleanup_buffer_list_free(units);
+    paimon_cleanup_buffer_list_free(paths);
     free(dg);
     free(dp);
     free_strings(ck, n);

@@ -1,5 +1,6 @@
 package org.apache.paimon.cleanup;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -226,6 +227,78 @@ public final class ExpiryUnits {
         }
     }
 
+    /** What {@link #executeHandingPaths} returns. */
+    public static final class Executed {
+        private final byte[] result;
+        private final List<String> paths;
+
+        Executed(byte[] result, List<String> paths) {
+            this.result = result;
+            this.paths = paths;
+        }
+
+        /** @return the unit's partial result, to {@link #merge} */
+        public byte[] result() {
+            return result;
+        }
+
+        /**
+         * @return every path a delete unit of a gate with {@code pathsToTasks} deleted, as the
+         *     report shows paths, in the order deleted; empty for every other unit
+         */
+        public List<String> paths() {
+            return paths;
+        }
+    }
+
+    /** The paths of a NUL-separated UTF-8 listing (each path followed by a NUL byte). */
+    static List<String> pathsOf(byte[] joined) {
+        List<String> out = new ArrayList<String>();
+        int from = 0;
+        for (int i = 0; i < joined.length; i++) {
+            if (joined[i] == 0) {
+                out.add(new String(joined, from, i - from, StandardCharsets.UTF_8));
+                from = i + 1;
+            }
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * {@link #execute} for any unit, including the delete units of a gate with {@code
+     * pathsToTasks} ({@link #gate(TableContext, Executor, RunOptions, byte[], byte[], int,
+     * boolean)}), which {@link #execute} refuses: their result carries the files and bytes
+     * deleted per class, every failure and the first 20 paths, and {@link Executed#paths()}
+     * every path the unit deleted, for this task to keep where it wants.
+     *
+     * @param exec the executor of this JVM
+     * @param unit a unit
+     * @param hostOptions options added to (and overriding) those carried in the unit (may be
+     *     null)
+     * @param run may be null
+     * @return the partial result and the paths
+     * @throws PaimonCleanupException as {@link #execute}
+     */
+    public static Executed executeHandingPaths(Executor exec, final byte[] unit,
+            Map<String, String> hostOptions, RunOptions run) {
+        nonNull(unit);
+        byte[][][] kv = encodeOptions(hostOptions);
+        final byte[][] keys = kv[0];
+        final byte[][] values = kv[1];
+        final long e = exec.acquire();
+        try {
+            byte[][] both = withToken(run, new TokenCall<byte[][]>() {
+                @Override
+                public byte[][] call(long token, ProgressListener p) {
+                    return PaimonCleanup.expiryUnitExecutePaths(e, unit, keys, values, token, p);
+                }
+            });
+            return new Executed(both[0], pathsOf(both[1]));
+        } finally {
+            exec.release();
+        }
+    }
+
     /**
      * Combines two partial results of one stage (associative and commutative; an empty array is
      * neutral).
@@ -335,10 +408,20 @@ public final class ExpiryUnits {
     public static final class ShardDecision {
         private final byte[] report;
         private final List<byte[]> deleteUnits;
+        private final List<String> paths;
 
-        ShardDecision(byte[] report, List<byte[]> deleteUnits) {
+        ShardDecision(byte[] report, List<byte[]> deleteUnits, List<String> paths) {
             this.report = report;
             this.deleteUnits = deleteUnits;
+            this.paths = paths;
+        }
+
+        /**
+         * @return with a gate of {@code pathsToTasks}, in a dry run: every path the shard would
+         *     delete, in the single-process order, for this task to keep; otherwise empty
+         */
+        public List<String> paths() {
+            return paths;
         }
 
         /** @return the shard's report, for {@link #conclude} */
@@ -389,11 +472,31 @@ public final class ExpiryUnits {
      */
     public static Gated gate(TableContext table, Executor exec, RunOptions run, final byte[] state,
             final byte[] summary, final int shards) {
+        return gate(table, exec, run, state, summary, shards, false);
+    }
+
+    /**
+     * {@link #gate(TableContext, Executor, RunOptions, byte[], byte[], int)}, choosing where the
+     * freed data and changelog paths go. With {@code pathsToTasks} each path goes to the task
+     * that freed it ({@link ShardDecision#paths()} in a dry run, {@link Executed#paths()} of the
+     * delete units, which must run through {@link #executeHandingPaths}), and the shard reports
+     * and delete results carry counts per class, every failure and the first 20 paths, so the
+     * driver holds what is proportional to shards and units, not to files. The report of
+     * {@link #finish} then has the single-process counts and failures, lists those 20 paths and
+     * the metadata files the driver deleted, and its JSON says {@code "paths_elsewhere": true}.
+     *
+     * @param pathsToTasks true: the paths go to the tasks; false: the same as the overload
+     *     without it
+     * @return the decision so far and the gate
+     * @throws PaimonCleanupException as the overload without {@code pathsToTasks}
+     */
+    public static Gated gate(TableContext table, Executor exec, RunOptions run, final byte[] state,
+            final byte[] summary, final int shards, final boolean pathsToTasks) {
         nonNull(state, summary);
         byte[][] all = onDriver(table, exec, run, new DriverCall<byte[][]>() {
             @Override
             public byte[][] call(long ctx, long e, long token, ProgressListener p) {
-                return PaimonCleanup.expiryUnitsGate(ctx, e, state, summary, shards, token, p);
+                return PaimonCleanup.expiryUnitsGate(ctx, e, state, summary, shards, pathsToTasks, token, p);
             }
         });
         return new Gated(all[0], all[1]);
@@ -424,13 +527,17 @@ public final class ExpiryUnits {
         final byte[][] values = kv[1];
         final long e = exec.acquire();
         try {
-            Step s = step(withToken(run, new TokenCall<byte[][]>() {
+            byte[][] all = withToken(run, new TokenCall<byte[][]>() {
                 @Override
                 public byte[][] call(long token, ProgressListener p) {
                     return PaimonCleanup.expiryShardDecide(e, gate, shard, piece, keys, values, token, p);
                 }
-            }));
-            return new ShardDecision(s.state(), s.units());
+            });
+            List<byte[]> units = new ArrayList<byte[]>(all.length - 2);
+            for (int i = 2; i < all.length; i++) {
+                units.add(all[i]);
+            }
+            return new ShardDecision(all[0], Collections.unmodifiableList(units), pathsOf(all[1]));
         } finally {
             exec.release();
         }

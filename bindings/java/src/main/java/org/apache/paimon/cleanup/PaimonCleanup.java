@@ -241,6 +241,10 @@ public final class PaimonCleanup {
     static native byte[] expiryUnitExecute(
             long exec, byte[] unit, byte[][] keys, byte[][] values, long token, ProgressListener p);
 
+    /** { the partial result, every path the unit deleted (each followed by a NUL byte) }. */
+    static native byte[][] expiryUnitExecutePaths(
+            long exec, byte[] unit, byte[][] keys, byte[][] values, long token, ProgressListener p);
+
     static native byte[] expiryPartialsMerge(byte[] a, byte[] b);
 
     /** [0] = the new plan state, then the protect units. */
@@ -260,9 +264,12 @@ public final class PaimonCleanup {
 
     /** { the decision so far, the gate }. */
     static native byte[][] expiryUnitsGate(long ctx, long exec, byte[] state, byte[] summary,
-            int shards, long token, ProgressListener p);
+            int shards, boolean pathsToTasks, long token, ProgressListener p);
 
-    /** [0] = the shard's report, then its delete units. */
+    /**
+     * [0] = the shard's report, [1] = the paths it hands to the task (each followed by a NUL
+     * byte), then its delete units.
+     */
     static native byte[][] expiryShardDecide(long exec, byte[] gate, int shard, byte[] piece,
             byte[][] keys, byte[][] values, long token, ProgressListener p);
 

@@ -772,6 +772,109 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /**
+     * The sharded expiry with its paths handed to the tasks (gate with pathsToTasks): the paths
+     * the shard tasks (dry run) or delete units (real run) hand out are exactly the one-call
+     * run's data and changelog paths; the report has its counts, lists the first 20 of them and
+     * the metadata files, and says its paths are elsewhere; plain execute refuses such a delete
+     * unit with nothing deleted.
+     */
+    private static void testExpiryShardsPathsToTasks(Path fixtures, Path tmp, boolean dryRun) throws Exception {
+        final String rel = "parquet/pk_09.db/pk_09";
+        final int shards = 3;
+        System.out.println("expiry shards, paths to the tasks, dry run " + dryRun + ": " + rel);
+        final Executor exec = new Executor(2);
+        try {
+            Path one = copyTable(fixtures, rel, tmp, "xpaths-one-" + dryRun);
+            final Path many = copyTable(fixtures, rel, tmp, "xpaths-many-" + dryRun);
+            TableContext c1 = new TableContext(one.toString());
+            TableContext c2 = new TableContext(many.toString());
+            try {
+                Report single = c1.expireSnapshots(exec, expireAll(dryRun), null);
+                java.util.Random rnd = new java.util.Random(41);
+                ExpiryUnits.Step plan = ExpiryUnits.plan(c2, exec, expireAll(dryRun), null);
+                List<byte[]> summaries = new ArrayList<byte[]>();
+                List<List<byte[]>> pieces = new ArrayList<List<byte[]>>();
+                for (int i = 0; i < shards; i++) {
+                    pieces.add(new ArrayList<byte[]>());
+                }
+                for (byte[] u : plan.units()) {
+                    ExpiryUnits.Split split = ExpiryUnits.split(ExpiryUnits.execute(exec, u, null, null), shards);
+                    summaries.add(split.summary());
+                    for (int i = 0; i < shards; i++) {
+                        pieces.get(i).add(split.shards().get(i));
+                    }
+                }
+                ExpiryUnits.Gated gated =
+                        ExpiryUnits.gate(c2, exec, null, plan.state(), mergeExpiry(summaries, rnd), shards, true);
+                List<byte[]> reports = new ArrayList<byte[]>();
+                List<byte[]> deleteUnits = new ArrayList<byte[]>();
+                List<String> taskPaths = new ArrayList<String>();
+                for (int i = 0; i < shards; i++) {
+                    ExpiryUnits.ShardDecision d = ExpiryUnits.decideShard(
+                            exec, gated.gate(), i, mergeExpiry(pieces.get(i), rnd), null, null);
+                    reports.add(d.report());
+                    deleteUnits.addAll(d.deleteUnits());
+                    taskPaths.addAll(d.paths());
+                }
+                check(dryRun == deleteUnits.isEmpty(), "delete units only in a real run: " + deleteUnits.size());
+                check(!dryRun || !taskPaths.isEmpty(), "a dry run's shards hand out their paths");
+                byte[] decision = ExpiryUnits.conclude(gated.decision(), reports);
+                if (!deleteUnits.isEmpty()) {
+                    final byte[] first = deleteUnits.get(0);
+                    expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "plain execute of such a unit", new Body() {
+                        @Override
+                        public void run() {
+                            ExpiryUnits.execute(exec, first, null, null);
+                        }
+                    });
+                    check(c2.summary(exec).snapshotCount() == 8, "nothing expired before the deletions");
+                }
+                List<byte[]> results = new ArrayList<byte[]>();
+                for (byte[] u : deleteUnits) {
+                    ExpiryUnits.Executed e = ExpiryUnits.executeHandingPaths(exec, u, null, null);
+                    results.add(e.result());
+                    taskPaths.addAll(e.paths());
+                }
+                Report counted = ExpiryUnits.finish(c2, exec, null, decision, mergeExpiry(results, rnd));
+                System.out.println("  counts only: " + ScenarioFormat.report(counted) + ", " + taskPaths.size()
+                        + " paths with the tasks");
+                check(counted.expiredCount() == single.expiredCount() && counted.totalFiles() == single.totalFiles()
+                        && counted.totalBytes() == single.totalBytes() && counted.failures().isEmpty(),
+                        "counts " + counted + " vs " + single);
+                List<String> all = new ArrayList<String>();
+                for (Report.DeletedPath p : single.paths()) {
+                    all.add(p.path());
+                }
+                int data = taskPaths.size();
+                check(data > 0 && data <= all.size(), "the tasks hold " + data + " of " + all.size());
+                List<String> want = new ArrayList<String>(all.subList(0, data));
+                List<String> got = new ArrayList<String>(taskPaths);
+                Collections.sort(want);
+                Collections.sort(got);
+                check(got.equals(want), "the tasks' paths are the one-call run's: " + got + " vs " + want);
+                List<String> listed = new ArrayList<String>(all.subList(0, Math.min(20, data)));
+                listed.addAll(all.subList(data, all.size()));
+                List<String> reported = new ArrayList<String>();
+                for (Report.DeletedPath p : counted.paths()) {
+                    reported.add(p.path());
+                }
+                check(reported.equals(listed), "the report lists the sample and the metadata: " + reported);
+                check(counted.json().contains("\"paths_elsewhere\":true"), "the JSON says the paths are elsewhere");
+                check(!single.json().contains("paths_elsewhere"), "the one-call report has every path");
+                for (String p : taskPaths) {
+                    check(dryRun == new File(many.toFile(), p).exists(), p + " deleted unless a dry run");
+                }
+                check(c2.summary(exec).snapshotCount() == c1.summary(exec).snapshotCount(), "versions kept");
+            } finally {
+                c1.close();
+                c2.close();
+            }
+        } finally {
+            exec.close();
+        }
+    }
+
     /** Orphan removal as units (plan, execute, merge, decide, finish) equals the one-call run. */
     private static void testOrphanUnits(Path fixtures, Path tmp) throws Exception {
         final String rel =
@@ -879,6 +982,8 @@ public final class PaimonCleanupTest {
             testBranch(fixtures, tmp);
             testOrphanUnits(fixtures, tmp);
             testExpiryShards(fixtures, tmp);
+            testExpiryShardsPathsToTasks(fixtures, tmp, true);
+            testExpiryShardsPathsToTasks(fixtures, tmp, false);
         } finally {
             deleteTree(tmp);
         }
