@@ -24,8 +24,9 @@
 #   5. ExpireSnapshots (snapshot expiry as units) on a generated table with compactions, tags and
 #      a branch: the same report and files as the CLI's expire-snapshots, without shards (the
 #      driver decides) and with --shards 2 and 7 (the candidates shuffled by shard, each shard
-#      task decides); with --shards 7 --report-dir the path file lists the CLI's paths in its
-#      order and the printed counts are the CLI's; with --shards 2 a delete unit failing after its deletions fails the job
+#      task decides); with --shards 7 --report-dir the tasks' path files hold exactly the CLI's
+#      data stage (disjoint), the driver's its sample and metadata, and the printed counts are
+#      the CLI's; with --shards 2 a delete unit failing after its deletions fails the job
 #      with only files the CLI deletes gone (no metadata) and nothing a version needs missing,
 #      and the rerun (--shards 7) converges; an unreadable manifest fails the job with nothing
 #      deleted, sharded and not; on S3 (a candidate unit's first attempt failing) the same
@@ -441,8 +442,11 @@ expire_sharded_same_as_cli() {
 }
 run_step "ExpireSnapshots --shards 2 and 7: the CLI's report and files" expire_sharded_same_as_cli
 
-# With --report-dir the sharded job prints the counts and a sample and writes every path to
-# <dir>/deleted-paths.txt: the CLI's paths, in its order, and the CLI's counts.
+# With --report-dir the sharded job hands the paths to the tasks: each delete unit's task writes
+# <dir>/unit-<i>.txt, the driver <dir>/driver-paths.txt (its own deletions and the sample) and
+# prints the counts and the sample. The tasks' listings are disjoint and hold exactly the CLI's
+# data stage, the driver's the CLI's first 20 paths and its metadata in its order; the CLI's
+# counts.
 expire_report_dir_same_as_cli() {
   local t="$WORK/x-rd/t" dir="$WORK/x-rd.report"
   submit_expire x-rd "$t" "${X_ARGS[@]}" --parallelism 2 --shards 7 --report-dir "$dir" || return 1
@@ -450,24 +454,38 @@ expire_report_dir_same_as_cli() {
   files "$t" >"$WORK/x-rd.files"
   diff -u "$WORK/x-cli.files" "$WORK/x-rd.files" ||
     { echo "ExpireSnapshots (x-rd) left other files than the CLI" >&2; return 1; }
-  "$PY" - "$WORK/x-cli.json" "$WORK/x-rd.out" "$dir/deleted-paths.txt" <<'EOF2' || return 1
-import json, sys
+  "$PY" - "$WORK/x-cli.json" "$WORK/x-rd.out" "$dir" <<'EOF2' || return 1
+import glob, json, os, sys
 cli, job = (json.load(open(p)) for p in sys.argv[1:3])
-listed = open(sys.argv[3], encoding="utf-8").read().splitlines()
+pdir = sys.argv[3]
+def lines(p):
+    return open(p, encoding="utf-8").read().splitlines()
+names = sorted(os.path.basename(f) for f in glob.glob(os.path.join(pdir, "*.txt")))
+task_files = [n for n in names if n.startswith(("unit-", "shard-"))]
+assert task_files and set(names) == set(task_files) | {"driver-paths.txt"}, names
+assert not any(".attempt-" in n for n in task_files), task_files
+tasks = [p for n in task_files for p in lines(os.path.join(pdir, n))]
+driver = lines(os.path.join(pdir, "driver-paths.txt"))
 d = cli["deletion"]
 want = [p["path"] for p in d["paths"]]
-assert listed == want, ("path file", len(listed), len(want))
-assert job["paths_file"] == sys.argv[3] and job["path_count"] == len(want), job
-assert job["sample_paths"] == want[:20], job["sample_paths"]
+n = len(tasks)
+assert len(set(tasks)) == n, "a path in two task listings"
+assert sorted(tasks) == sorted(want[:n]), ("task listings", n, len(want))
+assert driver == want[:min(20, n)] + want[n:], ("driver listing", len(driver), len(want) - n)
+assert job["paths_elsewhere"] is True and job["paths_dir"] == pdir, job
+assert job["paths_file"] == os.path.join(pdir, "driver-paths.txt"), job["paths_file"]
+assert job["path_count"] == len(driver), job["path_count"]
+assert job["sample_paths"] == driver[:20], job["sample_paths"]
 assert job["deleted"] == d["deleted"], (job["deleted"], d["deleted"])
 for k in ("snapshots_expired", "first_expired", "last_expired", "earliest_after"):
     assert job[k] == cli[k], (k, job[k], cli[k])
 assert job["dirs_removed"] == d["dirs_removed"] and job["failed"] == [], job
-print(f"report dir: {len(listed)} paths as the CLI's, {len(job['sample_paths'])} in the sample")
+print(f"report dir: {n} paths in {len(task_files)} task listings and {len(driver)} in the "
+      f"driver's, as the CLI's {len(want)}")
 EOF2
   missing_needed "$t" && "$CLI" inspect "$t" >/dev/null
 }
-run_step "ExpireSnapshots --shards 7 --report-dir: the CLI's files, paths and counts" \
+run_step "ExpireSnapshots --shards 7 --report-dir: the CLI's files, paths (tasks' listings) and counts" \
   expire_report_dir_same_as_cli
 
 expire_failed_delete_unit() {

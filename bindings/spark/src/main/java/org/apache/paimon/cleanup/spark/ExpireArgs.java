@@ -41,9 +41,12 @@ final class ExpireArgs implements Serializable {
             "                            are shuffled by shard and each shard task decides its own",
             "                            files, so the driver never holds every candidate (default:",
             "                            the driver decides, after a protect stage)",
-            "  --report-dir DIR          with --shards: write every deleted (dry run: deletable) path",
-            "                            to DIR/deleted-paths.txt on the driver's file system and",
-            "                            print the counts and the first 20 paths only",
+            "  --report-dir DIR          with --shards: no path goes to the driver; each delete unit's",
+            "                            task writes the paths it deleted to DIR/unit-<i>.txt (dry",
+            "                            run: each shard task to DIR/shard-<k>.txt), the driver its",
+            "                            own and a sample to DIR/driver-paths.txt, and the job",
+            "                            prints the counts and the first 20 paths only (DIR: a",
+            "                            directory every executor can write)",
             "  --json                    print the report as the CLI's --json document",
             "  -h, --help                this text");
 

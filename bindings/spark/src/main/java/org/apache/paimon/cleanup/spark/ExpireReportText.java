@@ -57,17 +57,20 @@ final class ExpireReportText {
     static final int SAMPLE = 20;
 
     /**
-     * The report of a sharded snapshot expiry whose path listing went to a file: the CLI's lines
-     * (or a JSON document) with the counts, the first {@link #SAMPLE} paths and where every path
-     * is, made from the report's counts without decoding its path listing or its JSON document.
+     * The report of a sharded snapshot expiry whose paths went to the tasks' files: the CLI's
+     * lines (or a JSON document) with the counts, the first {@link #SAMPLE} paths of the report
+     * and where the paths are, made from the report's counts without decoding its JSON document.
      *
-     * @param report the run's report
+     * @param report the run's report (counts only: it lists the driver's own deletions and a
+     *     sample of the tasks')
      * @param sample its first paths, at most {@link #SAMPLE}
-     * @param pathsFile the file that lists every path
+     * @param pathsFile the driver's listing (every path its report lists)
+     * @param pathsDir the directory of the tasks' listings and the driver's
      * @param asJson print a JSON document instead of the text
      * @return the lines to print, each ending with a newline
      */
-    static String renderSummary(Report report, List<String> sample, String pathsFile, boolean asJson) {
+    static String renderSummary(Report report, List<String> sample, String pathsFile, String pathsDir,
+            boolean asJson) {
         if (asJson) {
             ObjectMapper m = new ObjectMapper();
             ObjectNode r = m.createObjectNode();
@@ -94,6 +97,8 @@ final class ExpireReportText {
             for (Report.FailedDeletion f : report.failures()) {
                 failed.addObject().put("path", f.path()).put("error", f.error());
             }
+            r.put("paths_elsewhere", true);
+            r.put("paths_dir", pathsDir);
             r.put("path_count", report.pathCount());
             r.put("paths_file", pathsFile);
             ArrayNode s = r.putArray("sample_paths");
@@ -127,8 +132,9 @@ final class ExpireReportText {
         for (String p : sample) {
             out.append(dryRun ? "  would delete " : "  deleted ").append(p).append('\n');
         }
-        out.append(String.format("  %d paths %s listed in %s%n", report.pathCount(),
-                dryRun ? "that would be deleted" : "deleted", pathsFile));
+        out.append(String.format("  %d paths the driver %s listed in %s; the tasks' paths in %s%n",
+                report.pathCount(), dryRun ? "would delete or sampled" : "deleted or sampled", pathsFile,
+                pathsDir + "/{shard,unit}-*.txt"));
         return out.toString();
     }
 

@@ -50,9 +50,15 @@ import scala.Tuple2;
  * ExpiryUnits#gate} reads what protects files (snapshots and tags, not files) and every shard
  * task decides its own files ({@link ExpiryUnits#decideShard}); the executors run the shards'
  * delete units, and the driver concludes with the shards' reports and finishes as above.
- With {@code --report-dir DIR} the driver streams the report's paths to {@value #PATHS_FILE}
- * under {@code DIR} (the Java {@link Report} keeps them compressed) and prints the counts, the
- * first paths and the file's name instead of every path.
+
+ * With {@code --report-dir DIR} no path travels to the driver: the gate hands the freed paths to
+ * the tasks ({@link ExpiryUnits#gate(TableContext, Executor, RunOptions, byte[], byte[], int,
+ * boolean)}), every delete unit's task writes the paths it deleted to {@code DIR/unit-<i>.txt}
+ * (in a dry run every shard task writes the paths it would delete to {@code DIR/shard-<k>.txt}),
+ * and the shard reports and delete results carry counts per class, every failure and a sample.
+ * The driver writes the paths its report lists (the metadata files it deleted itself and the
+ * sample) to {@value #PATHS_FILE} and prints the counts, the sample and the directory. {@code DIR}
+ * must be a directory every executor can write (local mode, or a shared file system).
  *
  * <p>Exit status: 0 done, 1 the run failed (nothing is deleted before stage 3; a failure in stage
  * 3 leaves every remaining version whole, the metadata of the expired snapshots stays, and a rerun
@@ -205,11 +211,16 @@ public final class ExpireSnapshots {
                     + "summary %d bytes (%d ms)", shards, summary.length, ms(t1)));
 
             long t2 = System.nanoTime();
-            ExpiryUnits.Gated gated = ExpiryUnits.gate(table, exec, null, plan.state(), summary, shards);
+            final String pathsDir = args.reportDir;
+            if (pathsDir != null) {
+                clearPathFiles(pathsDir);
+            }
+            ExpiryUnits.Gated gated =
+                    ExpiryUnits.gate(table, exec, null, plan.state(), summary, shards, pathsDir != null);
             Broadcast<byte[]> gate = jsc.broadcast(gated.gate());
             jsc.setJobDescription("expire-snapshots: decide " + shards + " shards");
             decided = pieces
-                    .map(kv -> ExpiryUnitRunner.decideShard(options, gate.value(), kv._1(), kv._2()))
+                    .map(kv -> ExpiryUnitRunner.decideShard(options, gate.value(), kv._1(), kv._2(), pathsDir))
                     .persist(StorageLevel.MEMORY_AND_DISK_SER());
             List<byte[]> reports = decided.map(d -> d.report).collect();
             byte[] decision = ExpiryUnits.conclude(gated.decision(), reports);
@@ -218,7 +229,7 @@ public final class ExpireSnapshots {
                     RemoveOrphanFiles.memory()));
 
             long t3 = System.nanoTime();
-            byte[] deletes = deleteStage(jsc, decided, options, parallelism);
+            byte[] deletes = deleteStage(jsc, decided, options, parallelism, pathsDir);
             log(String.format("delete units executed and merged (%d ms)", ms(t3)));
 
             Report report = ExpiryUnits.finish(table, exec, null, decision, deletes);
@@ -226,7 +237,7 @@ public final class ExpireSnapshots {
                 System.out.print(ExpireReportText.renderExpiry(report.json(), args.json));
             } else {
                 String file = writePaths(report, args.reportDir, sample);
-                System.out.print(ExpireReportText.renderSummary(report, sample, file, args.json));
+                System.out.print(ExpireReportText.renderSummary(report, sample, file, args.reportDir, args.json));
             }
             System.out.flush();
             return 0;
@@ -240,8 +251,30 @@ public final class ExpireSnapshots {
         }
     }
 
-    /** Name of the path listing a sharded run writes under {@code --report-dir}. */
-    static final String PATHS_FILE = "deleted-paths.txt";
+    /**
+     * Name of the driver's path listing under {@code --report-dir}: the paths its report lists
+     * (the metadata files the driver deleted and the sample of the tasks' paths).
+     */
+    static final String PATHS_FILE = "driver-paths.txt";
+
+    /** Removes the path listings of an earlier run from {@code dir} (nothing else). */
+    static void clearPathFiles(String dir) {
+        Path d = Paths.get(dir);
+        if (!Files.isDirectory(d)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> all = Files.list(d)) {
+            for (Path p : (Iterable<Path>) all::iterator) {
+                String n = p.getFileName().toString();
+                if (n.equals(PATHS_FILE) || ((n.startsWith("unit-") || n.startsWith("shard-"))
+                        && n.endsWith(".txt"))) {
+                    Files.delete(p);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear the path listings under " + dir, e);
+        }
+    }
 
     /**
      * Writes every path of {@code report} (one a line, in deletion order) to {@link #PATHS_FILE}
@@ -277,7 +310,7 @@ public final class ExpireSnapshots {
 
     /** Every shard's delete units, numbered, executed on the executors and their results merged. */
     private static byte[] deleteStage(JavaSparkContext jsc, JavaRDD<UnitRunner.Decided> decided,
-            Map<String, String> options, int parallelism) {
+            Map<String, String> options, int parallelism, String pathsDir) {
         JavaRDD<byte[]> units = decided.flatMap(d -> d.units.iterator());
         long n = units.count();
         if (n == 0) {
@@ -288,7 +321,7 @@ public final class ExpireSnapshots {
         return units.zipWithIndex()
                 .map(t -> new UnitRunner.Unit((int) t._2().longValue(), t._1()))
                 .repartition(slices)
-                .mapPartitions(it -> ExpiryUnitRunner.executePartition("delete", it, options))
+                .mapPartitions(it -> ExpiryUnitRunner.executePartition("delete", it, options, pathsDir))
                 .treeReduce(ExpiryUnitRunner::merge);
     }
 

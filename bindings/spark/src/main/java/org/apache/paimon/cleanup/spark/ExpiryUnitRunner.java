@@ -1,5 +1,13 @@
 package org.apache.paimon.cleanup.spark;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -44,9 +52,44 @@ final class ExpiryUnitRunner {
         }
     }
 
+    /**
+     * Writes {@code paths} (one a line) to {@code <dir>/<name>.txt} through a temporary file
+     * renamed into place; a task's later attempt writes {@code <name>.attempt-<n>.txt}, so that
+     * the paths an earlier attempt freed before it failed stay listed.
+     */
+    static void writePaths(String dir, String name, List<String> paths) {
+        TaskContext tc = TaskContext.get();
+        int attempt = tc == null ? 0 : tc.attemptNumber();
+        String file = attempt == 0 ? name + ".txt" : name + ".attempt-" + attempt + ".txt";
+        try {
+            Path d = Paths.get(dir);
+            Files.createDirectories(d);
+            Path tmp = d.resolve("." + file + ".tmp");
+            try (BufferedWriter w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                for (String p : paths) {
+                    w.write(p);
+                    w.write('\n');
+                }
+            }
+            Files.move(tmp, d.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + " under " + dir, e);
+        }
+    }
+
     /** Executes the units of one partition and merges their results (a binary counter). */
     static Iterator<byte[]> executePartition(
             String stage, Iterator<UnitRunner.Unit> units, Map<String, String> explicitOptions) {
+        return executePartition(stage, units, explicitOptions, null);
+    }
+
+    /**
+     * {@link #executePartition(String, Iterator, Map)}; with {@code pathsDir} (delete units of a
+     * gate with paths to the tasks) each unit's deleted paths go to {@code
+     * <pathsDir>/unit-<index>.txt}, written by this task, and only its counts are merged.
+     */
+    static Iterator<byte[]> executePartition(String stage, Iterator<UnitRunner.Unit> units,
+            Map<String, String> explicitOptions, String pathsDir) {
         SparkEnv env = SparkEnv.get();
         SparkConf conf = env == null ? null : env.conf();
         Executor exec = UnitRunner.executor(conf);
@@ -62,7 +105,14 @@ final class ExpiryUnitRunner {
             if (!stage.equals("delete")) {
                 maybeFail(stage, unit);
             }
-            byte[] partial = ExpiryUnits.execute(exec, unit.bytes, options, null);
+            byte[] partial;
+            if (pathsDir == null) {
+                partial = ExpiryUnits.execute(exec, unit.bytes, options, null);
+            } else {
+                ExpiryUnits.Executed e = ExpiryUnits.executeHandingPaths(exec, unit.bytes, options, null);
+                writePaths(pathsDir, "unit-" + unit.index, e.paths());
+                partial = e.result();
+            }
             if (stage.equals("delete")) {
                 maybeFail(stage, unit);
             }
@@ -113,11 +163,24 @@ final class ExpiryUnitRunner {
      */
     static UnitRunner.Decided decideShard(
             Map<String, String> explicitOptions, byte[] gate, int shard, byte[] piece) {
+        return decideShard(explicitOptions, gate, shard, piece, null);
+    }
+
+    /**
+     * {@link #decideShard(Map, byte[], int, byte[])}; with {@code pathsDir} (a gate with paths
+     * to the tasks) a dry run's shard writes the paths it would delete to {@code
+     * <pathsDir>/shard-<shard>.txt} itself.
+     */
+    static UnitRunner.Decided decideShard(
+            Map<String, String> explicitOptions, byte[] gate, int shard, byte[] piece, String pathsDir) {
         SparkEnv env = SparkEnv.get();
         SparkConf conf = env == null ? null : env.conf();
         Executor exec = UnitRunner.executor(conf);
         Map<String, String> options = UnitRunner.hostOptions(conf, explicitOptions);
         ExpiryUnits.ShardDecision d = ExpiryUnits.decideShard(exec, gate, shard, piece, options, null);
+        if (pathsDir != null && !d.paths().isEmpty()) {
+            writePaths(pathsDir, "shard-" + shard, d.paths());
+        }
         return new UnitRunner.Decided(shard, d.report(), new ArrayList<>(d.deleteUnits()));
     }
 
