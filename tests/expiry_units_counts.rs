@@ -350,14 +350,18 @@ fn a_failed_deletion_reaches_the_driver_in_full_and_stops_before_the_metadata() 
 }
 
 #[test]
-fn a_missing_or_doubled_result_fails_with_nothing_more_deleted() {
+fn a_missing_or_doubled_result_fails_with_nothing_more_deleted_dry_run_too() {
     let dir = tempfile::tempdir().unwrap();
     let src = generated(dir.path(), 6, "40");
-    for fault in [Fault::MissingUnitResult, Fault::DoubledShardReport] {
+    for (fault, dry_run) in [
+        (Fault::MissingUnitResult, false),
+        (Fault::DoubledShardReport, false),
+        (Fault::DoubledShardReport, true),
+    ] {
         let (_b, b) = common::copy_table(&src);
         let before = common::tree(&b);
-        let err =
-            run(&b, &cfg(1, false), 3, units::Paths::ToTasks, fault).expect_err("the run went on");
+        let err = run(&b, &cfg(1, dry_run), 3, units::Paths::ToTasks, fault)
+            .expect_err("the run went on");
         assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
         let after = common::tree(&b);
         // No metadata went; a doubled report fails before any delete unit ran.
@@ -366,7 +370,7 @@ fn a_missing_or_doubled_result_fails_with_nothing_more_deleted() {
         }) {
             assert!(after.contains_key(path), "{path} is gone");
         }
-        if fault == Fault::DoubledShardReport {
+        if fault == Fault::DoubledShardReport || dry_run {
             assert_eq!(after, before, "something was deleted");
         }
         assert_eq!(common::snapshot_ids(&b), common::snapshot_ids(&src));
