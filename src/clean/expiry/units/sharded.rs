@@ -22,6 +22,10 @@
 //!
 //! Every file carries its place in the single-process run's gathering order ([`Seq`]), so
 //! the report lists the deleted files in the single-process run's order.
+//!
+//! The gate also fixes where the freed data and changelog paths go ([`Paths`]): back to the
+//! driver in the shard reports and delete results (the default), or to the tasks that freed
+//! them, with counts per class, every failure and a sample of 20 paths to the driver.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
