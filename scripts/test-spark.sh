@@ -24,9 +24,9 @@
 #   5. ExpireSnapshots (snapshot expiry as units) on a generated table with compactions, tags and
 #      a branch: the same report and files as the CLI's expire-snapshots, without shards (the
 #      driver decides) and with --shards 2 and 7 (the candidates shuffled by shard, each shard
-#      task decides); with --shards 7 --report-dir the tasks' path files hold exactly the CLI's
-#      data stage (disjoint), the driver's its sample and metadata, and the printed counts are
-#      the CLI's; with --shards 2 a delete unit failing after its deletions fails the job
+#      task decides); with --shards 7 --report-dir (a dry run, then the real run) the tasks' path
+#      files hold exactly the CLI's data stage (disjoint), the driver's its sample and metadata,
+#      and the printed counts are the CLI's; with --shards 2 a delete unit failing after its deletions fails the job
 #      with only files the CLI deletes gone (no metadata) and nothing a version needs missing,
 #      and the rerun (--shards 7) converges; an unreadable manifest fails the job with nothing
 #      deleted, sharded and not; on S3 (a candidate unit's first attempt failing) the same
@@ -387,6 +387,8 @@ expire_table() {
   files "$XBASE" >"$WORK/xbase.files"
   X_ARGS=(--retain-min 2 --older-than-ms "$(($(date +%s%3N) - 1000))" --max-deletes 1000
     --clean-empty-dirs --json)
+  "$CLI" expire-snapshots "$WORK/x-cli/t" "${X_ARGS[@]}" --dry-run >"$WORK/x-cli-dry.json" ||
+    return 1
   "$CLI" expire-snapshots "$WORK/x-cli/t" "${X_ARGS[@]}" >"$WORK/x-cli.json" || return 1
   files "$WORK/x-cli/t" >"$WORK/x-cli.files"
   comm -23 "$WORK/xbase.files" "$WORK/x-cli.files" >"$WORK/x-cli.deleted"
@@ -443,26 +445,22 @@ expire_sharded_same_as_cli() {
 run_step "ExpireSnapshots --shards 2 and 7: the CLI's report and files" expire_sharded_same_as_cli
 
 # With --report-dir the sharded job hands the paths to the tasks: each delete unit's task writes
-# <dir>/unit-<i>.txt, the driver <dir>/driver-paths.txt (its own deletions and the sample) and
-# prints the counts and the sample. The tasks' listings are disjoint and hold exactly the CLI's
-# data stage, the driver's the CLI's first 20 paths and its metadata in its order; the CLI's
-# counts.
-expire_report_dir_same_as_cli() {
-  local t="$WORK/x-rd/t" dir="$WORK/x-rd.report"
-  submit_expire x-rd "$t" "${X_ARGS[@]}" --parallelism 2 --shards 7 --report-dir "$dir" || return 1
-  sharded_ran x-rd 7 || return 1
-  files "$t" >"$WORK/x-rd.files"
-  diff -u "$WORK/x-cli.files" "$WORK/x-rd.files" ||
-    { echo "ExpireSnapshots (x-rd) left other files than the CLI" >&2; return 1; }
-  "$PY" - "$WORK/x-cli.json" "$WORK/x-rd.out" "$dir" <<'EOF2' || return 1
+# <dir>/unit-<i>.txt (a dry run: each shard task <dir>/shard-<k>.txt), the driver
+# <dir>/driver-paths.txt (its own deletions and the sample) and prints the counts and the sample.
+# The tasks' listings are disjoint and hold exactly the CLI's data stage, the driver's the CLI's
+# first 20 paths and its metadata in its order; the CLI's counts. The dry run first (nothing
+# changes), then the real run.
+report_dir_like_cli() {
+  "$PY" - "$@" <<'EOF2'
 import glob, json, os, sys
 cli, job = (json.load(open(p)) for p in sys.argv[1:3])
-pdir = sys.argv[3]
+pdir, prefix = sys.argv[3], sys.argv[4]
 def lines(p):
     return open(p, encoding="utf-8").read().splitlines()
 names = sorted(os.path.basename(f) for f in glob.glob(os.path.join(pdir, "*.txt")))
 task_files = [n for n in names if n.startswith(("unit-", "shard-"))]
-assert task_files and set(names) == set(task_files) | {"driver-paths.txt"}, names
+assert task_files and all(n.startswith(prefix) for n in task_files), names
+assert set(names) == set(task_files) | {"driver-paths.txt"}, names
 assert not any(".attempt-" in n for n in task_files), task_files
 tasks = [p for n in task_files for p in lines(os.path.join(pdir, n))]
 driver = lines(os.path.join(pdir, "driver-paths.txt"))
@@ -476,13 +474,29 @@ assert job["paths_elsewhere"] is True and job["paths_dir"] == pdir, job
 assert job["paths_file"] == os.path.join(pdir, "driver-paths.txt"), job["paths_file"]
 assert job["path_count"] == len(driver), job["path_count"]
 assert job["sample_paths"] == driver[:20], job["sample_paths"]
+assert job["dry_run"] == cli["deletion"]["dry_run"], job["dry_run"]
 assert job["deleted"] == d["deleted"], (job["deleted"], d["deleted"])
 for k in ("snapshots_expired", "first_expired", "last_expired", "earliest_after"):
     assert job[k] == cli[k], (k, job[k], cli[k])
 assert job["dirs_removed"] == d["dirs_removed"] and job["failed"] == [], job
-print(f"report dir: {n} paths in {len(task_files)} task listings and {len(driver)} in the "
-      f"driver's, as the CLI's {len(want)}")
+print(f"report dir ({prefix}): {n} paths in {len(task_files)} task listings and {len(driver)} "
+      f"in the driver's, as the CLI's {len(want)}")
 EOF2
+}
+expire_report_dir_same_as_cli() {
+  local t="$WORK/x-rd/t" dir="$WORK/x-rd.report"
+  submit_expire x-rd-dry "$t" "${X_ARGS[@]}" --dry-run --parallelism 2 --shards 7 \
+    --report-dir "$dir" || return 1
+  files "$t" >"$WORK/x-rd-dry.files"
+  diff -u "$WORK/xbase.files" "$WORK/x-rd-dry.files" ||
+    { echo "ExpireSnapshots --dry-run (x-rd) changed the table" >&2; return 1; }
+  report_dir_like_cli "$WORK/x-cli-dry.json" "$WORK/x-rd-dry.out" "$dir" shard- || return 1
+  submit_expire x-rd "$t" "${X_ARGS[@]}" --parallelism 2 --shards 7 --report-dir "$dir" || return 1
+  sharded_ran x-rd 7 || return 1
+  files "$t" >"$WORK/x-rd.files"
+  diff -u "$WORK/x-cli.files" "$WORK/x-rd.files" ||
+    { echo "ExpireSnapshots (x-rd) left other files than the CLI" >&2; return 1; }
+  report_dir_like_cli "$WORK/x-cli.json" "$WORK/x-rd.out" "$dir" unit- || return 1
   missing_needed "$t" && "$CLI" inspect "$t" >/dev/null
 }
 run_step "ExpireSnapshots --shards 7 --report-dir: the CLI's files, paths (tasks' listings) and counts" \
