@@ -142,6 +142,8 @@ static BLOCKING_SLOTS: once_cell::sync::Lazy<tokio::sync::Semaphore> =
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[tokio::test]
@@ -257,6 +259,54 @@ mod tests {
         let (err, on) = t.join().unwrap();
         assert!(matches!(&err, Err(Error::Panic(m)) if m.contains("no runtime")));
         assert_ne!(on.unwrap(), here);
+    }
+
+    /// Counts the events it is given.
+    struct Count(std::sync::atomic::AtomicUsize);
+
+    impl tracing::Subscriber for Count {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    #[test]
+    fn decoding_on_a_worker_logs_to_the_callers_dispatcher() {
+        use tracing::instrument::WithSubscriber;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let count = Arc::new(Count(std::sync::atomic::AtomicUsize::new(0)));
+        let dispatch = tracing::Dispatch::from(Arc::clone(&count));
+        let at = Location::parse("/w/t/manifest/manifest-3").unwrap();
+        let work = async move {
+            decode(&at, || {
+                tracing::warn!("from a decoder");
+                Ok(())
+            })
+            .await?;
+            let l = at.clone();
+            blocking(&at, move || {
+                decode_from_blocking(&l, || {
+                    tracing::warn!("from a decoder of a section");
+                    Ok(())
+                })
+            })
+            .await
+        };
+        rt.block_on(work.with_subscriber(dispatch)).unwrap();
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 
     #[test]
