@@ -56,8 +56,8 @@ use object_store::ObjectStore;
 use crate::error::{Error, Result};
 use backend::{Backend, DeleteScope};
 pub use beneath::DirHook;
-pub(crate) use blocking::blocking;
 pub use blocking::max_blocking_sections;
+pub(crate) use blocking::{blocking, decode};
 use config::StoreConfig;
 use disk::LocalDisk;
 use guard::DeleteGuard;
@@ -411,9 +411,9 @@ impl Storage {
             .await
     }
 
-    /// Reads a whole file and hands its content to `then`, which runs on the blocking pool
-    /// (decoding): on a local disk the read and `then` share one blocking task; from an object
-    /// store the content is fetched first. [`Error::NotFound`] if absent.
+    /// Reads a whole file and hands its content to `then` (decoding), which runs on the
+    /// runtime's worker threads ([`decode`]): on a local disk the read is a blocking section
+    /// first; from an object store the content is fetched first. [`Error::NotFound`] if absent.
     pub async fn get_then<T, F>(&self, loc: &Location, then: F) -> Result<T>
     where
         T: Send + 'static,
@@ -426,11 +426,12 @@ impl Storage {
                 match backend.blocking_get() {
                     Some(read) => {
                         let l = loc.clone();
-                        blocking(loc, move || then(read(&l)?)).await
+                        let bytes = blocking(loc, move || read(&l)).await?;
+                        decode(loc, move || then(bytes)).await
                     }
                     None => {
                         let bytes = backend.get(loc).await?;
-                        blocking(loc, move || then(bytes)).await
+                        decode(loc, move || then(bytes)).await
                     }
                 }
             })
@@ -438,15 +439,16 @@ impl Storage {
     }
 
     /// Reads many whole files and hands each one's content, with its index in `locs`, to
-    /// `then` on the blocking pool, as [`Storage::get_then`] does for one file, with at most
-    /// `concurrency` reads in flight (0 is taken as 1). On a local disk several files are read
-    /// and handed on in one blocking section (at most [`FILES_PER_SECTION`], fewer when there
-    /// are few files, so that `concurrency` sections still run at once); from an object store
+    /// `then` on the runtime's worker threads, as [`Storage::get_then`] does for one file, with
+    /// at most `concurrency` reads in flight (0 is taken as 1). On a local disk several files
+    /// are read in one blocking section (at most [`FILES_PER_SECTION`], fewer when there are few
+    /// files, so that `concurrency` sections still run at once), which hands each file to the
+    /// workers as it is read and waits for it (one file's content at a time); from an object store
     /// each file is fetched in its own request, `concurrency` at once. Results come as they are
     /// ready, in no particular order, one per location with its index; [`Error::NotFound`] for
-    /// an absent file. A failure fails only its file, except a blocking section that fails as a
-    /// whole (a panic in `then`, a cancellation by [`Storage::stop_reads_when`]): then each of
-    /// its files gets the error.
+    /// an absent file. A failure (a panic in `then` included) fails only its file, except a
+    /// blocking section that fails as a whole (a cancellation by [`Storage::stop_reads_when`]):
+    /// then each of its files gets the error.
     pub fn get_many_then<'a, T, F>(
         &'a self,
         locs: &'a [Location],
@@ -502,7 +504,11 @@ impl Storage {
                     Ok(owned
                         .iter()
                         .enumerate()
-                        .map(|(i, l)| read(l).and_then(|b| then(first + i, b)))
+                        .map(|(i, l)| {
+                            let bytes = read(l)?;
+                            let then = Arc::clone(&then);
+                            blocking::decode_from_blocking(l, move || then(first + i, bytes))
+                        })
                         .collect())
                 })
                 .await
@@ -513,7 +519,7 @@ impl Storage {
                     let r = match backend.get(l).await {
                         Ok(bytes) => {
                             let then = Arc::clone(&then);
-                            blocking(l, move || then(first + i, bytes)).await
+                            decode(l, move || then(first + i, bytes)).await
                         }
                         Err(e) => Err(e),
                     };
@@ -763,6 +769,54 @@ mod tests {
             matches!(s.check_deletable(l), Err(Error::PathRefused { .. })),
             "{l} should be refused"
         );
+    }
+
+    /// Decoding (the `then` of a read) runs on the runtime's workers, not on the blocking
+    /// threads that read: with sixteen reading sections at once, the decoders are at most the
+    /// two workers, so decoded entries come from at most two threads' malloc arenas.
+    #[test]
+    fn reads_decode_on_the_runtime_workers_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Location::from_local_path(tmp.path()).unwrap();
+        let locs: Vec<Location> = (0..64)
+            .map(|i| {
+                std::fs::write(tmp.path().join(format!("f-{i}")), vec![b'x'; i]).unwrap();
+                root.join(&format!("f-{i}"))
+            })
+            .collect();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(max_blocking_sections())
+            .build()
+            .unwrap();
+        let s = storage(root.as_str());
+        let decoders = Arc::new(Mutex::new(Vec::new()));
+        let record = {
+            let decoders = Arc::clone(&decoders);
+            move |b: bytes::Bytes| {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                decoders.lock().unwrap().push(std::thread::current().id());
+                Ok(b.len())
+            }
+        };
+        rt.block_on(async {
+            let r = record.clone();
+            let got: Vec<(usize, Result<usize>)> =
+                s.get_many_then(&locs, 16, move |_, b| r(b)).collect().await;
+            assert_eq!(got.len(), locs.len());
+            assert!(got.into_iter().all(|(i, n)| n.unwrap() == i));
+            let got: Vec<Result<usize>> = futures::stream::iter(&locs)
+                .map(|l| s.get_then(l, record.clone()))
+                .buffer_unordered(16)
+                .collect()
+                .await;
+            assert!(got.into_iter().all(|n| n.is_ok()));
+        });
+        let mut threads = decoders.lock().unwrap().clone();
+        assert_eq!(threads.len(), 2 * locs.len());
+        threads.sort_by_key(|t| format!("{t:?}"));
+        threads.dedup();
+        assert!(threads.len() <= 2, "decoded on {} threads", threads.len());
     }
 
     #[test]

@@ -50,10 +50,10 @@ impl MetadataReader {
             .await
     }
 
-    /// Read one manifest and reduce it with `reduce` in the same blocking task that decodes it,
-    /// so that the reduction runs on every core and the entries never reach the caller:
-    /// `reduce` takes them one at a time from [`ManifestFiles::for_each_locator`] (or
-    /// [`ManifestFiles::for_each`]).
+    /// Read one manifest and reduce it with `reduce` in the same task that decodes it (on the
+    /// runtime's workers, `storage::decode`), so that the reduction runs on every core and the
+    /// entries never reach the caller: `reduce` takes them one at a time from
+    /// [`ManifestFiles::for_each_locator`] (or [`ManifestFiles::for_each`]).
     pub async fn manifest_reduced<T: Send + 'static>(
         &self,
         paths: &Arc<PathFactory>,
@@ -71,7 +71,7 @@ impl MetadataReader {
     }
 
     /// [`MetadataReader::manifest_reduced`] over the content of manifest `name`, fetched
-    /// already: decoded and reduced on the blocking pool.
+    /// already: decoded and reduced on the runtime's workers (`storage::decode`).
     pub async fn manifest_bytes_reduced<T: Send + 'static>(
         &self,
         paths: &Arc<PathFactory>,
@@ -82,7 +82,7 @@ impl MetadataReader {
         let loc = paths.manifest(name)?;
         let paths = paths.clone();
         let at = loc.clone();
-        crate::storage::blocking(&loc, move || {
+        crate::storage::decode(&loc, move || {
             reduce(&paths, ManifestFiles::new(&bytes, &at))
         })
         .await
@@ -146,8 +146,8 @@ impl MetadataReader {
         Ok(self.index_manifest_sized(paths, name).await?.0)
     }
 
-    /// Read a file and decode it on the blocking pool (in the reading task on a local disk),
-    /// so that many reads in flight (one task polling a `buffer_unordered` stream) decode on
+    /// Read a file and decode it on the runtime's workers (`storage::decode`), so that
+    /// many reads in flight (one task polling a `buffer_unordered` stream) decode on
     /// every core instead of the polling thread only.
     async fn read_decoded<T: Send + 'static>(
         &self,
