@@ -16,7 +16,7 @@ use crate::spec::manifest::FileKind;
 use crate::storage::Location;
 use crate::table::{DataFileLocator, ManifestFiles, PathFactory, Table};
 
-/// One entry of a manifest read for candidates, reduced on the blocking pool.
+/// One entry of a manifest read for candidates, reduced by the task that decodes it.
 enum Reduced {
     /// A file the entry deletes (delta lists) or adds (changelog lists): a candidate, with its
     /// [`crate::hash::location_key`].
@@ -68,8 +68,8 @@ fn reduce_delta(
 }
 
 /// Emptied vectors of [`Reduced`] entries, reused by later manifests: a fresh one
-/// per manifest, grown on a blocking thread and freed on another, left every thread's
-/// allocator arena fragmented.
+/// per manifest, grown on one thread and freed on another, left every thread's allocator
+/// arena fragmented.
 static REDUCED_VECS: std::sync::Mutex<Vec<Vec<Reduced>>> = std::sync::Mutex::new(Vec::new());
 
 /// At most this many idle vectors are kept ...
@@ -179,7 +179,7 @@ pub(crate) fn manifests_by_list(rr: &ReferenceReader, lists: &[String]) -> Vec<(
 /// empty (an interrupted earlier run may have removed them after their data).
 ///
 /// Manifests are read concurrently and consumed in list order; each is reduced to locations
-/// in the blocking task that decodes it, and its entries are dropped there. ADD entries are
+/// by the decoding task (on the runtime's workers), and its entries are dropped there. ADD entries are
 /// reduced to 64-bit location keys: two locations sharing a key could only cancel a DELETE
 /// wrongly, which keeps a file, never deletes one.
 ///
@@ -279,8 +279,8 @@ impl ListDeletes {
 }
 
 /// Files the given lists ADD (changelog lists; Java deletes changelog files without extras).
-/// Missing lists and manifests read as empty. Manifests are reduced to candidates in the
-/// blocking task that decodes them.
+/// Missing lists and manifests read as empty. Manifests are reduced to candidates by the
+/// task that decodes them.
 pub async fn added_by_lists(
     rr: &ReferenceReader<'_>,
     table: &Table,

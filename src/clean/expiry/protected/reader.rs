@@ -309,7 +309,7 @@ impl<'t> ReferenceReader<'t> {
         }
     }
 
-    /// Read one manifest and reduce it in the blocking task that decodes it (see
+    /// Read one manifest and reduce it in the task that decodes it (see
     /// [`crate::table::MetadataReader::manifest_reduced`]). With `tolerate_missing`, an absent
     /// manifest reduces to `T::default()`.
     pub async fn manifest_reduced<T: Default + Send + 'static>(
