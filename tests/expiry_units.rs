@@ -11,7 +11,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -323,64 +322,9 @@ fn same_as_single_by(
     deleted
 }
 
-fn paimon_gen(table: &Path, args: &[&str]) {
-    let out = Command::new(common::gen_bin())
-        .arg(table)
-        .args(args)
-        .output()
-        .expect("run paimon-gen");
-    assert!(
-        out.status.success(),
-        "paimon-gen failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A generated table with tags, a branch, consumers, changelogs, index files and compactions.
 fn generated(dir: &Path, seed: u64) -> PathBuf {
-    generated_with(dir, seed, "6")
-}
-
-/// [`generated`] with `files` data files per commit.
-fn generated_with(dir: &Path, seed: u64, files: &str) -> PathBuf {
-    let table = dir.join(format!("gen-{seed}-{files}"));
-    let seed_text = seed.to_string();
-    let changelog = if seed % 2 == 0 { "true" } else { "false" };
-    let index = if seed % 3 == 0 { "true" } else { "false" };
-    paimon_gen(
-        &table,
-        &[
-            "--snapshots",
-            "40",
-            "--files-per-commit",
-            files,
-            "--partitions",
-            "4",
-            "--buckets",
-            "2",
-            "--compact-every",
-            "3",
-            "--overwrite-every",
-            "7",
-            "--drop-every",
-            "13",
-            "--tags",
-            "3",
-            "--branch",
-            "b1",
-            "--branch-commits",
-            "4",
-            "--consumers",
-            if seed % 4 == 1 { "1" } else { "0" },
-            "--changelog",
-            changelog,
-            "--index",
-            index,
-            "--seed",
-            &seed_text,
-        ],
-    );
-    table
+    common::expiry_history(dir, seed, "6")
 }
 
 #[test]
@@ -490,7 +434,7 @@ fn unreadable_metadata_fails_with_nothing_deleted() {
 fn a_failed_delete_stage_leaves_the_table_whole_and_a_rerun_converges() {
     let dir = tempfile::tempdir().unwrap();
     // Enough freed files for several delete units.
-    let src = generated_with(dir.path(), 4, "80");
+    let src = common::expiry_history(dir.path(), 4, "80");
     let (_a, a) = common::copy_table(&src);
     let (_b, b) = common::copy_table(&src);
     let c = cfg(1, false);
@@ -621,7 +565,7 @@ fn sharded_runs_equal_single_process_runs_on_generated_tables() {
 fn sharded_runs_equal_single_process_runs_for_every_shard_count() {
     let dir = tempfile::tempdir().unwrap();
     // Several delete units per shard at few shards.
-    let table = generated_with(dir.path(), 6, "40");
+    let table = common::expiry_history(dir.path(), 6, "40");
     for (i, shards) in SHARDS.into_iter().enumerate() {
         let deleted = sharded_same_as_single(&table, "main", |dry| cfg(2, dry), i as u64, shards);
         assert!(deleted > 500, "{shards} shards: only {deleted} files freed");
@@ -699,7 +643,7 @@ fn unreadable_metadata_fails_a_sharded_run_with_nothing_deleted() {
 #[test]
 fn missing_doubled_and_foreign_shard_results_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let table = generated_with(dir.path(), 6, "20");
+    let table = common::expiry_history(dir.path(), 6, "20");
     let rt = common::rt();
     let ctl = RunControl::default();
     let before = common::tree(&table);

@@ -10,8 +10,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,50 +50,6 @@ fn single(table: &Path, cfg: &ExpireConfig) -> paimon_cleanup::Result<ExpireRepo
         let t = open(table).await?;
         expire_snapshots(&t, cfg, &RunControl::default()).await
     })
-}
-
-/// A generated table with tags, a branch, changelogs, index files and compactions, with
-/// `files` data files per commit.
-fn generated(dir: &Path, seed: u64, files: &str) -> PathBuf {
-    let table = dir.join(format!("gen-{seed}-{files}"));
-    let out = Command::new(common::gen_bin())
-        .arg(&table)
-        .args([
-            "--snapshots",
-            "40",
-            "--files-per-commit",
-            files,
-            "--partitions",
-            "4",
-            "--buckets",
-            "2",
-            "--compact-every",
-            "3",
-            "--overwrite-every",
-            "7",
-            "--drop-every",
-            "13",
-            "--tags",
-            "3",
-            "--branch",
-            "b1",
-            "--branch-commits",
-            "4",
-            "--changelog",
-            if seed % 2 == 0 { "true" } else { "false" },
-            "--index",
-            if seed % 3 == 0 { "true" } else { "false" },
-            "--seed",
-            &seed.to_string(),
-        ])
-        .output()
-        .expect("run paimon-gen");
-    assert!(
-        out.status.success(),
-        "paimon-gen failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    table
 }
 
 /// What a counts-only sharded run gave: the final report, the paths the tasks kept (shard
@@ -251,7 +206,7 @@ fn same_as_single(src: &Path, shards: u32) -> Vec<usize> {
 fn the_tasks_hold_exactly_the_single_process_paths_and_the_report_its_counts() {
     let dir = tempfile::tempdir().unwrap();
     for (seed, shards) in [(2u64, 1u32), (3, 3), (6, 7)] {
-        let src = generated(dir.path(), seed, "6");
+        let src = common::expiry_history(dir.path(), seed, "6");
         same_as_single(&src, shards);
     }
 }
@@ -264,8 +219,8 @@ const PER_RESULT: usize = 8 * 1024;
 fn the_drivers_bytes_do_not_grow_with_the_files_freed() {
     let dir = tempfile::tempdir().unwrap();
     let shards = 3;
-    let small = same_as_single(&generated(dir.path(), 6, "4"), shards);
-    let large = same_as_single(&generated(dir.path(), 6, "40"), shards);
+    let small = same_as_single(&common::expiry_history(dir.path(), 6, "4"), shards);
+    let large = same_as_single(&common::expiry_history(dir.path(), 6, "40"), shards);
     let (s, l): (usize, usize) = (small.iter().sum(), large.iter().sum());
     eprintln!(
         "driver bytes: {s} for 4 files a commit, {l} for 40 ({} results)",
@@ -305,7 +260,7 @@ fn the_drivers_bytes_do_not_grow_with_the_files_freed() {
 #[test]
 fn a_failed_deletion_reaches_the_driver_in_full_and_stops_before_the_metadata() {
     let dir = tempfile::tempdir().unwrap();
-    let src = generated(dir.path(), 3, "6");
+    let src = common::expiry_history(dir.path(), 3, "6");
     let dry = single(&src, &cfg(1, true)).unwrap();
     // Two freed data files in different directories (likely different shards).
     let data: Vec<String> = paths_of(&dry)
@@ -357,7 +312,7 @@ fn a_failed_deletion_reaches_the_driver_in_full_and_stops_before_the_metadata() 
 #[test]
 fn a_missing_or_doubled_result_fails_with_nothing_more_deleted_dry_run_too() {
     let dir = tempfile::tempdir().unwrap();
-    let src = generated(dir.path(), 6, "40");
+    let src = common::expiry_history(dir.path(), 6, "40");
     for (fault, dry_run) in [
         (Fault::MissingUnitResult, false),
         (Fault::DoubledShardReport, false),
@@ -385,7 +340,7 @@ fn a_missing_or_doubled_result_fails_with_nothing_more_deleted_dry_run_too() {
 #[test]
 fn a_delete_unit_handing_its_paths_to_the_task_is_refused_by_plain_execute() {
     let dir = tempfile::tempdir().unwrap();
-    let src = generated(dir.path(), 6, "6");
+    let src = common::expiry_history(dir.path(), 6, "6");
     let (_b, b) = common::copy_table(&src);
     let ctl = RunControl::default();
     let rt = common::rt();

@@ -1063,3 +1063,61 @@ impl FaultyProxy {
         Self::start_on(server.port, args)
     }
 }
+
+/// Runs `paimon-gen` on `table` with `args`; fails the test if it fails.
+pub fn paimon_gen(table: &Path, args: &[&str]) {
+    let out = Command::new(gen_bin())
+        .arg(table)
+        .args(args)
+        .output()
+        .expect("run paimon-gen");
+    assert!(
+        out.status.success(),
+        "paimon-gen failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A table `paimon-gen` writes for the expiry-unit tests: tags, a branch, consumers (seeds
+/// 1, 5, 9, ...), changelogs (even seeds), index files (seeds divisible by 3) and compactions,
+/// with `files` data files per commit.
+pub fn expiry_history(dir: &Path, seed: u64, files: &str) -> PathBuf {
+    let table = dir.join(format!("gen-{seed}-{files}"));
+    let seed_text = seed.to_string();
+    let changelog = if seed % 2 == 0 { "true" } else { "false" };
+    let index = if seed % 3 == 0 { "true" } else { "false" };
+    paimon_gen(
+        &table,
+        &[
+            "--snapshots",
+            "40",
+            "--files-per-commit",
+            files,
+            "--partitions",
+            "4",
+            "--buckets",
+            "2",
+            "--compact-every",
+            "3",
+            "--overwrite-every",
+            "7",
+            "--drop-every",
+            "13",
+            "--tags",
+            "3",
+            "--branch",
+            "b1",
+            "--branch-commits",
+            "4",
+            "--consumers",
+            if seed % 4 == 1 { "1" } else { "0" },
+            "--changelog",
+            changelog,
+            "--index",
+            index,
+            "--seed",
+            &seed_text,
+        ],
+    );
+    table
+}
