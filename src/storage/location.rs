@@ -232,6 +232,17 @@ impl Location {
         }
     }
 
+    /// A location from its own text ([`Location::as_str`]), taken as it is: only for text
+    /// this crate copied from a `Location` (checked against [`Location::parse`] in debug
+    /// builds).
+    pub(crate) fn from_normalized(s: &str) -> Location {
+        debug_assert_eq!(
+            Location::parse(s).ok().as_ref().map(Location::as_str),
+            Some(s)
+        );
+        Location(s.to_owned())
+    }
+
     /// The child `name` (one segment, e.g. from a directory listing). A `name` that is not a
     /// single plain segment is handled like [`Location::join`].
     pub(crate) fn child(&self, name: &str) -> Location {

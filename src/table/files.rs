@@ -44,6 +44,25 @@ impl MetadataReader {
             .await
     }
 
+    /// Read and decode a manifest list and reduce it with `reduce` in the task that decodes
+    /// it (on the runtime's workers): the decoded entries, with their partition statistics,
+    /// never wait for the caller. When the workers are busy decoding, a caller reading many
+    /// lists concurrently polls them late, and decoded lists piled up meanwhile.
+    pub async fn manifest_list_reduced<T: Send + 'static>(
+        &self,
+        paths: &PathFactory,
+        name: &str,
+        reduce: impl FnOnce(Vec<ManifestFileMeta>) -> T + Send + 'static,
+    ) -> Result<T> {
+        let loc = paths.manifest(name)?;
+        let at = loc.clone();
+        self.storage
+            .get_then(&loc, move |bytes| {
+                manifest::decode_manifest_list(&bytes, at.as_str()).map(reduce)
+            })
+            .await
+    }
+
     /// Read and decode one manifest.
     pub async fn manifest(&self, paths: &PathFactory, name: &str) -> Result<Vec<ManifestEntry>> {
         self.read_decoded(paths.manifest(name)?, manifest::decode_manifest)

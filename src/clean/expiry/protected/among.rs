@@ -7,14 +7,14 @@ use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
+use crate::clean::expiry::protected::live::LiveEntries;
 use crate::clean::expiry::protected::protectors::{
     changelog_optional_lists, ProtectMode, Protector,
 };
 use crate::clean::expiry::protected::reader::ReferenceReader;
 use crate::clean::expiry::protected::slim::{CandidateKeys, Slim};
 use crate::error::Result;
-use crate::hash::FastMap;
-use crate::memory::{hashed, Charge};
+use crate::memory::Charge;
 use crate::spec::manifest::FileKind;
 use crate::storage::Location;
 
@@ -71,7 +71,8 @@ impl ReferenceReader<'_> {
     /// The protectors' manifests are streamed once, in an order every protector's merge
     /// sequence (base then delta list) follows ([`stream_order`]), and each manifest's entries
     /// are applied to every protector that reads it as soon as it is read: what is held is the
-    /// manifests in flight and, per protector, its candidate entries live so far, not every
+    /// manifests in flight and, per protector (one set for protectors whose merge is the start
+    /// of another's), its candidate entries live so far, not every
     /// manifest's entries at once (on tables whose manifests were never merged that is two
     /// entries per data file). Protectors whose orders conflict (or that name a manifest twice)
     /// are read as before: every manifest reduced first, then merged per protector.
@@ -161,15 +162,21 @@ impl ReferenceReader<'_> {
             .enumerate()
             .map(|(i, m)| (m.as_str(), i))
             .collect();
-        // Per manifest: the protectors merging it, whether some protector reads its ADDs, and
-        // the protectors whose merge it ends.
+        // A protector whose merge is the start of another's shares that one's live entries
+        // (`head`): on a table whose manifests were never merged, every version's merge is
+        // the start of the latest's, and one set serves them all.
+        let head = share_prefixes(reads);
+        // Per manifest: the heads merging it, whether some protector reads its ADDs, and the
+        // protectors whose merge it ends.
         let mut mergers: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
         let mut adds: Vec<bool> = vec![false; order.len()];
         let mut ending: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
         for (p, r) in reads.iter().enumerate() {
-            for m in &r.merged {
-                if let Some(&i) = at.get(m.as_str()) {
-                    mergers[i].push(p);
+            if head[p] == p {
+                for m in &r.merged {
+                    if let Some(&i) = at.get(m.as_str()) {
+                        mergers[i].push(p);
+                    }
                 }
             }
             if let Some(&i) = r.merged.last().and_then(|m| at.get(m.as_str())) {
@@ -222,8 +229,17 @@ impl ReferenceReader<'_> {
             if adds[i] {
                 protect_adds(&relevant, protect);
             }
-            for &p in &ending[i] {
-                std::mem::take(&mut live[p]).protect_all(protect);
+            // A merge ending here protects what is live in its head's set; the head's own end
+            // (the last of its set's merges to end) drops the set.
+            let mut ended: Vec<usize> = ending[i].iter().map(|&p| head[p]).collect();
+            ended.sort_unstable();
+            ended.dedup();
+            for h in ended {
+                if ending[i].contains(&h) {
+                    std::mem::take(&mut live[h]).protect_all(protect);
+                } else {
+                    live[h].protect_each(protect);
+                }
             }
             live_charge.set(live.iter().map(|l| l.bytes).sum())?;
             i += 1;
@@ -403,103 +419,35 @@ fn stream_order(reads: &[ProtectorReads]) -> Option<Vec<String>> {
     Some(order)
 }
 
-/// A protector's candidate entries live so far in its merge, by identifier (location, level
-/// and the rest, exactly as readers merge), with the extra files each names. Held by a hash of
-/// the identifier, each compared exactly within its hash (a DELETE copies nothing).
-#[derive(Debug, Default)]
-struct LiveEntries {
-    by_hash: FastMap<u64, Vec<LiveEntry>>,
-    /// About what the entries hold (for the run's budget).
-    bytes: u64,
-}
-
-/// One live entry of [`LiveEntries`].
-#[derive(Debug)]
-struct LiveEntry {
-    location: Location,
-    level: i32,
-    ident: Box<[u8]>,
-    extras: Vec<Location>,
-}
-
-impl LiveEntry {
-    fn is(&self, e: &Slim) -> bool {
-        self.level == e.level && self.location == e.location && self.ident == e.ident
-    }
-
-    /// About what the entry holds, with its share of the map (for the run's budget).
-    fn heap_bytes(&self) -> u64 {
-        let extras: usize = self.extras.iter().map(|x| 24 + x.as_str().len()).sum();
-        hashed(std::mem::size_of::<u64>() + std::mem::size_of::<Vec<LiveEntry>>())
-            + (std::mem::size_of::<LiveEntry>()
-                + self.location.as_str().len()
-                + self.ident.len()
-                + extras) as u64
-    }
-}
-
-impl LiveEntries {
-    /// Apply one manifest's entries in order: an ADD makes its identifier live, a DELETE
-    /// removes it.
-    fn apply(&mut self, entries: &[&Slim]) {
-        for e in entries {
-            let h = self
-                .by_hash
-                .hasher()
-                .hash_one((e.location.as_str(), e.level, &e.ident[..]));
-            match e.kind {
-                FileKind::Add => {
-                    let same = self.by_hash.entry(h).or_default();
-                    match same.iter_mut().find(|x| x.is(e)) {
-                        Some(x) => {
-                            self.bytes = self.bytes.saturating_sub(x.heap_bytes());
-                            x.extras = e.extras.clone();
-                            self.bytes += x.heap_bytes();
-                        }
-                        None => {
-                            let x = LiveEntry {
-                                location: e.location.clone(),
-                                level: e.level,
-                                ident: e.ident.clone(),
-                                extras: e.extras.clone(),
-                            };
-                            self.bytes += x.heap_bytes();
-                            // Most identifiers have a hash of their own: room for one entry,
-                            // not the four a first push reserves.
-                            same.reserve_exact(1);
-                            same.push(x);
-                        }
-                    }
-                }
-                FileKind::Delete => {
-                    if let Some(same) = self.by_hash.get_mut(&h) {
-                        let bytes = &mut self.bytes;
-                        same.retain(|x| {
-                            let gone = x.is(e);
-                            if gone {
-                                *bytes = bytes.saturating_sub(x.heap_bytes());
-                            }
-                            !gone
-                        });
-                        if same.is_empty() {
-                            self.by_hash.remove(&h);
-                        }
-                    }
-                }
-            }
+/// Protectors whose merges (`merged`) can share live entries: for each protector, the
+/// protector whose merge starts with all of its own (itself if none). A protector's live
+/// entries at the end of its merge are then its head's at that manifest. Each protector is
+/// compared with at most [`MAX_HEADS_TRIED`] heads, so the work stays linear in the
+/// protectors' manifests.
+fn share_prefixes(reads: &[ProtectorReads]) -> Vec<usize> {
+    let mut by_length: Vec<usize> = (0..reads.len()).collect();
+    by_length.sort_by_key(|&p| std::cmp::Reverse(reads[p].merged.len()));
+    let mut head: Vec<usize> = (0..reads.len()).collect();
+    let mut heads: Vec<usize> = Vec::new();
+    for p in by_length {
+        let mine = &reads[p].merged;
+        let found = heads.iter().take(MAX_HEADS_TRIED).copied().find(|&h| {
+            let theirs = &reads[h].merged;
+            // The last manifest first: most protectors that are not a prefix differ there.
+            theirs.len() >= mine.len()
+                && mine.last().map(|m| &theirs[mine.len() - 1] == m) != Some(false)
+                && theirs.starts_with(mine)
+        });
+        match found {
+            Some(h) => head[p] = h,
+            None => heads.push(p),
         }
     }
-
-    /// Protect every live entry's location and extra files.
-    fn protect_all(self, protect: &mut impl FnMut(&Location)) {
-        for x in self.by_hash.into_values().flatten() {
-            protect(&x.location);
-            for l in &x.extras {
-                protect(l);
-            }
-        }
-    }
+    head
 }
+
+/// See [`share_prefixes`].
+const MAX_HEADS_TRIED: usize = 64;
 
 /// Protect every location the ADD entries among `entries` name.
 fn protect_adds(entries: &[&Slim], protect: &mut impl FnMut(&Location)) {
@@ -539,6 +487,26 @@ mod tests {
     }
 
     #[test]
+    fn merges_that_start_another_share_its_live_entries() {
+        let head = share_prefixes(&[
+            reads(&["m1", "m2"], &[]),
+            reads(&["m1", "m2", "m3", "m4"], &["c1"]),
+            reads(&["m1", "m2", "m3", "m4"], &[]),
+            // Same length as a prefix, another manifest: a head of its own.
+            reads(&["m1", "x2"], &[]),
+            reads(&["m1"], &[]),
+            reads(&["x", "m3"], &[]),
+            reads(&[], &["c2"]),
+        ]);
+        assert_eq!(head[1], 1);
+        assert_eq!(head[2], 1);
+        assert_eq!(head[0], 1);
+        assert_eq!(head[3], 3);
+        assert!(head[4] == 1 || head[4] == 3);
+        assert_eq!(head[5], 5);
+    }
+
+    #[test]
     fn conflicting_orders_or_a_manifest_merged_twice_have_no_stream_order() {
         assert!(stream_order(&[reads(&["a", "b"], &[]), reads(&["b", "a"], &[])]).is_none());
         assert!(stream_order(&[
@@ -550,58 +518,5 @@ mod tests {
         assert!(stream_order(&[reads(&["a", "b", "a"], &[])]).is_none());
         // Read for ADDs twice is no conflict.
         assert!(stream_order(&[reads(&["a"], &["a", "b"]), reads(&[], &["b"])]).is_some());
-    }
-
-    fn slim(kind: FileKind, location: &str, level: i32, ident: &[u8]) -> Slim {
-        Slim {
-            kind,
-            level,
-            location: Location::parse(location).unwrap(),
-            extras: vec![Location::parse(&format!("{location}.index")).unwrap()],
-            ident: ident.into(),
-        }
-    }
-
-    #[test]
-    fn live_entries_merge_by_the_whole_identifier() {
-        let a = "file:///t/bucket-0/data-a.orc";
-        let b = "file:///t/bucket-0/data-b.orc";
-        let c = "file:///t/bucket-0/data-c.orc";
-        let entries = [
-            slim(FileKind::Add, a, 0, b"p"),
-            slim(FileKind::Add, b, 0, b"p"),
-            slim(FileKind::Add, c, 0, b"p"),
-            // Another level: does not remove `a`.
-            slim(FileKind::Delete, a, 1, b"p"),
-            // Another identifier rest (partition, bucket, ...): does not remove `b`.
-            slim(FileKind::Delete, b, 0, b"q"),
-            // Removes `c`, which a later ADD brings back at another level.
-            slim(FileKind::Delete, c, 0, b"p"),
-        ];
-        let mut live = LiveEntries::default();
-        live.apply(&entries.iter().collect::<Vec<_>>());
-        let later = [slim(FileKind::Add, c, 2, b"p")];
-        live.apply(&later.iter().collect::<Vec<_>>());
-        let mut got: Vec<String> = Vec::new();
-        live.protect_all(&mut |l| got.push(l.as_str().to_string()));
-        got.sort();
-        let mut want: Vec<String> = [a, b, c]
-            .iter()
-            .flat_map(|l| [l.to_string(), format!("{l}.index")])
-            .collect();
-        want.sort();
-        assert_eq!(got, want);
-
-        let mut live = LiveEntries::default();
-        live.apply(&entries[..3].iter().collect::<Vec<_>>());
-        let gone = [
-            slim(FileKind::Delete, a, 0, b"p"),
-            slim(FileKind::Delete, b, 0, b"p"),
-            slim(FileKind::Delete, c, 0, b"p"),
-        ];
-        live.apply(&gone.iter().collect::<Vec<_>>());
-        let mut none = 0;
-        live.protect_all(&mut |_| none += 1);
-        assert_eq!(none, 0);
     }
 }

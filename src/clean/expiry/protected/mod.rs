@@ -8,6 +8,7 @@
 //! candidates as they are decoded and not kept; a protector naming one of them reads it again.
 
 pub mod among;
+mod live;
 pub mod protectors;
 pub mod reader;
 pub mod slim;

@@ -10,6 +10,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use crate::clean::expiry::protected::protectors::{changelog_needed_lists, ProtectMode, Protector};
 use crate::clean::expiry::protected::slim::{slim_of, CandidateKeys, Slim};
 use crate::error::Result;
+use crate::hash::FastSet;
 use crate::memory::MemoryBudget;
 use crate::spec::manifest::{FileKind, ManifestFileMeta};
 use crate::storage::Location;
@@ -28,7 +29,7 @@ pub struct IndexFile {
 /// size). A decoded [`ManifestFileMeta`] holds its partition statistics as slices of the
 /// decompressed list, so caching those would keep every list's decompressed blocks alive
 /// (about 130 bytes per data file at medium size).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ListedManifest {
     /// `_FILE_NAME`: name of the manifest file in `manifest/`.
     pub file_name: String,
@@ -40,26 +41,52 @@ pub struct ListedManifest {
     pub deleted_files: u32,
 }
 
-/// A manifest list reduced to its manifests' names and sizes, in order.
-fn listed(metas: Vec<ManifestFileMeta>) -> Vec<ListedManifest> {
-    let mut out: Vec<ListedManifest> = metas
+/// A manifest list reduced to its manifests' names and sizes, in order; each manifest taken
+/// from `shared` when an earlier list named it alike (and added there otherwise).
+fn listed(
+    metas: Vec<ManifestFileMeta>,
+    shared: Option<&SharedManifests>,
+) -> Vec<Arc<ListedManifest>> {
+    let mut held = shared.map(|s| s.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut out: Vec<Arc<ListedManifest>> = metas
         .into_iter()
-        .map(|m| ListedManifest {
-            file_name: m.file_name,
-            file_size: m.file_size,
-            added_files: m.num_added_files.clamp(0, u32::MAX as i64) as u32,
-            deleted_files: m.num_deleted_files.clamp(0, u32::MAX as i64) as u32,
+        .map(|m| {
+            let m = ListedManifest {
+                file_name: m.file_name,
+                file_size: m.file_size,
+                added_files: m.num_added_files.clamp(0, u32::MAX as i64) as u32,
+                deleted_files: m.num_deleted_files.clamp(0, u32::MAX as i64) as u32,
+            };
+            match held.as_mut() {
+                Some(held) => match held.get(&m) {
+                    Some(same) => same.clone(),
+                    None => {
+                        let m = Arc::new(m);
+                        held.insert(m.clone());
+                        m
+                    }
+                },
+                None => Arc::new(m),
+            }
         })
         .collect();
     out.shrink_to_fit();
     out
 }
 
+/// The manifests the cached lists name, each once (compared whole: name, size and counts).
+type SharedManifests = Arc<Mutex<FastSet<Arc<ListedManifest>>>>;
+
 /// Caches and reads for one run.
 pub struct ReferenceReader<'t> {
     pub(super) table: &'t Table,
     /// Manifest lists read so far (shared by concurrent readers of one run).
-    lists: SharedCache<Vec<ListedManifest>>,
+    lists: SharedCache<Vec<Arc<ListedManifest>>>,
+    /// The manifests of `lists`, each held once however many lists name it: on a table whose
+    /// manifests were never merged every version's base list names every earlier delta
+    /// manifest, and each protector's list held its own copy of each (about 100 bytes a
+    /// manifest and protector).
+    manifests: SharedManifests,
     /// Protectors' manifests reduced to the entries that may name a candidate.
     slim: SharedCache<Vec<Slim>>,
     /// Index manifests read so far (shared by concurrent readers of one run).
@@ -134,6 +161,7 @@ impl<'t> ReferenceReader<'t> {
         ReferenceReader {
             table,
             lists: SharedCache::new(),
+            manifests: Arc::new(Mutex::new(FastSet::default())),
             slim: SharedCache::new(),
             index_files: SharedCache::new(),
             fetched: Mutex::new(FetchedManifests {
@@ -183,11 +211,10 @@ impl<'t> ReferenceReader<'t> {
     /// of it still fails. Concurrent callers may share one reader.
     pub async fn load_lists(&self, names: &[String], tolerate_missing: bool) -> Result<()> {
         let todo = self.lists.missing(names);
-        let table = self.table;
-        let read: Vec<Option<(String, Vec<ListedManifest>)>> = stream::iter(todo)
+        let read: Vec<Option<(String, Vec<Arc<ListedManifest>>)>> = stream::iter(todo)
             .map(|n| async move {
-                match table.reader().manifest_list(table.paths(), &n).await {
-                    Ok(v) => Ok(Some((n, listed(v)))),
+                match self.read_listed(&n).await {
+                    Ok(v) => Ok(Some((n, v))),
                     Err(e) if tolerate_missing && e.is_not_found() => Ok(None),
                     Err(e) => Err(e),
                 }
@@ -197,6 +224,18 @@ impl<'t> ReferenceReader<'t> {
             .await?;
         self.lists.insert_all(read.into_iter().flatten());
         Ok(())
+    }
+
+    /// Read list `name` and reduce it to [`ListedManifest`]s in the task that decodes it, each
+    /// manifest held once with the cached lists' ([`SharedManifests`]).
+    async fn read_listed(&self, name: &str) -> Result<Vec<Arc<ListedManifest>>> {
+        let shared = Some(self.manifests.clone());
+        self.table
+            .reader()
+            .manifest_list_reduced(self.table.paths(), name, move |v| {
+                listed(v, shared.as_ref())
+            })
+            .await
     }
 
     /// Read (strictly, once, concurrently) the manifest lists of `protectors`; returns the
@@ -258,6 +297,7 @@ impl<'t> ReferenceReader<'t> {
     pub fn release_caches(&self) {
         self.lists.map().clear();
         self.lists.map().shrink_to_fit();
+        *self.manifests.lock().unwrap_or_else(|p| p.into_inner()) = FastSet::default();
         self.release_slim();
         self.index_files.map().clear();
         self.index_files.map().shrink_to_fit();
@@ -287,23 +327,21 @@ impl<'t> ReferenceReader<'t> {
     }
 
     /// A loaded list's manifests (empty if never loaded).
-    pub fn list(&self, name: &str) -> Arc<Vec<ListedManifest>> {
+    pub fn list(&self, name: &str) -> Arc<Vec<Arc<ListedManifest>>> {
         self.lists.get(name).unwrap_or_default()
     }
 
     /// [`ReferenceReader::list_uncached`] that tells an absent list apart: `None` when the
     /// list is not on disk.
-    pub async fn list_if_present(&self, name: &str) -> Result<Option<Arc<Vec<ListedManifest>>>> {
+    pub async fn list_if_present(
+        &self,
+        name: &str,
+    ) -> Result<Option<Arc<Vec<Arc<ListedManifest>>>>> {
         if let Some(v) = self.lists.get(name) {
             return Ok(Some(v));
         }
-        match self
-            .table
-            .reader()
-            .manifest_list(self.table.paths(), name)
-            .await
-        {
-            Ok(v) => Ok(Some(Arc::new(listed(v)))),
+        match self.read_listed(name).await {
+            Ok(v) => Ok(Some(Arc::new(v))),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }
