@@ -11,7 +11,7 @@ use crate::clean::expiry::protected::live::LiveEntries;
 use crate::clean::expiry::protected::protectors::{
     changelog_optional_lists, ProtectMode, Protector,
 };
-use crate::clean::expiry::protected::reader::ReferenceReader;
+use crate::clean::expiry::protected::reader::{ListedManifest, ReferenceReader};
 use crate::clean::expiry::protected::slim::{CandidateKeys, Slim};
 use crate::error::Result;
 use crate::memory::Charge;
@@ -96,7 +96,7 @@ impl ReferenceReader<'_> {
         // Every manifest of the lists read is read (strictly), even one no protector takes
         // entries from (a long-lived changelog's base list): unreadable metadata of a
         // protector stops the run.
-        let every = self.manifests_of_lists(&all_lists);
+        let every = self.distinct_manifests_of_lists(&all_lists);
         match stream_order(&reads) {
             Some(mut order) => {
                 let mut listed: HashSet<&str> = order.iter().map(String::as_str).collect();
@@ -122,7 +122,7 @@ impl ReferenceReader<'_> {
     /// The manifests protector `p` reads, in order, by how it reads them (its lists loaded).
     fn reads_of(&self, p: &Protector, producer_none: bool) -> ProtectorReads {
         let s = &p.snapshot;
-        let mut merged: Vec<String> = Vec::new();
+        let mut merged: Vec<Arc<ListedManifest>> = Vec::new();
         let mut adds_lists: Vec<String> = Vec::new();
         match p.mode {
             ProtectMode::Full => {
@@ -174,16 +174,16 @@ impl ReferenceReader<'_> {
         for (p, r) in reads.iter().enumerate() {
             if head[p] == p {
                 for m in &r.merged {
-                    if let Some(&i) = at.get(m.as_str()) {
+                    if let Some(&i) = at.get(m.file_name.as_str()) {
                         mergers[i].push(p);
                     }
                 }
             }
-            if let Some(&i) = r.merged.last().and_then(|m| at.get(m.as_str())) {
+            if let Some(&i) = r.merged.last().and_then(|m| at.get(m.file_name.as_str())) {
                 ending[i].push(p);
             }
             for m in &r.adds {
-                if let Some(&i) = at.get(m.as_str()) {
+                if let Some(&i) = at.get(m.file_name.as_str()) {
                     adds[i] = true;
                 }
             }
@@ -280,13 +280,13 @@ impl ReferenceReader<'_> {
         for r in reads {
             let mut live = LiveEntries::default();
             for m in &r.merged {
-                if let Some(entries) = relevant.get(m.as_str()) {
+                if let Some(entries) = relevant.get(m.file_name.as_str()) {
                     live.apply(entries);
                 }
             }
             live.protect_all(protect);
             for m in &r.adds {
-                if let Some(entries) = relevant.get(m.as_str()) {
+                if let Some(entries) = relevant.get(m.file_name.as_str()) {
                     protect_adds(entries, protect);
                 }
             }
@@ -347,11 +347,12 @@ impl ReferenceReader<'_> {
 }
 
 /// The manifests one protector reads: `merged` in order (a full version's base then delta
-/// list, merged by identifier as readers merge), `adds` for the files their ADD entries name.
+/// list, merged by identifier as readers merge), `adds` for the files their ADD entries name;
+/// each manifest shared with the cached lists (a protector's merge costs a pointer a manifest).
 #[derive(Debug)]
 struct ProtectorReads {
-    merged: Vec<String>,
-    adds: Vec<String>,
+    merged: Vec<Arc<ListedManifest>>,
+    adds: Vec<Arc<ListedManifest>>,
 }
 
 /// An order of every manifest the protectors read in which each protector's `merged` manifests
@@ -367,11 +368,12 @@ fn stream_order(reads: &[ProtectorReads]) -> Option<Vec<String>> {
         let mut seen: HashSet<usize> = HashSet::new();
         let mut prev: Option<usize> = None;
         for m in &r.merged {
-            let i = match index.get(m.as_str()) {
+            let m = m.file_name.as_str();
+            let i = match index.get(m) {
                 Some(&i) => i,
                 None => {
-                    index.insert(m.as_str(), names.len());
-                    names.push(m.as_str());
+                    index.insert(m, names.len());
+                    names.push(m);
                     edges.push(Vec::new());
                     indegree.push(0);
                     names.len() - 1
@@ -411,8 +413,9 @@ fn stream_order(reads: &[ProtectorReads]) -> Option<Vec<String>> {
     let mut extra: HashSet<&str> = HashSet::new();
     for r in reads {
         for m in &r.adds {
-            if !index.contains_key(m.as_str()) && extra.insert(m.as_str()) {
-                order.push(m.clone());
+            let m = m.file_name.as_str();
+            if !index.contains_key(m) && extra.insert(m) {
+                order.push(m.to_string());
             }
         }
     }
@@ -462,10 +465,19 @@ fn protect_adds(entries: &[&Slim], protect: &mut impl FnMut(&Location)) {
 mod tests {
     use super::*;
 
+    fn named(name: &str) -> Arc<ListedManifest> {
+        Arc::new(ListedManifest {
+            file_name: name.to_string(),
+            file_size: 1,
+            added_files: 1,
+            deleted_files: 0,
+        })
+    }
+
     fn reads(merged: &[&str], adds: &[&str]) -> ProtectorReads {
         ProtectorReads {
-            merged: merged.iter().map(|s| s.to_string()).collect(),
-            adds: adds.iter().map(|s| s.to_string()).collect(),
+            merged: merged.iter().map(|s| named(s)).collect(),
+            adds: adds.iter().map(|s| named(s)).collect(),
         }
     }
 

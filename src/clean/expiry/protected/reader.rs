@@ -581,16 +581,28 @@ impl<'t> ReferenceReader<'t> {
     }
 
     /// The manifests of loaded lists, in order (repeats included).
-    pub(super) fn manifests_of_lists(&self, lists: &[String]) -> Vec<String> {
-        lists
-            .iter()
-            .flat_map(|l| {
-                self.list(l)
-                    .iter()
-                    .map(|m| m.file_name.clone())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
+    pub(super) fn manifests_of_lists(&self, lists: &[String]) -> Vec<Arc<ListedManifest>> {
+        let mut out = Vec::new();
+        for l in lists {
+            out.extend(self.list(l).iter().cloned());
+        }
+        out
+    }
+
+    /// The names of the manifests the (loaded) `lists` name, each once, in first-appearance
+    /// order.
+    pub(super) fn distinct_manifests_of_lists(&self, lists: &[String]) -> Vec<String> {
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut out = Vec::new();
+        for l in lists {
+            for m in self.list(l).iter() {
+                if !seen.contains(&m.file_name) {
+                    seen.insert(m.file_name.clone());
+                    out.push(m.file_name.clone());
+                }
+            }
+        }
+        out
     }
 
     /// The sizes of `names` as the loaded lists give them (absent: not in a loaded list).
