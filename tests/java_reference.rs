@@ -1006,6 +1006,12 @@ fn run_seeds(
         } else {
             None
         };
+        // Every operation copies this untouched copy of the written table, not `base`: an
+        // Iceberg-compatible table's metadata names its files by `base`'s absolute paths, so
+        // Java's commit on its own copy expires Iceberg metadata files inside `base` itself.
+        let pristine = dir.join("pristine.db").join("t");
+        std::fs::create_dir_all(pristine.parent().unwrap()).unwrap();
+        copy_tree(&base, &pristine);
         let ice_before = ice_python.as_ref().map(|py| iceberg_read(py, &base));
         if let Some(b) = &ice_before {
             eprintln!("seed {seed}: pyiceberg reads {b}");
@@ -1049,7 +1055,7 @@ fn run_seeds(
                 std::fs::create_dir_all(j.parent().unwrap()).unwrap();
                 std::fs::create_dir_all(o.parent().unwrap()).unwrap();
                 timed(ph, "copies", || {
-                    copy_tree(&base, &j);
+                    copy_tree(&pristine, &j);
                     if op.name == "remove-orphan-files" {
                         plant_orphans(&j);
                         age_tree(&j, 3 * 86_400);
