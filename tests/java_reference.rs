@@ -10,7 +10,8 @@
 //! deleted sets are compared, and every difference must have a reason from the table in
 //! docs/java-differences.md; (c) Java commits again and expires on our copy without error.
 //!
-//! `PAIMON_JAVA_SEEDS` (default 20), `PAIMON_JAVA_FIRST_SEED` (default 1) and
+//! `PAIMON_JAVA_SEEDS` (default 30: every operation on at least 20 seeds, partition expiry
+//! only runs on partitioned tables), `PAIMON_JAVA_FIRST_SEED` (default 1) and
 //! `PAIMON_JAVA_SIZE` (write steps per history, default 30) size the run; `PAIMON_JAVA_OPS`
 //! picks operations; `PAIMON_REQUIRE_JAVA=1` turns a missing harness into a failure instead of
 //! a skip. The other knobs are in docs/java-differences.md.
@@ -880,7 +881,7 @@ fn java_differential() {
     let Some(cp) = harness() else {
         return;
     };
-    let seeds = env_num("PAIMON_JAVA_SEEDS", 20);
+    let seeds = env_num("PAIMON_JAVA_SEEDS", 30);
     let first = env_num("PAIMON_JAVA_FIRST_SEED", 1);
     let size = env_num("PAIMON_JAVA_SIZE", 30);
     // Which histories end with Java's decoupled changelog expiry: `none-only` (changelog
