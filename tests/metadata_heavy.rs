@@ -9,7 +9,6 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use paimon_cleanup::clean::expiry::protected::protectors::{
@@ -21,24 +20,11 @@ use paimon_cleanup::spec::manifest::FileKind;
 use paimon_cleanup::storage::{Location, Storage};
 use paimon_cleanup::table::Table;
 
-fn paimon_gen(table: &Path, args: &[&str]) {
-    let out = Command::new(common::gen_bin())
-        .arg(table)
-        .args(args)
-        .output()
-        .expect("run paimon-gen");
-    assert!(
-        out.status.success(),
-        "paimon-gen failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// A never-merged table: tags, a branch, compactions, overwrites, drops, changelogs.
 fn never_merged(dir: &Path, seed: u64) -> PathBuf {
     let table = dir.join(format!("meta-{seed}"));
     let seed_text = seed.to_string();
-    paimon_gen(
+    common::paimon_gen(
         &table,
         &[
             "--snapshots",

@@ -33,18 +33,10 @@ fn generate(table: &Path) -> serde_json::Value {
     )
 }
 
+/// `paimon-gen` on `table` with `args`, its JSON summary.
 fn paimon_gen(table: &Path, args: &[&str]) -> serde_json::Value {
-    let out = Command::new(common::gen_bin())
-        .arg(table)
-        .args(args)
-        .output()
-        .expect("run paimon-gen");
-    assert!(
-        out.status.success(),
-        "paimon-gen failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("paimon-gen prints a JSON summary")
+    serde_json::from_slice(&common::paimon_gen(table, args))
+        .expect("paimon-gen prints a JSON summary")
 }
 
 fn now_ms() -> String {

@@ -1064,8 +1064,9 @@ impl FaultyProxy {
     }
 }
 
-/// Runs `paimon-gen` on `table` with `args`; fails the test if it fails.
-pub fn paimon_gen(table: &Path, args: &[&str]) {
+/// Runs `paimon-gen` on `table` with `args`; fails the test if it fails. Returns what it
+/// printed (its JSON summary).
+pub fn paimon_gen(table: &Path, args: &[&str]) -> Vec<u8> {
     let out = Command::new(gen_bin())
         .arg(table)
         .args(args)
@@ -1076,6 +1077,7 @@ pub fn paimon_gen(table: &Path, args: &[&str]) {
         "paimon-gen failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out.stdout
 }
 
 /// A table `paimon-gen` writes for the expiry-unit tests: tags, a branch, consumers (seeds

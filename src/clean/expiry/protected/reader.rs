@@ -43,11 +43,8 @@ pub struct ListedManifest {
 
 /// A manifest list reduced to its manifests' names and sizes, in order; each manifest taken
 /// from `shared` when an earlier list named it alike (and added there otherwise).
-fn listed(
-    metas: Vec<ManifestFileMeta>,
-    shared: Option<&SharedManifests>,
-) -> Vec<Arc<ListedManifest>> {
-    let mut held = shared.map(|s| s.lock().unwrap_or_else(|p| p.into_inner()));
+fn listed(metas: Vec<ManifestFileMeta>, shared: &SharedManifests) -> Vec<Arc<ListedManifest>> {
+    let mut held = shared.lock().unwrap_or_else(|p| p.into_inner());
     let mut out: Vec<Arc<ListedManifest>> = metas
         .into_iter()
         .map(|m| {
@@ -57,16 +54,13 @@ fn listed(
                 added_files: m.num_added_files.clamp(0, u32::MAX as i64) as u32,
                 deleted_files: m.num_deleted_files.clamp(0, u32::MAX as i64) as u32,
             };
-            match held.as_mut() {
-                Some(held) => match held.get(&m) {
-                    Some(same) => same.clone(),
-                    None => {
-                        let m = Arc::new(m);
-                        held.insert(m.clone());
-                        m
-                    }
-                },
-                None => Arc::new(m),
+            match held.get(&m) {
+                Some(same) => same.clone(),
+                None => {
+                    let m = Arc::new(m);
+                    held.insert(m.clone());
+                    m
+                }
             }
         })
         .collect();
@@ -74,7 +68,8 @@ fn listed(
     out
 }
 
-/// The manifests the cached lists name, each once (compared whole: name, size and counts).
+/// The manifests the lists a reader read name, each once (compared whole: name, size and
+/// counts).
 type SharedManifests = Arc<Mutex<FastSet<Arc<ListedManifest>>>>;
 
 /// Caches and reads for one run.
@@ -82,10 +77,11 @@ pub struct ReferenceReader<'t> {
     pub(super) table: &'t Table,
     /// Manifest lists read so far (shared by concurrent readers of one run).
     lists: SharedCache<Vec<Arc<ListedManifest>>>,
-    /// The manifests of `lists`, each held once however many lists name it: on a table whose
-    /// manifests were never merged every version's base list names every earlier delta
-    /// manifest, and each protector's list held its own copy of each (about 100 bytes a
-    /// manifest and protector).
+    /// The manifests of every list read (cached in `lists` or read once for a removed
+    /// version), each held once however many lists name it, until [`Self::release_caches`]:
+    /// on a table whose manifests were never merged every version's base list names every
+    /// earlier delta manifest, and each protector's list held its own copy of each (about 100
+    /// bytes a manifest and protector).
     manifests: SharedManifests,
     /// Protectors' manifests reduced to the entries that may name a candidate.
     slim: SharedCache<Vec<Slim>>,
@@ -229,12 +225,10 @@ impl<'t> ReferenceReader<'t> {
     /// Read list `name` and reduce it to [`ListedManifest`]s in the task that decodes it, each
     /// manifest held once with the cached lists' ([`SharedManifests`]).
     async fn read_listed(&self, name: &str) -> Result<Vec<Arc<ListedManifest>>> {
-        let shared = Some(self.manifests.clone());
+        let shared = self.manifests.clone();
         self.table
             .reader()
-            .manifest_list_reduced(self.table.paths(), name, move |v| {
-                listed(v, shared.as_ref())
-            })
+            .manifest_list_reduced(self.table.paths(), name, move |v| listed(v, &shared))
             .await
     }
 
@@ -592,17 +586,13 @@ impl<'t> ReferenceReader<'t> {
     /// The names of the manifests the (loaded) `lists` name, each once, in first-appearance
     /// order.
     pub(super) fn distinct_manifests_of_lists(&self, lists: &[String]) -> Vec<String> {
-        let mut seen: HashSet<String> = HashSet::new();
-        let mut out = Vec::new();
-        for l in lists {
-            for m in self.list(l).iter() {
-                if !seen.contains(&m.file_name) {
-                    seen.insert(m.file_name.clone());
-                    out.push(m.file_name.clone());
-                }
-            }
-        }
-        out
+        let held: Vec<_> = lists.iter().map(|l| self.list(l)).collect();
+        let mut seen: HashSet<&str> = HashSet::new();
+        held.iter()
+            .flat_map(|l| l.iter())
+            .filter(|m| seen.insert(m.file_name.as_str()))
+            .map(|m| m.file_name.clone())
+            .collect()
     }
 
     /// The sizes of `names` as the loaded lists give them (absent: not in a loaded list).
