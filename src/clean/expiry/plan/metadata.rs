@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::hash::{location_key, FastSet};
 use crate::spec::snapshot::Snapshot;
 use crate::storage::Location;
-use crate::table::Table;
+use crate::table::{PathFactory, Table};
 
 /// Which metadata of a removed version to consider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,13 @@ impl RemovedMetadata {
     /// The location keys of the files [`super::DeletionPlan::from_parts`] deletes of this
     /// metadata unless a protector names them, sorted.
     pub(crate) fn location_keys(&self, table: &Table) -> Result<SortedKeys> {
-        Ok(MetadataCandidates::of(table, self)?.keys())
+        let paths = table.paths();
+        let keys = self
+            .sources()?
+            .into_iter()
+            .map(|(_, source)| Ok(location_key(self.planned(paths, source)?.location.as_str())))
+            .collect::<Result<Vec<u64>>>()?;
+        Ok(SortedKeys::from_unsorted(keys))
     }
 
     /// Read the lists (base lists first: the others are usually being cached by the candidate
@@ -181,12 +187,16 @@ impl RemovedMetadata {
 }
 
 /// The metadata files of removed versions that a plan deletes unless a protector names them,
-/// located, in plan order: manifests, index files, statistics, then lists and index
-/// manifests (each location once, a list before a manifest of the same name).
-#[derive(Debug, Default)]
+/// in plan order: manifests, index files, statistics, then lists and index manifests (each
+/// location once, a list before a manifest of the same name). It keeps the removed metadata's
+/// names and each file's location key; a file is located again only when the plan takes it
+/// ([`MetadataCandidates::plan_into`]), so the files a protector keeps (on a table whose
+/// manifests are never merged, nearly every removed manifest) never hold a whole location.
+#[derive(Debug)]
 pub(super) struct MetadataCandidates {
-    /// Each file with the phase it goes in.
-    files: Vec<(MetadataPhase, Planned)>,
+    removed: RemovedMetadata,
+    /// Each file: its phase, where its name is in `removed`, its location key.
+    files: Vec<(MetadataPhase, Source, u64)>,
 }
 
 /// The metadata files a plan deletes, by phase of [`super::DeletionPlan`].
@@ -207,99 +217,122 @@ enum MetadataPhase {
     Lists,
 }
 
-impl MetadataCandidates {
-    /// The metadata of `removed`, located.
-    pub(super) fn of(table: &Table, removed: &RemovedMetadata) -> Result<MetadataCandidates> {
-        let paths = table.paths();
-        let mut out = MetadataCandidates::default();
+/// Where a metadata candidate's name is in [`RemovedMetadata`]: the vector and the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    List(u32),
+    Manifest(u32),
+    IndexFile(u32),
+    IndexManifest(u32),
+    Statistics(u32),
+}
+
+impl RemovedMetadata {
+    /// Every file of this metadata a plan deletes unless a protector names it, in plan order
+    /// (see [`MetadataCandidates`]).
+    fn sources(&self) -> Result<Vec<(MetadataPhase, Source)>> {
+        let index = |i: usize| {
+            u32::try_from(i).map_err(|_| {
+                Error::Unsupported("more than 4 G metadata files in one expiry".into())
+            })
+        };
+        let mut out = Vec::new();
         let mut named: HashSet<&str> = HashSet::new();
-        for (l, _) in &removed.lists {
+        for (l, _) in &self.lists {
             named.insert(l.as_str());
         }
-        for (m, size) in &removed.manifests {
+        for (i, (m, _)) in self.manifests.iter().enumerate() {
             if named.insert(m.as_str()) {
-                out.push(
-                    MetadataPhase::Manifests,
-                    paths.manifest(m)?,
-                    FileClass::Manifest,
-                    Some(*size),
-                );
+                out.push((MetadataPhase::Manifests, Source::Manifest(index(i)?)));
             }
         }
-        for (l, size) in &removed.lists {
-            out.push(
-                MetadataPhase::Lists,
-                paths.manifest(l)?,
-                FileClass::ManifestList,
-                *size,
-            );
+        for i in 0..self.lists.len() {
+            out.push((MetadataPhase::Lists, Source::List(index(i)?)));
         }
-        if removed.scope == MetadataScope::ChangelogOnly {
+        if self.scope == MetadataScope::ChangelogOnly {
             return Ok(out);
         }
-        for (f, size) in &removed.index_files {
-            out.push(
-                MetadataPhase::IndexFiles,
-                f.clone(),
-                FileClass::Index,
-                Some(*size),
-            );
+        for i in 0..self.index_files.len() {
+            out.push((MetadataPhase::IndexFiles, Source::IndexFile(index(i)?)));
         }
-        for (im, size) in &removed.index_manifests {
+        for (i, (im, _)) in self.index_manifests.iter().enumerate() {
             if named.insert(im.as_str()) {
-                out.push(
-                    MetadataPhase::Lists,
-                    paths.manifest(im)?,
-                    FileClass::IndexManifest,
-                    *size,
-                );
+                out.push((MetadataPhase::Lists, Source::IndexManifest(index(i)?)));
             }
         }
-        for st in &removed.statistics {
-            out.push(
-                MetadataPhase::Statistics,
-                paths.statistics(st)?,
-                FileClass::Statistics,
-                None,
-            );
+        for i in 0..self.statistics.len() {
+            out.push((MetadataPhase::Statistics, Source::Statistics(index(i)?)));
         }
         Ok(out)
     }
 
-    fn push(
-        &mut self,
-        phase: MetadataPhase,
-        location: Location,
-        class: FileClass,
-        bytes: Option<u64>,
-    ) {
-        self.files.push((
-            phase,
-            Planned {
-                location,
-                class,
-                bytes,
-            },
-        ));
+    /// The file `source` names, located, with its class and size.
+    fn planned(&self, paths: &PathFactory, source: Source) -> Result<Planned> {
+        let at = |i: u32| i as usize;
+        let (location, class, bytes) = match source {
+            Source::List(i) => {
+                let (name, size) = &self.lists[at(i)];
+                (paths.manifest(name)?, FileClass::ManifestList, *size)
+            }
+            Source::Manifest(i) => {
+                let (name, size) = &self.manifests[at(i)];
+                (paths.manifest(name)?, FileClass::Manifest, Some(*size))
+            }
+            Source::IndexFile(i) => {
+                let (location, size) = &self.index_files[at(i)];
+                (location.clone(), FileClass::Index, Some(*size))
+            }
+            Source::IndexManifest(i) => {
+                let (name, size) = &self.index_manifests[at(i)];
+                (paths.manifest(name)?, FileClass::IndexManifest, *size)
+            }
+            Source::Statistics(i) => (
+                paths.statistics(&self.statistics[at(i)])?,
+                FileClass::Statistics,
+                None,
+            ),
+        };
+        Ok(Planned {
+            location,
+            class,
+            bytes,
+        })
+    }
+}
+
+impl MetadataCandidates {
+    /// The metadata of `removed`, each file's location checked and its key taken.
+    pub(super) fn of(table: &Table, removed: RemovedMetadata) -> Result<MetadataCandidates> {
+        let paths = table.paths();
+        let files = removed
+            .sources()?
+            .into_iter()
+            .map(|(phase, source)| {
+                let planned = removed.planned(paths, source)?;
+                Ok((phase, source, location_key(planned.location.as_str())))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(MetadataCandidates { removed, files })
     }
 
     /// Their location keys, sorted.
     pub(super) fn keys(&self) -> SortedKeys {
-        SortedKeys::from_unsorted(
-            self.files
-                .iter()
-                .map(|(_, p)| location_key(p.location.as_str()))
-                .collect(),
-        )
+        SortedKeys::from_unsorted(self.files.iter().map(|(_, _, k)| *k).collect())
     }
 
-    /// By phase, but those whose location key is `protected`.
-    pub(super) fn plan_into(self, protected: &FastSet<u64>) -> PlannedMetadata {
+    /// By phase, located, but those whose location key is `protected`.
+    pub(super) fn plan_into(
+        self,
+        table: &Table,
+        protected: &FastSet<u64>,
+    ) -> Result<PlannedMetadata> {
+        let paths = table.paths();
         let mut plan = PlannedMetadata::default();
-        for (phase, p) in self.files {
-            if protected.contains(&location_key(p.location.as_str())) {
+        for (phase, source, key) in self.files {
+            if protected.contains(&key) {
                 continue;
             }
+            let p = self.removed.planned(paths, source)?;
             match phase {
                 MetadataPhase::Manifests => plan.manifests.push(p),
                 MetadataPhase::IndexFiles => plan.index_files.push(p),
@@ -307,7 +340,7 @@ impl MetadataCandidates {
                 MetadataPhase::Lists => plan.lists.push(p),
             }
         }
-        plan
+        Ok(plan)
     }
 }
 

@@ -99,7 +99,7 @@ impl DeletionPlan {
         let index_bytes = slots as u64 * (4 + 2) + (slots as u64).div_ceil(8) * 2;
         budget.charge("the candidates' lookup index", index_bytes)?;
         // The removed versions' metadata, located (few files next to the data files).
-        let metadata = MetadataCandidates::of(table, &removed)?;
+        let metadata = MetadataCandidates::of(table, removed)?;
         // Every slot's location key, sorted in place, with the slot of each in a parallel
         // vector. Protection works on keys alone: a location that shares a key with a
         // candidate's keeps it (a 64-bit collision only ever keeps a file).
@@ -155,7 +155,7 @@ impl DeletionPlan {
         });
         plan.data = PlannedFiles::of(&kept, false);
         plan.changelog_data = PlannedFiles::of(&kept, true);
-        let kept_metadata = metadata.plan_into(&meta_protected);
+        let kept_metadata = metadata.plan_into(table, &meta_protected)?;
         plan.manifests = kept_metadata.manifests;
         plan.index_files = kept_metadata.index_files;
         plan.statistics = kept_metadata.statistics;

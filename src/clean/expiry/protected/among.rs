@@ -382,9 +382,14 @@ fn stream_order(reads: &[ProtectorReads]) -> Option<Vec<String>> {
             if !seen.insert(i) {
                 return None;
             }
+            // Protectors that agree repeat the same edge (one per protector and consecutive
+            // pair); a repeat right after itself is kept once, which Kahn's order below does
+            // not need more than once.
             if let Some(p) = prev {
-                edges[p].push(i);
-                indegree[i] += 1;
+                if edges[p].last() != Some(&i) {
+                    edges[p].push(i);
+                    indegree[i] += 1;
+                }
             }
             prev = Some(i);
         }
