@@ -46,7 +46,8 @@ import scala.Tuple2;
  *
  * <p>With {@code --shards K} the decision is split by shard so that the driver never holds every
  * candidate: each partition of the candidate stage splits its merged result into a summary (to
- * the driver) and K pieces, shuffled by shard ({@code reduceByKey}); the driver's {@link
+ * the driver) and K pieces, shuffled by shard ({@code groupByKey}, each shard's pieces merged
+ * there by {@link BinaryMerge}); the driver's {@link
  * ExpiryUnits#gate} reads what protects files (snapshots and tags, not files) and every shard
  * task decides its own files ({@link ExpiryUnits#decideShard}); the executors run the shards'
  * delete units, and the driver concludes with the shards' reports and finishes as above.
@@ -205,7 +206,8 @@ public final class ExpireSnapshots {
                 summary = parts.filter(kv -> kv._1() == UnitRunner.SUMMARY).values()
                         .treeReduce(ExpiryUnitRunner::merge);
                 pieces = parts.filter(kv -> kv._1() != UnitRunner.SUMMARY)
-                        .reduceByKey(new HashPartitioner(shards), ExpiryUnitRunner::merge);
+                        .groupByKey(new HashPartitioner(shards))
+                        .mapValues(ps -> BinaryMerge.all(ps, ExpiryUnitRunner::merge));
             }
             log(String.format("candidate units executed, split into %d shards and shuffled; "
                     + "summary %d bytes (%d ms)", shards, summary.length, ms(t1)));

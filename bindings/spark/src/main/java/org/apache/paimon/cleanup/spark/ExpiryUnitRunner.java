@@ -94,8 +94,7 @@ final class ExpiryUnitRunner {
         SparkConf conf = env == null ? null : env.conf();
         Executor exec = UnitRunner.executor(conf);
         Map<String, String> options = UnitRunner.hostOptions(conf, explicitOptions);
-        List<byte[]> stack = new ArrayList<>();
-        List<Integer> sizes = new ArrayList<>();
+        BinaryMerge merged = new BinaryMerge(ExpiryUnits::merge);
         while (units.hasNext()) {
             TaskContext tc = TaskContext.get();
             if (tc != null && tc.isInterrupted()) {
@@ -116,22 +115,10 @@ final class ExpiryUnitRunner {
             if (stage.equals("delete")) {
                 maybeFail(stage, unit);
             }
-            int size = 1;
-            while (!sizes.isEmpty() && sizes.get(sizes.size() - 1) == size) {
-                byte[] top = stack.remove(stack.size() - 1);
-                sizes.remove(sizes.size() - 1);
-                partial = ExpiryUnits.merge(top, partial);
-                size *= 2;
-            }
-            stack.add(partial);
-            sizes.add(size);
-        }
-        byte[] merged = new byte[0];
-        for (int i = stack.size() - 1; i >= 0; i--) {
-            merged = ExpiryUnits.merge(stack.get(i), merged);
+            merged.add(partial);
         }
         List<byte[]> one = new ArrayList<>(1);
-        one.add(merged);
+        one.add(merged.result());
         return one.iterator();
     }
 

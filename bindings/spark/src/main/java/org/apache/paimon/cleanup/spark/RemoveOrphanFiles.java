@@ -199,8 +199,9 @@ public final class RemoveOrphanFiles {
      * The plan units as a stage: each Spark partition executes its units, merges their results
      * and splits the merge into a summary and one piece per shard; the summaries are merged to
      * the driver (they hold counters, failures and empty directories, not candidates or keys)
-     * and the pieces are shuffled by shard (reduceByKey: one Spark partition per shard, each
-     * with every unit's piece of its shard merged).
+     * and the pieces are shuffled by shard (groupByKey: one Spark partition per shard, each
+     * with every unit's piece of its shard, merged there by {@link BinaryMerge}: a running
+     * merge, as reduceByKey's, would cost a pass over the growing shard per piece).
      */
     static Sharded planStage(JavaSparkContext jsc, List<byte[]> units, JobArgs args, int shards) {
         Sharded out = new Sharded();
@@ -225,7 +226,8 @@ public final class RemoveOrphanFiles {
                 .treeReduce(UnitRunner::merge);
         jsc.setJobDescription("shuffle the pieces by shard (" + shards + ")");
         out.pieces = out.parts.filter(kv -> kv._1() != UnitRunner.SUMMARY)
-                .reduceByKey(new HashPartitioner(shards), UnitRunner::merge)
+                .groupByKey(new HashPartitioner(shards))
+                .mapValues(pieces -> BinaryMerge.all(pieces, UnitRunner::merge))
                 .persist(StorageLevel.MEMORY_AND_DISK_SER());
         return out;
     }

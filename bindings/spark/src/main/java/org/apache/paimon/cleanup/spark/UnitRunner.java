@@ -114,8 +114,7 @@ final class UnitRunner {
         SparkConf conf = env == null ? null : env.conf();
         Executor exec = executor(conf);
         Map<String, String> options = hostOptions(conf, explicitOptions);
-        List<byte[]> stack = new ArrayList<>();
-        List<Integer> sizes = new ArrayList<>();
+        BinaryMerge merged = new BinaryMerge(OrphanUnits::merge);
         while (units.hasNext()) {
             TaskContext tc = TaskContext.get();
             if (tc != null && tc.isInterrupted()) {
@@ -129,22 +128,10 @@ final class UnitRunner {
             if (stage.equals("delete")) {
                 maybeFail(stage, unit);
             }
-            int size = 1;
-            while (!sizes.isEmpty() && sizes.get(sizes.size() - 1) == size) {
-                byte[] top = stack.remove(stack.size() - 1);
-                sizes.remove(sizes.size() - 1);
-                partial = OrphanUnits.merge(top, partial);
-                size *= 2;
-            }
-            stack.add(partial);
-            sizes.add(size);
-        }
-        byte[] merged = new byte[0];
-        for (int i = stack.size() - 1; i >= 0; i--) {
-            merged = OrphanUnits.merge(stack.get(i), merged);
+            merged.add(partial);
         }
         List<byte[]> one = new ArrayList<>(1);
-        one.add(merged);
+        one.add(merged.result());
         return one.iterator();
     }
 
