@@ -34,6 +34,10 @@
  * is rethrown by the throwing method once the run has returned (the try_ methods report it as
  * Status::Cancelled with the exception's what() in the message).
  *
+ * Snapshot expiry as units (for engines that schedule the work themselves): the free functions of
+ * paimon_cleanup::expiry_units (plan, execute, merge, protect, decide, finish; sharded: split,
+ * gate, decide_shard, conclude), with units and partial results as paimon_cleanup::Bytes.
+ *
  * Threads: the rules of paimon_cleanup.h apply. Executor and Context are thread-safe; one Report
  * may be read from any thread. A progress callback runs on the calling thread or on one of the
  * executor's worker threads; calls of one operation never overlap, calls of concurrent operations
@@ -835,6 +839,55 @@ public:
     }
 };
 
+namespace detail {
+
+/** The C view of an option map (pointers into `options`, which must outlive it). */
+struct OptionArrays {
+    std::vector<const char *> keys, values;
+    explicit OptionArrays(const std::map<std::string, std::string> &options) {
+        keys.reserve(options.size());
+        values.reserve(options.size());
+        for (const auto &kv : options) {
+            keys.push_back(kv.first.c_str());
+            values.push_back(kv.second.c_str());
+        }
+    }
+};
+
+/** Runs an operation that hands out a report; `thrown` receives a progress callback's
+ *  exception (when not NULL, instead of reporting it in the result). */
+template <class F>
+Result<Report> try_run_report(const RunOptions *run, std::exception_ptr *thrown, F &&op) {
+    std::optional<detail::RunCall> call;
+    try {
+        call.emplace(run);
+    } catch (const Error &e) {
+        return Result<Report>::failure(e.status(), e.message());
+    }
+    PaimonCleanupReport *raw = nullptr;
+    Result<void> r = detail::try_call(
+        [&](PaimonCleanupError **err) { return op(call->get(), &raw, err); });
+    Report report(raw);  // owns it before anything else can throw
+    if (call->callback_error()) {
+        if (thrown != nullptr) {
+            *thrown = call->callback_error();
+            return Result<Report>::failure(Status::Cancelled, "progress callback threw");
+        }
+        return Result<Report>::failure(Status::Cancelled, call->callback_error_message());
+    }
+    if (!r) return Result<Report>::failure(r.status(), r.message());
+    return Result<Report>::success(std::move(report));
+}
+template <class F>
+Report run_report(const RunOptions *run, F &&op) {
+    std::exception_ptr thrown;
+    Result<Report> r = try_run_report(run, &thrown, std::forward<F>(op));
+    if (thrown) std::rethrow_exception(thrown);
+    return std::move(r).value();
+}
+
+}  // namespace detail
+
 // ---------------------------------------------------------------------------------------------
 // Configurations
 
@@ -1190,17 +1243,11 @@ public:
     /** Non-throwing constructor. */
     static Result<Context> create(const std::string &table_uri,
                                   const std::map<std::string, std::string> &options = {}) {
-        std::vector<const char *> keys, values;
-        keys.reserve(options.size());
-        values.reserve(options.size());
-        for (const auto &kv : options) {
-            keys.push_back(kv.first.c_str());
-            values.push_back(kv.second.c_str());
-        }
+        detail::OptionArrays a(options);
         PaimonCleanupContext *raw = nullptr;
         Result<void> r = detail::try_call([&](PaimonCleanupError **err) {
-            return paimon_cleanup_context_new(table_uri.c_str(), keys.data(), values.data(),
-                                              keys.size(), &raw, err);
+            return paimon_cleanup_context_new(table_uri.c_str(), a.keys.data(), a.values.data(),
+                                              a.keys.size(), &raw, err);
         });
         if (!r) return Result<Context>::failure(r.status(), r.message());
         return Result<Context>::success(Context(Handle(raw)));
@@ -1220,13 +1267,15 @@ public:
 // Each operation has a throwing form returning Report and a try_ form returning Result<Report>.
 #define PAIMON_CLEANUP_HPP_OP(name, params, call)                                         \
     Report name params const {                                                              \
-        return run_report(&run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out, \
-                                    PaimonCleanupError **err) { return call; });            \
+        return detail::run_report(&run, [&](const PaimonCleanupRunOptions *o,                  \
+                                            PaimonCleanupReport **out,                          \
+                                            PaimonCleanupError **err) { return call; });        \
     }                                                                                       \
     Result<Report> try_##name params const {                                                \
-        return try_run_report(&run, nullptr,                                                \
-                              [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out, \
-                                  PaimonCleanupError **err) { return call; });              \
+        return detail::try_run_report(&run, nullptr,                                        \
+                                      [&](const PaimonCleanupRunOptions *o,                 \
+                                          PaimonCleanupReport **out,                        \
+                                          PaimonCleanupError **err) { return call; });      \
     }
 
     /** Expires old snapshots of main and deletes the files only they referenced, in crash-safe
@@ -1300,8 +1349,8 @@ public:
     Report drop_partitions(const Executor &executor, const std::vector<PartitionSpec> &specs,
                            const RunOptions &run = RunOptions()) const {
         SpecArrays a(specs);
-        return run_report(&run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out,
-                                    PaimonCleanupError **err) {
+        return detail::run_report(&run, [&](const PaimonCleanupRunOptions *o,
+                                            PaimonCleanupReport **out, PaimonCleanupError **err) {
             return paimon_cleanup_drop_partitions(handle_.get(), executor.get(), a.specs.data(),
                                                   a.specs.size(), o, out, err);
         });
@@ -1310,7 +1359,7 @@ public:
                                        const std::vector<PartitionSpec> &specs,
                                        const RunOptions &run = RunOptions()) const {
         SpecArrays a(specs);
-        return try_run_report(&run, nullptr, [&](const PaimonCleanupRunOptions *o,
+        return detail::try_run_report(&run, nullptr, [&](const PaimonCleanupRunOptions *o,
                                                  PaimonCleanupReport **out, PaimonCleanupError **err) {
             return paimon_cleanup_drop_partitions(handle_.get(), executor.get(), a.specs.data(),
                                                   a.specs.size(), o, out, err);
@@ -1322,8 +1371,8 @@ public:
                                    const std::vector<PartitionSpec> &specs,
                                    const RunOptions &run = RunOptions()) const {
         SpecArrays a(specs);
-        return run_report(&run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupReport **out,
-                                    PaimonCleanupError **err) {
+        return detail::run_report(&run, [&](const PaimonCleanupRunOptions *o,
+                                            PaimonCleanupReport **out, PaimonCleanupError **err) {
             return paimon_cleanup_preview_drop_partitions(handle_.get(), executor.get(),
                                                           a.specs.data(), a.specs.size(), o, out,
                                                           err);
@@ -1354,40 +1403,331 @@ private:
         }
     };
 
-    /** Runs an operation that hands out a report; `thrown` receives a progress callback's
-     *  exception (when not NULL, instead of reporting it in the result). */
-    template <class F>
-    static Result<Report> try_run_report(const RunOptions *run, std::exception_ptr *thrown, F &&op) {
-        std::optional<detail::RunCall> call;
-        try {
-            call.emplace(run);
-        } catch (const Error &e) {
-            return Result<Report>::failure(e.status(), e.message());
-        }
-        PaimonCleanupReport *raw = nullptr;
-        Result<void> r = detail::try_call(
-            [&](PaimonCleanupError **err) { return op(call->get(), &raw, err); });
-        Report report(raw);  // owns it before anything else can throw
-        if (call->callback_error()) {
-            if (thrown != nullptr) {
-                *thrown = call->callback_error();
-                return Result<Report>::failure(Status::Cancelled, "progress callback threw");
-            }
-            return Result<Report>::failure(Status::Cancelled, call->callback_error_message());
-        }
-        if (!r) return Result<Report>::failure(r.status(), r.message());
-        return Result<Report>::success(std::move(report));
-    }
-    template <class F>
-    static Report run_report(const RunOptions *run, F &&op) {
-        std::exception_ptr thrown;
-        Result<Report> r = try_run_report(run, &thrown, std::forward<F>(op));
-        if (thrown) std::rethrow_exception(thrown);
-        return std::move(r).value();
-    }
-
     Handle handle_;
 };
+
+// ---------------------------------------------------------------------------------------------
+// Snapshot expiry as units
+
+/** An opaque, versioned byte string of the units API (a unit, a partial result, a plan state, a
+ *  decision, a gate, a shard report): ship it, store it, retry it; only this library reads it. */
+using Bytes = std::vector<uint8_t>;
+
+namespace detail {
+
+/** Owns one out-parameter of a units call (a buffer or a buffer list) and frees it with `Free`
+ *  when it goes out of scope, whether the call succeeded, failed or something threw. */
+template <class T, void (*Free)(T *)>
+class OutSlot {
+public:
+    OutSlot() = default;
+    OutSlot(const OutSlot &) = delete;
+    OutSlot &operator=(const OutSlot &) = delete;
+    ~OutSlot() { Free(raw_); }
+    T **out() noexcept { return &raw_; }
+    const T *get() const noexcept { return raw_; }
+
+private:
+    T *raw_ = nullptr;
+};
+using BufferSlot = OutSlot<PaimonCleanupBuffer, paimon_cleanup_buffer_free>;
+using BufferListSlot = OutSlot<PaimonCleanupBufferList, paimon_cleanup_buffer_list_free>;
+
+/** A copy of a borrowed buffer's bytes. */
+inline Bytes copy_buffer(const PaimonCleanupBuffer *buffer) {
+    const uint8_t *data = paimon_cleanup_buffer_data(buffer);
+    return data == nullptr ? Bytes() : Bytes(data, data + paimon_cleanup_buffer_len(buffer));
+}
+
+/** Copies of every buffer of a list, as `T` (Bytes, or std::string for UTF-8 paths). */
+template <class T>
+std::vector<T> copy_buffer_list(const PaimonCleanupBufferList *list) {
+    std::vector<T> out;
+    size_t n = paimon_cleanup_buffer_list_count(list);
+    out.reserve(n);
+    for (size_t i = 0; i < n; i++) {
+        const PaimonCleanupBuffer *b = paimon_cleanup_buffer_list_get(list, i);
+        const uint8_t *data = paimon_cleanup_buffer_data(b);
+        if (data == nullptr) {
+            out.emplace_back();
+        } else {
+            out.emplace_back(data, data + paimon_cleanup_buffer_len(b));
+        }
+    }
+    return out;
+}
+
+/** Runs one units call `op(const PaimonCleanupRunOptions *, PaimonCleanupError **)` with the
+ *  run control of `run`; throws Error on failure, or rethrows what a progress callback threw. */
+template <class F>
+void run_units_call(const RunOptions &run, F &&op) {
+    RunCall call(&run);
+    Result<void> r = try_call([&](PaimonCleanupError **err) { return op(call.get(), err); });
+    if (call.callback_error()) std::rethrow_exception(call.callback_error());
+    r.value();
+}
+
+}  // namespace detail
+
+/**
+ * Snapshot expiry split into units that an engine schedules on its own workers (the C functions
+ * `paimon_cleanup_expiry_*`; the Java binding's ExpiryUnits). Every unit and every partial result
+ * is an opaque Bytes value. The result equals Context::expire_snapshots (same report, same files
+ * left):
+ *
+ *   namespace eu = pc::expiry_units;
+ *   eu::Step plan = eu::plan(table, exec, cfg);                       // driver
+ *   pc::Bytes candidates;                                             // workers, any order:
+ *   for (auto &u : plan.units) candidates = eu::merge(candidates, eu::execute(exec, u));
+ *   eu::Step protect = eu::protect(table, exec, plan.state, candidates);
+ *   pc::Bytes kept;   // merge of execute() over protect.units (none: empty)
+ *   eu::Step decision = eu::decide(table, exec, protect.state, candidates, kept);
+ *   pc::Bytes deleted; // merge of execute() over decision.units (the delete units)
+ *   pc::Report r = eu::finish(table, exec, decision.state, deleted);
+ *
+ * The sharded decision (no process holds every candidate) replaces protect and decide: split()
+ * each candidate result into a summary and K pieces, gate() on the driver with the merged
+ * summaries, decide_shard() per shard with its merged pieces, execute() the shards' delete
+ * units, conclude() with every shard's report, then finish().
+ *
+ * Ownership: every Bytes value is the caller's own copy (the native buffers are freed before a
+ * function returns, also when it throws). Thread-safety: every function may be called from any
+ * number of threads at once (as the C functions); the Context and Executor rules apply.
+ * Errors: every function throws paimon_cleanup::Error with the library's status (e.g.
+ * Status::InvalidArgument for foreign, corrupted or doubled bytes, Status::Storage when a
+ * delete unit failed and finish stops before the metadata); a progress callback's exception
+ * is rethrown. There are no try_ forms.
+ */
+namespace expiry_units {
+
+/** What a driver step returns: its state (or decision) and the units to execute next. */
+struct Step {
+    /** The plan state (plan), the new state (protect) or the decision (decide): keep it on the
+     *  driver for the next step. */
+    Bytes state;
+    /** The units to execute with execute() (possibly none). */
+    std::vector<Bytes> units;
+};
+
+/** A candidate result split for the sharded decision. */
+struct Split {
+    /** For the driver: merge every summary and pass it to gate(). */
+    Bytes summary;
+    /** One piece per shard (piece i is shard i): merge each shard's pieces for decide_shard(). */
+    std::vector<Bytes> shards;
+};
+
+/** What gate() returns. */
+struct Gated {
+    /** The decision so far, for conclude() (keep it on the driver). */
+    Bytes decision;
+    /** What every shard decides with (ship it to the shard tasks). */
+    Bytes gate;
+};
+
+/** What decide_shard() returns. */
+struct ShardDecision {
+    /** The shard's report, for conclude(). */
+    Bytes report;
+    /** The shard's delete units (none in a dry run), executed after conclude() succeeded. */
+    std::vector<Bytes> delete_units;
+    /** With a gate that hands the paths to the tasks, in a dry run: every path the shard would
+     *  delete (relative to the table root, in the single-process order); otherwise empty. */
+    std::vector<std::string> paths;
+};
+
+/** What execute_handing_paths() returns. */
+struct Executed {
+    /** The unit's partial result, merged like execute()'s. */
+    Bytes result;
+    /** For a delete unit of a gate that hands the paths to the tasks: every path it deleted, in
+     *  order; otherwise empty. */
+    std::vector<std::string> paths;
+};
+
+/** Plans an expiry of the context's branch (driver; reads only): the retention rules of
+ *  expire_snapshots pick the snapshots; returns the plan state and the candidate units. */
+inline Step plan(const Context &table, const Executor &executor, const ExpireConfig &config,
+                 const RunOptions &run = RunOptions()) {
+    detail::BufferSlot state;
+    detail::BufferListSlot units;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_units_plan(table.get(), executor.get(), config.get(), o,
+                                                state.out(), units.out(), err);
+    });
+    return Step{detail::copy_buffer(state.get()), detail::copy_buffer_list<Bytes>(units.get())};
+}
+
+/** Executes one unit (candidate, protect or delete) on any host and returns its partial result.
+ *  `host_options` are added to the options the unit carries (they win): units never carry
+ *  credentials, so pass them here. Candidate and protect units only read; a delete unit checks
+ *  every path again before its first deletion and reports the files it could not delete. */
+inline Bytes execute(const Executor &executor, const Bytes &unit,
+                     const std::map<std::string, std::string> &host_options = {},
+                     const RunOptions &run = RunOptions()) {
+    detail::OptionArrays a(host_options);
+    detail::BufferSlot out;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_unit_execute(executor.get(), unit.data(), unit.size(),
+                                                  a.keys.data(), a.values.data(), a.keys.size(), o,
+                                                  out.out(), err);
+    });
+    return detail::copy_buffer(out.get());
+}
+
+/** execute(), also handing out the paths a delete unit of a gate with `paths_to_tasks` deleted
+ *  (that unit's result then carries counts and a sample; plain execute() refuses it). */
+inline Executed execute_handing_paths(const Executor &executor, const Bytes &unit,
+                                      const std::map<std::string, std::string> &host_options = {},
+                                      const RunOptions &run = RunOptions()) {
+    detail::OptionArrays a(host_options);
+    detail::BufferSlot out;
+    detail::BufferListSlot paths;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_unit_execute_paths(executor.get(), unit.data(), unit.size(),
+                                                        a.keys.data(), a.values.data(),
+                                                        a.keys.size(), o, out.out(), paths.out(),
+                                                        err);
+    });
+    return Executed{detail::copy_buffer(out.get()),
+                    detail::copy_buffer_list<std::string>(paths.get())};
+}
+
+/** Merges two partial results of one stage (pure computation, any thread). Associative and
+ *  commutative; an empty Bytes is the neutral element. A unit's result included twice, or
+ *  results of two plans or stages, throw Status::InvalidArgument. */
+inline Bytes merge(const Bytes &a, const Bytes &b) {
+    detail::BufferSlot out;
+    detail::check([&](PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_partials_merge(a.data(), a.size(), b.data(), b.size(),
+                                                    out.out(), err);
+    });
+    return detail::copy_buffer(out.get());
+}
+
+/** After the candidate units (driver): `candidates` is every candidate unit's result, merged.
+ *  Reads every version that protects files and returns the new state and the protect units.
+ *  Nothing is deleted. */
+inline Step protect(const Context &table, const Executor &executor, const Bytes &state,
+                    const Bytes &candidates, const RunOptions &run = RunOptions()) {
+    detail::BufferSlot next;
+    detail::BufferListSlot units;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_units_protect(table.get(), executor.get(), o, state.data(),
+                                                   state.size(), candidates.data(),
+                                                   candidates.size(), next.out(), units.out(), err);
+    });
+    return Step{detail::copy_buffer(next.get()), detail::copy_buffer_list<Bytes>(units.get())};
+}
+
+/** After the protect units (driver): `state` is protect()'s, `candidates` the Bytes given to
+ *  protect(), `protected_keys` every protect unit's result merged (empty when there was none).
+ *  Builds and checks the deletion plan; returns the decision and the delete units (none in a
+ *  dry run). Nothing is deleted. */
+inline Step decide(const Context &table, const Executor &executor, const Bytes &state,
+                   const Bytes &candidates, const Bytes &protected_keys,
+                   const RunOptions &run = RunOptions()) {
+    detail::BufferSlot decision;
+    detail::BufferListSlot units;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_units_decide(
+            table.get(), executor.get(), o, state.data(), state.size(), candidates.data(),
+            candidates.size(), protected_keys.data(), protected_keys.size(), decision.out(),
+            units.out(), err);
+    });
+    return Step{detail::copy_buffer(decision.get()),
+                detail::copy_buffer_list<Bytes>(units.get())};
+}
+
+/** After every delete unit (driver): `decision` from decide() or conclude(), `deleted` every
+ *  delete unit's result merged (empty when there was none). Deletes the metadata in the
+ *  crash-safe order and returns the report expire_snapshots returns. Throws Status::Storage
+ *  before deleting metadata when a delete unit could not delete a file (a rerun finishes). */
+inline Report finish(const Context &table, const Executor &executor, const Bytes &decision,
+                     const Bytes &deleted, const RunOptions &run = RunOptions()) {
+    return detail::run_report(&run, [&](const PaimonCleanupRunOptions *o,
+                                         PaimonCleanupReport **out, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_units_finish(table.get(), executor.get(), o, decision.data(),
+                                                  decision.size(), deleted.data(), deleted.size(),
+                                                  out, err);
+    });
+}
+
+/** Splits a candidate unit's result (or several merged) into its summary and `shards` pieces
+ *  (1 to 65,536) for the sharded decision (pure computation, any thread). */
+inline Split split(const Bytes &partial, uint32_t shards) {
+    detail::BufferSlot summary;
+    detail::BufferListSlot pieces;
+    detail::check([&](PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_partial_split(partial.data(), partial.size(), shards,
+                                                   summary.out(), pieces.out(), err);
+    });
+    return Split{detail::copy_buffer(summary.get()),
+                 detail::copy_buffer_list<Bytes>(pieces.get())};
+}
+
+/** The gate of the sharded decision (driver), instead of protect() and decide(): `summary` is
+ *  every candidate unit's summary merged, split into `shards`. Decides and checks the metadata
+ *  the expiry deletes; returns the decision so far and the gate. Nothing is deleted.
+ *  `paths_to_tasks`: each freed data or changelog path stays with the task that frees it (see
+ *  decide_shard().paths and execute_handing_paths()); the final report then holds the counts,
+ *  every failure and a sample of the paths. */
+inline Gated gate(const Context &table, const Executor &executor, const Bytes &state,
+                  const Bytes &summary, uint32_t shards, bool paths_to_tasks = false,
+                  const RunOptions &run = RunOptions()) {
+    detail::BufferSlot decision;
+    detail::BufferSlot gated;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_units_gate_with_paths(
+            table.get(), executor.get(), o, state.data(), state.size(), summary.data(),
+            summary.size(), shards, paths_to_tasks, decision.out(), gated.out(), err);
+    });
+    return Gated{detail::copy_buffer(decision.get()), detail::copy_buffer(gated.get())};
+}
+
+/** Decides shard `shard` on any host: `piece` is every candidate unit's piece of that shard,
+ *  merged. Returns the shard's report and delete units (and, see ShardDecision::paths, its
+ *  paths). `host_options` as for execute(). Nothing is deleted. */
+inline ShardDecision decide_shard(const Executor &executor, const Bytes &gate, uint32_t shard,
+                                  const Bytes &piece,
+                                  const std::map<std::string, std::string> &host_options = {},
+                                  const RunOptions &run = RunOptions()) {
+    detail::OptionArrays a(host_options);
+    detail::BufferSlot report;
+    detail::BufferListSlot units;
+    detail::BufferListSlot paths;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_shard_decide_paths(
+            executor.get(), gate.data(), gate.size(), shard, piece.data(), piece.size(),
+            a.keys.data(), a.values.data(), a.keys.size(), o, report.out(), units.out(),
+            paths.out(), err);
+    });
+    return ShardDecision{detail::copy_buffer(report.get()),
+                         detail::copy_buffer_list<Bytes>(units.get()),
+                         detail::copy_buffer_list<std::string>(paths.get())};
+}
+
+/** Concludes the sharded decision (driver; pure computation): `decision` from gate(),
+ *  `reports` every shard's report exactly once (any order). Returns the decision for finish().
+ *  A missing, doubled or foreign report throws Status::InvalidArgument. */
+inline Bytes conclude(const Bytes &decision, const std::vector<Bytes> &reports) {
+    std::vector<const uint8_t *> data;
+    std::vector<size_t> lens;
+    data.reserve(reports.size());
+    lens.reserve(reports.size());
+    for (const Bytes &r : reports) {
+        data.push_back(r.data());
+        lens.push_back(r.size());
+    }
+    detail::BufferSlot out;
+    detail::check([&](PaimonCleanupError **err) {
+        return paimon_cleanup_expiry_units_conclude(decision.data(), decision.size(), data.data(),
+                                                    lens.data(), reports.size(), out.out(), err);
+    });
+    return detail::copy_buffer(out.get());
+}
+
+}  // namespace expiry_units
 
 }  // namespace paimon_cleanup
 

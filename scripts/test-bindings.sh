@@ -3,9 +3,11 @@
 # (bindings/SCENARIO.md) through C, C++, Go and Java on fresh copies of one fixture table and
 # requires identical canonical lines:
 #   1. cmake configure + build (the library, bindings/cpp runners and tests, the JNI glue and
-#      jars) + install into a temp prefix
-#   2. ctest -R for the binding tests (C++ wrapper static/shared/valgrind, Java under -Xcheck:jni)
-#   3. go vet + go test in bindings/go (in-tree linking)
+#      jars) + install into a temp prefix; `cargo build --bin paimon-gen` for the expiry-units
+#      tests (their tables)
+#   2. ctest -R for the binding tests (C++ wrapper static/shared/valgrind, the C++ expiry units
+#      and their valgrind run, Java under -Xcheck:jni)
+#   3. go vet + go test in bindings/go (in-tree linking; TestExpiryUnits on a paimon-gen table)
 #   4. the installed prefix: a C++ program using paimon_cleanup.hpp via find_package, the Go
 #      package linked with -tags paimon_cleanup_pkgconfig
 #   5. the scenario through C, C++, Go and Java (the Java one from the installed jar and JNI
@@ -90,6 +92,12 @@ run_step "cmake configure" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=R
   "-DPAIMON_FIXTURES_DIR=$FIXTURES"
 run_step "cmake build" cmake --build "$BUILD_DIR" -j "$JOBS"
 run_step "cmake install" cmake --install "$BUILD_DIR" --prefix "$PREFIX"
+
+# --- 1b. paimon-gen: the table generator of the expiry-units tests ----------------------------
+# test_cpp_wrapper_expiry_units (ctest) and TestExpiryUnits (Go) generate their table with it;
+# PAIMON_REQUIRE_GEN=1 makes them fail instead of skipping when it is missing.
+run_step "cargo build paimon-gen" cargo build --release -p paimon-cleanup-tools --bin paimon-gen
+export PAIMON_GEN="${CARGO_TARGET_DIR:-$ROOT/target}/release/paimon-gen" PAIMON_REQUIRE_GEN=1
 
 # --- 2. ctest: the binding tests -------------------------------------------------------------
 log "ctest (bindings)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Python package (bindings/python) as a wheel around the release library, installs it
 # into a fresh venv and tests it there:
-#   1. `cargo build --release --lib --bin paimon-cleanup` (a no-op when test-c.sh already built
-#      them: the wheel reuses target/release/libpaimon_cleanup.so, nothing is compiled twice)
+#   1. `cargo build --release --lib --bin paimon-cleanup --bin paimon-gen` (a no-op when
+#      test-c.sh already built them: the wheel reuses target/release/libpaimon_cleanup.so,
+#      nothing is compiled twice; paimon-gen writes the table of test_expiry_units.py)
 #   2. a fresh venv; `pip wheel bindings/python` (hatchling, build hook bundling the library)
 #   3. the wheel + pytest + tqdm installed into the venv
 #   4. pytest bindings/python/tests in that venv (pypaimon side through $PAIMON_PYTHON, CLI
@@ -33,9 +34,10 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/paimon-cleanup-test-python.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 export PYTHONDONTWRITEBYTECODE=1
 
-log "cargo build --release --lib --bin paimon-cleanup"
-cargo build --release --lib --bin paimon-cleanup || fail "cargo build failed"
+log "cargo build --release --lib --bin paimon-cleanup --bin paimon-gen"
+cargo build --release --lib --bin paimon-cleanup --bin paimon-gen || fail "cargo build failed"
 [ -f "$TARGET/release/libpaimon_cleanup.so" ] || fail "no $TARGET/release/libpaimon_cleanup.so"
+export PAIMON_GEN="$TARGET/release/paimon-gen"
 
 if [ -z "${PAIMON_PYTHON:-}" ]; then
   PAIMON_PYTHON="$(bash scripts/setup-python.sh | tail -n 1)" || fail "setup-python.sh failed"

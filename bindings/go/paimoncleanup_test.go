@@ -35,9 +35,16 @@ func fixturesDir(t *testing.T) string {
 // copyFixture copies fixture table rel into a fresh t.TempDir() and returns the copy.
 func copyFixture(t *testing.T, rel string) string {
 	t.Helper()
-	src := filepath.Join(fixturesDir(t), rel)
 	dst := filepath.Join(t.TempDir(), filepath.Base(rel))
-	err := filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
+	if err := copyDir(filepath.Join(fixturesDir(t), rel), dst); err != nil {
+		t.Fatalf("copy %s: %v", rel, err)
+	}
+	return dst
+}
+
+// copyDir copies the directory tree src to dst (created, writable).
+func copyDir(src, dst string) error {
+	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
@@ -60,10 +67,6 @@ func copyFixture(t *testing.T, rel string) string {
 		}
 		return out.Close()
 	})
-	if err != nil {
-		t.Fatalf("copy %s: %v", rel, err)
-	}
-	return dst
 }
 
 func asError(err error, target **Error) bool { return errors.As(err, target) }

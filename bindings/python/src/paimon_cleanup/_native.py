@@ -176,6 +176,23 @@ PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_dry_run(struct Pa
 PaimonCleanupStatus paimon_cleanup_partition_expire_config_set_now_ms(struct PaimonCleanupPartitionExpireConfig *config, int64_t now_ms, struct PaimonCleanupError **err);
 void paimon_cleanup_partition_expire_config_free(struct PaimonCleanupPartitionExpireConfig *config);
 PaimonCleanupStatus paimon_cleanup_expire_partitions(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, const struct PaimonCleanupPartitionExpireConfig *config, const struct PaimonCleanupRunOptions *run_options, struct PaimonCleanupReport **out, struct PaimonCleanupError **err);
+const uint8_t *paimon_cleanup_buffer_data(const struct PaimonCleanupBuffer *buffer);
+size_t paimon_cleanup_buffer_len(const struct PaimonCleanupBuffer *buffer);
+void paimon_cleanup_buffer_free(struct PaimonCleanupBuffer *buffer);
+size_t paimon_cleanup_buffer_list_count(const struct PaimonCleanupBufferList *list);
+const struct PaimonCleanupBuffer *paimon_cleanup_buffer_list_get(const struct PaimonCleanupBufferList *list, size_t index);
+void paimon_cleanup_buffer_list_free(struct PaimonCleanupBufferList *list);
+PaimonCleanupStatus paimon_cleanup_expiry_units_plan(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, const struct PaimonCleanupExpireConfig *config, const struct PaimonCleanupRunOptions *run_options, struct PaimonCleanupBuffer **out_state, struct PaimonCleanupBufferList **out_units, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_unit_execute(const struct PaimonCleanupExecutor *executor, const uint8_t *unit, size_t unit_len, const char *const *option_keys, const char *const *option_values, size_t option_count, const struct PaimonCleanupRunOptions *run_options, struct PaimonCleanupBuffer **out, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_unit_execute_paths(const struct PaimonCleanupExecutor *executor, const uint8_t *unit, size_t unit_len, const char *const *option_keys, const char *const *option_values, size_t option_count, const struct PaimonCleanupRunOptions *run_options, struct PaimonCleanupBuffer **out, struct PaimonCleanupBufferList **out_paths, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_partials_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len, struct PaimonCleanupBuffer **out, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_units_protect(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, const struct PaimonCleanupRunOptions *run_options, const uint8_t *state, size_t state_len, const uint8_t *candidates, size_t candidates_len, struct PaimonCleanupBuffer **out_state, struct PaimonCleanupBufferList **out_units, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_units_decide(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, const struct PaimonCleanupRunOptions *run_options, const uint8_t *state, size_t state_len, const uint8_t *candidates, size_t candidates_len, const uint8_t *protected_, size_t protected_len, struct PaimonCleanupBuffer **out_decision, struct PaimonCleanupBufferList **out_units, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_units_finish(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, const struct PaimonCleanupRunOptions *run_options, const uint8_t *decision, size_t decision_len, const uint8_t *merged, size_t merged_len, struct PaimonCleanupReport **out, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_partial_split(const uint8_t *partial, size_t partial_len, uint32_t shards, struct PaimonCleanupBuffer **out_summary, struct PaimonCleanupBufferList **out_shards, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_units_gate_with_paths(const struct PaimonCleanupContext *context, const struct PaimonCleanupExecutor *executor, const struct PaimonCleanupRunOptions *run_options, const uint8_t *state, size_t state_len, const uint8_t *summary, size_t summary_len, uint32_t shards, bool paths_to_tasks, struct PaimonCleanupBuffer **out_decision, struct PaimonCleanupBuffer **out_gate, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_shard_decide_paths(const struct PaimonCleanupExecutor *executor, const uint8_t *gate, size_t gate_len, uint32_t shard, const uint8_t *piece, size_t piece_len, const char *const *option_keys, const char *const *option_values, size_t option_count, const struct PaimonCleanupRunOptions *run_options, struct PaimonCleanupBuffer **out_report, struct PaimonCleanupBufferList **out_units, struct PaimonCleanupBufferList **out_paths, struct PaimonCleanupError **err);
+PaimonCleanupStatus paimon_cleanup_expiry_units_conclude(const uint8_t *decision, size_t decision_len, const uint8_t *const *reports, const size_t *report_lens, size_t count, struct PaimonCleanupBuffer **out_decision, struct PaimonCleanupError **err);
 """
 
 _PROTOTYPE = re.compile(
@@ -193,10 +210,13 @@ _OPAQUE = {
     "PaimonCleanupOrphanConfig",
     "PaimonCleanupPartitionExpireConfig",
     "PaimonCleanupTableList",
+    "PaimonCleanupBuffer",
+    "PaimonCleanupBufferList",
 }
 _SCALARS = {
     "void": None,
     "bool": ctypes.c_bool,
+    "uint8_t": ctypes.c_uint8,
     "int32_t": ctypes.c_int32,
     "uint32_t": ctypes.c_uint32,
     "int64_t": ctypes.c_int64,
@@ -252,6 +272,8 @@ def _ctype(c_type: str):
         return ctypes.c_void_p if stars == 1 else ctypes.POINTER(ctypes.c_void_p)
     if stars == 1 and base in _SCALARS:
         return ctypes.POINTER(_SCALARS[base])
+    if stars == 2 and base == "uint8_t":  # arrays of byte strings (the units' shard reports)
+        return ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8))
     if base == "PaimonCleanupTableSummary" and stars == 1:
         return ctypes.POINTER(TableSummary)
     if base == "PaimonCleanupPartitionSpec" and stars == 1:
