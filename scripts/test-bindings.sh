@@ -96,7 +96,10 @@ run_step "cmake install" cmake --install "$BUILD_DIR" --prefix "$PREFIX"
 # --- 1b. paimon-gen: the table generator of the expiry-units tests ----------------------------
 # test_cpp_wrapper_expiry_units (ctest) and TestExpiryUnits (Go) generate their table with it;
 # PAIMON_REQUIRE_GEN=1 makes them fail instead of skipping when it is missing.
-run_step "cargo build paimon-gen" cargo build --release -p paimon-cleanup-tools --bin paimon-gen
+# The same invocation as test-spark.sh and test-flink.sh (same features), so that theirs is a
+# no-op afterwards.
+run_step "cargo build --release (paimon-cleanup, paimon-gen)" \
+  cargo build --release --bin paimon-cleanup --bin paimon-gen
 export PAIMON_GEN="${CARGO_TARGET_DIR:-$ROOT/target}/release/paimon-gen" PAIMON_REQUIRE_GEN=1
 
 # --- 2. ctest: the binding tests -------------------------------------------------------------

@@ -79,6 +79,19 @@ fn invalid(kind: Kind, what: &str) -> Error {
 
 /// The value and the tail keys of bytes of `kind`.
 pub(crate) fn decode<T: DeserializeOwned>(kind: Kind, bytes: &[u8]) -> Result<(T, Vec<u64>)> {
+    let (json, tail) = split_checked(kind, bytes)?;
+    let value: T = serde_json::from_slice(json).map_err(|e| invalid(kind, &e.to_string()))?;
+    Ok((value, decode_keys(kind, tail)?))
+}
+
+/// Fails unless `bytes` start as bytes of `kind` of this format version with a body that fits
+/// (the body itself is not read).
+pub(crate) fn check_header(kind: Kind, bytes: &[u8]) -> Result<()> {
+    split_checked(kind, bytes).map(|_| ())
+}
+
+/// The JSON body and the key tail of bytes of `kind`, the header checked.
+fn split_checked(kind: Kind, bytes: &[u8]) -> Result<(&[u8], &[u8])> {
     if bytes.len() < 14 || &bytes[..4] != MAGIC {
         return Err(invalid(kind, "no magic"));
     }
@@ -101,8 +114,11 @@ pub(crate) fn decode<T: DeserializeOwned>(kind: Kind, bytes: &[u8]) -> Result<(T
     if len > rest.len() as u64 {
         return Err(invalid(kind, "truncated body"));
     }
-    let (json, mut tail) = rest.split_at(len as usize);
-    let value: T = serde_json::from_slice(json).map_err(|e| invalid(kind, &e.to_string()))?;
+    Ok(rest.split_at(len as usize))
+}
+
+/// The delta-coded keys of a tail.
+fn decode_keys(kind: Kind, mut tail: &[u8]) -> Result<Vec<u64>> {
     let mut keys = Vec::with_capacity(tail.len() / 2);
     let mut prev = 0u64;
     while !tail.is_empty() {
@@ -126,7 +142,7 @@ pub(crate) fn decode<T: DeserializeOwned>(kind: Kind, bytes: &[u8]) -> Result<(T
         keys.push(k);
         prev = k;
     }
-    Ok((value, keys))
+    Ok(keys)
 }
 
 #[cfg(test)]
@@ -148,5 +164,23 @@ mod tests {
         assert!(decode::<Vec<String>>(Kind::Unit, &b[..16]).is_err());
         assert!(decode::<Vec<String>>(Kind::Unit, b"PCEU").is_err());
         assert!(decode::<Vec<String>>(Kind::Unit, b"PCOU\x01\x01xxxxxxxxxxxx").is_err());
+        // The header alone: right for `b`, wrong kind, truncated, garbage.
+        assert!(check_header(Kind::Unit, &b).is_ok());
+        assert!(check_header(Kind::Partial, &b).is_err());
+        assert!(check_header(Kind::Unit, &b[..16]).is_err());
+        assert!(check_header(Kind::Unit, b"garbage").is_err());
+    }
+
+    #[test]
+    fn merging_with_the_neutral_element_refuses_foreign_bytes() {
+        use crate::clean::expiry::units::merge;
+        for (a, b) in [(&b"garbage"[..], &b""[..]), (&b""[..], &b"garbage"[..])] {
+            let e = merge(a, b).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidArgument(_)),
+                "merging {a:?} with {b:?}: {e}"
+            );
+        }
+        assert_eq!(merge(b"", b"").unwrap(), Vec::<u8>::new());
     }
 }

@@ -65,7 +65,7 @@ mod sharded;
 mod wire;
 
 pub use super::unit_bytes::FORMAT_VERSION;
-use super::unit_bytes::{decode, encode, Kind};
+use super::unit_bytes::{check_header, decode, encode, Kind};
 pub use sharded::{
     conclude, decide_shard, gate, gate_table_uri, gate_with, split, Gated, Paths, ShardDecided,
     Split,
@@ -374,10 +374,16 @@ async fn read_protected(
 /// for byte; an empty byte string is the neutral element. Refuses results of different plans
 /// or stages and a unit's result included twice ([`Error::InvalidArgument`]).
 pub fn merge(a: &[u8], b: &[u8]) -> Result<Vec<u8>> {
+    // With the neutral element the other side is returned as it is, its header checked (its
+    // body is read by whoever takes the merge).
     if a.is_empty() {
+        if !b.is_empty() {
+            check_header(Kind::Partial, b)?;
+        }
         return Ok(b.to_vec());
     }
     if b.is_empty() {
+        check_header(Kind::Partial, a)?;
         return Ok(a.to_vec());
     }
     let (mut pa, _): (Partial, _) = decode(Kind::Partial, a)?;
