@@ -202,7 +202,10 @@ public final class ExpireSnapshots {
                         + "), split into " + shards + " shards");
                 parts = jsc.parallelize(UnitRunner.number(plan.units()), slices)
                         .mapPartitionsToPair(it -> ExpiryUnitRunner.executeAndSplit(it, options, k))
-                        .persist(StorageLevel.MEMORY_AND_DISK_SER());
+                        // On local disk, not in the heap: the pieces are every candidate, and
+                        // held in the heap they leave the shard's merge no room (2 GB
+                        // executors ran out at 50 M references).
+                        .persist(StorageLevel.DISK_ONLY());
                 summary = parts.filter(kv -> kv._1() == UnitRunner.SUMMARY).values()
                         .treeReduce(ExpiryUnitRunner::merge);
                 pieces = parts.filter(kv -> kv._1() != UnitRunner.SUMMARY)

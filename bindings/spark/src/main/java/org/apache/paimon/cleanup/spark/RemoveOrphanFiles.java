@@ -221,14 +221,18 @@ public final class RemoveOrphanFiles {
         final int k = shards;
         out.parts = jsc.parallelize(UnitRunner.number(units), slices)
                 .mapPartitionsToPair(it -> UnitRunner.executeAndSplit(it, options, k))
-                .persist(StorageLevel.MEMORY_AND_DISK_SER());
+                // On local disk, not in the heap: the pieces are every reference key and
+                // candidate (in the heap they filled 1 GB executors at 50 M references).
+                .persist(StorageLevel.DISK_ONLY());
         out.summary = out.parts.filter(kv -> kv._1() == UnitRunner.SUMMARY).values()
                 .treeReduce(UnitRunner::merge);
         jsc.setJobDescription("shuffle the pieces by shard (" + shards + ")");
         out.pieces = out.parts.filter(kv -> kv._1() != UnitRunner.SUMMARY)
                 .groupByKey(new HashPartitioner(shards))
                 .mapValues(pieces -> BinaryMerge.all(pieces, UnitRunner::merge))
-                .persist(StorageLevel.MEMORY_AND_DISK_SER());
+                // Each round of the decision reads them again; from local disk, for the same
+                // reason.
+                .persist(StorageLevel.DISK_ONLY());
         return out;
     }
 
