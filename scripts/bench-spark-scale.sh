@@ -29,7 +29,9 @@
 #                    so its RSS bounds both; local-cluster[2,1,1024]: two executor JVMs of 1 GB,
 #                    which separates the driver's figures from the executors'
 #   DRIVER_MEMORY    spark-submit --driver-memory (default 512m)
-#   EXECUTOR_MEMORY  spark-submit --executor-memory (default 1g; local-cluster's own cap wins)
+#   EXECUTOR_MEMORY  the executors' heap (default 1g), as spark.executor.memory: spark-submit's
+#                    --executor-memory does not reach local-cluster's executors (their heap
+#                    stayed 1 GB); local-cluster[N,C,MB] needs MB at least this
 #   FILES_PER_COMMIT data files per commit (default 1000); snapshots = refs / files per commit
 #                    (10000 at 50 M keeps 5,000 snapshots; the generator writes 50 M references
 #                    in ~8 min on a loaded 2-core machine)
@@ -148,6 +150,7 @@ run_job() {
   /usr/bin/time -f '%M' -o "$WORK/time-$tag" \
     "$SPARK_SUBMIT" --master "$master" --conf spark.ui.enabled=false --conf spark.log.level=WARN \
     --driver-memory "$DRIVER_MEMORY" --executor-memory "$EXECUTOR_MEMORY" \
+    --conf "spark.executor.memory=$EXECUTOR_MEMORY" \
     --driver-java-options "-Xlog:gc:file=$WORK/gc-$tag-driver.log" \
     --conf "spark.executor.extraJavaOptions=-Xlog:gc:file=$WORK/gc-$tag-exec-%p.log" \
     --jars "$JAVA_JAR" --files "$JNI" --class "$class" "$SPARK_JAR" "$t" --dry-run \

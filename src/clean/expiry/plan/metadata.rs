@@ -4,10 +4,11 @@
 //! ([`MetadataCandidates::plan_into`]).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use futures::stream::{self, StreamExt};
 
-use crate::clean::expiry::protected::{read_index_files_sized, ReferenceReader};
+use crate::clean::expiry::protected::{read_index_files_sized, ListedManifest, ReferenceReader};
 use crate::clean::report::FileClass;
 use crate::clean::shared::deleter::Planned;
 use crate::clean::shared::keys::SortedKeys;
@@ -36,7 +37,9 @@ pub enum MetadataScope {
 pub struct RemovedMetadata {
     scope: MetadataScope,
     lists: Vec<(String, Option<u64>)>,
-    manifests: Vec<(String, u64)>,
+    /// The manifests the lists name, each once (by name), as the reader holds them: a pointer
+    /// each, no copy of the name.
+    manifests: Vec<Arc<ListedManifest>>,
     /// Index manifests with their sizes once read (`None`: missing).
     index_manifests: Vec<(String, Option<u64>)>,
     index_files: Vec<(Location, u64)>,
@@ -88,7 +91,7 @@ impl RemovedMetadata {
         // on disk (removed by an earlier run, or by Java's snapshot expiry for a long-lived
         // changelog that no longer needs it) is not planned: a report lists only files that
         // left the disk, and a dry run says what the real run does.
-        let mut manifests: Vec<(String, u64)> = Vec::new();
+        let mut manifests: Vec<Arc<ListedManifest>> = Vec::new();
         let mut absent: HashSet<usize> = HashSet::new();
         {
             let lists_ref = &lists;
@@ -98,7 +101,7 @@ impl RemovedMetadata {
                         Ok::<_, Error>((i, rr.list_if_present(&lists_ref[i].0).await?))
                     })
                     .buffered(rr.concurrency());
-            let mut manifest_seen: HashSet<String> = HashSet::new();
+            let mut manifest_seen: HashSet<ByName> = HashSet::new();
             while let Some(next) = read.next().await {
                 let (i, metas) = next?;
                 let Some(metas) = metas else {
@@ -106,9 +109,8 @@ impl RemovedMetadata {
                     continue;
                 };
                 for m in metas.iter() {
-                    if !manifest_seen.contains(&m.file_name) {
-                        manifest_seen.insert(m.file_name.clone());
-                        manifests.push((m.file_name.clone(), m.file_size.max(0) as u64));
+                    if manifest_seen.insert(ByName(m.clone())) {
+                        manifests.push(m.clone());
                     }
                 }
             }
@@ -241,8 +243,8 @@ impl RemovedMetadata {
         for (l, _) in &self.lists {
             named.insert(l.as_str());
         }
-        for (i, (m, _)) in self.manifests.iter().enumerate() {
-            if named.insert(m.as_str()) {
+        for (i, m) in self.manifests.iter().enumerate() {
+            if named.insert(m.file_name.as_str()) {
                 out.push((MetadataPhase::Manifests, Source::Manifest(index(i)?)));
             }
         }
@@ -275,8 +277,12 @@ impl RemovedMetadata {
                 (paths.manifest(name)?, FileClass::ManifestList, *size)
             }
             Source::Manifest(i) => {
-                let (name, size) = &self.manifests[at(i)];
-                (paths.manifest(name)?, FileClass::Manifest, Some(*size))
+                let m = &self.manifests[at(i)];
+                (
+                    paths.manifest(&m.file_name)?,
+                    FileClass::Manifest,
+                    Some(m.file_size.max(0) as u64),
+                )
             }
             Source::IndexFile(i) => {
                 let (location, size) = &self.index_files[at(i)];
@@ -341,6 +347,23 @@ impl MetadataCandidates {
             }
         }
         Ok(plan)
+    }
+}
+
+/// A listed manifest that hashes and compares by its name alone (the first of a name is kept).
+struct ByName(Arc<ListedManifest>);
+
+impl PartialEq for ByName {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.file_name == other.0.file_name
+    }
+}
+
+impl Eq for ByName {}
+
+impl std::hash::Hash for ByName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.file_name.hash(state);
     }
 }
 
