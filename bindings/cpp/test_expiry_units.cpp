@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "paimon_cleanup.hpp"
+#include "test_temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace pc = paimon_cleanup;
@@ -39,21 +40,6 @@ int checks = 0;
             std::fprintf(stderr, "FAIL %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #__VA_ARGS__); \
         }                                                                                     \
     } while (0)
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "paimon-cleanup-units-XXXXXX").string();
-        std::vector<char> buf(tmpl.begin(), tmpl.end());
-        buf.push_back('\0');
-        if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path = buf.data();
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 std::string gen_binary() {
     const char *env = std::getenv("PAIMON_GEN");
@@ -196,7 +182,7 @@ pc::Report run_sharded(const pc::Context &table, const pc::Executor &exec, uint3
 }
 
 void test_units(const std::string &gen) {
-    TempDir tmp;
+    TempDir tmp("paimon-cleanup-units");
     fs::path source = generate(gen, tmp.path / "source");
     fs::path one = tmp.path / "one", units = tmp.path / "units", sharded = tmp.path / "sharded";
     for (const fs::path &dst : {one, units, sharded})

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "paimon_cleanup.hpp"
+#include "test_temp_dir.hpp"
 #include "scenario_format.hpp"
 
 namespace fs = std::filesystem;
@@ -65,21 +66,6 @@ void expect_error(pc::Status expected, F &&f, const char *what) {
         }
     }
 }
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "paimon-cleanup-cpp-XXXXXX").string();
-        std::vector<char> buf(tmpl.begin(), tmpl.end());
-        buf.push_back('\0');
-        if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path = buf.data();
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 std::string fixtures_dir() {
     const char *env = std::getenv("PAIMON_FIXTURES");
@@ -164,7 +150,7 @@ void test_basics() {
                  "negative time retained");
 
     // A missing table: NOT_FOUND, through exceptions and through Result.
-    TempDir tmp;
+    TempDir tmp("paimon-cleanup-cpp");
     pc::Context missing((tmp.path / "no-such-table").string());
     expect_error(pc::Status::NotFound, [&] { (void)missing.summary(moved); }, "missing table summary");
     pc::Result<pc::TableSummary> s = missing.try_summary(moved);
@@ -196,7 +182,7 @@ void test_basics() {
 void test_fixture(const std::string &fixtures) {
     const std::string rel = "parquet/pk_09.db/pk_09";
     std::printf("fixture %s\n", rel.c_str());
-    TempDir tmp;
+    TempDir tmp("paimon-cleanup-cpp");
     pc::Executor exec(2);
 
     // Summary, dry run, real run with progress.
@@ -414,7 +400,7 @@ void test_branch(const std::string &fixtures) {
     const std::string rel =
         "parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch";
     std::printf("branch %s\n", rel.c_str());
-    TempDir tmp;
+    TempDir tmp("paimon-cleanup-cpp");
     pc::Executor exec(2);
     fs::path t = copy_table(fixtures, rel, tmp, "branch");
     pc::Context main_ctx(t.string());
