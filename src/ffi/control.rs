@@ -91,31 +91,53 @@ pub(crate) fn run_log(options: Option<&PaimonCleanupRunOptions>) -> Option<RunLo
         .map(RunLog::new)
 }
 
+/// Closes the progress callback of one operation when dropped: waits for a call in progress to
+/// return and lets no call through afterwards. The operation's caller drops it once the
+/// operation returned, so the host's callback is never called after that, even while tasks of
+/// a cancelled or failed run are still winding down on the library's threads (the run options'
+/// documented promise: the host may then free the callback's user data, or exit).
+#[must_use = "dropping it at once closes the progress callback"]
+pub(crate) struct ProgressClose(Option<Arc<Mutex<bool>>>);
+
+impl Drop for ProgressClose {
+    fn drop(&mut self) {
+        if let Some(open) = &self.0 {
+            *open.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        }
+    }
+}
+
 /// The [`RunControl`] of one operation: the run options' callback, token and memory bound (or
-/// none) and the executor's I/O concurrency.
+/// none) and the executor's I/O concurrency; with what closes its progress callback.
 pub(crate) fn run_control(
     options: Option<&PaimonCleanupRunOptions>,
     io_concurrency: u32,
-) -> RunControl {
+) -> (RunControl, ProgressClose) {
     let settings = options.map(|o| o.settings().get()).unwrap_or_default();
+    let mut close = ProgressClose(None);
     let progress = settings.progress.map(|callback| {
-        // Serializes the calls of one operation.
-        let serial = Arc::new(Mutex::new(()));
+        // Serializes the calls of one operation, and none passes once it is closed.
+        let open = Arc::new(Mutex::new(true));
+        close.0 = Some(open.clone());
         let progress: ProgressFn = Arc::new(move |phase: &str, done, total, bytes| {
-            let _guard = serial.lock().unwrap_or_else(PoisonError::into_inner);
+            let open = open.lock().unwrap_or_else(PoisonError::into_inner);
+            if !*open {
+                return;
+            }
             let phase = CString::new(phase.replace('\0', "\u{FFFD}")).unwrap_or_default();
             callback.call(&phase, done, total, bytes);
         });
         progress
     });
-    RunControl {
+    let control = RunControl {
         cancel: settings.cancel.unwrap_or_default(),
         progress,
         io_concurrency: io_concurrency.max(1) as usize,
         fail_after_deletes: None,
         max_memory: settings.max_memory,
         commit_hook: None,
-    }
+    };
+    (control, close)
 }
 
 /// Creates an untriggered cancellation token.

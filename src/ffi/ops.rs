@@ -136,7 +136,8 @@ impl<'a> Call<'a> {
 /// executor's I/O concurrency for `table_uri`; a token cancelled before the call makes it fail
 /// with `CANCELLED` before `op` is called. With a log callback in the run options, the whole
 /// run (its future, and the blocking I/O tasks the storage layer starts for it) reports its
-/// `tracing` events to that callback only, and the callback is closed before this returns.
+/// `tracing` events to that callback only. The log and progress callbacks are closed before
+/// this returns: a call in flight on another thread is waited for, none comes afterwards.
 pub(crate) fn run_on<T, F, Fut>(
     function: &'static str,
     executor: &PaimonCleanupExecutor,
@@ -149,7 +150,7 @@ where
     Fut: Future<Output = crate::Result<T>>,
 {
     let io = executor.effective_io_concurrency(table_uri);
-    let control = run_control(run, io);
+    let (control, progress_close) = run_control(run, io);
     control.cancel.check()?;
     let work = op(control);
     let log = run_log(run);
@@ -157,6 +158,8 @@ where
         Some(log) => executor.block_on(function, work.with_subscriber(log.dispatch())),
         None => executor.block_on(function, work),
     };
+    // Neither callback is called once this returns.
     drop(log);
+    drop(progress_close);
     result?.map_err(FfiError::from)
 }

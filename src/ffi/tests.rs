@@ -673,6 +673,61 @@ mod operations {
         counter.fetch_add(done + bytes, Ordering::SeqCst);
     }
 
+    /// What `slow_progress` records: that a call started, and `done` of the last call once it
+    /// returns (after a pause).
+    #[derive(Default)]
+    struct SlowCalls {
+        started: std::sync::atomic::AtomicBool,
+        done: AtomicU64,
+    }
+
+    unsafe extern "C" fn slow_progress(
+        user_data: *mut c_void,
+        _phase: *const c_char,
+        done: u64,
+        _total: u64,
+        _bytes: u64,
+    ) {
+        // SAFETY: the test passes a live SlowCalls.
+        let calls = unsafe { &*(user_data as *const SlowCalls) };
+        calls.started.store(true, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        calls.done.store(done, Ordering::SeqCst);
+    }
+
+    #[test]
+    fn closing_the_progress_waits_for_a_call_in_flight_and_stops_later_ones() {
+        let calls = SlowCalls::default();
+        let mut opts: *mut PaimonCleanupRunOptions = ptr::null_mut();
+        // SAFETY: valid out-parameters, live handles; `calls` outlives the options' use.
+        unsafe {
+            assert_eq!(
+                paimon_cleanup_run_options_new(&mut opts, ptr::null_mut()),
+                PaimonCleanupStatus::Ok
+            );
+            paimon_cleanup_run_options_set_progress(
+                opts,
+                Some(slow_progress),
+                &calls as *const SlowCalls as *mut c_void,
+                ptr::null_mut(),
+            );
+            let (ctl, close) = run_control(opts.as_ref(), 1);
+            // A task of the run still reporting on another thread when the operation returns.
+            let task = ctl.clone();
+            let worker = std::thread::spawn(move || task.progress("phase", 7, 0, 0));
+            while !calls.started.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
+            drop(close);
+            // The call in flight returned before the close did.
+            assert_eq!(calls.done.load(Ordering::SeqCst), 7);
+            ctl.progress("phase", 9, 0, 0);
+            assert_eq!(calls.done.load(Ordering::SeqCst), 7);
+            worker.join().expect("worker");
+            paimon_cleanup_run_options_free(opts);
+        }
+    }
+
     #[test]
     fn settings_setters_check_the_handle_first_then_the_range() {
         use PaimonCleanupStatus::{InvalidArgument, NullPointer, Ok as Done};
@@ -793,7 +848,7 @@ mod operations {
                 paimon_cleanup_cancel_token_new(&mut token, ptr::null_mut()),
                 PaimonCleanupStatus::Ok
             );
-            let ctl = run_control(opts.as_ref(), 0);
+            let (ctl, _close) = run_control(opts.as_ref(), 0);
             assert!(ctl.progress.is_none());
             assert_eq!(ctl.io_concurrency, 1);
             assert_eq!(ctl.max_memory, None);
@@ -802,12 +857,12 @@ mod operations {
                 paimon_cleanup_run_options_set_max_memory(opts, 4096, ptr::null_mut()),
                 PaimonCleanupStatus::Ok
             );
-            let bounded = run_control(opts.as_ref(), 1);
+            let (bounded, _close) = run_control(opts.as_ref(), 1);
             assert_eq!(bounded.max_memory, Some(4096));
             assert_eq!(bounded.memory_budget().limit(), Some(4096));
             paimon_cleanup_run_options_set_max_memory(opts, 0, ptr::null_mut());
             assert_eq!(bounded.max_memory, Some(4096));
-            assert_eq!(run_control(opts.as_ref(), 1).max_memory, None);
+            assert_eq!(run_control(opts.as_ref(), 1).0.max_memory, None);
             let mut err: *mut PaimonCleanupError = ptr::null_mut();
             assert_eq!(
                 paimon_cleanup_run_options_set_max_memory(ptr::null_mut(), 1, &mut err),
@@ -822,9 +877,14 @@ mod operations {
                 ptr::null_mut(),
             );
             paimon_cleanup_run_options_set_cancel_token(opts, token, ptr::null_mut());
-            let ctl = run_control(opts.as_ref(), 16);
+            let (ctl, close) = run_control(opts.as_ref(), 16);
             assert_eq!(ctl.io_concurrency, 16);
             ctl.progress("phase x", 2, 3, 40);
+            assert_eq!(counter.load(Ordering::SeqCst), 42);
+            // Once the operation returned (its close dropped) the callback is not called.
+            let late = ctl.clone();
+            drop(close);
+            late.progress("phase x", 1, 1, 1);
             assert_eq!(counter.load(Ordering::SeqCst), 42);
             assert!(ctl.cancel.check().is_ok());
             // Cancelled from another thread; the handle can then go, the control keeps the flag.
@@ -837,11 +897,11 @@ mod operations {
             assert!(paimon_cleanup_cancel_token_is_cancelled(token));
             paimon_cleanup_cancel_token_free(token);
             assert!(ctl.cancel.check().is_err());
-            assert!(run_control(opts.as_ref(), 1).cancel.is_cancelled());
+            assert!(run_control(opts.as_ref(), 1).0.cancel.is_cancelled());
             // Clearing both.
             paimon_cleanup_run_options_set_progress(opts, None, ptr::null_mut(), ptr::null_mut());
             paimon_cleanup_run_options_set_cancel_token(opts, ptr::null(), ptr::null_mut());
-            let ctl = run_control(opts.as_ref(), 1);
+            let (ctl, _close) = run_control(opts.as_ref(), 1);
             assert!(ctl.progress.is_none() && !ctl.cancel.is_cancelled());
             paimon_cleanup_run_options_free(opts);
             assert!(!paimon_cleanup_cancel_token_is_cancelled(ptr::null()));
