@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "paimon_cleanup.hpp"
-#include "test_temp_dir.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 namespace pc = paimon_cleanup;
@@ -31,15 +31,6 @@ namespace {
 
 int failures = 0;
 int checks = 0;
-
-#define CHECK(...)                                                                            \
-    do {                                                                                      \
-        checks++;                                                                             \
-        if (!(__VA_ARGS__)) {                                                                 \
-            failures++;                                                                       \
-            std::fprintf(stderr, "FAIL %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #__VA_ARGS__); \
-        }                                                                                     \
-    } while (0)
 
 std::string gen_binary() {
     const char *env = std::getenv("PAIMON_GEN");

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "paimon_cleanup.hpp"
-#include "test_temp_dir.hpp"
+#include "test_support.hpp"
 #include "scenario_format.hpp"
 
 namespace fs = std::filesystem;
@@ -37,15 +37,6 @@ namespace {
 
 int failures = 0;
 int checks = 0;
-
-#define CHECK(...)                                                                            \
-    do {                                                                                      \
-        checks++;                                                                             \
-        if (!(__VA_ARGS__)) {                                                                 \
-            failures++;                                                                       \
-            std::fprintf(stderr, "FAIL %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #__VA_ARGS__); \
-        }                                                                                     \
-    } while (0)
 
 /** Runs `f`, which must throw pc::Error with `expected`. */
 template <class F>

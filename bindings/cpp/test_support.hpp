@@ -1,0 +1,43 @@
+// What the C++ binding tests share: a CHECK that counts and reports without stopping, and a
+// temporary directory removed with everything in it when it goes out of scope.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <stdlib.h>
+
+/** Counts a check and, when `...` is false, a failure (printed with its place); the including
+ * test defines the `int checks` and `int failures` it counts in. */
+#define CHECK(...)                                                                            \
+    do {                                                                                      \
+        checks++;                                                                             \
+        if (!(__VA_ARGS__)) {                                                                 \
+            failures++;                                                                       \
+            std::fprintf(stderr, "FAIL %s:%d: CHECK(%s)\n", __FILE__, __LINE__, #__VA_ARGS__); \
+        }                                                                                     \
+    } while (0)
+
+/** A new directory under the system's temporary directory, named `<prefix>-XXXXXX`. */
+struct TempDir {
+    std::filesystem::path path;
+    explicit TempDir(const char *prefix) {
+        std::string tmpl =
+            (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+        std::vector<char> buf(tmpl.begin(), tmpl.end());
+        buf.push_back('\0');
+        if (mkdtemp(buf.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        path = buf.data();
+    }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
