@@ -4,6 +4,7 @@
 #
 #   scripts/bench-java-s3.sh [--size small] [--runs 1] [--threads 2] [--latency-ms 20]
 #                            [--ops "expire orphans"] [--dry-run] [--dir DIR]
+#                            [--java-limit SECONDS] [--upload-threads 8]
 #
 # The master table is generated once by `paimon-bench generate` (orphans: 8 % of the APPEND
 # files) in DIR/master-SIZE and reused. Per run, operation and side (ours, then Java):
@@ -23,6 +24,10 @@
 #   4. the proxy's request counts by kind (LIST, GET, HEAD, PUT, DELETE, POST batch-delete).
 # --dry-run: orphan removal only lists what it would delete (ours --dry-run, Java
 # LocalOrphanFilesClean with dryRun); expiry has no dry run on Java's side and is skipped.
+# --java-limit S: Java's run is stopped after S seconds (SIGTERM); its row then says
+# "timed_out" and how many files it had deleted by then (the proxy's DELETE count: Java deletes
+# one object per request), so a size where Java needs hours still gives a lower bound.
+# --upload-threads: concurrency of the (untimed) upload into the server (default 8).
 # Results: DIR/results.jsonl (one line per process), a markdown summary (medians) on standard
 # output. Binaries: PAIMON_BENCH_BIN (default target/release/paimon-bench, which has the
 # s3-proxy and s3-upload commands) and PAIMON_CLEANUP_BIN (default
@@ -36,6 +41,8 @@ LATENCY=20
 OPS="expire orphans"
 DRY=0
 DIR="${PAIMON_BENCH_DIR:-/tmp/paimon-bench}/java-s3"
+JAVA_LIMIT=0
+UPLOAD_THREADS=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) SIZE="$2"; shift 2 ;;
@@ -45,6 +52,8 @@ while [ $# -gt 0 ]; do
     --ops) OPS="$2"; shift 2 ;;
     --dry-run) DRY=1; shift ;;
     --dir) DIR="$2"; shift 2 ;;
+    --java-limit) JAVA_LIMIT="$2"; shift 2 ;;
+    --upload-threads) UPLOAD_THREADS="$2"; shift 2 ;;
     *) echo "bench-java-s3: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -159,6 +168,12 @@ if impl == "java":
                    deleted_files=j["deleted_files"])
         if "deleted_reported" in j:
             rec["reported"] = j["deleted_reported"]
+    elif status == "124":
+        # Stopped by --java-limit: what it had deleted by then, from the proxy's counts.
+        rec["timed_out"] = True
+        rec["deleted_so_far"] = rec.get("requests", {}).get("by_kind", {}).get(
+            "DELETE", {}).get("requests", 0)
+        rec["ok"] = False
     else:
         rec["ok"] = False
 else:
@@ -182,7 +197,7 @@ run_side() {
   uri="s3://paimon/bench/$impl"
   start_moto
   "$BENCH" s3-upload --upstream "127.0.0.1:$MOTO_PORT" --table "$MASTER" --s3-uri "$uri" \
-    --threads "$THREADS" 2>&1 | sed 's/^/  /' >&2
+    --threads "$UPLOAD_THREADS" 2>&1 | sed 's/^/  /' >&2
   start_proxy
   local endpoint="http://127.0.0.1:$PROXY_PORT"
   # The cut-off one second before now, and the upload's last object (its LastModified) two
@@ -207,7 +222,9 @@ run_side() {
   else
     local jop="$op"
     [ "$DRY" = 1 ] && [ "$op" = orphans ] && jop=orphans-list
-    /usr/bin/time -v -o "$out.time" java \
+    local to=()
+    [ "$JAVA_LIMIT" != 0 ] && to=(timeout "$JAVA_LIMIT")
+    /usr/bin/time -v -o "$out.time" "${to[@]}" java \
       -Dbench.option.s3.endpoint="$endpoint" -Dbench.option.s3.endpoint.region=us-east-1 \
       -Dbench.option.s3.access-key=test -Dbench.option.s3.secret-key=test \
       -Dbench.option.s3.path.style.access=true -Dbench.option.s3.connection.ssl.enabled=false \
@@ -259,9 +276,22 @@ for op, dry, lat in seen:
     sel = [r for r in rows if (r["op"], r["dry_run"], r["latency_ms"]) == (op, dry, lat)]
     o = [r for r in sel if r["impl"] == "ours" and r["ok"]]
     j = [r for r in sel if r["impl"] == "java" and r["ok"]]
-    runs = f"{len(o)}/{len(j)}"
+    # Java runs stopped by --java-limit: their wall time is a lower bound.
+    jt = [r for r in sel if r["impl"] == "java" and r.get("timed_out")]
+    runs = f"{len(o)}/{len(j)}" + (f" (+{len(jt)} timed out)" if jt else "")
     ow, jw = med(o, lambda r: r["wall_s"]), med(j, lambda r: r["wall_s"])
     ji = med(j, lambda r: r["inner_s"])
+    if jt and not j:
+        tw = min(r["wall_s"] for r in jt)
+        done = "/".join(str(r["deleted_so_far"]) for r in jt)
+        print(f"| {sys.argv[2]} | {op} | {lat} ms | {runs} | {ow:.2f} | > {tw:.0f} (timed out) | "
+              f"> {tw / ow if o else float('nan'):.1f}x | {med(o, lambda r: r['cpu_s']):.2f} | "
+              f"{med(jt, lambda r: r['cpu_s']):.2f} by then | {med(o, lambda r: r['rss_kb']) / 1024:.0f} | "
+              f"{med(jt, lambda r: r['rss_kb']) / 1024:.0f} | "
+              f"{med(o, lambda r: r['requests']['requests']):.0f} / "
+              f"> {med(jt, lambda r: r['requests']['requests']):.0f} by then | "
+              f"{'/'.join(str(r['deleted_files']) for r in o)} / {done} by then |")
+        continue
     def reqs(rs):
         if not rs:
             return "n/a"
