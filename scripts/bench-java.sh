@@ -4,7 +4,7 @@
 #
 #   scripts/bench-java.sh [--sizes "medium large"] [--runs 3] [--threads 2] [--dir DIR]
 #                         [--ops "expire orphans"] [--no-xmx] [--xmx-from 16]
-#                         [--validate-stride 10]
+#                         [--validate-stride 10] [--no-validate]
 #
 # Per size: the master table is generated once by `paimon-bench generate` (orphans: 8 % of the
 # APPEND files) in DIR/master-SIZE and reused. Java first plans every version of a copy of it
@@ -20,7 +20,8 @@
 #         file-operation.thread-num = THREADS, default heap.
 # Each process runs under /usr/bin/time -v: wall time, CPU time (user + system), peak RSS.
 # Java's "inner" time is measured from main() to the end (no JVM start); ours is the process
-# wall time (no runtime to start beyond the process). Then, for Java, the smallest -Xmx in power-of-two MiB
+# wall time (no runtime to start beyond the process). --no-validate skips Java's planning pass
+# (for a second invocation on a master an earlier one validated). Then, for Java, the smallest -Xmx in power-of-two MiB
 # steps (from --xmx-from, doubling) at which the run completes (one run each; a run longer
 # than 3 x the default-heap median + 60 s counts as failed). Results: DIR/results.jsonl, and a
 # markdown summary (medians) on standard output.
@@ -34,6 +35,7 @@ OPS="expire orphans"
 XMX=1
 XMX_FROM=16
 STRIDE=10
+VALIDATE=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) SIZES="$2"; shift 2 ;;
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
     --no-xmx) XMX=0; shift ;;
     --xmx-from) XMX_FROM="$2"; shift 2 ;;
     --validate-stride) STRIDE="$2"; shift 2 ;;
+    --no-validate) VALIDATE=0; shift ;;
     *) echo "bench-java: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -156,19 +159,20 @@ for size in $SIZES; do
     log "generating master-$size"
     "$BIN/paimon-bench" generate --size "$size" --table "$DIR/master-$size" --dir "$DIR" >&2
   fi
-  log "$size: Java plans every version"
-  fresh_copy "$size"
-  val="$DIR/validate-$size.json"
-  stride=1
-  [ "$size" != medium ] && [ "$size" != small ] && stride="$STRIDE"
-  if ! java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$CP" org.paimoncleanup.ref.BenchMain \
-      validate "$WORK" "$THREADS" "$stride" >"$val.out" 2>"$val.err"; then
-    tail -n 30 "$val.err" >&2
-    log "$size: Java could not plan every version of the generated table"
-    exit 1
-  fi
-  grep '^BENCH-JAVA ' "$val.out" | sed 's/^BENCH-JAVA //' >"$val"
-  python3 - "$val" "$DIR/master-$size.paimon-bench.json" <<'EOF' >&2
+  if [ "$VALIDATE" = 1 ]; then
+    log "$size: Java plans every version"
+    fresh_copy "$size"
+    val="$DIR/validate-$size.json"
+    stride=1
+    [ "$size" != medium ] && [ "$size" != small ] && stride="$STRIDE"
+    if ! java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$CP" org.paimoncleanup.ref.BenchMain \
+        validate "$WORK" "$THREADS" "$stride" >"$val.out" 2>"$val.err"; then
+      tail -n 30 "$val.err" >&2
+      log "$size: Java could not plan every version of the generated table"
+      exit 1
+    fi
+    grep '^BENCH-JAVA ' "$val.out" | sed 's/^BENCH-JAVA //' >"$val"
+    python3 - "$val" "$DIR/master-$size.paimon-bench.json" <<'EOF' >&2
 import json, sys
 v = json.load(open(sys.argv[1]))["versions"]
 side = json.load(open(sys.argv[2]))
@@ -179,6 +183,7 @@ print(f"  latest snapshot: Java {main['latest_data_files']} data files, generato
 if main["latest_data_files"] != ours:
     sys.exit("  Java and the generator disagree on the latest snapshot's data files")
 EOF
+  fi
   for run in $(seq 1 "$RUNS"); do
     for op in $OPS; do
       log "$size $op run $run: ours"
