@@ -60,8 +60,9 @@ struct Cli {
     /// the master table at `--table`, with orphans, and exit), `copy` (only make a working
     /// copy of the master at `--table` in `--work-table`, and exit), `s3-proxy` (only run the
     /// latency proxy in front of `--upstream`: prints `PORT <n>`, and at EOF on standard
-    /// input `S3-PROXY <json>`, the requests by kind) or `s3-upload` (only put the local
-    /// table at `--table` under `--s3-uri` on the server at `--upstream`, no latency).
+    /// input `S3-PROXY <json>`, the requests by kind), `s3-upload` (only put the local
+    /// table at `--table` under `--s3-uri` on the server at `--upstream`, no latency) or
+    /// `growth` (only the growth check over the runs recorded in `--results`).
     op: String,
     /// small, medium, large, xlarge (10 M data files), all (small, medium, large), one
     /// metadata-heavy size (manifests never merged: meta-1k, meta-2k, meta-4k, 96 data files
@@ -791,10 +792,40 @@ fn copy_only(cli: &Cli) -> Res<()> {
     Ok(())
 }
 
+/// `growth`: the growth check over the runs recorded in `--results` (written by earlier runs
+/// with `--results`), for a series whose sizes were run separately.
+fn growth_only(cli: &Cli) -> Res<()> {
+    let path = cli.results.clone().ok_or("growth needs --results FILE")?;
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut results = Vec::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let value: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
+        results.push(value);
+    }
+    let (rows, problems) = paimon_bench::growth::check_results(&results);
+    println!("Growth per data file:\n{}", paimon_bench::growth::HEADER);
+    for line in &rows {
+        println!("{line}");
+    }
+    for p in &problems {
+        println!("growth: {p}");
+    }
+    Ok(())
+}
+
 fn main() -> Res<()> {
     let cli = Cli::parse();
     if cli.op == "copy" {
         return copy_only(&cli);
+    }
+    if cli.op == "growth" {
+        return growth_only(&cli);
     }
     if cli.op == "s3-proxy" || cli.op == "s3-upload" {
         let upstream = cli

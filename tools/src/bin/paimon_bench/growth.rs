@@ -2,7 +2,9 @@
 //! `--size meta`: meta-1k, meta-2k, meta-4k): per operation, peak memory above the baseline per
 //! data file, and operation time per data file, at each size; a size whose bytes per data file
 //! pass [`MAX_BYTES_PER_DATA_FILE`] above [`CONSTANT_MIB`], or whose time or memory per data
-//! file grows past [`MAX_STEP`] times the previous size's, is flagged.
+//! file grows past [`MAX_STEP`] times the previous size's, is flagged. `paimon-bench growth
+//! --results FILE` runs the same check over the results of separate runs (medium, large and
+//! xlarge, each on its own reused master).
 
 use serde_json::Value;
 
@@ -105,6 +107,49 @@ pub fn check(op: &str, points: &[Point]) -> (Vec<String>, Vec<String>) {
     (rows, problems)
 }
 
+/// The growth check over results written by separate runs (`--results FILE`, one JSON object
+/// per line, as `run_one` returns them): grouped by operation (in the order first seen), each
+/// operation's sizes ordered by their data files, medians per size. Lets a series whose sizes
+/// need different masters (xlarge's, generated once and reused) be checked as one.
+pub fn check_results(results: &[Value]) -> (Vec<String>, Vec<String>) {
+    let mut ops: Vec<&str> = Vec::new();
+    for r in results {
+        if let Some(op) = r["op"].as_str() {
+            if !ops.contains(&op) {
+                ops.push(op);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    for op in ops {
+        let mut sizes: Vec<&str> = Vec::new();
+        for r in results.iter().filter(|r| r["op"].as_str() == Some(op)) {
+            if let Some(size) = r["size"].as_str() {
+                if !sizes.contains(&size) {
+                    sizes.push(size);
+                }
+            }
+        }
+        let mut points: Vec<Point> = sizes
+            .iter()
+            .filter_map(|size| {
+                let runs: Vec<Value> = results
+                    .iter()
+                    .filter(|r| r["op"].as_str() == Some(op) && r["size"].as_str() == Some(size))
+                    .cloned()
+                    .collect();
+                Point::of(&runs)
+            })
+            .collect();
+        points.sort_by(|a, b| a.data_files.total_cmp(&b.data_files));
+        let (r, p) = check(op, &points);
+        rows.extend(r);
+        problems.extend(p);
+    }
+    (rows, problems)
+}
+
 /// The header of [`check`]'s rows.
 pub const HEADER: &str = "| operation | size | data files | peak above baseline MiB | B / data file | B / data file above the constant | memory step | CPU µs / data file | CPU step |\n|---|---|---|---|---|---|---|---|---|";
 
@@ -136,5 +181,43 @@ mod tests {
         ];
         let (_, problems) = check("expire-snapshots", &bad);
         assert_eq!(problems.len(), 4, "{problems:?}");
+    }
+
+    fn result(op: &str, size: &str, files: u64, above_kb: u64, cpu_ms: u64) -> Value {
+        serde_json::json!({
+            "op": op, "size": size, "generated": {"data_files": files},
+            "baseline": {"vmhwm_kb": 9000}, "run": {"vmhwm_kb": 9000 + above_kb, "cpu_ms": cpu_ms},
+        })
+    }
+
+    #[test]
+    fn results_of_separate_runs_are_grouped_by_operation_and_ordered_by_size() {
+        // Written out of order (xlarge first, then medium, then large), two operations mixed,
+        // medium twice: the medians per size, each operation's sizes by their data files.
+        let results = [
+            result("expire-snapshots", "xlarge", 10_000_000, 600_000, 100_000),
+            result("drop-partition", "medium", 100_000, 20_000, 100),
+            result("expire-snapshots", "medium", 100_000, 20_000, 1_000),
+            result("expire-snapshots", "medium", 100_000, 22_000, 1_200),
+            result("expire-snapshots", "large", 1_000_000, 70_000, 10_000),
+            result("drop-partition", "large", 1_000_000, 30_000, 5_000),
+        ];
+        let (rows, problems) = check_results(&results);
+        let sizes: Vec<&str> = rows
+            .iter()
+            .map(|r| r.split(" | ").nth(1).unwrap_or(""))
+            .collect();
+        assert_eq!(sizes, ["medium", "large", "xlarge", "medium", "large"]);
+        assert!(
+            rows[0].starts_with("| expire-snapshots | medium | 100000 | 21 |"),
+            "{}",
+            rows[0]
+        );
+        // expiry grows linearly; drop partition's CPU per file grows 5x from medium to large.
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("drop-partition at large: CPU"),
+            "{problems:?}"
+        );
     }
 }
