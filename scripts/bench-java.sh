@@ -121,7 +121,12 @@ else:
     if not kinds and "deleted 0" not in text:
         rec["ok"] = False
 if not rec["ok"]:
-    rec["stderr_tail"] = open(out + ".err").read()[-400:]
+    err = open(out + ".err").read()
+    # Why it failed: the heap (-XX:+ExitOnOutOfMemoryError prints "Terminating due to
+    # java.lang.OutOfMemoryError"), the -Xmx search's time limit (timeout's 124), or else.
+    rec["oom"] = "OutOfMemoryError" in err or "OutOfMemoryError" in text
+    rec["timed_out"] = status == "124"
+    rec["stderr_tail"] = err[-400:]
 print(json.dumps(rec))
 EOF
   tail -n1 "$RESULTS" | cut -c1-300 >&2
