@@ -809,13 +809,7 @@ fn growth_only(cli: &Cli) -> Res<()> {
         results.push(value);
     }
     let (rows, problems) = paimon_bench::growth::check_results(&results);
-    println!("Growth per data file:\n{}", paimon_bench::growth::HEADER);
-    for line in &rows {
-        println!("{line}");
-    }
-    for p in &problems {
-        println!("growth: {p}");
-    }
+    paimon_bench::growth::print(&rows, &problems);
     Ok(())
 }
 
@@ -923,13 +917,8 @@ fn main() -> Res<()> {
         println!("{line}");
     }
     if sizes.len() > 1 {
-        println!("\nGrowth per data file:\n{}", paimon_bench::growth::HEADER);
-        for line in &growth.0 {
-            println!("{line}");
-        }
-        for p in &growth.1 {
-            println!("growth: {p}");
-        }
+        println!();
+        paimon_bench::growth::print(&growth.0, &growth.1);
     }
     Ok(())
 }

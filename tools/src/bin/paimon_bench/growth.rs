@@ -112,25 +112,14 @@ pub fn check(op: &str, points: &[Point]) -> (Vec<String>, Vec<String>) {
 /// operation's sizes ordered by their data files, medians per size. Lets a series whose sizes
 /// need different masters (xlarge's, generated once and reused) be checked as one.
 pub fn check_results(results: &[Value]) -> (Vec<String>, Vec<String>) {
-    let mut ops: Vec<&str> = Vec::new();
-    for r in results {
-        if let Some(op) = r["op"].as_str() {
-            if !ops.contains(&op) {
-                ops.push(op);
-            }
-        }
-    }
+    let ops = distinct(results.iter(), "op");
     let mut rows = Vec::new();
     let mut problems = Vec::new();
     for op in ops {
-        let mut sizes: Vec<&str> = Vec::new();
-        for r in results.iter().filter(|r| r["op"].as_str() == Some(op)) {
-            if let Some(size) = r["size"].as_str() {
-                if !sizes.contains(&size) {
-                    sizes.push(size);
-                }
-            }
-        }
+        let sizes = distinct(
+            results.iter().filter(|r| r["op"].as_str() == Some(op)),
+            "size",
+        );
         let mut points: Vec<Point> = sizes
             .iter()
             .filter_map(|size| {
@@ -148,6 +137,28 @@ pub fn check_results(results: &[Value]) -> (Vec<String>, Vec<String>) {
         problems.extend(p);
     }
     (rows, problems)
+}
+
+/// The distinct string values of `field` in `results`, in the order first seen.
+fn distinct<'a>(results: impl Iterator<Item = &'a Value>, field: &str) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for value in results.filter_map(|r| r[field].as_str()) {
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    seen
+}
+
+/// Prints the growth table (header, one row per size) and the problems found.
+pub fn print(rows: &[String], problems: &[String]) {
+    println!("Growth per data file:\n{HEADER}");
+    for line in rows {
+        println!("{line}");
+    }
+    for p in problems {
+        println!("growth: {p}");
+    }
 }
 
 /// The header of [`check`]'s rows.
