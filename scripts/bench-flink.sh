@@ -7,9 +7,10 @@
 # its copy for real with the same cut-off (2 days back, as text: each reads it itself). The
 # three copies must hold the same files afterwards. Both Flink runs are a local MiniCluster in
 # one plain JVM (parallelism --parallelism, default 2), so "peak RSS" is the whole Flink cluster
-# (through getrusage, /usr/bin/time). Not part of the test command.
+# (through getrusage, /usr/bin/time); both get the same heap (--xmx, default 2g). Not part of
+# the test command.
 #
-#   scripts/bench-flink.sh [--size medium] [--parallelism 2] [--dir /tmp/paimon-bench-flink]
+#   scripts/bench-flink.sh [--size medium] [--parallelism 2] [--xmx 2g] [--dir /tmp/paimon-bench-flink]
 #
 # Needs what scripts/test-flink.sh builds (it runs the same build steps).
 set -euo pipefail
@@ -18,11 +19,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 SIZE=medium
 PARALLELISM=2
+XMX=2g
 DIR="${TMPDIR:-/tmp}/paimon-bench-flink"
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) SIZE="$2"; shift 2 ;;
     --parallelism) PARALLELISM="$2"; shift 2 ;;
+    --xmx) XMX="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -64,11 +67,11 @@ measure() {
 }
 
 measure cli "$CLI" remove-orphan-files "$DIR/cli/db.db/t" --older-than "$CUTOFF_TEXT" --json
-measure flink java -Xmx2g -cp "$FLINK_JAR:$JAVA_JAR:$FLINK_JARS/*" \
+measure flink java "-Xmx$XMX" -cp "$FLINK_JAR:$JAVA_JAR:$FLINK_JARS/*" \
   org.apache.paimon.cleanup.flink.RemoveOrphanFiles "$DIR/flink/db.db/t" \
   --older-than "$CUTOFF_TEXT" --parallelism "$PARALLELISM" --native-library "$JNI" --json
 grep -E '^remove-orphan-files:' "$DIR/flink.err" || true
-measure paimon java -Xmx2g -cp "$PAIMON_JARS/*" org.apache.paimon.flink.action.FlinkActions \
+measure paimon java "-Xmx$XMX" -cp "$PAIMON_JARS/*" org.apache.paimon.flink.action.FlinkActions \
   remove_orphan_files --warehouse "$DIR/paimon" --database db --table t \
   --older_than "$CUTOFF_TEXT" --parallelism "$PARALLELISM"
 
