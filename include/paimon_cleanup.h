@@ -1308,7 +1308,8 @@ const char *paimon_cleanup_report_failed_error(const struct PaimonCleanupReport 
 /**
  * Returns the number of paths in the report's listing: every file the run deleted, or in a dry
  * run every file it would delete, in deletion order (for `MAINTAIN`: every step's, in step
- * order). Equals `paimon_cleanup_report_total_files`. 0 for NULL. A partition drop or expiry
+ * order). Equals `paimon_cleanup_report_total_files` unless
+ * `paimon_cleanup_report_paths_elsewhere` is true. 0 for NULL. A partition drop or expiry
  * deletes no file (it commits a snapshot that marks them deleted; a later snapshot expiry
  * deletes them), so its listing is empty.
  *
@@ -1316,6 +1317,22 @@ const char *paimon_cleanup_report_failed_error(const struct PaimonCleanupReport 
  * `report` must be NULL or a live report.
  */
 size_t paimon_cleanup_report_path_count(const struct PaimonCleanupReport *report);
+
+/**
+ * Returns true when the path listing is a sample, not every file: a snapshot expiry run as
+ * units whose gate handed the freed data and changelog paths to the tasks
+ * (`paimon_cleanup_expiry_units_gate_with_paths` with `paths_to_tasks`). The listing then holds
+ * the metadata files the driver deleted and the first paths of each task, the tasks' own
+ * `out_paths` hold the rest, and the counts per class and the failures stay complete. For
+ * `MAINTAIN`, true when any step's is. False for NULL and for every report of a one-call run.
+ *
+ * A host that shows or archives the listing as "what was deleted" must say it is a sample
+ * when this is true (the JSON says `"paths_elsewhere": true` under `"deletion"`).
+ *
+ * # Safety
+ * `report` must be NULL or a live report.
+ */
+bool paimon_cleanup_report_paths_elsewhere(const struct PaimonCleanupReport *report);
 
 /**
  * Returns path `index` (0-based, below `paimon_cleanup_report_path_count`) of the listing,

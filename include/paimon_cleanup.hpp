@@ -707,7 +707,13 @@ public:
     std::chrono::milliseconds elapsed() const noexcept {
         return std::chrono::milliseconds(paimon_cleanup_report_elapsed_ms(r_));
     }
-    /** Every file deleted (dry run: deletable), in deletion order. */
+    /**
+     * True when paths() is a sample, not every file: a snapshot expiry as units whose gate handed
+     * the freed data and changelog paths to the tasks (each task's paths came back with it). The
+     * counts and failures stay complete.
+     */
+    bool paths_elsewhere() const noexcept { return paimon_cleanup_report_paths_elsewhere(r_); }
+    /** Every file deleted (dry run: deletable), in deletion order; a sample when paths_elsewhere(). */
     std::vector<DeletedPath> paths() const {
         std::vector<DeletedPath> out;
         size_t n = paimon_cleanup_report_path_count(r_);
@@ -1728,6 +1734,51 @@ inline Bytes conclude(const Bytes &decision, const std::vector<Bytes> &reports) 
 }
 
 }  // namespace expiry_units
+
+// ---------------------------------------------------------------------------------------------
+// Warehouse
+
+/** A table of a warehouse: its `db.table` name and its location (what Context takes). */
+struct WarehouseTable {
+    std::string name;
+    std::string location;
+    bool operator==(const WarehouseTable &o) const {
+        return name == o.name && location == o.location;
+    }
+};
+
+/** Non-throwing list_tables(). */
+inline Result<std::vector<WarehouseTable>> try_list_tables(const std::string &root,
+                                                           const std::string &pattern = "*.*") {
+    PaimonCleanupTableList *raw = nullptr;
+    Result<void> r = detail::try_call([&](PaimonCleanupError **err) {
+        return paimon_cleanup_warehouse_list_tables(root.c_str(), pattern.c_str(), &raw, err);
+    });
+    if (!r) return Result<std::vector<WarehouseTable>>::failure(r.status(), r.message());
+    detail::Owned<PaimonCleanupTableList, paimon_cleanup_table_list_free> list(raw);
+    std::vector<WarehouseTable> out;
+    size_t n = paimon_cleanup_table_list_count(list.get());
+    out.reserve(n);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = paimon_cleanup_table_list_name(list.get(), i);
+        const char *location = paimon_cleanup_table_list_location(list.get(), i);
+        out.push_back(WarehouseTable{name != nullptr ? name : "",
+                                     location != nullptr ? location : ""});
+    }
+    return Result<std::vector<WarehouseTable>>::success(std::move(out));
+}
+
+/**
+ * The tables of the local filesystem-catalog warehouse `root` (`root/<db>.db/<table>/` with a
+ * `schema/` directory) that `pattern` names (`db.table`; either part may be or hold `*`:
+ * "db.*", "*.*"), sorted by name; each location opens with Context. Reads directories on the
+ * calling thread. Throws Error: NotFound when no table matches, InvalidArgument for a pattern
+ * without '.', Unsupported for an object-store URI, Storage when a directory cannot be listed.
+ */
+inline std::vector<WarehouseTable> list_tables(const std::string &root,
+                                               const std::string &pattern = "*.*") {
+    return try_list_tables(root, pattern).value();
+}
 
 }  // namespace paimon_cleanup
 

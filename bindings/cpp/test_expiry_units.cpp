@@ -140,8 +140,11 @@ pc::Report run_unsharded(const pc::Context &table, const pc::Executor &exec, con
 }
 
 /** The sharded sequence with `shards` shards: split, gate, decide per shard (the last shard
- *  first), conclude, delete units, finish. */
-pc::Report run_sharded(const pc::Context &table, const pc::Executor &exec, uint32_t shards) {
+ *  first), conclude, delete units, finish. With `task_paths` the gate hands the freed data and
+ *  changelog paths to the tasks: the delete units run through execute_handing_paths() and the
+ *  paths they deleted are appended to `*task_paths`. */
+pc::Report run_sharded(const pc::Context &table, const pc::Executor &exec, uint32_t shards,
+                       std::vector<std::string> *task_paths = nullptr) {
     eu::Step plan = eu::plan(table, exec, expire_config());
     std::vector<pc::Bytes> summaries;
     std::vector<std::vector<pc::Bytes>> pieces(shards);
@@ -151,11 +154,12 @@ pc::Report run_sharded(const pc::Context &table, const pc::Executor &exec, uint3
         summaries.push_back(std::move(s.summary));
         for (uint32_t k = 0; k < shards; k++) pieces[k].push_back(std::move(s.shards[k]));
     }
-    eu::Gated gated = eu::gate(table, exec, plan.state, merge_reversed(summaries), shards);
+    eu::Gated gated =
+        eu::gate(table, exec, plan.state, merge_reversed(summaries), shards, task_paths != nullptr);
     std::vector<pc::Bytes> reports, delete_units;
     for (uint32_t k = shards; k-- > 0;) {
         eu::ShardDecision d = eu::decide_shard(exec, gated.gate, k, merge_reversed(pieces[k]));
-        CHECK(d.paths.empty());  // the paths come back in the reports
+        CHECK(d.paths.empty());  // only a dry run's shards hand out paths
         reports.push_back(std::move(d.report));
         for (pc::Bytes &u : d.delete_units) delete_units.push_back(std::move(u));
     }
@@ -169,14 +173,30 @@ pc::Report run_sharded(const pc::Context &table, const pc::Executor &exec, uint3
     }
     CHECK(missing);
     pc::Bytes decision = eu::conclude(gated.decision, reports);
-    return eu::finish(table, exec, decision, execute_reversed(exec, delete_units));
+    if (task_paths == nullptr)
+        return eu::finish(table, exec, decision, execute_reversed(exec, delete_units));
+    std::vector<pc::Bytes> results;
+    for (size_t i = delete_units.size(); i-- > 0;) {
+        bool refused = false;  // plain execute() would lose the unit's paths
+        try {
+            (void)eu::execute(exec, delete_units[i]);
+        } catch (const pc::Error &e) {
+            refused = e.status() == pc::Status::InvalidArgument;
+        }
+        CHECK(refused);
+        eu::Executed x = eu::execute_handing_paths(exec, delete_units[i]);
+        results.push_back(std::move(x.result));
+        for (std::string &p : x.paths) task_paths->push_back(std::move(p));
+    }
+    return eu::finish(table, exec, decision, merge_reversed(results));
 }
 
 void test_units(const std::string &gen) {
     TempDir tmp("paimon-cleanup-units");
     fs::path source = generate(gen, tmp.path / "source");
     fs::path one = tmp.path / "one", units = tmp.path / "units", sharded = tmp.path / "sharded";
-    for (const fs::path &dst : {one, units, sharded})
+    fs::path handed = tmp.path / "handed";
+    for (const fs::path &dst : {one, units, sharded, handed})
         fs::copy(source, dst, fs::copy_options::recursive);
     pc::Executor exec(2);
 
@@ -194,9 +214,34 @@ void test_units(const std::string &gen) {
     CHECK(outcome(unsharded) == want);
     CHECK(tree(units) == tree(one));
 
+    CHECK(!single.paths_elsewhere());
+
     pc::Report by_shard = run_sharded(pc::Context(sharded.string()), exec, 3);
     CHECK(outcome(by_shard) == want);
+    CHECK(!by_shard.paths_elsewhere());
     CHECK(tree(sharded) == tree(one));
+
+    // The paths handed to the tasks: the same files go and the same counts come back; the
+    // listing is a sample (the metadata files and at most 20 of the tasks' paths) and says so,
+    // and with the tasks' paths it is every path of the one-call run.
+    std::vector<std::string> task_paths;
+    pc::Report elsewhere = run_sharded(pc::Context(handed.string()), exec, 3, &task_paths);
+    CHECK(tree(handed) == tree(one));
+    CHECK(elsewhere.paths_elsewhere());
+    Outcome got = outcome(elsewhere);
+    CHECK(got.expired == want.expired && got.per_class == want.per_class);
+    std::vector<pc::DeletedPath> listed = elsewhere.paths(), all = single.paths();
+    CHECK(!task_paths.empty());
+    CHECK(listed.size() + task_paths.size() <= all.size() + 20);
+    std::vector<std::string> joined = task_paths, every;
+    for (const pc::DeletedPath &p : listed) joined.push_back(p.path);
+    for (const pc::DeletedPath &p : all) every.push_back(p.path);
+    std::sort(joined.begin(), joined.end());
+    joined.erase(std::unique(joined.begin(), joined.end()), joined.end());
+    std::sort(every.begin(), every.end());
+    CHECK(joined == every);
+    std::printf("paths to the tasks: %zu paths with the tasks, %zu listed of %zu\n",
+                task_paths.size(), listed.size(), all.size());
 }
 
 }  // namespace

@@ -408,6 +408,42 @@ void test_branch(const std::string &fixtures) {
     CHECK(!bad && bad.status() == pc::Status::InvalidArgument);
 }
 
+// The tables of a warehouse (list_tables): a pattern picks them, sorted by name; each location
+// opens with Context; no match, a pattern without '.' and an object-store URI are errors.
+void test_warehouse(const std::string &fixtures) {
+    std::printf("warehouse\n");
+    TempDir tmp("paimon-cleanup-cpp");
+    fs::create_directories(tmp.path / "wh" / "db.db");
+    fs::create_directories(tmp.path / "wh" / "other.db");
+    fs::path pk = copy_table(fixtures, "parquet/pk_09.db/pk_09", tmp, "wh/db.db/pk_09");
+    (void)copy_table(fixtures, "parquet/pk_09.db/pk_09", tmp, "wh/other.db/pk_copy");
+    (void)copy_table(fixtures,
+                     "parquet/append_table_with_append_pt_branch.db/"
+                     "append_table_with_append_pt_branch",
+                     tmp, "wh/db.db/append");
+    fs::create_directories(tmp.path / "wh" / "db.db" / "not_a_table" / "snapshot");
+    const std::string wh = (tmp.path / "wh").string();
+
+    std::vector<pc::WarehouseTable> all = pc::list_tables(wh);
+    std::vector<std::string> names;
+    for (const pc::WarehouseTable &t : all) names.push_back(t.name);
+    CHECK((names == std::vector<std::string>{"db.append", "db.pk_09", "other.pk_copy"}));
+    std::vector<pc::WarehouseTable> db = pc::list_tables(wh, "db.pk*");
+    CHECK(db.size() == 1 && db[0].name == "db.pk_09");
+    CHECK(db.size() == 1 && fs::equivalent(db[0].location, pk));
+    if (!db.empty()) {
+        pc::Executor exec(1);
+        CHECK(pc::Context(db[0].location).summary(exec).has_snapshots);
+    }
+    CHECK(pc::list_tables(wh, "*.pk_copy").size() == 1);
+    pc::Result<std::vector<pc::WarehouseTable>> none = pc::try_list_tables(wh, "db.nothing*");
+    CHECK(!none && none.status() == pc::Status::NotFound);
+    expect_error(pc::Status::InvalidArgument, [&] { (void)pc::list_tables(wh, "nodot"); },
+                 "pattern without a dot");
+    expect_error(pc::Status::Unsupported, [] { (void)pc::list_tables("s3://bucket/wh", "db.*"); },
+                 "object-store warehouse");
+}
+
 int main() {
     try {
         test_basics();
@@ -422,6 +458,7 @@ int main() {
         }
         test_fixture(fixtures);
         test_branch(fixtures);
+        test_warehouse(fixtures);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "FAIL: uncaught exception: %s\n", e.what());
         return 1;

@@ -133,8 +133,10 @@ func runUnsharded(t *testing.T, e *Executor, table string) *Report {
 }
 
 // runSharded runs split, gate, one decision per shard (the last shard first), conclude, the
-// delete units and finish; a missing shard report is refused.
-func runSharded(t *testing.T, e *Executor, table string, shards uint32) *Report {
+// delete units and finish; a missing shard report is refused. With pathsToTasks the gate hands
+// the freed data and changelog paths to the tasks: the delete units run through
+// ExpiryUnitExecuteHandingPaths, and the paths they deleted come back beside the report.
+func runSharded(t *testing.T, e *Executor, table string, shards uint32, pathsToTasks bool) (*Report, []string) {
 	ctx := context.Background()
 	tbl := newContext(t, table)
 	plan, err := tbl.ExpiryUnitsPlan(ctx, e, unitsConfig(), nil)
@@ -160,7 +162,7 @@ func runSharded(t *testing.T, e *Executor, table string, shards uint32) *Report 
 			pieces[k] = append(pieces[k], s.Shards[k])
 		}
 	}
-	gated, err := tbl.ExpiryUnitsGate(ctx, e, plan.State, mergeReversed(t, summaries), shards, false, nil)
+	gated, err := tbl.ExpiryUnitsGate(ctx, e, plan.State, mergeReversed(t, summaries), shards, pathsToTasks, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +173,8 @@ func runSharded(t *testing.T, e *Executor, table string, shards uint32) *Report 
 			t.Fatal(err)
 		}
 		if len(d.Paths) != 0 {
-			t.Fatalf("shard %d handed out %d paths without pathsToTasks", k, len(d.Paths))
+			// Only a dry run's shards hand out paths; these runs delete.
+			t.Fatalf("shard %d of a real run handed out %d paths", k, len(d.Paths))
 		}
 		reports = append(reports, d.Report)
 		deleteUnits = append(deleteUnits, d.DeleteUnits...)
@@ -185,11 +188,29 @@ func runSharded(t *testing.T, e *Executor, table string, shards uint32) *Report 
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := tbl.ExpiryUnitsFinish(ctx, e, decision, executeReversed(t, e, deleteUnits), nil)
+	var deleted []byte
+	var taskPaths []string
+	if pathsToTasks {
+		var results [][]byte
+		for i := len(deleteUnits) - 1; i >= 0; i-- {
+			_, err := ExpiryUnitExecute(ctx, e, deleteUnits[i], nil, nil)
+			wantStatus(t, err, StatusInvalidArgument) // its paths would be lost
+			x, err := ExpiryUnitExecuteHandingPaths(ctx, e, deleteUnits[i], nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, x.Result)
+			taskPaths = append(taskPaths, x.Paths...)
+		}
+		deleted = mergeReversed(t, results)
+	} else {
+		deleted = executeReversed(t, e, deleteUnits)
+	}
+	report, err := tbl.ExpiryUnitsFinish(ctx, e, decision, deleted, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return report
+	return report, taskPaths
 }
 
 // TestExpiryUnits: the unsharded and the sharded unit sequences, units executed in reverse
@@ -198,7 +219,8 @@ func TestExpiryUnits(t *testing.T) {
 	source := genTable(t)
 	dir := t.TempDir()
 	one, units, sharded := filepath.Join(dir, "one"), filepath.Join(dir, "units"), filepath.Join(dir, "sharded")
-	for _, dst := range []string{one, units, sharded} {
+	handed := filepath.Join(dir, "handed")
+	for _, dst := range []string{one, units, sharded, handed} {
 		if err := copyDir(source, dst); err != nil {
 			t.Fatal(err)
 		}
@@ -220,11 +242,49 @@ func TestExpiryUnits(t *testing.T) {
 	if !reflect.DeepEqual(treeOf(t, units), treeOf(t, one)) {
 		t.Fatal("the units left other files than the single-process run")
 	}
-	if got := outcome(runSharded(t, e, sharded, 3)); got != want {
+	if single.PathsElsewhere {
+		t.Fatal("the one-call report says its paths are elsewhere")
+	}
+	report, taskPaths := runSharded(t, e, sharded, 3, false)
+	if got := outcome(report); got != want {
 		t.Fatalf("sharded:\n%s\nsingle-process:\n%s", got, want)
+	}
+	if report.PathsElsewhere || len(taskPaths) != 0 {
+		t.Fatalf("paths elsewhere without pathsToTasks: %v, %d task paths", report.PathsElsewhere, len(taskPaths))
 	}
 	if !reflect.DeepEqual(treeOf(t, sharded), treeOf(t, one)) {
 		t.Fatal("the sharded units left other files than the single-process run")
+	}
+
+	// The paths handed to the tasks: the same files go, the same counts come back, the report's
+	// listing is a sample (and says so), and the tasks' paths with it are every path.
+	report, taskPaths = runSharded(t, e, handed, 3, true)
+	if !reflect.DeepEqual(treeOf(t, handed), treeOf(t, one)) {
+		t.Fatal("the units handing their paths to the tasks left other files than the single-process run")
+	}
+	if !report.PathsElsewhere {
+		t.Fatal("PathsElsewhere is false for a run whose tasks kept the paths")
+	}
+	if report.Expired != single.Expired || !reflect.DeepEqual(report.Classes, single.Classes) {
+		t.Fatalf("counts differ: %v / %v against %v / %v", report.Expired, report.Classes, single.Expired, single.Classes)
+	}
+	// The listing: the driver's metadata files and at most 20 of the tasks' paths.
+	if len(taskPaths) == 0 || len(report.Paths) > len(single.Paths)-len(taskPaths)+20 {
+		t.Fatalf("%d task paths, %d listed, %d in the one-call run", len(taskPaths), len(report.Paths), len(single.Paths))
+	}
+	union := map[string]bool{}
+	for _, p := range taskPaths {
+		union[p] = true
+	}
+	for _, p := range report.Paths {
+		union[p.Path] = true
+	}
+	all := map[string]bool{}
+	for _, p := range single.Paths {
+		all[p.Path] = true
+	}
+	if !reflect.DeepEqual(union, all) {
+		t.Fatalf("tasks' paths and the listing (%d) are not the one-call run's paths (%d)", len(union), len(all))
 	}
 }
 

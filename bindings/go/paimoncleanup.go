@@ -1155,22 +1155,25 @@ type Report struct {
 	TotalFiles        uint64
 	TotalBytes        uint64
 	DirsRemoved       uint64
-	Paths             []DeletedPath // deletion order
-	Failures          []FailedDeletion
-	Names             []string // tags, consumer ids or partitions ("k=v/k2=v2")
-	Missing           []string // requested items that did not exist
-	Partitions        [][]PartitionField
-	MarkedFiles       uint64 // data files a partition drop / expiry marked deleted
-	MarkedRows        uint64
-	MarkedBytes       uint64
-	Committed         []int64   // snapshots committed (partition drop / expiry)
-	Cutoff            time.Time // orphan-file removal cut-off (zero for other kinds)
-	Candidates        uint64    // orphan-file removal: files examined
-	Referenced        uint64    // ... listed files kept because a version references them (any age)
-	Vetoed            uint64    // ... kept by the veto
-	Warnings          []string
-	Steps             []*Report // Maintain: one report per step that ran
-	Elapsed           time.Duration
+	Paths             []DeletedPath // deletion order; a sample when PathsElsewhere
+	// PathsElsewhere: Paths is a sample, not every file (a snapshot expiry as units whose gate
+	// handed the freed data and changelog paths to the tasks); counts and failures are complete.
+	PathsElsewhere bool
+	Failures       []FailedDeletion
+	Names          []string // tags, consumer ids or partitions ("k=v/k2=v2")
+	Missing        []string // requested items that did not exist
+	Partitions     [][]PartitionField
+	MarkedFiles    uint64 // data files a partition drop / expiry marked deleted
+	MarkedRows     uint64
+	MarkedBytes    uint64
+	Committed      []int64   // snapshots committed (partition drop / expiry)
+	Cutoff         time.Time // orphan-file removal cut-off (zero for other kinds)
+	Candidates     uint64    // orphan-file removal: files examined
+	Referenced     uint64    // ... listed files kept because a version references them (any age)
+	Vetoed         uint64    // ... kept by the veto
+	Warnings       []string
+	Steps          []*Report // Maintain: one report per step that ran
+	Elapsed        time.Duration
 }
 
 // Files is the number of files of class f the run deleted (dry run: would delete).
@@ -1206,6 +1209,7 @@ func convertReport(r *C.PaimonCleanupReport) *Report {
 	out := &Report{
 		Kind:              ReportKind(C.paimon_cleanup_report_kind(r)),
 		DryRun:            bool(C.paimon_cleanup_report_dry_run(r)),
+		PathsElsewhere:    bool(C.paimon_cleanup_report_paths_elsewhere(r)),
 		Expired:           uint64(C.paimon_cleanup_report_expired_count(r)),
 		ChangelogsWritten: uint64(C.paimon_cleanup_report_changelogs_written(r)),
 		TotalFiles:        uint64(C.paimon_cleanup_report_total_files(r)),

@@ -996,6 +996,49 @@ mod operations {
         }
     }
 
+    /// A report whose paths went to the tasks says so through its accessor (and a maintain
+    /// report through its step); a one-call report, every other report and NULL say false.
+    #[test]
+    fn paths_elsewhere_is_reported_per_report_and_through_steps() {
+        let sample = |elsewhere: bool| {
+            let mut d = deletion(&[(FileClass::Data, "p=1/bucket-0/data-a.orc", 10)], &[]);
+            d.paths_elsewhere = elsewhere;
+            ExpireReport {
+                snapshots_expired: 1,
+                deletion: d,
+                ..Default::default()
+            }
+        };
+        let sampled = boxed(PaimonCleanupReport::from_expire_snapshots(sample(true)));
+        let whole = boxed(PaimonCleanupReport::from_expire_snapshots(sample(false)));
+        let maintain = boxed(PaimonCleanupReport::from_maintain(MaintainReport {
+            tags: None,
+            partitions: None,
+            consumers: None,
+            snapshots: Some(sample(true)),
+            changelogs: None,
+            elapsed_ms: 1,
+        }));
+        // SAFETY: live reports, each freed once at the end; NULL is allowed.
+        unsafe {
+            assert!(paimon_cleanup_report_paths_elsewhere(sampled));
+            assert!(!paimon_cleanup_report_paths_elsewhere(whole));
+            assert!(paimon_cleanup_report_paths_elsewhere(maintain));
+            assert!(paimon_cleanup_report_paths_elsewhere(
+                paimon_cleanup_report_step(maintain, 0)
+            ));
+            assert!(!paimon_cleanup_report_paths_elsewhere(ptr::null()));
+            // The same answer as the JSON's.
+            let json: serde_json::Value =
+                serde_json::from_str(&text(paimon_cleanup_report_json(sampled)).expect("json"))
+                    .expect("valid JSON");
+            assert_eq!(json["deletion"]["paths_elsewhere"], serde_json::json!(true));
+            paimon_cleanup_report_free(sampled);
+            paimon_cleanup_report_free(whole);
+            paimon_cleanup_report_free(maintain);
+        }
+    }
+
     #[test]
     fn file_class_numbers_and_names_are_stable() {
         let expected = [

@@ -209,6 +209,53 @@ JNIEXPORT jlong JNICALL JNI_FN(parseOlderThan0)(JNIEnv *env, jclass cls, jbyteAr
     return (jlong)ms;
 }
 
+/* ---- warehouse ---------------------------------------------------------------------------- */
+
+/* The tables of a warehouse as 2n byte strings: name 0, location 0, name 1, ... */
+JNIEXPORT jobjectArray JNICALL JNI_FN(listTables0)(JNIEnv *env, jclass cls, jbyteArray root,
+                                                  jbyteArray pattern) {
+    PaimonCleanupError *err = NULL;
+    PaimonCleanupTableList *list = NULL;
+    jobjectArray out = NULL;
+    char *croot = from_bytes(env, root);
+    char *cpattern = from_bytes(env, pattern);
+    size_t n, i;
+    (void)cls;
+    if ((root != NULL && croot == NULL) || (pattern != NULL && cpattern == NULL)) {
+        free(croot);
+        free(cpattern);
+        throw_oom(env);
+        return NULL;
+    }
+    if (check(env, paimon_cleanup_warehouse_list_tables(croot, cpattern, &list, &err), &err)) {
+        free(croot);
+        free(cpattern);
+        return NULL;
+    }
+    free(croot);
+    free(cpattern);
+    n = paimon_cleanup_table_list_count(list);
+    if (n > (size_t)(INT32_MAX / 2)) {
+        paimon_cleanup_table_list_free(list);
+        throw_status(env, PAIMON_CLEANUP_STATUS_INVALID_ARGUMENT, "too many tables for a Java array");
+        return NULL;
+    }
+    out = (*env)->NewObjectArray(env, (jsize)(2 * n), g_bytes_class, NULL);
+    for (i = 0; out != NULL && i < 2 * n; i++) {
+        const char *s = (i % 2 == 0) ? paimon_cleanup_table_list_name(list, i / 2)
+                                     : paimon_cleanup_table_list_location(list, i / 2);
+        jbyteArray b = to_bytes(env, s != NULL ? s : "");
+        if (b == NULL) {
+            out = NULL; /* OutOfMemoryError pending */
+            break;
+        }
+        (*env)->SetObjectArrayElement(env, out, (jsize)i, b);
+        (*env)->DeleteLocalRef(env, b);
+    }
+    paimon_cleanup_table_list_free(list);
+    return out;
+}
+
 /* ---- executor ----------------------------------------------------------------------------- */
 
 JNIEXPORT jlong JNICALL JNI_FN(executorNew)(JNIEnv *env, jclass cls, jint workers) {
@@ -1264,6 +1311,7 @@ JNIEXPORT jlong JNICALL JNI_FN(reportLong)(JNIEnv *env, jclass cls, jlong h, jin
         case 20: return (jlong)paimon_cleanup_report_step_count(r);
         case 21: return (jlong)paimon_cleanup_report_committed_snapshot_count(r);
         case 22: return (jlong)paimon_cleanup_report_name_count(r);
+        case 23: return paimon_cleanup_report_paths_elsewhere(r) ? 1 : 0;
         default: return 0;
     }
 }

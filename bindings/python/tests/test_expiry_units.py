@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 import pytest
 
@@ -88,7 +88,10 @@ def run_unsharded(table: pc.Table, root: Path) -> pc.Report:
     return eu.finish(table, decision.state, deleted)
 
 
-def run_sharded(table: pc.Table) -> pc.Report:
+def run_sharded(table: pc.Table, paths_to_tasks: bool = False) -> Tuple[pc.Report, List[str]]:
+    """Split, gate, one decision per shard (the last first), conclude, delete units, finish.
+    With ``paths_to_tasks`` the delete units hand out the paths they deleted (returned beside
+    the report)."""
     executor = table.executor
     plan = eu.plan(table, **settings())
     summaries: List[bytes] = []
@@ -99,24 +102,34 @@ def run_sharded(table: pc.Table) -> pc.Report:
         summaries.append(s.summary)
         for k in range(SHARDS):
             pieces[k].append(s.shards[k])
-    gated = eu.gate(table, plan.state, merge_reversed(summaries), SHARDS)
+    gated = eu.gate(table, plan.state, merge_reversed(summaries), SHARDS, paths_to_tasks=paths_to_tasks)
     reports: List[bytes] = []
     delete_units: List[bytes] = []
     for k in reversed(range(SHARDS)):
         d = eu.decide_shard(gated.gate, k, merge_reversed(pieces[k]), executor=executor)
-        assert d.paths == []  # without paths_to_tasks the paths come back in the reports
+        assert d.paths == []  # only a dry run's shards hand out paths
         reports.append(d.report)
         delete_units.extend(d.delete_units)
     assert delete_units
     with pytest.raises(pc.InvalidArgument):
         eu.conclude(gated.decision, reports[1:])
     decision = eu.conclude(gated.decision, reports)
-    return eu.finish(table, decision, execute_reversed(delete_units, executor))
+    if not paths_to_tasks:
+        return eu.finish(table, decision, execute_reversed(delete_units, executor)), []
+    results: List[bytes] = []
+    task_paths: List[str] = []
+    for unit in reversed(delete_units):
+        with pytest.raises(pc.InvalidArgument):
+            eu.execute(unit, executor=executor)  # its paths would be lost
+        x = eu.execute_handing_paths(unit, executor=executor)
+        results.append(x.result)
+        task_paths.extend(x.paths)
+    return eu.finish(table, decision, merge_reversed(results)), task_paths
 
 
 def test_units_equal_the_single_process_run(generated, tmp_path):
-    one, units, sharded = (tmp_path / n for n in ("one", "units", "sharded"))
-    for dst in (one, units, sharded):
+    one, units, sharded, handed = (tmp_path / n for n in ("one", "units", "sharded", "handed"))
+    for dst in (one, units, sharded, handed):
         shutil.copytree(generated, dst, symlinks=True)
     with pc.Executor(threads=2) as executor:
         with pc.Table(one, executor=executor) as t:
@@ -128,10 +141,22 @@ def test_units_equal_the_single_process_run(generated, tmp_path):
         assert got.kind == single.kind
         assert outcome(got) == outcome(single)
         assert listing(units) == listing(one)
+        assert not single.paths_elsewhere
         with pc.Table(sharded, executor=executor) as t:
-            by_shard = run_sharded(t)
+            by_shard, task_paths = run_sharded(t)
         assert outcome(by_shard) == outcome(single)
+        assert not by_shard.paths_elsewhere and task_paths == []
         assert listing(sharded) == listing(one)
+        # The paths handed to the tasks: the same files go and the same counts come back; the
+        # listing is a sample (metadata files and at most 20 of the tasks' paths) and says so.
+        with pc.Table(handed, executor=executor) as t:
+            elsewhere, task_paths = run_sharded(t, paths_to_tasks=True)
+        assert listing(handed) == listing(one)
+        assert elsewhere.paths_elsewhere
+        assert (elsewhere.expired_count, elsewhere.deleted) == (single.expired_count, single.deleted)
+        assert task_paths
+        assert len(elsewhere.paths) <= len(single.paths) - len(task_paths) + 20
+        assert set(task_paths) | {p.path for p in elsewhere.paths} == {p.path for p in single.paths}
 
 
 def test_foreign_bytes_are_refused():

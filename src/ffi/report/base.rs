@@ -52,6 +52,9 @@ pub struct PaimonCleanupReport {
     /// This report's own paths (the steps' follow in the accessors), mostly in mapped
     /// temporary files past a small number (see `paths.rs`).
     pub(super) paths: ReportPaths,
+    /// True when the path listing is a sample: the run's tasks kept the freed data and
+    /// changelog paths (expiry as units with the paths handed to the tasks); own or a step's.
+    pub(super) paths_elsewhere: bool,
     /// This report's own warnings (the steps' follow in the accessors).
     pub(super) warnings: Vec<CString>,
     /// Directories removed, including those of the steps.
@@ -95,6 +98,7 @@ impl PaimonCleanupReport {
             counts: vec![Count::default(); PAIMON_CLEANUP_FILE_CLASS_COUNT as usize],
             failed: Vec::new(),
             paths: ReportPaths::default(),
+            paths_elsewhere: false,
             warnings: Vec::new(),
             dirs_removed: 0,
             elapsed_ms: 0,

@@ -39,6 +39,7 @@ impl PaimonCleanupReport {
 
     pub(super) fn add_step(&mut self, key: &'static str, step: PaimonCleanupReport) {
         self.dry_run |= step.dry_run;
+        self.paths_elsewhere |= step.paths_elsewhere;
         for (total, part) in self.counts.iter_mut().zip(&step.counts) {
             total.files += part.files;
             total.bytes += part.bytes;

@@ -17,6 +17,7 @@ impl PaimonCleanupReport {
     /// detached (`std::mem::take`) into `paths`, so the JSON base is serialized without it.
     pub(super) fn add_deletion(&mut self, deletion: &DeletionReport, paths: DeletedPaths) {
         self.dry_run |= deletion.dry_run;
+        self.paths_elsewhere |= deletion.paths_elsewhere;
         for (class, count) in &deletion.deleted {
             let slot = &mut self.counts[PaimonCleanupFileClass::from(*class) as usize];
             slot.files += count.files;
@@ -144,7 +145,8 @@ pub unsafe extern "C" fn paimon_cleanup_report_failed_error(
 
 /// Returns the number of paths in the report's listing: every file the run deleted, or in a dry
 /// run every file it would delete, in deletion order (for `MAINTAIN`: every step's, in step
-/// order). Equals `paimon_cleanup_report_total_files`. 0 for NULL. A partition drop or expiry
+/// order). Equals `paimon_cleanup_report_total_files` unless
+/// `paimon_cleanup_report_paths_elsewhere` is true. 0 for NULL. A partition drop or expiry
 /// deletes no file (it commits a snapshot that marks them deleted; a later snapshot expiry
 /// deletes them), so its listing is empty.
 ///
@@ -156,6 +158,26 @@ pub unsafe extern "C" fn paimon_cleanup_report_path_count(
 ) -> usize {
     // SAFETY: NULL or live (caller's guarantee).
     unsafe { read(report, 0, |r| r.path_len()) }
+}
+
+/// Returns true when the path listing is a sample, not every file: a snapshot expiry run as
+/// units whose gate handed the freed data and changelog paths to the tasks
+/// (`paimon_cleanup_expiry_units_gate_with_paths` with `paths_to_tasks`). The listing then holds
+/// the metadata files the driver deleted and the first paths of each task, the tasks' own
+/// `out_paths` hold the rest, and the counts per class and the failures stay complete. For
+/// `MAINTAIN`, true when any step's is. False for NULL and for every report of a one-call run.
+///
+/// A host that shows or archives the listing as "what was deleted" must say it is a sample
+/// when this is true (the JSON says `"paths_elsewhere": true` under `"deletion"`).
+///
+/// # Safety
+/// `report` must be NULL or a live report.
+#[no_mangle]
+pub unsafe extern "C" fn paimon_cleanup_report_paths_elsewhere(
+    report: *const PaimonCleanupReport,
+) -> bool {
+    // SAFETY: NULL or live (caller's guarantee).
+    unsafe { read(report, false, |r| r.paths_elsewhere) }
 }
 
 /// Returns path `index` (0-based, below `paimon_cleanup_report_path_count`) of the listing,

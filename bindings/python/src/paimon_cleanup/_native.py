@@ -107,6 +107,7 @@ size_t paimon_cleanup_report_failed_count(const struct PaimonCleanupReport *repo
 const char *paimon_cleanup_report_failed_path(const struct PaimonCleanupReport *report, size_t index);
 const char *paimon_cleanup_report_failed_error(const struct PaimonCleanupReport *report, size_t index);
 size_t paimon_cleanup_report_path_count(const struct PaimonCleanupReport *report);
+bool paimon_cleanup_report_paths_elsewhere(const struct PaimonCleanupReport *report);
 const char *paimon_cleanup_report_path(const struct PaimonCleanupReport *report, size_t index);
 PaimonCleanupFileClass paimon_cleanup_report_path_class(const struct PaimonCleanupReport *report, size_t index);
 uint64_t paimon_cleanup_report_dirs_removed(const struct PaimonCleanupReport *report);

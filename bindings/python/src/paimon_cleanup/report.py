@@ -101,7 +101,8 @@ class Report:
     deleted: Dict[str, FileCount]
     total_files: int
     total_bytes: int
-    #: Every deleted (dry run: deletable) file, in deletion order.
+    #: Every deleted (dry run: deletable) file, in deletion order; a sample when
+    #: ``paths_elsewhere``.
     paths: List[DeletedPath]
     #: Deletions that failed.
     failed: List[FailedDelete]
@@ -137,6 +138,10 @@ class Report:
     warnings: List[str]
     #: ``maintain``: one report per step that ran.
     steps: List["Report"]
+    #: ``paths`` is a sample, not every file: a snapshot expiry as units whose gate handed the
+    #: freed data and changelog paths to the tasks (each task returned its own). Counts and
+    #: failures are complete.
+    paths_elsewhere: bool = False
     _native: Optional[_NativeReport] = field(default=None, repr=False, compare=False)
     _step_index: Optional[int] = field(default=None, repr=False, compare=False)
 
@@ -253,6 +258,7 @@ def read_report(
             ptr, lib.paimon_cleanup_report_warning_count, lib.paimon_cleanup_report_warning
         ),
         steps=steps,
+        paths_elsewhere=bool(lib.paimon_cleanup_report_paths_elsewhere(ptr)),
         _native=owner,
         _step_index=step_index,
     )

@@ -83,6 +83,30 @@ public final class PaimonCleanup {
         return parseOlderThan0(encode(text, "older_than"), nowMs);
     }
 
+    /**
+     * Lists the tables of the local filesystem-catalog warehouse {@code root} ({@code
+     * root/<db>.db/<table>/} directories holding a {@code schema/} directory) that {@code
+     * pattern} names, sorted by name. The pattern is {@code db.table} where either part may be or
+     * hold {@code *} ({@code "db.*"}, {@code "*.*"}), as Paimon's Java procedures take a table.
+     * Reads directories on the calling thread; any thread may call it.
+     *
+     * @param root the warehouse: a local path or a {@code file://} URI
+     * @param pattern the tables to list
+     * @return {@code db.table} name to location (what {@link TableContext} takes as the table
+     *     URI), in name order
+     * @throws PaimonCleanupException NOT_FOUND when no table matches, INVALID_ARGUMENT for a
+     *     pattern without {@code .}, UNSUPPORTED for an object-store URI, STORAGE when a
+     *     directory cannot be listed, NULL_POINTER for a null argument
+     */
+    public static java.util.SortedMap<String, String> listTables(String root, String pattern) {
+        byte[][] pairs = listTables0(encode(root, "the warehouse root"), encode(pattern, "the table pattern"));
+        java.util.SortedMap<String, String> out = new java.util.TreeMap<String, String>();
+        for (int i = 0; i + 1 < pairs.length; i += 2) {
+            out.put(decode(pairs[i]), decode(pairs[i + 1]));
+        }
+        return java.util.Collections.unmodifiableSortedMap(out);
+    }
+
     /** UTF-8 bytes of a string for the glue; a NUL character is refused. */
     static byte[] encode(String s, String what) {
         if (s == null) {
@@ -111,6 +135,8 @@ public final class PaimonCleanup {
     static native byte[] statusName0(int status);
 
     static native long parseOlderThan0(byte[] text, long nowMs);
+
+    static native byte[][] listTables0(byte[] root, byte[] pattern);
 
     static native long executorNew(int workerThreads);
 

@@ -96,6 +96,7 @@ public final class Report {
     static final int F_STEP_COUNT = 20;
     static final int F_COMMITTED_COUNT = 21;
     static final int F_NAME_COUNT = 22;
+    static final int F_PATHS_ELSEWHERE = 23;
     // String lists read through PaimonCleanup.reportStrings.
     static final int S_PATHS = 0;
     static final int S_FAILED_PATHS = 1;
@@ -117,6 +118,7 @@ public final class Report {
     private final long totalBytes;
     private final long dirsRemoved;
     private final int pathCount;
+    private final boolean pathsElsewhere;
     private final byte[] pathClassCodes;
     private final byte[] pathsDeflated;
     private final List<FailedDeletion> failures;
@@ -170,6 +172,7 @@ public final class Report {
         dirsRemoved = PaimonCleanup.reportLong(h, F_DIRS_REMOVED);
         int[] pathClasses = PaimonCleanup.reportPathClasses(h);
         pathCount = pathClasses.length;
+        pathsElsewhere = PaimonCleanup.reportLong(h, F_PATHS_ELSEWHERE) != 0;
         pathClassCodes = new byte[pathCount];
         for (int i = 0; i < pathCount; i++) {
             pathClassCodes[i] = (byte) pathClasses[i];
@@ -386,6 +389,15 @@ public final class Report {
     /** @return the number of entries of {@link #paths()}, without decoding them */
     public int pathCount() {
         return pathCount;
+    }
+
+    /**
+     * @return true when {@link #paths()} is a sample, not every file: a snapshot expiry as units
+     *     whose gate handed the freed data and changelog paths to the tasks (each task returned
+     *     its own); the counts and {@link #failures()} stay complete
+     */
+    public boolean pathsElsewhere() {
+        return pathsElsewhere;
     }
 
     /**

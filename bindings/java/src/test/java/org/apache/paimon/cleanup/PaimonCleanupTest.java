@@ -862,6 +862,8 @@ public final class PaimonCleanupTest {
                 check(reported.equals(listed), "the report lists the sample and the metadata: " + reported);
                 check(counted.json().contains("\"paths_elsewhere\":true"), "the JSON says the paths are elsewhere");
                 check(!single.json().contains("paths_elsewhere"), "the one-call report has every path");
+                check(counted.pathsElsewhere(), "pathsElsewhere() says the listing is a sample");
+                check(!single.pathsElsewhere(), "pathsElsewhere() is false for the one-call report");
                 for (String p : taskPaths) {
                     check(dryRun == new File(many.toFile(), p).exists(), p + " deleted unless a dry run");
                 }
@@ -963,6 +965,62 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /** The tables of a warehouse: a pattern picks them, sorted by name; each location opens as
+     *  a table; no match, a pattern without '.' and an object-store URI are errors. */
+    private static void testListTables(Path fixtures, Path tmp) throws Exception {
+        System.out.println("warehouse");
+        final Path wh = tmp.resolve("wh");
+        String pk = "parquet/pk_09.db/pk_09";
+        copyTable(fixtures, pk, wh, "db.db/pk_09");
+        copyTable(fixtures, pk, wh, "other.db/pk_copy");
+        copyTable(fixtures,
+                "parquet/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch",
+                wh, "db.db/append");
+        Files.createDirectories(wh.resolve("db.db/not_a_table/snapshot"));
+        java.util.SortedMap<String, String> all = PaimonCleanup.listTables(wh.toString(), "*.*");
+        check(new ArrayList<String>(all.keySet()).equals(
+                java.util.Arrays.asList("db.append", "db.pk_09", "other.pk_copy")), "tables " + all);
+        java.util.SortedMap<String, String> db = PaimonCleanup.listTables(wh.toString(), "db.pk*");
+        check(db.size() == 1 && db.containsKey("db.pk_09"), "db.pk* " + db);
+        String location = db.get("db.pk_09");
+        check(location != null && Files.isSameFile(Paths.get(location), wh.resolve("db.db/pk_09")),
+                "the location is the table's directory: " + location);
+        if (location != null) {
+            Executor exec = new Executor(1);
+            TableContext ctx = new TableContext(location);
+            try {
+                check(ctx.summary(exec).hasSnapshots(), "the listed location opens as the table");
+            } finally {
+                ctx.close();
+                exec.close();
+            }
+        }
+        expectStatus(PaimonCleanupException.NOT_FOUND, "no table matches", new Body() {
+            @Override
+            public void run() {
+                PaimonCleanup.listTables(wh.toString(), "db.nothing*");
+            }
+        });
+        expectStatus(PaimonCleanupException.INVALID_ARGUMENT, "pattern without a dot", new Body() {
+            @Override
+            public void run() {
+                PaimonCleanup.listTables(wh.toString(), "nodot");
+            }
+        });
+        expectStatus(PaimonCleanupException.UNSUPPORTED, "object-store warehouse", new Body() {
+            @Override
+            public void run() {
+                PaimonCleanup.listTables("s3://bucket/wh", "db.*");
+            }
+        });
+        expectStatus(PaimonCleanupException.NULL_POINTER, "null pattern", new Body() {
+            @Override
+            public void run() {
+                PaimonCleanup.listTables(wh.toString(), null);
+            }
+        });
+    }
+
     public static void main(String[] args) throws Exception {
         Path tmp = Files.createTempDirectory("paimon-cleanup-java");
         try {
@@ -980,6 +1038,7 @@ public final class PaimonCleanupTest {
             testMaxMemory(fixtures, tmp);
             testLog(fixtures, tmp);
             testBranch(fixtures, tmp);
+            testListTables(fixtures, tmp);
             testOrphanUnits(fixtures, tmp);
             testExpiryShards(fixtures, tmp);
             testExpiryShardsPathsToTasks(fixtures, tmp, true);
