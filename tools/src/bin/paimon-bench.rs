@@ -636,12 +636,13 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
     }
     let mut drop_figures = serde_json::Value::Null;
     if op == Op::Drop {
-        // The manifest entries the latest snapshot reads (the floor decodes exactly those).
+        // The manifest entries the latest snapshot reads (the floor decodes exactly those; a
+        // skipped floor counted none, so the count is unknown then, not 0).
         let entries = floor_m
             .steps
             .iter()
             .find(|s| s.name.starts_with("decode lists"))
-            .map_or(0, |s| s.count);
+            .map(|s| s.count);
         let written = &op_m.extra["metadata_written"];
         let by_kind = written["by_kind"]
             .as_object()
@@ -652,8 +653,12 @@ fn run_one(cli: &Cli, base: &Path, op: Op, size: Size) -> Res<serde_json::Value>
                     .join(", ")
             })
             .unwrap_or_default();
+        let entries_text = entries.map_or_else(
+            || "the latest snapshot's manifest entries not counted (floor skipped)".to_owned(),
+            |n| format!("latest snapshot reads {n} manifest entries"),
+        );
         println!(
-            "  drop-partition: latest snapshot reads {entries} manifest entries; {} files marked deleted in {} ms (op phase {} s); metadata written: {} files, {} bytes ({by_kind})",
+            "  drop-partition: {entries_text}; {} files marked deleted in {} ms (op phase {} s); metadata written: {} files, {} bytes ({by_kind})",
             op_m.files,
             op_m.extra["elapsed_ms"],
             secs(op_m.wall_ms),

@@ -171,10 +171,6 @@ public final class RemoveOrphanFiles {
         return (System.nanoTime() - startNanos) / 1_000_000L;
     }
 
-    /**
-     * Executes {@code units} on the executors, {@code --parallelism} partitions, and returns their
-     * merged partial result (an empty array, the neutral element, when there are none).
-     */
     /** What the plan stage leaves: the merged summary and the shuffled pieces, by shard. */
     static final class Sharded {
         byte[] summary;

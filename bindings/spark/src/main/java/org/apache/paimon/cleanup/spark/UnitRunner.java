@@ -135,7 +135,6 @@ final class UnitRunner {
         return one.iterator();
     }
 
-    /** Merges two partial results (in a task or on the driver). */
     /**
      * Executes the plan units of one Spark partition, merges their results, and splits the merge
      * into the summary (key -1, for the driver) and one piece per shard (key = the shard, for
@@ -192,6 +191,7 @@ final class UnitRunner {
         }
     }
 
+    /** Merges two partial results (in a task or on the driver). */
     static byte[] merge(byte[] a, byte[] b) {
         SparkEnv env = SparkEnv.get();
         executor(env == null ? null : env.conf()); // loads the library
