@@ -1735,6 +1735,221 @@ inline Bytes conclude(const Bytes &decision, const std::vector<Bytes> &reports) 
 
 }  // namespace expiry_units
 
+/**
+ * Orphan-file removal split into units that an engine schedules on its own workers (the C
+ * functions `paimon_cleanup_orphan_*`; the Java binding's OrphanUnits). Every unit and every
+ * partial result is an opaque Bytes value. The result equals Context::remove_orphan_files
+ * (same report, same files left):
+ *
+ *   namespace ou = pc::orphan_units;
+ *   ou::Step plan = ou::plan(table, exec, cfg);                       // driver
+ *   pc::Bytes merged;                                                 // workers, any order:
+ *   for (auto &u : plan.units) merged = ou::merge(merged, ou::execute(exec, u));
+ *   ou::Step decision = ou::decide(table, exec, cfg, plan.state, merged);
+ *   pc::Bytes deleted; // merge of execute() over decision.units (the delete units)
+ *   pc::Report r = ou::finish(table, exec, decision.state, deleted);
+ *
+ * The sharded decision (no process holds every candidate and reference) replaces decide():
+ * split() each plan unit's result into a summary and K pieces; gate() on the driver with the
+ * plan state and the merged summaries; decide_shard() per shard with the merged pieces of that
+ * shard; gate() again with the state the first gate returned: while it says `decide`, a new
+ * version appeared and every shard decides again with the new gate; once it does not,
+ * conclude() with that state, the summary and every shard's report of the round, execute the
+ * shards' delete units, then finish().
+ *
+ * Ownership: every Bytes value is the caller's own copy (the native buffers are freed before a
+ * function returns, also when it throws). Thread-safety: every function may be called from any
+ * number of threads at once (as the C functions); the Context, Executor and OrphanConfig rules
+ * apply (the config's veto is asked by decide() and decide_shard()). Errors: every function
+ * throws paimon_cleanup::Error with the library's status (Status::InvalidArgument for foreign,
+ * corrupted, doubled or missing results; Status::Malformed / NotFound / Storage when metadata a
+ * version needs cannot be read, with nothing deleted); a progress callback's exception is
+ * rethrown. There are no try_ forms.
+ */
+namespace orphan_units {
+
+/** What plan() and decide() return: the driver-side state (or decision) and the units. */
+struct Step {
+    /** The plan state (plan) or the decision (decide): keep it on the driver. */
+    Bytes state;
+    /** The units to execute with execute(): plan units, or delete units (none in a dry run). */
+    std::vector<Bytes> units;
+};
+
+/** A plan unit's result split for the sharded decision. */
+struct Split {
+    /** For the driver: merge every summary and pass it to gate() and conclude(). */
+    Bytes summary;
+    /** One piece per shard (piece i is shard i): merge each shard's pieces for decide_shard(). */
+    std::vector<Bytes> shards;
+};
+
+/** What gate() returns. */
+struct Gated {
+    /** The updated state: pass it to the next gate() and, once `decide` is false, to
+     *  conclude(). */
+    Bytes state;
+    /** What every shard decides with (ship it to the shard tasks). */
+    Bytes gate;
+    /** True after the first gate and after one that found a new version: every shard decides
+     *  (again) with `gate`. False confirms the round the shards decided. */
+    bool decide = false;
+};
+
+/** What decide_shard() returns. */
+struct ShardDecision {
+    /** The shard's report, for conclude(). */
+    Bytes report;
+    /** The shard's delete units (none in a dry run), executed after conclude() succeeded. */
+    std::vector<Bytes> delete_units;
+};
+
+/** Plans an orphan-file removal (driver; reads only): checks the cut-off, walks the partition
+ *  directories, reads every version's manifest lists and returns the plan state and the plan
+ *  units ("list these directories", "read these manifests"). `config`'s veto is not asked
+ *  here. */
+inline Step plan(const Context &table, const Executor &executor, const OrphanConfig &config,
+                 const RunOptions &run = RunOptions()) {
+    detail::BufferSlot state;
+    detail::BufferListSlot units;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_units_plan(table.get(), executor.get(), config.get(), o,
+                                                state.out(), units.out(), err);
+    });
+    return Step{detail::copy_buffer(state.get()), detail::copy_buffer_list<Bytes>(units.get())};
+}
+
+/** Executes one unit (plan or delete) on any host and returns its partial result.
+ *  `host_options` are added to the options the unit carries (they win): units never carry
+ *  credentials, so pass them here. Plan units only read; a delete unit checks every path again
+ *  before its first deletion and reports the files it could not delete in its result. */
+inline Bytes execute(const Executor &executor, const Bytes &unit,
+                     const std::map<std::string, std::string> &host_options = {},
+                     const RunOptions &run = RunOptions()) {
+    detail::OptionArrays a(host_options);
+    detail::BufferSlot out;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_unit_execute(executor.get(), unit.data(), unit.size(),
+                                                  a.keys.data(), a.values.data(), a.keys.size(), o,
+                                                  out.out(), err);
+    });
+    return detail::copy_buffer(out.get());
+}
+
+/** Merges two partial results (pure computation, any thread). Associative and commutative
+ *  (identical bytes in any order and grouping); an empty Bytes is the neutral element. A
+ *  unit's result included twice, or results of two plans, throw Status::InvalidArgument. */
+inline Bytes merge(const Bytes &a, const Bytes &b) {
+    detail::BufferSlot out;
+    detail::check([&](PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_partials_merge(a.data(), a.size(), b.data(), b.size(),
+                                                    out.out(), err);
+    });
+    return detail::copy_buffer(out.get());
+}
+
+/** Decides (driver): `state` from plan(), `merged` every plan unit's result merged, `config`
+ *  the plan's (its veto is asked here). Lists the versions again until none is new, keeps
+ *  every referenced file and every file the veto keeps, checks every path; returns the
+ *  decision and the delete units (none in a dry run). Nothing is deleted. A missing plan unit
+ *  result throws Status::InvalidArgument. */
+inline Step decide(const Context &table, const Executor &executor, const OrphanConfig &config,
+                   const Bytes &state, const Bytes &merged, const RunOptions &run = RunOptions()) {
+    detail::BufferSlot decision;
+    detail::BufferListSlot units;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_units_decide(table.get(), executor.get(), config.get(), o,
+                                                  state.data(), state.size(), merged.data(),
+                                                  merged.size(), decision.out(), units.out(), err);
+    });
+    return Step{detail::copy_buffer(decision.get()),
+                detail::copy_buffer_list<Bytes>(units.get())};
+}
+
+/** After every delete unit (driver): `decision` from decide() or conclude(), `deleted` every
+ *  delete unit's result merged (empty when there was none). Removes the data directories left
+ *  empty and returns the report remove_orphan_files returns. */
+inline Report finish(const Context &table, const Executor &executor, const Bytes &decision,
+                     const Bytes &deleted, const RunOptions &run = RunOptions()) {
+    return detail::run_report(&run, [&](const PaimonCleanupRunOptions *o,
+                                         PaimonCleanupReport **out, PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_units_finish(table.get(), executor.get(), o, decision.data(),
+                                                  decision.size(), deleted.data(), deleted.size(),
+                                                  out, err);
+    });
+}
+
+/** Splits a plan unit's result (or several merged) into its summary and `shards` pieces (1 to
+ *  65,536) by file name (pure computation, any thread). */
+inline Split split(const Bytes &partial, uint32_t shards) {
+    detail::BufferSlot summary;
+    detail::BufferListSlot pieces;
+    detail::check([&](PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_partial_split(partial.data(), partial.size(), shards,
+                                                   summary.out(), pieces.out(), err);
+    });
+    return Split{detail::copy_buffer(summary.get()),
+                 detail::copy_buffer_list<Bytes>(pieces.get())};
+}
+
+/** The gate of the sharded decision (driver): `state` is plan()'s or the previous gate's,
+ *  `summary` every plan unit's summary merged, `shards` the count the results were split
+ *  into. Lists the versions again until none is new; see Gated for what to do next. Nothing
+ *  is deleted. */
+inline Gated gate(const Context &table, const Executor &executor, const Bytes &state,
+                  const Bytes &summary, uint32_t shards, const RunOptions &run = RunOptions()) {
+    detail::BufferSlot next;
+    detail::BufferSlot gated;
+    bool decide = false;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_units_gate(table.get(), executor.get(), o, state.data(),
+                                                state.size(), summary.data(), summary.size(),
+                                                shards, next.out(), gated.out(), &decide, err);
+    });
+    return Gated{detail::copy_buffer(next.get()), detail::copy_buffer(gated.get()), decide};
+}
+
+/** Decides shard `shard` (any host): `gate` from the round's gate(), `piece` every plan unit's
+ *  piece of that shard merged, `config` the plan's (its veto is asked here). Returns the
+ *  shard's report and delete units. Nothing is deleted. */
+inline ShardDecision decide_shard(const Context &table, const Executor &executor,
+                                  const OrphanConfig &config, const Bytes &gate, uint32_t shard,
+                                  const Bytes &piece, const RunOptions &run = RunOptions()) {
+    detail::BufferSlot report;
+    detail::BufferListSlot units;
+    detail::run_units_call(run, [&](const PaimonCleanupRunOptions *o, PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_shard_decide(table.get(), executor.get(), config.get(), o,
+                                                  gate.data(), gate.size(), shard, piece.data(),
+                                                  piece.size(), report.out(), units.out(), err);
+    });
+    return ShardDecision{detail::copy_buffer(report.get()),
+                         detail::copy_buffer_list<Bytes>(units.get())};
+}
+
+/** Concludes the sharded decision (driver; pure computation): `state` from the gate() that
+ *  confirmed the round (`decide` false), `summary` every plan unit's summary merged, `reports`
+ *  every shard's report of that round exactly once (any order). Returns the decision for
+ *  finish(). A missing, doubled or stale report throws Status::InvalidArgument. */
+inline Bytes conclude(const Bytes &state, const Bytes &summary, const std::vector<Bytes> &reports) {
+    std::vector<const uint8_t *> data;
+    std::vector<size_t> lens;
+    data.reserve(reports.size());
+    lens.reserve(reports.size());
+    for (const Bytes &r : reports) {
+        data.push_back(r.data());
+        lens.push_back(r.size());
+    }
+    detail::BufferSlot out;
+    detail::check([&](PaimonCleanupError **err) {
+        return paimon_cleanup_orphan_units_conclude(state.data(), state.size(), summary.data(),
+                                                    summary.size(), data.data(), lens.data(),
+                                                    reports.size(), out.out(), err);
+    });
+    return detail::copy_buffer(out.get());
+}
+
+}  // namespace orphan_units
+
 // ---------------------------------------------------------------------------------------------
 // Warehouse
 
