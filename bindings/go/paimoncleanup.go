@@ -710,7 +710,8 @@ type OrphanConfig struct {
 	DeleteConcurrency  uint32 // 0 = the executor's I/O concurrency
 	// Veto, when set, is asked about every file the run would delete (path relative to the
 	// table root when under it); returning true keeps the file. A panic keeps the file, stops
-	// the run and is re-raised by RemoveOrphanFiles.
+	// the run and is re-raised by the call that asked (RemoveOrphanFiles, OrphanUnitsDecide,
+	// OrphanShardDecide).
 	Veto func(path string) bool
 }
 
