@@ -31,7 +31,7 @@ from .errors import (
 from .report import FILE_CLASSES, DeletedPath, FailedDelete, FileCount, Report, TableSummary
 from .table import Executor, Table, default_executor, parse_duration, parse_older_than
 from .warehouse import TableOutcome, Warehouse, list_tables
-from . import expiry_units
+from . import expiry_units, orphan_units
 
 __version__ = "0.1.0"
 
@@ -72,6 +72,7 @@ __all__ = [
     "Unsupported",
     "default_executor",
     "expiry_units",
+    "orphan_units",
     "library_path",
     "library_version",
     "parse_duration",
