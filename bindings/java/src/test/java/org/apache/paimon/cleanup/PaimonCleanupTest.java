@@ -965,6 +965,45 @@ public final class PaimonCleanupTest {
         }
     }
 
+    /** BinaryMerge with a multiset union as the merge (associative, commutative, the empty array
+     *  neutral): every part ends up in the result once, whatever the count, and the bytes passed
+     *  through the merge stay within S * (log2 n + 2), not the S * n / 2 of a running merge. */
+    private static void testBinaryMerge() {
+        System.out.println("binary merge");
+        final long[] passed = {0};
+        java.util.function.BinaryOperator<byte[]> union = new java.util.function.BinaryOperator<byte[]>() {
+            @Override
+            public byte[] apply(byte[] a, byte[] b) {
+                passed[0] += a.length + b.length;
+                byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+                System.arraycopy(b, 0, out, a.length, b.length);
+                java.util.Arrays.sort(out);
+                return out;
+            }
+        };
+        for (int n : new int[] {0, 1, 2, 3, 7, 64, 1000}) {
+            passed[0] = 0;
+            List<byte[]> parts = new ArrayList<byte[]>();
+            byte[] want = new byte[n];
+            for (int i = 0; i < n; i++) {
+                parts.add(new byte[] {(byte) (i * 31)});
+                want[i] = (byte) (i * 31);
+            }
+            java.util.Arrays.sort(want);
+            byte[] got = BinaryMerge.all(parts, union);
+            check(java.util.Arrays.equals(got, want), "binary merge of " + n + " parts");
+            double log = n <= 1 ? 0 : Math.log(n) / Math.log(2);
+            check(passed[0] <= (long) (n * (log + 2)), "bytes merged for " + n + " parts: " + passed[0]);
+        }
+        BinaryMerge m = new BinaryMerge(union);
+        check(m.isEmpty() && m.result().length == 0, "an empty counter gives the empty result");
+        m.add(new byte[] {5});
+        m.add(new byte[] {3});
+        check(!m.isEmpty() && java.util.Arrays.equals(m.result(), new byte[] {3, 5}), "two parts");
+        m.clear();
+        check(m.isEmpty(), "cleared");
+    }
+
     /** The tables of a warehouse: a pattern picks them, sorted by name; each location opens as
      *  a table; no match, a pattern without '.' and an object-store URI are errors. */
     private static void testListTables(Path fixtures, Path tmp) throws Exception {
@@ -1026,6 +1065,7 @@ public final class PaimonCleanupTest {
         try {
             testBasics(tmp);
             testForeignThreads();
+            testBinaryMerge();
             String env = System.getenv("PAIMON_FIXTURES");
             Path fixtures = env == null || env.isEmpty() ? null : Paths.get(env);
             if (fixtures == null || !Files.isDirectory(fixtures)) {

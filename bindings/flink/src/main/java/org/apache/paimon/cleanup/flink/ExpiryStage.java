@@ -18,6 +18,7 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.paimon.cleanup.BinaryMerge;
 import org.apache.paimon.cleanup.Executor;
 import org.apache.paimon.cleanup.ExpiryUnits;
 
@@ -104,8 +105,8 @@ final class ExpiryStage {
         private transient Executor exec;
         private transient Map<String, String> options;
         private transient int attempt;
-        private transient List<byte[]> stack;
-        private transient List<Integer> sizes;
+        /** The partial results of the task's units, merged through a binary counter. */
+        private transient BinaryMerge merged;
 
         Task(String stage, Map<String, String> explicitOptions) {
             this.stage = stage;
@@ -133,8 +134,7 @@ final class ExpiryStage {
             exec = UnitTask.executor();
             options = UnitTask.hostOptions(explicitOptions);
             attempt = getRuntimeContext().getTaskInfo().getAttemptNumber();
-            stack = new ArrayList<>();
-            sizes = new ArrayList<>();
+            merged = new BinaryMerge(ExpiryUnits::merge);
         }
 
         @Override
@@ -148,37 +148,17 @@ final class ExpiryStage {
             if (stage.equals("delete")) {
                 maybeFail(index);
             }
-            int size = 1;
-            while (!sizes.isEmpty() && sizes.get(sizes.size() - 1) == size) {
-                byte[] top = stack.remove(stack.size() - 1);
-                sizes.remove(sizes.size() - 1);
-                partial = ExpiryUnits.merge(top, partial);
-                size *= 2;
-            }
-            stack.add(partial);
-            sizes.add(size);
+            merged.add(partial);
         }
 
         @Override
         public void endInput() {
-            if (stack.isEmpty()) {
+            if (merged.isEmpty()) {
                 return;
             }
-            byte[] merged = new byte[0];
-            for (int i = stack.size() - 1; i >= 0; i--) {
-                merged = ExpiryUnits.merge(stack.get(i), merged);
-            }
-            stack.clear();
-            sizes.clear();
-            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            int chunks = Math.max(1, (merged.length + UnitTask.CHUNK - 1) / UnitTask.CHUNK);
-            for (int c = 0; c < chunks; c++) {
-                int from = c * UnitTask.CHUNK;
-                int to = Math.min(merged.length, from + UnitTask.CHUNK);
-                byte[] part = new byte[to - from];
-                System.arraycopy(merged, from, part, 0, part.length);
-                output.collect(new StreamRecord<>(Tuple4.of(subtask, c, chunks, part)));
-            }
+            byte[] result = merged.result();
+            merged.clear();
+            UnitTask.emitChunks(output, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), result);
         }
     }
 }

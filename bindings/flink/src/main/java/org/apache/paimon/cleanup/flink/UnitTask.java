@@ -1,9 +1,7 @@
 package org.apache.paimon.cleanup.flink;
 
 import java.io.File;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -14,7 +12,9 @@ import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.Output;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.paimon.cleanup.BinaryMerge;
 import org.apache.paimon.cleanup.Executor;
 import org.apache.paimon.cleanup.OrphanUnits;
 
@@ -62,9 +62,8 @@ final class UnitTask extends AbstractStreamOperator<Tuple4<Integer, Integer, Int
     private transient Executor exec;
     private transient Map<String, String> options;
     private transient int attempt;
-    /** The binary counter of partial results: {@code stack[i]} merges {@code sizes[i]} units. */
-    private transient List<byte[]> stack;
-    private transient List<Integer> sizes;
+    /** The partial results of the task's units, merged through a binary counter. */
+    private transient BinaryMerge merged;
 
     /**
      * @param stage {@code plan} or {@code delete} (for the log and the fault injection)
@@ -152,8 +151,7 @@ final class UnitTask extends AbstractStreamOperator<Tuple4<Integer, Integer, Int
         exec = executor();
         options = hostOptions(explicitOptions);
         attempt = getRuntimeContext().getTaskInfo().getAttemptNumber();
-        stack = new ArrayList<>();
-        sizes = new ArrayList<>();
+        merged = new BinaryMerge(OrphanUnits::merge);
     }
 
     /**
@@ -171,30 +169,26 @@ final class UnitTask extends AbstractStreamOperator<Tuple4<Integer, Integer, Int
         if (stage.equals("delete")) {
             maybeFail(index, attempt);
         }
-        int size = 1;
-        while (!sizes.isEmpty() && sizes.get(sizes.size() - 1) == size) {
-            byte[] top = stack.remove(stack.size() - 1);
-            sizes.remove(sizes.size() - 1);
-            partial = OrphanUnits.merge(top, partial);
-            size *= 2;
-        }
-        stack.add(partial);
-        sizes.add(size);
+        merged.add(partial);
     }
 
     /** Merges what the counter holds and emits it in chunks. */
     @Override
     public void endInput() {
-        if (stack.isEmpty()) {
+        if (merged.isEmpty()) {
             return;
         }
-        byte[] merged = new byte[0];
-        for (int i = stack.size() - 1; i >= 0; i--) {
-            merged = OrphanUnits.merge(stack.get(i), merged);
-        }
-        stack.clear();
-        sizes.clear();
-        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        byte[] result = merged.result();
+        merged.clear();
+        emitChunks(output, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), result);
+    }
+
+    /**
+     * Emits a task's merged result as records {@code (subtask, chunk, chunks, bytes)} of at most
+     * {@link #CHUNK} bytes each (at least one record, also for an empty result).
+     */
+    static void emitChunks(Output<StreamRecord<Tuple4<Integer, Integer, Integer, byte[]>>> output,
+            int subtask, byte[] merged) {
         int chunks = Math.max(1, (merged.length + CHUNK - 1) / CHUNK);
         for (int c = 0; c < chunks; c++) {
             int from = c * CHUNK;

@@ -13,6 +13,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.paimon.cleanup.BinaryMerge;
 import org.apache.paimon.cleanup.Executor;
 import org.apache.paimon.cleanup.ExpiryUnits;
 import org.apache.spark.SparkConf;

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.paimon.cleanup.BinaryMerge;
 import org.apache.paimon.cleanup.Executor;
 import org.apache.paimon.cleanup.OrphanConfig;
 import org.apache.paimon.cleanup.OrphanUnits;

@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.paimon.cleanup.BinaryMerge;
 import org.apache.paimon.cleanup.Executor;
 import org.apache.paimon.cleanup.OrphanConfig;
 import org.apache.paimon.cleanup.OrphanUnits;
