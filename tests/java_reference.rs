@@ -606,8 +606,9 @@ fn classify(d: &Difference, ctx: &Context) -> Option<&'static str> {
         return Some("time-cutoff-keeps-current-snapshot");
     }
     let name = d.path.rsplit('/').next().unwrap_or("");
-    // Partition expiry commits: Java's commit also writes Iceberg-compatible metadata and
-    // expires the old metadata files; our commit writes only Paimon's snapshot.
+    // Partition expiry commits: both write the Iceberg metadata of the new snapshot and delete
+    // its base and the expired Iceberg snapshots' files; Java 1.4.2 also deletes older metadata
+    // versions a killed writer left behind (a stale `v<N>.metadata.json`), which we keep.
     if d.side == "java-only" && ctx.commits && d.path.starts_with("metadata/") {
         return Some("iceberg-metadata-at-java-commit");
     }
@@ -1144,9 +1145,39 @@ fn run_seeds(
                     }
                 }
                 // pyiceberg reads our copy's latest Iceberg metadata: the rows it read before.
-                // (When we deleted nothing, the copy is the table pyiceberg already read.)
+                // (When we deleted nothing, the copy is the table pyiceberg already read.) After
+                // a commit (partition expiry) our Iceberg metadata names the new snapshot: read
+                // in our copy's own place (its new files are named by that place, the older ones
+                // and the data by `base`'s), it must hold the rows Paimon's new snapshot reads on
+                // an append table (a primary-key table's Iceberg view has only its compacted
+                // files: no more rows than before). Java 1.4.2's own metadata is no reference
+                // here: its partition expiry's Iceberg snapshot is an APPEND that keeps the
+                // dropped rows (and sometimes adds them twice).
                 if let (Some(py), Some(b)) = (&ice_python, &ice_before) {
-                    if b.get("error").is_none() && !oset.is_empty() {
+                    if b.get("error").is_none() && commits {
+                        let a = timed(ph, "pyiceberg", || iceberg_read(py, &o));
+                        let latest = after["versions"]
+                            .as_object()
+                            .unwrap()
+                            .keys()
+                            .filter_map(|k| k.strip_prefix("main:snapshot:")?.parse::<i64>().ok())
+                            .max();
+                        let paimon = latest
+                            .map(|id| &after["versions"][format!("main:snapshot:{id}")]["rows"]);
+                        let ok = if a.get("error").is_some() {
+                            false
+                        } else if w["shape"]["pk"] == json!(true) {
+                            a["rows"].as_i64() <= b["rows"].as_i64()
+                        } else {
+                            Some(&a["rows"]) == paimon
+                        };
+                        if !ok {
+                            failures.push(format!(
+                                "{tag}: pyiceberg reads {a} after our run; Paimon's latest \
+                                 snapshot {latest:?} reads {paimon:?} rows, pyiceberg read {b} before"
+                            ));
+                        }
+                    } else if b.get("error").is_none() && !oset.is_empty() {
                         let a = timed(ph, "pyiceberg", || iceberg_read_in_place(py, &base, &o));
                         if a != *b {
                             failures.push(format!(

@@ -1283,6 +1283,7 @@ mod operations {
             index_entries_removed: 1,
             snapshot_ids: vec![9],
             retries: 0,
+            iceberg: Vec::new(),
             elapsed_ms: 3,
         };
         let r = boxed(PaimonCleanupReport::from_partitions(

@@ -31,6 +31,7 @@
 pub(crate) mod budget;
 pub mod commit;
 pub mod filter;
+pub mod iceberg;
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
@@ -130,6 +131,10 @@ pub struct PartitionReport {
     pub snapshot_ids: Vec<i64>,
     /// Attempts that lost a race and were retried.
     pub retries: u64,
+    /// The Iceberg-compatible metadata of each committed snapshot, when the table keeps it
+    /// (`metadata.iceberg.storage`): written, or why not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub iceberg: Vec<iceberg::IcebergUpdate>,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
 }
@@ -233,6 +238,7 @@ fn add_outcome(
     report: &mut PartitionReport,
     filter: &PartitionFilter,
     outcome: &CommitOutcome,
+    iceberg_update: Option<iceberg::IcebergUpdate>,
 ) -> Result<()> {
     if outcome.found_after_unknown_outcome {
         tracing::warn!(
@@ -250,6 +256,7 @@ fn add_outcome(
     add_partitions(report, filter.computer(), parts)?;
     report.index_entries_removed += outcome.index_removed;
     report.snapshot_ids.push(outcome.snapshot_id);
+    report.iceberg.extend(iceberg_update);
     report.retries += u64::from(outcome.retries);
     Ok(())
 }
@@ -285,8 +292,9 @@ pub async fn drop_partitions(
     let id = identity(commit_user, commit_identifier);
     let outcome = commit(table, &id, CommitKind::Overwrite, &mut changes, ctl).await?;
     changes.charges.release_all();
+    let ice = iceberg::refresh(table, &outcome).await;
     let mut report = PartitionReport::default();
-    add_outcome(&mut report, &changes.filter, &outcome)?;
+    add_outcome(&mut report, &changes.filter, &outcome, ice)?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     tracing::info!(
         partitions = report.partitions.len(),
@@ -679,7 +687,8 @@ async fn commit_batches(
         charge_merge_floor(table, &mut changes.charges).await?;
         let outcome = commit(table, &id, CommitKind::Overwrite, &mut changes, ctl).await?;
         changes.charges.release_all();
-        add_outcome(report, &changes.filter, &outcome)?;
+        let ice = iceberg::refresh(table, &outcome).await;
+        add_outcome(report, &changes.filter, &outcome, ice)?;
     }
     ctl.progress("expire partitions", batches, batches, 0);
     Ok(())

@@ -147,8 +147,9 @@ pub unsafe extern "C" fn paimon_cleanup_report_failed_error(
 /// run every file it would delete, in deletion order (for `MAINTAIN`: every step's, in step
 /// order). Equals `paimon_cleanup_report_total_files` unless
 /// `paimon_cleanup_report_paths_elsewhere` is true. 0 for NULL. A partition drop or expiry
-/// deletes no file (it commits a snapshot that marks them deleted; a later snapshot expiry
-/// deletes them), so its listing is empty.
+/// deletes no data file (it commits a snapshot that marks them deleted; a later snapshot expiry
+/// deletes them): its listing holds only the Iceberg-compatible metadata files its metadata
+/// refresh replaced (class `OTHER`), on tables that keep such metadata.
 ///
 /// # Safety
 /// `report` must be NULL or a live report.

@@ -4,6 +4,7 @@ use std::ffi::CString;
 use std::os::raw::c_char;
 use std::ptr;
 
+use crate::clean::report::{DeletedPaths, DeletionReport};
 use crate::clean::PartitionReport;
 
 use super::base::*;
@@ -32,6 +33,16 @@ impl PaimonCleanupReport {
         out.rows_marked_deleted = report.rows_marked_deleted;
         out.bytes_marked_deleted = report.bytes_marked_deleted;
         out.committed = report.snapshot_ids.clone();
+        // The Iceberg metadata files the drop's metadata refresh deleted: counted and listed
+        // like any deletion (class OTHER; their sizes are not read).
+        let mut deletion = DeletionReport::default();
+        let mut paths = DeletedPaths::default();
+        for p in report.iceberg.iter().flat_map(|u| &u.files_deleted) {
+            deletion.deleted.entry(p.class).or_default().files += 1;
+            paths.push(p.clone());
+        }
+        out.add_deletion(&deletion, paths);
+        out.dry_run = report.dry_run;
         out.elapsed_ms = report.elapsed_ms;
         out.json_base = to_json(&report);
         out

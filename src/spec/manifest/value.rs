@@ -234,6 +234,38 @@ pub(crate) fn read_container(bytes: &[u8]) -> DecodeResult<(String, Vec<AvroValu
     Ok((schema_json, out))
 }
 
+/// The `avro.codec` header value of a container (`null` when absent, as Avro defines).
+pub(crate) fn codec_name_of(bytes: &[u8]) -> DecodeResult<String> {
+    header_value(bytes, "avro.codec").map(|v| v.unwrap_or_else(|| "null".to_string()))
+}
+
+/// The header value of `key` in a container, as UTF-8 text, or None when the header lacks it.
+fn header_value(bytes: &[u8], key: &str) -> DecodeResult<Option<String>> {
+    let mut c = Cursor::new(bytes);
+    if c.take(4)
+        .map_err(|_| DecodeError::malformed("file shorter than the Avro magic"))?
+        != super::avro::AVRO_MAGIC
+    {
+        return Err(DecodeError::malformed("not an Avro object container file"));
+    }
+    loop {
+        let n = c.read_block_count().map_err(|e| e.context("header"))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let n = c.check_count(n, false).map_err(|e| e.context("header"))?;
+        for _ in 0..n {
+            let k = c.read_str().map_err(|e| e.context("header key"))?;
+            let value = c.read_bytes().map_err(|e| e.context("header value"))?;
+            if k == key {
+                return std::str::from_utf8(value)
+                    .map(|v| Some(v.to_string()))
+                    .map_err(|_| DecodeError::malformed(format!("{key} header is not UTF-8")));
+            }
+        }
+    }
+}
+
 /// The `avro.schema` header value of a container, verbatim.
 pub(crate) fn schema_json_of(bytes: &[u8]) -> DecodeResult<String> {
     let mut c = Cursor::new(bytes);

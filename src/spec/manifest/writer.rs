@@ -315,6 +315,58 @@ pub fn encode_records(
     })
 }
 
+/// An Avro object container of a format other than Paimon's own metadata files (the Iceberg
+/// manifests and manifest lists Paimon writes beside a table), read generically so that its
+/// records can be changed and written again in the same schema and codec.
+#[derive(Debug, Clone)]
+pub struct ForeignContainer {
+    /// The writer schema JSON, verbatim (field ids and other attributes kept).
+    pub schema_json: String,
+    /// The file's codec.
+    pub compression: ManifestCompression,
+    /// The records, in file order, every field kept.
+    pub records: Vec<AvroValue>,
+}
+
+/// Reads an Avro object container generically (see [`ForeignContainer`]). `path` names it in
+/// errors. A codec this library cannot write is [`Error::Unsupported`].
+pub fn read_foreign_container(bytes: &[u8], path: &str) -> Result<ForeignContainer> {
+    let bad = |e: super::avro::DecodeError| {
+        let m = match e {
+            super::avro::DecodeError::Malformed(m) | super::avro::DecodeError::Unsupported(m) => m,
+        };
+        Error::malformed("Avro file", path, m)
+    };
+    let codec = super::value::codec_name_of(bytes).map_err(bad)?;
+    let compression = ManifestCompression::parse(&codec, DEFAULT_ZSTD_LEVEL)?;
+    let (schema_json, records) = read_container(bytes).map_err(bad)?;
+    Ok(ForeignContainer {
+        schema_json,
+        compression,
+        records,
+    })
+}
+
+/// Writes `records` as an Avro object container in the schema `schema_json` (written into the
+/// header verbatim) with `compression`. A record that does not fit the schema is
+/// [`Error::Internal`]: nothing is dropped.
+pub fn encode_foreign_container(
+    schema_json: &str,
+    records: &[AvroValue],
+    compression: ManifestCompression,
+) -> Result<Bytes> {
+    let parsed = Schema::parse(schema_json.as_bytes())
+        .map_err(|e| Error::Internal(format!("Avro schema does not parse: {e:?}")))?;
+    let schema = WriterSchema {
+        kind: MetadataFileKind::Manifest,
+        json: Arc::from(schema_json),
+        parsed: Arc::new(parsed),
+        builtin: false,
+    };
+    write_container(&schema, false, records, compression)?
+        .map_err(|e| Error::Internal(format!("records do not fit their own schema: {e}")))
+}
+
 /// Writes a manifest (`manifest-…`) holding `entries`.
 pub fn encode_manifest(
     entries: &[ManifestEntry],
