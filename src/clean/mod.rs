@@ -60,6 +60,7 @@ pub use orphans::{
     remove_orphan_files, OrphanConfig, OrphanReport, VetoFn, DEFAULT_OLDER_THAN_MS,
     MIN_WINDOW_WITH_WRITERS_MS,
 };
+pub use partitions::iceberg::IcebergUpdate;
 pub use partitions::{
     drop_partitions, expire_partitions, preview_drop_partitions, PartitionExpireConfig,
     PartitionExpireStrategy, PartitionReport,
