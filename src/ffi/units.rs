@@ -412,7 +412,9 @@ pub unsafe extern "C" fn paimon_cleanup_buffer_list_free(list: *mut PaimonCleanu
 /// `paimon_cleanup_orphan_units_decide` with `*out_state`. See docs/c-api.md, "Orphan removal
 /// as units".
 ///
-/// `config`: required; its veto is not used here (decide asks it). `run_options`: may be NULL.
+/// `config`: required; its veto is not used here (decide asks it), its list concurrency is used
+/// here only, and its delete concurrency not at all (delete units run at the executing host's
+/// executor I/O concurrency). `run_options`: may be NULL.
 /// Blocks the calling thread; the work runs on `executor`.
 ///
 /// Ownership: on success `*out_state` receives a new buffer and `*out_units` a new list, owned
