@@ -427,36 +427,24 @@ async fn write(table: &Table, outcome: &CommitOutcome) -> Result<IcebergUpdate> 
         .put(&child(&dir, "version-hint.text")?, s.to_string().into())
         .await?;
 
-    // What Java deletes after writing: the base metadata, then each expired snapshot's list and
-    // the manifests of that list the next one does not name. By file name, and never a list or
-    // manifest any kept Iceberg snapshot names (on metadata Java wrote, a manifest the next list
-    // drops is never named again; this also holds on metadata that says otherwise).
+    // What Java deletes after writing (see `files_to_delete`).
     let list_of = |v: &Value| v["manifest-list"].as_str().map(str::to_string);
-    let mut kept_names: HashSet<String> = HashSet::new();
+    // Each list's name with the manifest names it holds: the expired chain's and the kept ones'.
+    let mut expired = Vec::new();
+    for snap in &chain {
+        if let Some(l) = list_of(snap) {
+            let manifests = manifests_of(table, &dir, &l).await?;
+            expired.push((file_name(&l).to_string(), manifests));
+        }
+    }
+    let mut kept_lists = Vec::new();
     for snap in &all[kept_from..] {
         if let Some(l) = list_of(snap) {
-            kept_names.insert(file_name(&l).to_string());
-            kept_names.extend(manifests_of(table, &dir, &l).await?);
+            let manifests = manifests_of(table, &dir, &l).await?;
+            kept_lists.push((file_name(&l).to_string(), manifests));
         }
     }
-    let mut delete: Vec<String> = vec![base_loc.name().to_string()];
-    for pair in chain.windows(2) {
-        let (Some(old_list), Some(next_list)) = (list_of(&pair[0]), list_of(&pair[1])) else {
-            continue;
-        };
-        let in_use = manifests_of(table, &dir, &next_list).await?;
-        for m in manifests_of(table, &dir, &old_list).await? {
-            if !in_use.contains(&m) && !kept_names.contains(&m) {
-                delete.push(m);
-            }
-        }
-        let name = file_name(&old_list).to_string();
-        if !kept_names.contains(&name) {
-            delete.push(name);
-        }
-    }
-    delete.sort();
-    delete.dedup();
+    let delete = files_to_delete(base_loc.name(), &expired, &kept_lists);
     let mut locs = Vec::with_capacity(delete.len());
     for n in &delete {
         locs.push(child(&dir, n)?);
@@ -478,6 +466,37 @@ async fn write(table: &Table, outcome: &CommitOutcome) -> Result<IcebergUpdate> 
         manifests_rewritten: rewritten,
         files_deleted: deleted,
     })
+}
+
+/// What Java deletes after writing the new metadata: the base metadata, then for each expired
+/// snapshot of `chain` (oldest first; its last entry is the first kept one) its list and the
+/// manifests of that list the next list does not name. By file name, and never a list or
+/// manifest a kept snapshot's list (`kept`) names: on metadata Java wrote, a manifest the next
+/// list drops is never named again, and this holds also on metadata that says otherwise.
+fn files_to_delete(
+    base: &str,
+    chain: &[(String, HashSet<String>)],
+    kept: &[(String, HashSet<String>)],
+) -> Vec<String> {
+    let kept_names: HashSet<&str> = kept
+        .iter()
+        .flat_map(|(l, ms)| std::iter::once(l.as_str()).chain(ms.iter().map(String::as_str)))
+        .collect();
+    let mut delete = vec![base.to_string()];
+    for pair in chain.windows(2) {
+        let ((old, old_manifests), (_, next_manifests)) = (&pair[0], &pair[1]);
+        for m in old_manifests {
+            if !next_manifests.contains(m) && !kept_names.contains(m.as_str()) {
+                delete.push(m.clone());
+            }
+        }
+        if !kept_names.contains(old.as_str()) {
+            delete.push(old.clone());
+        }
+    }
+    delete.sort();
+    delete.dedup();
+    delete
 }
 
 /// The file names of the manifests a manifest list names (empty when the list is gone).
@@ -556,6 +575,34 @@ mod tests {
             "/w/db.db/t/metadata/y.avro"
         );
         assert_eq!(file_name("/w/t/metadata/a.avro"), "a.avro");
+    }
+
+    fn list(name: &str, manifests: &[&str]) -> (String, HashSet<String>) {
+        (
+            name.to_string(),
+            manifests.iter().map(|m| m.to_string()).collect(),
+        )
+    }
+
+    #[test]
+    fn expiry_deletes_what_only_expired_lists_name_and_keeps_what_a_kept_list_names() {
+        // Snapshots 1 and 2 expire, 3 is the first kept one, 4 the new one.
+        let chain = [
+            list("l1", &["m1", "m2", "shared"]),
+            list("l2", &["m2", "m3", "hostile"]),
+            list("l3", &["m3", "m4"]),
+        ];
+        // The new list names "hostile" again although l3 dropped it (metadata Java would not
+        // write), and "shared" which l2 dropped.
+        let kept = [
+            list("l3", &["m3", "m4"]),
+            list("l4", &["m4", "m5", "hostile", "shared"]),
+        ];
+        let got = files_to_delete("v3.metadata.json", &chain, &kept);
+        assert_eq!(got, ["l1", "l2", "m1", "m2", "v3.metadata.json"]);
+        // Only the base and the new snapshot: nothing expires but the base metadata file.
+        let got = files_to_delete("v3.metadata.json", &[list("l3", &["m3"])], &kept[..1]);
+        assert_eq!(got, ["v3.metadata.json"]);
     }
 
     #[test]
