@@ -1463,6 +1463,21 @@ std::vector<T> copy_buffer_list(const PaimonCleanupBufferList *list) {
     return out;
 }
 
+/** Pointers to and lengths of byte strings, as the conclude calls take them (borrowed from
+ *  `parts`, which must outlive the call). */
+struct ByteArrays {
+    std::vector<const uint8_t *> data;
+    std::vector<size_t> lens;
+    explicit ByteArrays(const std::vector<Bytes> &parts) {
+        data.reserve(parts.size());
+        lens.reserve(parts.size());
+        for (const Bytes &p : parts) {
+            data.push_back(p.data());
+            lens.push_back(p.size());
+        }
+    }
+};
+
 /** Runs one units call `op(const PaimonCleanupRunOptions *, PaimonCleanupError **)` with the
  *  run control of `run`; throws Error on failure, or rethrows what a progress callback threw. */
 template <class F>
@@ -1717,18 +1732,12 @@ inline ShardDecision decide_shard(const Executor &executor, const Bytes &gate, u
  *  `reports` every shard's report exactly once (any order). Returns the decision for finish().
  *  A missing, doubled or foreign report throws Status::InvalidArgument. */
 inline Bytes conclude(const Bytes &decision, const std::vector<Bytes> &reports) {
-    std::vector<const uint8_t *> data;
-    std::vector<size_t> lens;
-    data.reserve(reports.size());
-    lens.reserve(reports.size());
-    for (const Bytes &r : reports) {
-        data.push_back(r.data());
-        lens.push_back(r.size());
-    }
+    detail::ByteArrays a(reports);
     detail::BufferSlot out;
     detail::check([&](PaimonCleanupError **err) {
-        return paimon_cleanup_expiry_units_conclude(decision.data(), decision.size(), data.data(),
-                                                    lens.data(), reports.size(), out.out(), err);
+        return paimon_cleanup_expiry_units_conclude(decision.data(), decision.size(),
+                                                    a.data.data(), a.lens.data(), a.data.size(),
+                                                    out.out(), err);
     });
     return detail::copy_buffer(out.get());
 }
@@ -1931,19 +1940,12 @@ inline ShardDecision decide_shard(const Context &table, const Executor &executor
  *  every shard's report of that round exactly once (any order). Returns the decision for
  *  finish(). A missing, doubled or stale report throws Status::InvalidArgument. */
 inline Bytes conclude(const Bytes &state, const Bytes &summary, const std::vector<Bytes> &reports) {
-    std::vector<const uint8_t *> data;
-    std::vector<size_t> lens;
-    data.reserve(reports.size());
-    lens.reserve(reports.size());
-    for (const Bytes &r : reports) {
-        data.push_back(r.data());
-        lens.push_back(r.size());
-    }
+    detail::ByteArrays a(reports);
     detail::BufferSlot out;
     detail::check([&](PaimonCleanupError **err) {
         return paimon_cleanup_orphan_units_conclude(state.data(), state.size(), summary.data(),
-                                                    summary.size(), data.data(), lens.data(),
-                                                    reports.size(), out.out(), err);
+                                                    summary.size(), a.data.data(), a.lens.data(),
+                                                    a.data.size(), out.out(), err);
     });
     return detail::copy_buffer(out.get());
 }

@@ -32,12 +32,6 @@ namespace {
 int failures = 0;
 int checks = 0;
 
-std::string gen_binary() {
-    const char *env = std::getenv("PAIMON_GEN");
-    std::string bin = (env != nullptr && env[0] != '\0') ? env : PAIMON_GEN_DEFAULT;
-    return fs::is_regular_file(bin) ? bin : std::string();
-}
-
 /** Writes a table with paimon-gen: 24 snapshots, compactions every 3 commits, 2 tags. */
 fs::path generate(const std::string &gen, const fs::path &table) {
     std::string cmd = "'" + gen + "' '" + table.string() +
@@ -45,16 +39,6 @@ fs::path generate(const std::string &gen, const fs::path &table) {
                       " --compact-every 3 --tags 2 --seed 7 >/dev/null";
     if (std::system(cmd.c_str()) != 0) throw std::runtime_error("paimon-gen failed: " + cmd);
     return table;
-}
-
-/** Every file under `root`, relative and sorted, with its size. */
-std::vector<std::pair<std::string, uintmax_t>> tree(const fs::path &root) {
-    std::vector<std::pair<std::string, uintmax_t>> out;
-    for (auto &e : fs::recursive_directory_iterator(root))
-        if (e.is_regular_file())
-            out.emplace_back(fs::relative(e.path(), root).string(), e.file_size());
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 pc::ExpireConfig expire_config() {
@@ -114,7 +98,7 @@ pc::Report run_unsharded(const pc::Context &table, const pc::Executor &exec, con
     CHECK(!decision.units.empty());
 
     // A corrupted delete unit: the binding's error, and nothing deleted.
-    auto before = tree(root);
+    auto before = file_tree(root);
     pc::Bytes broken(decision.units[0].begin(),
                      decision.units[0].begin() + decision.units[0].size() / 2);
     bool refused = false;
@@ -125,7 +109,7 @@ pc::Report run_unsharded(const pc::Context &table, const pc::Executor &exec, con
         std::printf("  truncated delete unit -> %s\n", e.what());
     }
     CHECK(refused);
-    CHECK(tree(root) == before);
+    CHECK(file_tree(root) == before);
     // A result merged twice is refused as well.
     bool doubled = false;
     try {
@@ -212,21 +196,21 @@ void test_units(const std::string &gen) {
     pc::Report unsharded = run_unsharded(pc::Context(units.string()), exec, units);
     CHECK(unsharded.kind() == pc::ReportKind::ExpireSnapshots);
     CHECK(outcome(unsharded) == want);
-    CHECK(tree(units) == tree(one));
+    CHECK(file_tree(units) == file_tree(one));
 
     CHECK(!single.paths_elsewhere());
 
     pc::Report by_shard = run_sharded(pc::Context(sharded.string()), exec, 3);
     CHECK(outcome(by_shard) == want);
     CHECK(!by_shard.paths_elsewhere());
-    CHECK(tree(sharded) == tree(one));
+    CHECK(file_tree(sharded) == file_tree(one));
 
     // The paths handed to the tasks: the same files go and the same counts come back; the
     // listing is a sample (the metadata files and at most 20 of the tasks' paths) and says so,
     // and with the tasks' paths it is every path of the one-call run.
     std::vector<std::string> task_paths;
     pc::Report elsewhere = run_sharded(pc::Context(handed.string()), exec, 3, &task_paths);
-    CHECK(tree(handed) == tree(one));
+    CHECK(file_tree(handed) == file_tree(one));
     CHECK(elsewhere.paths_elsewhere());
     Outcome got = outcome(elsewhere);
     CHECK(got.expired == want.expired && got.per_class == want.per_class);
@@ -248,7 +232,7 @@ void test_units(const std::string &gen) {
 
 int main() {
     try {
-        std::string gen = gen_binary();
+        std::string gen = gen_binary(PAIMON_GEN_DEFAULT);
         if (gen.empty()) {
             const char *require = std::getenv("PAIMON_REQUIRE_GEN");
             bool required = require != nullptr && std::string(require) == "1";

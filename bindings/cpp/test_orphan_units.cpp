@@ -33,12 +33,6 @@ namespace {
 int failures = 0;
 int checks = 0;
 
-std::string gen_binary() {
-    const char *env = std::getenv("PAIMON_GEN");
-    std::string bin = (env != nullptr && env[0] != '\0') ? env : PAIMON_GEN_DEFAULT;
-    return fs::is_regular_file(bin) ? bin : std::string();
-}
-
 /** Writes a table with paimon-gen (2 partitions, 2 buckets, compactions, tags and 40 orphan data
  *  files) and makes every file 3 days old, so a cut-off one day back takes the orphans. */
 fs::path generate(const std::string &gen, const fs::path &table) {
@@ -50,16 +44,6 @@ fs::path generate(const std::string &gen, const fs::path &table) {
     for (auto &e : fs::recursive_directory_iterator(table))
         if (e.is_regular_file()) fs::last_write_time(e.path(), old);
     return table;
-}
-
-/** Every file under `root`, relative and sorted, with its size. */
-std::vector<std::pair<std::string, uintmax_t>> tree(const fs::path &root) {
-    std::vector<std::pair<std::string, uintmax_t>> out;
-    for (auto &e : fs::recursive_directory_iterator(root))
-        if (e.is_regular_file())
-            out.emplace_back(fs::relative(e.path(), root).string(), e.file_size());
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 pc::OrphanConfig orphan_config(bool dry_run) {
@@ -137,14 +121,14 @@ pc::Report run_unsharded(const pc::Context &table, const pc::Executor &exec,
     for (const pc::Bytes &r : results) forward = ou::merge(forward, r);
     CHECK(forward == merged);
 
-    auto before = tree(root);
+    auto before = file_tree(root);
     std::vector<pc::Bytes> missing_one(results.begin() + 1, results.end());
     pc::Bytes partial = merge_reversed(missing_one);
     expect_invalid([&] { (void)ou::decide(table, exec, cfg, plan.state, partial); },
                    "a missing unit result");
     expect_invalid([&] { (void)ou::merge(partial, partial); }, "a result merged twice");
     expect_invalid([&] { (void)ou::execute(exec, pc::Bytes{1, 2, 3}); }, "not a unit");
-    CHECK(tree(root) == before);
+    CHECK(file_tree(root) == before);
 
     ou::Step decision = ou::decide(table, exec, cfg, plan.state, merged);
     CHECK(!decision.units.empty());
@@ -214,18 +198,18 @@ void test_units(const std::string &gen) {
     pc::Report unsharded = run_unsharded(pc::Context(units.string()), exec, cfg, units);
     CHECK(unsharded.kind() == pc::ReportKind::RemoveOrphanFiles);
     CHECK(outcome(unsharded) == want);
-    CHECK(tree(units) == tree(one));
+    CHECK(file_tree(units) == file_tree(one));
 
     pc::Report by_shard = run_sharded(pc::Context(sharded.string()), exec, cfg, 3);
     CHECK(outcome(by_shard) == want);
-    CHECK(tree(sharded) == tree(one));
+    CHECK(file_tree(sharded) == file_tree(one));
 
     // The dry run of the sharded sequence: the same report, nothing changed.
-    auto before = tree(dry);
+    auto before = file_tree(dry);
     pc::Report dry_run = run_sharded(pc::Context(dry.string()), exec, orphan_config(true), 3);
     CHECK(dry_run.dry_run());
     CHECK(outcome(dry_run) == want);
-    CHECK(tree(dry) == before);
+    CHECK(file_tree(dry) == before);
 
     expect_invalid([] { (void)ou::merge(pc::Bytes{1}, pc::Bytes{2}); }, "foreign bytes to merge");
     expect_invalid([] { (void)ou::split(pc::Bytes{1, 2}, 2); }, "foreign bytes to split");
@@ -237,7 +221,7 @@ void test_units(const std::string &gen) {
 
 int main() {
     try {
-        std::string gen = gen_binary();
+        std::string gen = gen_binary(PAIMON_GEN_DEFAULT);
         if (gen.empty()) {
             const char *require = std::getenv("PAIMON_REQUIRE_GEN");
             bool required = require != nullptr && std::string(require) == "1";

@@ -1,13 +1,17 @@
-// What the C++ binding tests share: a CHECK that counts and reports without stopping, and a
-// temporary directory removed with everything in it when it goes out of scope.
+// What the C++ binding tests share: a CHECK that counts and reports without stopping, a
+// temporary directory removed with everything in it when it goes out of scope, a table's file
+// tree and the paimon-gen binary.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <stdlib.h>
@@ -41,3 +45,21 @@ struct TempDir {
         std::filesystem::remove_all(path, ec);
     }
 };
+
+/** Every regular file under `root`, relative and sorted, with its size. */
+inline std::vector<std::pair<std::string, uintmax_t>> file_tree(const std::filesystem::path &root) {
+    std::vector<std::pair<std::string, uintmax_t>> out;
+    for (auto &e : std::filesystem::recursive_directory_iterator(root))
+        if (e.is_regular_file())
+            out.emplace_back(std::filesystem::relative(e.path(), root).string(), e.file_size());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/** The paimon-gen binary: $PAIMON_GEN, else `fallback` (CMake's cargo target directory); empty
+ *  when neither is a file. */
+inline std::string gen_binary(const char *fallback) {
+    const char *env = std::getenv("PAIMON_GEN");
+    std::string bin = (env != nullptr && env[0] != '\0') ? env : fallback;
+    return std::filesystem::is_regular_file(bin) ? bin : std::string();
+}

@@ -73,15 +73,6 @@ fs::path copy_table(const std::string &fixtures, const std::string &relative, co
     return dst;
 }
 
-/** Every file under `root`, relative and sorted, with its size. */
-std::vector<std::pair<std::string, uintmax_t>> tree(const fs::path &root) {
-    std::vector<std::pair<std::string, uintmax_t>> out;
-    for (auto &e : fs::recursive_directory_iterator(root))
-        if (e.is_regular_file()) out.emplace_back(fs::relative(e.path(), root).string(), e.file_size());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 pc::ExpireConfig expire_all(bool dry_run) {
     pc::ExpireConfig cfg;
     cfg.retain_min(1).older_than(std::chrono::system_clock::now()).max_expires(1000).dry_run(dry_run);
@@ -251,7 +242,7 @@ void test_fixture(const std::string &fixtures) {
     // deletes nothing; an ample bound deletes what the unbounded run deleted.
     fs::path mem = copy_table(fixtures, rel, tmp, "m");
     pc::Context ctx_m(mem.string());
-    auto tree_before = tree(mem);
+    auto tree_before = file_tree(mem);
     pc::RunOptions tiny;
     tiny.max_memory(1);
     CHECK(tiny.max_memory() == 1);
@@ -262,13 +253,13 @@ void test_fixture(const std::string &fixtures) {
     CHECK(!bounded && bounded.status() == pc::Status::MemoryLimit);
     CHECK(std::string(bounded.status_name()) == "memory_limit");
     CHECK(bounded.message().find("max_memory") != std::string::npos);
-    CHECK(tree(mem) == tree_before);
+    CHECK(file_tree(mem) == tree_before);
     pc::RunOptions ample;
     ample.max_memory(uint64_t(256) << 20);
     pc::Report fits = ctx_m.expire_snapshots(exec, expire_all(false), ample);
     CHECK(fits.expired_count() == real.expired_count());
     CHECK(fits.files_by_class() == real.files_by_class());
-    CHECK(tree(mem) != tree_before);
+    CHECK(file_tree(mem) != tree_before);
     CHECK(ctx_m.summary(exec).snapshot_count == 1);
     std::printf("  memory bound: 1 byte refused, nothing deleted; 256 MiB deleted %llu files\n",
                 static_cast<unsigned long long>(fits.total_files()));

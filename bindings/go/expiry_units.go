@@ -133,6 +133,45 @@ func bytesArg(b []byte) (*C.uint8_t, C.size_t) {
 }
 
 // cOptions are the option arrays of a unit's host (credentials, endpoint...); free() them.
+// cByteArrays is a list of byte strings in C memory, as the conclude calls take them
+// (pointers and lengths): a Go array holding Go pointers may not be passed to C.
+type cByteArrays struct {
+	ptrs  **C.uint8_t
+	lens  *C.size_t
+	count C.size_t
+	items []unsafe.Pointer
+}
+
+// newCByteArrays copies parts into C memory; free releases it. An empty part is a NULL pointer
+// with length 0.
+func newCByteArrays(parts [][]byte) *cByteArrays {
+	a := &cByteArrays{count: C.size_t(len(parts))}
+	n := len(parts)
+	if n == 0 {
+		return a
+	}
+	a.ptrs = (**C.uint8_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
+	a.lens = (*C.size_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.size_t(0)))))
+	ps, ls := unsafe.Slice(a.ptrs, n), unsafe.Slice(a.lens, n)
+	for i, r := range parts {
+		if len(r) > 0 {
+			p := C.CBytes(r)
+			a.items = append(a.items, p)
+			ps[i] = (*C.uint8_t)(p)
+		}
+		ls[i] = C.size_t(len(r))
+	}
+	return a
+}
+
+func (a *cByteArrays) free() {
+	for _, p := range a.items {
+		C.free(p)
+	}
+	C.free(unsafe.Pointer(a.ptrs))
+	C.free(unsafe.Pointer(a.lens))
+}
+
 type cOptions struct {
 	keys, values *cStrings
 	count        C.size_t
@@ -399,29 +438,13 @@ func ExpiryShardDecide(ctx context.Context, e *Executor, gate []byte, shard uint
 // ExpiryUnitsGate, reports every shard's report exactly once (any order). Returns the decision
 // for ExpiryUnitsFinish; a missing, doubled or foreign report is StatusInvalidArgument.
 func ExpiryUnitsConclude(decision []byte, reports [][]byte) ([]byte, error) {
-	// C memory: a Go array holding Go pointers may not be passed to C.
-	n := len(reports)
-	var ptrs **C.uint8_t
-	var lens *C.size_t
-	if n > 0 {
-		ptrs = (**C.uint8_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
-		lens = (*C.size_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.size_t(0)))))
-		defer C.free(unsafe.Pointer(ptrs))
-		defer C.free(unsafe.Pointer(lens))
-		ps, ls := unsafe.Slice(ptrs, n), unsafe.Slice(lens, n)
-		for i, r := range reports {
-			if len(r) > 0 {
-				ps[i] = (*C.uint8_t)(C.CBytes(r))
-				defer C.free(unsafe.Pointer(ps[i]))
-			}
-			ls[i] = C.size_t(len(r))
-		}
-	}
+	arr := newCByteArrays(reports)
+	defer arr.free()
 	var out bufferOut
 	defer out.free()
 	dp, dn := bytesArg(decision)
 	var cerr *C.PaimonCleanupError
-	if err := takeError(C.paimon_cleanup_expiry_units_conclude(dp, dn, ptrs, lens, C.size_t(n), &out.p, &cerr), &cerr); err != nil {
+	if err := takeError(C.paimon_cleanup_expiry_units_conclude(dp, dn, arr.ptrs, arr.lens, arr.count, &out.p, &cerr), &cerr); err != nil {
 		return nil, err
 	}
 	return out.bytes(), nil

@@ -9,10 +9,7 @@ package paimoncleanup
 */
 import "C"
 
-import (
-	"context"
-	"unsafe"
-)
+import "context"
 
 // Orphan-file removal split into units that an engine schedules on its own workers (the Java
 // binding's OrphanUnits). Every unit, partial result, plan state and decision is an opaque,
@@ -294,30 +291,14 @@ func (c *Context) OrphanShardDecide(ctx context.Context, e *Executor, cfg Orphan
 // decision for OrphanUnitsFinish. Errors: StatusInvalidArgument for foreign bytes, an
 // unconfirmed round, or a missing, doubled or stale shard report.
 func OrphanUnitsConclude(state, summary []byte, reports [][]byte) ([]byte, error) {
-	// C memory: a Go array holding Go pointers may not be passed to C.
-	n := len(reports)
-	var ptrs **C.uint8_t
-	var lens *C.size_t
-	if n > 0 {
-		ptrs = (**C.uint8_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
-		lens = (*C.size_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.size_t(0)))))
-		defer C.free(unsafe.Pointer(ptrs))
-		defer C.free(unsafe.Pointer(lens))
-		ps, ls := unsafe.Slice(ptrs, n), unsafe.Slice(lens, n)
-		for i, r := range reports {
-			if len(r) > 0 {
-				ps[i] = (*C.uint8_t)(C.CBytes(r))
-				defer C.free(unsafe.Pointer(ps[i]))
-			}
-			ls[i] = C.size_t(len(r))
-		}
-	}
+	arr := newCByteArrays(reports)
+	defer arr.free()
 	var out bufferOut
 	defer out.free()
 	sp, sn := bytesArg(state)
 	mp, mn := bytesArg(summary)
 	var cerr *C.PaimonCleanupError
-	if err := takeError(C.paimon_cleanup_orphan_units_conclude(sp, sn, mp, mn, ptrs, lens, C.size_t(n), &out.p, &cerr), &cerr); err != nil {
+	if err := takeError(C.paimon_cleanup_orphan_units_conclude(sp, sn, mp, mn, arr.ptrs, arr.lens, arr.count, &out.p, &cerr), &cerr); err != nil {
 		return nil, err
 	}
 	return out.bytes(), nil

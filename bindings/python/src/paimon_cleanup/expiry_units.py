@@ -171,6 +171,16 @@ def _arg(data: Any, what: str):
     return ctypes.cast(ctypes.c_char_p(raw), _U8P), len(raw)
 
 
+def _byte_arrays(parts: Sequence[Any], what: str):
+    """``(pointers, lengths, count, keep)`` over byte strings, as the conclude calls take them;
+    ``keep`` holds the buffers and must live until the call returns."""
+    keep = [_arg(p, what) for p in parts]
+    n = len(keep)
+    pointers = (_U8P * max(n, 1))(*[ptr for ptr, _ in keep])
+    lengths = (ctypes.c_size_t * max(n, 1))(*[size for _, size in keep])
+    return pointers, lengths, n, keep
+
+
 @contextmanager
 def _outs(*kinds: type) -> Iterator[tuple]:
     """Fresh out-parameters, freed when the block ends (also when it raises)."""
@@ -433,10 +443,7 @@ def conclude(decision: bytes, reports: Sequence[bytes]) -> bytes:
     shard's report exactly once (any order). Returns the decision for :func:`finish`; a missing,
     doubled or foreign report raises :class:`InvalidArgument`."""
     d = _arg(decision, "decision")
-    args = [_arg(r, "a shard report") for r in reports]
-    n = len(args)
-    pointers = (_U8P * max(n, 1))(*[ptr for ptr, _ in args])
-    lengths = (ctypes.c_size_t * max(n, 1))(*[size for _, size in args])
+    pointers, lengths, n, _keep = _byte_arrays(reports, "a shard report")
     with _outs(_Buffer) as (out,):
         call(lib.paimon_cleanup_expiry_units_conclude, *d, pointers, lengths, n, out.ref())
         return out.bytes()

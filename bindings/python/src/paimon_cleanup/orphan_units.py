@@ -39,23 +39,22 @@ of the table operations. The plan's cut-off, dry-run flag and roots hold for the
 from __future__ import annotations
 
 import ctypes
-import datetime as _dt
 from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence
 
 from ._native import call, lib
 from ._run import Run
 from .expiry_units import (
-    _U8P,
     _arg,
     _Buffer,
     _BufferList,
+    _byte_arrays,
     _HostOptions,
     _on_driver,
     _on_executor,
     _outs,
 )
 from .report import Report, read_report
-from .table import Age, Executor, Table, _duration_ms, _epoch_ms, _now_ms
+from .table import Age, Executor, Table, _OrphanConfig
 
 __all__ = [
     "OrphanStep",
@@ -116,48 +115,6 @@ class OrphanShardDecision(NamedTuple):
 
 
 # ---- the native orphan config ---------------------------------------------------------------
-
-
-class _OrphanConfig:
-    """A native ``PaimonCleanupOrphanConfig`` filled from the keyword arguments of
-    :meth:`Table.remove_orphan_files` (the same conversions); the defaults when none is given."""
-
-    def __init__(
-        self,
-        older_than: Optional[Age] = None,
-        dry_run: bool = False,
-        no_writers_running: bool = False,
-        external_roots_owned: bool = False,
-        list_concurrency: int = 0,
-    ):
-        ptr = ctypes.c_void_p()
-        call(lib.paimon_cleanup_orphan_config_new, ctypes.byref(ptr))
-        self.ptr = ptr.value
-        try:
-            if older_than is not None:
-                if isinstance(older_than, (_dt.timedelta, str)):
-                    cutoff = _now_ms() - _duration_ms(older_than, "older_than")
-                else:
-                    cutoff = _epoch_ms(older_than, "older_than")
-                self.set(lib.paimon_cleanup_orphan_config_set_older_than_ms, cutoff)
-            self.set(lib.paimon_cleanup_orphan_config_set_dry_run, bool(dry_run))
-            if no_writers_running:
-                self.set(lib.paimon_cleanup_orphan_config_set_no_writers_running, True)
-            if external_roots_owned:
-                self.set(lib.paimon_cleanup_orphan_config_set_external_roots_owned, True)
-            if list_concurrency:
-                self.set(lib.paimon_cleanup_orphan_config_set_list_concurrency, list_concurrency)
-        except BaseException:
-            self.free()
-            raise
-
-    def set(self, setter: Callable, value: Any) -> None:
-        call(setter, self.ptr, value)
-
-    def free(self) -> None:
-        if self.ptr:
-            lib.paimon_cleanup_orphan_config_free(self.ptr)
-            self.ptr = None
 
 
 def _on_driver_vetoed(
@@ -374,10 +331,7 @@ def conclude(state: bytes, summary: bytes, reports: Sequence[bytes]) -> bytes:
     unconfirmed round, or a missing, doubled, stale or foreign report raises
     :class:`InvalidArgument`."""
     s, m = _arg(state, "state"), _arg(summary, "summary")
-    args = [_arg(r, "a shard report") for r in reports]
-    n = len(args)
-    pointers = (_U8P * max(n, 1))(*[ptr for ptr, _ in args])
-    lengths = (ctypes.c_size_t * max(n, 1))(*[size for _, size in args])
+    pointers, lengths, n, _keep = _byte_arrays(reports, "a shard report")
     with _outs(_Buffer) as (out,):
         call(lib.paimon_cleanup_orphan_units_conclude, *s, *m, pointers, lengths, n, out.ref())
         return out.bytes()

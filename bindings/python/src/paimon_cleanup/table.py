@@ -563,39 +563,28 @@ class Table:
         anything is deleted, also in a dry run; True keeps the file. If it raises, the run is
         cancelled, nothing is deleted and the exception propagates.
         """
-        cfg = ctypes.c_void_p()
-        call(lib.paimon_cleanup_orphan_config_new, ctypes.byref(cfg))
+        cfg = _OrphanConfig(
+            older_than,
+            dry_run,
+            no_writers_running,
+            external_roots_owned,
+            list_concurrency,
+            delete_concurrency,
+        )
         try:
-            if older_than is not None:
-                if isinstance(older_than, (_dt.timedelta, str)):
-                    cutoff = _now_ms() - _duration_ms(older_than, "older_than")
-                else:
-                    cutoff = _epoch_ms(older_than, "older_than")
-                call(lib.paimon_cleanup_orphan_config_set_older_than_ms, cfg, cutoff)
-            call(lib.paimon_cleanup_orphan_config_set_dry_run, cfg, bool(dry_run))
-            if no_writers_running:
-                call(lib.paimon_cleanup_orphan_config_set_no_writers_running, cfg, True)
-            if external_roots_owned:
-                call(lib.paimon_cleanup_orphan_config_set_external_roots_owned, cfg, True)
-            if list_concurrency:
-                call(lib.paimon_cleanup_orphan_config_set_list_concurrency, cfg, list_concurrency)
-            if delete_concurrency:
-                call(
-                    lib.paimon_cleanup_orphan_config_set_delete_concurrency, cfg, delete_concurrency
-                )
             return self._run(
                 lib.paimon_cleanup_remove_orphan_files,
-                (cfg,),
+                (cfg.ptr,),
                 progress,
                 cancel,
                 log,
                 log_level,
                 veto=veto,
                 max_memory=max_memory,
-                veto_config=cfg,
+                veto_config=cfg.ptr,
             )
         finally:
-            lib.paimon_cleanup_orphan_config_free(cfg)
+            cfg.free()
 
     def drop_partitions(
         self,
@@ -747,6 +736,54 @@ def _option_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+class _OrphanConfig:
+    """A native ``PaimonCleanupOrphanConfig`` filled from the keyword arguments of
+    :meth:`Table.remove_orphan_files`; the defaults when none is given. Also used by the
+    orphan units (``orphan_units``)."""
+
+    def __init__(
+        self,
+        older_than: Optional[Age] = None,
+        dry_run: bool = False,
+        no_writers_running: bool = False,
+        external_roots_owned: bool = False,
+        list_concurrency: int = 0,
+        delete_concurrency: int = 0,
+    ):
+        ptr = ctypes.c_void_p()
+        call(lib.paimon_cleanup_orphan_config_new, ctypes.byref(ptr))
+        self.ptr = ptr.value
+        try:
+            if older_than is not None:
+                if isinstance(older_than, (_dt.timedelta, str)):
+                    cutoff = _now_ms() - _duration_ms(older_than, "older_than")
+                else:
+                    cutoff = _epoch_ms(older_than, "older_than")
+                self.set(lib.paimon_cleanup_orphan_config_set_older_than_ms, cutoff)
+            self.set(lib.paimon_cleanup_orphan_config_set_dry_run, bool(dry_run))
+            if no_writers_running:
+                self.set(lib.paimon_cleanup_orphan_config_set_no_writers_running, True)
+            if external_roots_owned:
+                self.set(lib.paimon_cleanup_orphan_config_set_external_roots_owned, True)
+            if list_concurrency:
+                self.set(lib.paimon_cleanup_orphan_config_set_list_concurrency, list_concurrency)
+            if delete_concurrency:
+                self.set(
+                    lib.paimon_cleanup_orphan_config_set_delete_concurrency, delete_concurrency
+                )
+        except BaseException:
+            self.free()
+            raise
+
+    def set(self, setter: Callable, value: Any) -> None:
+        call(setter, self.ptr, value)
+
+    def free(self) -> None:
+        if self.ptr:
+            lib.paimon_cleanup_orphan_config_free(self.ptr)
+            self.ptr = None
 
 
 class _ExpireConfig:
