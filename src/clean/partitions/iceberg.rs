@@ -22,7 +22,7 @@
 //! no base metadata for `S-1`, a base whose schema is not the table's current schema, a commit
 //! found after an unknown outcome (its delta is not known here), a branch other than main.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -276,7 +276,9 @@ async fn write(table: &Table, outcome: &CommitOutcome) -> Result<IcebergUpdate> 
 
     // The dropped files, by name (unique per table), with their path under the table root to
     // check the Iceberg path against.
-    let mut dropped: HashSet<String> = HashSet::new();
+    // By file name, each with the `/<partition>/bucket-<n>/<name>` suffix the Iceberg path must
+    // end with (one lookup per Iceberg entry).
+    let mut dropped: HashMap<String, Vec<String>> = HashMap::new();
     for e in &outcome.delta {
         if e.kind != FileKind::Delete {
             return Err(Error::Internal(
@@ -284,13 +286,15 @@ async fn write(table: &Table, outcome: &CommitOutcome) -> Result<IcebergUpdate> 
             ));
         }
         let rel = table.paths().relative_bucket_path(&e.partition, e.bucket)?;
-        dropped.insert(format!("{rel}/{}", e.file.file_name));
+        dropped
+            .entry(e.file.file_name.clone())
+            .or_default()
+            .push(format!("/{rel}/{}", e.file.file_name));
     }
     let is_dropped = |p: &str| {
-        let name = file_name(p);
         dropped
-            .iter()
-            .any(|d| file_name(d) == name && (p == d || p.ends_with(&format!("/{d}"))))
+            .get(file_name(p))
+            .is_some_and(|suffixes| suffixes.iter().any(|s| p.ends_with(s.as_str())))
     };
 
     let list_loc = child(&dir, file_name(&list_path))?;
@@ -423,34 +427,78 @@ async fn write(table: &Table, outcome: &CommitOutcome) -> Result<IcebergUpdate> 
             "written meanwhile by another writer",
         ));
     }
-    storage
+    if let Err(e) = storage
         .put(&child(&dir, "version-hint.text")?, s.to_string().into())
-        .await?;
+        .await
+    {
+        // The metadata stands (readers that list the versions find it); the old files stay.
+        tracing::warn!(snapshot = s, error = %e, "Iceberg version hint not written");
+        return Ok(IcebergUpdate {
+            snapshot_id: s,
+            written: true,
+            reason: format!("written; version-hint.text not updated: {e}"),
+            manifests_rewritten: rewritten,
+            files_deleted: Vec::new(),
+        });
+    }
 
-    // What Java deletes after writing (see `files_to_delete`).
+    // The new metadata stands; the old files go only when every kept list could be read.
+    let (files_deleted, reason) =
+        match expire_old(table, &dir, base_loc.name(), &chain, &all[kept_from..]).await {
+            Ok(d) => (d, String::new()),
+            Err(e) => {
+                tracing::warn!(snapshot = s, error = %e, "old Iceberg metadata files not deleted");
+                (
+                    Vec::new(),
+                    format!("written; old metadata files not deleted: {e}"),
+                )
+            }
+        };
+    Ok(IcebergUpdate {
+        snapshot_id: s,
+        written: true,
+        reason,
+        manifests_rewritten: rewritten,
+        files_deleted,
+    })
+}
+
+/// Deletes what Java deletes after writing the new metadata (see [`files_to_delete`]): `chain`
+/// is the expired snapshots and the first kept one, `kept` every kept snapshot (the new one
+/// last). A kept snapshot without a readable list is an error, and nothing is deleted then.
+async fn expire_old(
+    table: &Table,
+    dir: &Location,
+    base: &str,
+    chain: &[Value],
+    kept: &[Value],
+) -> Result<Vec<DeletedPath>> {
     let list_of = |v: &Value| v["manifest-list"].as_str().map(str::to_string);
-    // Each list's name with the manifest names it holds: the expired chain's and the kept ones'.
     let mut expired = Vec::new();
-    for snap in &chain {
+    for snap in chain {
         if let Some(l) = list_of(snap) {
-            let manifests = manifests_of(table, &dir, &l).await?;
+            let manifests = manifests_of(table, dir, &l, false).await?;
             expired.push((file_name(&l).to_string(), manifests));
         }
     }
     let mut kept_lists = Vec::new();
-    for snap in &all[kept_from..] {
-        if let Some(l) = list_of(snap) {
-            let manifests = manifests_of(table, &dir, &l).await?;
-            kept_lists.push((file_name(&l).to_string(), manifests));
-        }
+    for snap in kept {
+        let l = list_of(snap).ok_or_else(|| {
+            Error::malformed(
+                "Iceberg metadata",
+                dir.as_str(),
+                "a kept snapshot has no manifest-list",
+            )
+        })?;
+        let manifests = manifests_of(table, dir, &l, true).await?;
+        kept_lists.push((file_name(&l).to_string(), manifests));
     }
-    let delete = files_to_delete(base_loc.name(), &expired, &kept_lists);
-    let mut locs = Vec::with_capacity(delete.len());
-    for n in &delete {
-        locs.push(child(&dir, n)?);
+    let mut locs = Vec::new();
+    for n in files_to_delete(base, &expired, &kept_lists) {
+        locs.push(child(dir, &n)?);
     }
     let mut deleted = Vec::new();
-    for (loc, r) in storage.delete_files(locs, 8).await {
+    for (loc, r) in table.storage().delete_files(locs, 8).await {
         match r {
             Ok(()) => deleted.push(DeletedPath {
                 class: FileClass::Other,
@@ -459,20 +507,16 @@ async fn write(table: &Table, outcome: &CommitOutcome) -> Result<IcebergUpdate> 
             Err(e) => tracing::warn!(path = %loc, error = %e, "Iceberg metadata file not deleted"),
         }
     }
-    Ok(IcebergUpdate {
-        snapshot_id: s,
-        written: true,
-        reason: String::new(),
-        manifests_rewritten: rewritten,
-        files_deleted: deleted,
-    })
+    Ok(deleted)
 }
 
 /// What Java deletes after writing the new metadata: the base metadata, then for each expired
 /// snapshot of `chain` (oldest first; its last entry is the first kept one) its list and the
 /// manifests of that list the next list does not name. By file name, and never a list or
 /// manifest a kept snapshot's list (`kept`) names: on metadata Java wrote, a manifest the next
-/// list drops is never named again, and this holds also on metadata that says otherwise.
+/// list drops is never named again, and this holds also on metadata that says otherwise. A name
+/// from a list that is not an Avro file (`v<N>.metadata.json`, `version-hint.text` in crafted
+/// metadata) is never deleted.
 fn files_to_delete(
     base: &str,
     chain: &[(String, HashSet<String>)],
@@ -482,15 +526,16 @@ fn files_to_delete(
         .iter()
         .flat_map(|(l, ms)| std::iter::once(l.as_str()).chain(ms.iter().map(String::as_str)))
         .collect();
+    let deletable = |n: &str| n.ends_with(".avro") && !kept_names.contains(n);
     let mut delete = vec![base.to_string()];
     for pair in chain.windows(2) {
         let ((old, old_manifests), (_, next_manifests)) = (&pair[0], &pair[1]);
         for m in old_manifests {
-            if !next_manifests.contains(m) && !kept_names.contains(m.as_str()) {
+            if !next_manifests.contains(m) && deletable(m) {
                 delete.push(m.clone());
             }
         }
-        if !kept_names.contains(old.as_str()) {
+        if deletable(old) {
             delete.push(old.clone());
         }
     }
@@ -499,18 +544,31 @@ fn files_to_delete(
     delete
 }
 
-/// The file names of the manifests a manifest list names (empty when the list is gone).
-async fn manifests_of(table: &Table, dir: &Location, list_path: &str) -> Result<HashSet<String>> {
+/// The file names of the manifests a manifest list names. A missing list is an error when
+/// `must_exist` (a kept snapshot's list: what it names must not be taken for nothing), else
+/// names nothing (an expired snapshot's list already gone). A record without a manifest path is
+/// an error.
+async fn manifests_of(
+    table: &Table,
+    dir: &Location,
+    list_path: &str,
+    must_exist: bool,
+) -> Result<HashSet<String>> {
     let loc = child(dir, file_name(list_path))?;
-    if !table.storage().exists(&loc).await? {
+    if !must_exist && !table.storage().exists(&loc).await? {
         return Ok(HashSet::new());
     }
     let list = read_foreign_container(&table.storage().get(&loc).await?, loc.as_str())?;
-    Ok(list
-        .records
+    list.records
         .iter()
-        .filter_map(|r| as_str(field(r, "manifest_path")).map(|p| file_name(p).to_string()))
-        .collect())
+        .map(|r| {
+            as_str(field(r, "manifest_path"))
+                .map(|p| file_name(p).to_string())
+                .ok_or_else(|| {
+                    Error::malformed("Iceberg manifest list", loc.as_str(), "no manifest_path")
+                })
+        })
+        .collect()
 }
 
 /// Deletes files this refresh wrote when they end up unreferenced.
@@ -588,20 +646,35 @@ mod tests {
     fn expiry_deletes_what_only_expired_lists_name_and_keeps_what_a_kept_list_names() {
         // Snapshots 1 and 2 expire, 3 is the first kept one, 4 the new one.
         let chain = [
-            list("l1", &["m1", "m2", "shared"]),
-            list("l2", &["m2", "m3", "hostile"]),
-            list("l3", &["m3", "m4"]),
+            list("l1.avro", &["m1.avro", "m2.avro", "shared.avro"]),
+            list(
+                "l2.avro",
+                &["m2.avro", "m3.avro", "hostile.avro", "v4.metadata.json"],
+            ),
+            list("l3.avro", &["m3.avro", "m4.avro"]),
         ];
         // The new list names "hostile" again although l3 dropped it (metadata Java would not
-        // write), and "shared" which l2 dropped.
+        // write), and "shared" which l2 dropped; l2 names the new metadata file as a manifest.
         let kept = [
-            list("l3", &["m3", "m4"]),
-            list("l4", &["m4", "m5", "hostile", "shared"]),
+            list("l3.avro", &["m3.avro", "m4.avro"]),
+            list(
+                "l4.avro",
+                &["m4.avro", "m5.avro", "hostile.avro", "shared.avro"],
+            ),
         ];
         let got = files_to_delete("v3.metadata.json", &chain, &kept);
-        assert_eq!(got, ["l1", "l2", "m1", "m2", "v3.metadata.json"]);
+        assert_eq!(
+            got,
+            [
+                "l1.avro",
+                "l2.avro",
+                "m1.avro",
+                "m2.avro",
+                "v3.metadata.json"
+            ]
+        );
         // Only the base and the new snapshot: nothing expires but the base metadata file.
-        let got = files_to_delete("v3.metadata.json", &[list("l3", &["m3"])], &kept[..1]);
+        let got = files_to_delete("v3.metadata.json", &chain[2..], &kept[..1]);
         assert_eq!(got, ["v3.metadata.json"]);
     }
 
